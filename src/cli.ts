@@ -1,0 +1,148 @@
+// `main(argv, streams)`: parses the command line, builds the context, runs one command,
+// and maps whatever it threw to one line on stderr and an exit code. It never calls
+// process.exit, so tests can run it in process.
+//
+// Only commander is loaded here. Each command's module is imported when it runs.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerCommands, type Runtime } from './commands/tree.js';
+import { CliError, EXIT, type ExitCode } from './lib/errors.js';
+import type { Context, ContextDeps, Globals } from './lib/context.js';
+import { IO, type IOOptions } from './lib/io.js';
+
+declare const __OFFRAMP_VERSION__: string;
+export const VERSION = typeof __OFFRAMP_VERSION__ === 'string' ? __OFFRAMP_VERSION__ : '0.0.0-dev';
+export const API_VERSION = '/api/v1 (interface 1.0.0)';
+
+export type MainOptions = Omit<IOOptions, 'noColor' | 'noInput'> & Pick<ContextDeps, 'now' | 'sleep' | 'backoffBaseMs'>;
+
+export async function main(argv: string[], streams: MainOptions): Promise<ExitCode> {
+  const program = new Command('offramp');
+  let io = new IO(streams);
+  let ctx: Context | undefined;
+  let globals: Globals | undefined;
+  let exitCode: ExitCode = EXIT.ok;
+
+  const runtime: Runtime = {
+    async run(cmd, load, args) {
+      globals = toGlobals(cmd.optsWithGlobals());
+      io = new IO({ ...streams, noColor: cmd.optsWithGlobals().color === false, noInput: !globals.input });
+      const { createContext } = await import('./lib/context.js');
+      ctx = createContext({
+        io,
+        env: streams.env,
+        globals,
+        version: VERSION,
+        ...(streams.now ? { now: streams.now } : {}),
+        ...(streams.sleep ? { sleep: streams.sleep } : {}),
+        ...(streams.backoffBaseMs !== undefined ? { backoffBaseMs: streams.backoffBaseMs } : {}),
+      });
+      const mod = await load();
+      const code = await mod.run({ ...cmd.opts(), ...args }, ctx);
+      if (typeof code === 'number') exitCode = code as ExitCode;
+    },
+  };
+
+  program
+    .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
+    .version(`offramp ${VERSION}\nAPI ${API_VERSION}`, '-V, --version', 'print the version and the API version it speaks')
+    .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
+    .addOption(
+      new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)').argParser(collect),
+    )
+    .addOption(new Option('--base-url <url>', 'base address including /api/v1/partner'))
+    .option('--json', 'print exactly the API data as JSON')
+    .addOption(new Option('-o, --output <format>', 'output format, where supported').choices(['table', 'json', 'csv', 'ndjson']))
+    .option('--timeout <ms>', 'per-request timeout in ms', positiveInt, 30_000)
+    .option('--retries <n>', 'retry ceiling for network errors, 429 and 5xx', nonNegativeInt, 3)
+    .option('-v, --verbose', 'HTTP trace on stderr (the API key is always redacted)')
+    .option('-y, --yes', 'skip confirmations')
+    .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => streams.stdout.write(text),
+      writeErr: (text) => streams.stderr.write(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'error: USAGE: ')),
+    });
+
+  registerCommands(program, runtime);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    exitCode = report(err, io, globals);
+  } finally {
+    await ctx?.close().catch(() => undefined);
+  }
+  return exitCode;
+}
+
+function report(err: unknown, io: IO, globals: Globals | undefined): ExitCode {
+  if (err instanceof CommanderError) {
+    // --help and --version arrive here as "errors" with exit code 0.
+    if (err.exitCode === 0) return EXIT.ok;
+    return EXIT.usage;
+  }
+  if (isPromptAbort(err)) {
+    io.err('cancelled; nothing was sent');
+    return EXIT.usage;
+  }
+  const verbose = globals?.verbose ?? false;
+  if (err instanceof CliError) {
+    if (globals?.json) {
+      const envelope = 'envelope' in err && err.envelope ? err.envelope : { error: { code: err.code, message: err.message, timestamp: new Date().toISOString() } };
+      io.err(JSON.stringify(envelope));
+    } else {
+      io.err(`error: ${err.code}: ${err.message}`);
+      if (err.hint) io.err(`hint: ${err.hint}`);
+      if ('requestId' in err && err.requestId && verbose) io.err(`request id: ${String(err.requestId)}`);
+    }
+    if (verbose && err.stack) io.err(err.stack);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (globals?.json) {
+    io.err(JSON.stringify({ error: { code: 'INTERNAL', message, timestamp: new Date().toISOString() } }));
+  } else {
+    io.err(`error: INTERNAL: ${message.split('\n')[0]}`);
+    if (!verbose) io.err('hint: run again with --verbose for details');
+  }
+  if (verbose && err instanceof Error && err.stack) io.err(err.stack);
+  return EXIT.failure;
+}
+
+function isPromptAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError');
+}
+
+function toGlobals(o: Record<string, unknown>): Globals {
+  const keys = o.apiKey as string[] | undefined;
+  return {
+    ...(typeof o.profile === 'string' ? { profile: o.profile } : {}),
+    ...(keys?.length ? { apiKey: keys[keys.length - 1]! } : {}),
+    ...(typeof o.baseUrl === 'string' ? { baseUrl: o.baseUrl } : {}),
+    json: Boolean(o.json) || o.output === 'json',
+    ...(typeof o.output === 'string' ? { output: o.output } : {}),
+    timeout: o.timeout as number,
+    retries: o.retries as number,
+    verbose: Boolean(o.verbose),
+    yes: Boolean(o.yes),
+    input: o.input !== false,
+  };
+}
+
+/** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+}
+
+export function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}

@@ -1,0 +1,58 @@
+// offramp api METHOD PATH [--data JSON] [--paginate]: an authenticated raw request, like
+// `gh api`. Prints the response body as JSON; --paginate follows next_cursor and prints
+// every item of every page as one JSON array.
+import type { Context } from '../lib/context.js';
+import { UsageError } from '../lib/errors.js';
+import { asPage, paginate, type PageLike } from '../lib/client/paginate.js';
+import { writeJson } from '../lib/output/render.js';
+
+export type Options = { method: string; path: string; data?: string; idempotencyKey?: string; paginate?: boolean };
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const method = opts.method.toUpperCase() as Method;
+  if (!METHODS.includes(method)) throw new UsageError(`unknown method "${opts.method}"`, `use one of: ${METHODS.join(', ')}`);
+  const [path, search] = splitPath(opts.path);
+  let body: unknown;
+  if (opts.data !== undefined) {
+    try {
+      body = JSON.parse(opts.data);
+    } catch (err) {
+      throw new UsageError(`--data is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
+  const { http } = await ctx.api();
+  const send = (cursor?: string) =>
+    http.send({
+      method,
+      path,
+      query: { ...search, ...(cursor ? { cursor } : {}) },
+      ...(body !== undefined ? { body } : {}),
+      ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}),
+    });
+
+  if (!opts.paginate) {
+    writeJson(ctx.io, (await send()).body);
+    return;
+  }
+  const items: unknown[] = [];
+  const pages = paginate<unknown>(async (cursor) => {
+    const answer = (await send(cursor)).body as { data?: unknown };
+    const data = answer?.data;
+    if (!Array.isArray(data) && !(data && typeof data === 'object' && Array.isArray((data as PageLike<unknown>).data))) {
+      throw new UsageError(`${path} does not answer with a list; drop --paginate`);
+    }
+    return asPage(data as unknown[] | PageLike<unknown>);
+  }, search.cursor);
+  for await (const item of pages) items.push(item);
+  writeJson(ctx.io, items);
+}
+
+function splitPath(input: string): [string, Record<string, string>] {
+  if (/^https?:\/\//i.test(input)) throw new UsageError('give a path below the base URL (e.g. /transactions), not a full URL');
+  const url = new URL(input.startsWith('/') ? input : `/${input}`, 'http://placeholder');
+  return [url.pathname, Object.fromEntries(url.searchParams)];
+}

@@ -1,0 +1,73 @@
+// offramp profile add NAME --env staging|production|local [--base-url URL] [--api-key-stdin] [--webhook-secret-stdin]
+// The key never comes from an argument: a hidden prompt, or stdin.
+import { checkBaseUrl, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
+import type { Context } from '../../lib/context.js';
+import { UsageError } from '../../lib/errors.js';
+import { readStdinLines } from '../../lib/stdin.js';
+
+export type Options = {
+  name: string;
+  env?: Environment;
+  baseUrl?: string;
+  apiKeyStdin?: boolean;
+  webhookSecretStdin?: boolean;
+};
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const name = validateProfileName(opts.name);
+  // --base-url is also a global flag; commander hands it to whichever command sees it.
+  const baseUrl = opts.baseUrl ?? ctx.globals.baseUrl;
+  const env = opts.env ?? (await ask(ctx, 'environment', '--env <staging|production|local>', async (p) =>
+    p.select<Environment>({ message: 'Environment', choices: ['local', 'staging', 'production'].map((v) => ({ value: v as Environment })) }, { output: ctx.io.stderr }),
+  ));
+  const profile: Profile = { env, baseUrl: baseUrl ?? defaultBaseUrl(env) ?? '' };
+  if (!profile.baseUrl) {
+    profile.baseUrl = await ask(ctx, 'base URL', '--base-url <url>', (p) =>
+      p.input({ message: `Base URL of ${env} (ends in /api/v1/partner)`, validate: (v) => validUrl(v) }, { output: ctx.io.stderr }),
+    );
+  }
+  checkBaseUrl(profile.baseUrl);
+
+  const lines = opts.apiKeyStdin || opts.webhookSecretStdin ? await readStdinLines(ctx.io.stdin) : [];
+  if (opts.apiKeyStdin) {
+    profile.apiKey = lines.shift();
+    if (!profile.apiKey) throw new UsageError('--api-key-stdin: stdin was empty');
+  } else if (ctx.io.canPrompt()) {
+    const { password } = await ctx.prompts();
+    const key = await password({ message: 'API key (hidden; empty to skip)', mask: false }, { output: ctx.io.stderr });
+    if (key.trim()) profile.apiKey = key.trim();
+  }
+  if (opts.webhookSecretStdin) {
+    profile.webhookSecret = lines.shift();
+    if (!profile.webhookSecret) throw new UsageError('--webhook-secret-stdin: no secret on stdin');
+  }
+  ctx.io.addSecret(profile.apiKey);
+  ctx.io.addSecret(profile.webhookSecret);
+
+  const store = await ctx.config();
+  const first = Object.keys(store.read().profiles).length === 0;
+  store.setProfile(name, profile);
+  if (first) store.setCurrent(name);
+  const notes = [profile.apiKey ? 'key stored' : 'no key stored', first ? 'now the current profile' : ''].filter(Boolean);
+  ctx.io.err(`Saved profile "${name}" (${env}, ${profile.baseUrl}); ${notes.join(', ')}.`);
+  if (env === 'production') ctx.io.err('Production profile: changes will ask for confirmation, and simulate is refused.');
+}
+
+function defaultBaseUrl(env: Environment): string | undefined {
+  // The spec names no hosts for staging or production; only the emulator has a known address.
+  return env === 'local' ? LOCAL_BASE_URL : undefined;
+}
+
+function validUrl(value: string): true | string {
+  try {
+    checkBaseUrl(value);
+    return true;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+async function ask<T>(ctx: Context, what: string, flag: string, prompt: (p: Awaited<ReturnType<Context['prompts']>>) => Promise<T>): Promise<T> {
+  if (!ctx.io.canPrompt()) throw new UsageError(`missing ${what}: pass ${flag}`);
+  return prompt(await ctx.prompts());
+}

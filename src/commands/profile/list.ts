@@ -1,0 +1,30 @@
+// offramp profile list: every profile, keys masked; the current one marked.
+import { maskSecret } from '../../lib/config/profile.js';
+import type { Context } from '../../lib/context.js';
+import { renderTable, writeJson } from '../../lib/output/render.js';
+import { resolveFormat } from '../../lib/output/format.js';
+
+export async function run(_opts: object, ctx: Context): Promise<void> {
+  const data = (await ctx.config()).read();
+  const rows = Object.entries(data.profiles).map(([name, p]) => ({
+    name,
+    current: name === data.current,
+    env: p.env,
+    base_url: p.baseUrl,
+    api_key: maskSecret(p.apiKey),
+    webhook_secret: p.webhookSecret ? maskSecret(p.webhookSecret) : null,
+  }));
+  if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, rows);
+  if (rows.length === 0) {
+    ctx.io.err('No profiles yet. Add one with: offramp profile add dev --env local');
+    return;
+  }
+  renderTable(ctx.io, [
+    { header: '', value: (r) => (r.current ? '*' : ' ') },
+    { header: 'NAME', value: (r) => r.name },
+    { header: 'ENV', value: (r) => r.env },
+    { header: 'BASE URL', value: (r) => r.base_url },
+    { header: 'API KEY', value: (r) => r.api_key },
+    { header: 'WEBHOOK SECRET', value: (r) => r.webhook_secret },
+  ], rows);
+}

@@ -1,0 +1,244 @@
+// One request path for every command: base URL joining, auth header, timeout, retries
+// with full-jitter exponential backoff and Retry-After, idempotency keys, response
+// parsing with zod, and a verbose trace that never shows the key.
+//
+// Own retry loop rather than undici's RetryAgent: RetryHandler backs off without jitter,
+// decides POST retries by method list rather than by the presence of an Idempotency-Key,
+// and exposes no per-attempt hook for the --verbose trace; this loop is ~60 lines.
+import { Agent, request as undiciRequest, errors as undiciErrors } from 'undici';
+import type { z } from 'zod';
+import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ErrorEnvelope, successWrapper } from '../schemas.js';
+
+export type HttpOptions = {
+  baseUrl: string;
+  apiKey: string;
+  userAgent: string;
+  timeoutMs: number;
+  retries: number;
+  /** Base of the backoff: attempt n waits a random time in [0, min(cap, base·2ⁿ)). */
+  backoffBaseMs?: number;
+  backoffCapMs?: number;
+  /** Longest Retry-After honoured; a longer one is capped. */
+  retryAfterCapMs?: number;
+  trace?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+};
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export type RequestOptions<T extends z.ZodType> = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Query;
+  body?: unknown;
+  /** Sent as Idempotency-Key; a POST is retried only when it has one, always with the same. */
+  idempotencyKey?: string;
+  /** Schema of the wrapper's `data`; the answer is checked against it. */
+  schema: T;
+};
+
+export type Response<T> = { data: T; message: string | null | undefined; status: number; requestId: string | undefined };
+
+/**
+ * Outcome of one attempt that did not succeed; tells the loop whether to go again.
+ * `unprocessed`: the service certainly did nothing (429, connection refused), so even a
+ * POST without an idempotency key may be sent again.
+ */
+type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number };
+
+export class HttpClient {
+  private readonly agent: Agent;
+  private readonly base: string;
+
+  constructor(private readonly opts: HttpOptions) {
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    this.base = opts.baseUrl.replace(/\/+$/, '');
+  }
+
+  url(path: string, query?: Query): string {
+    const url = new URL(this.base + (path.startsWith('/') ? path : `/${path}`));
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
+    }
+    return url.toString();
+  }
+
+  async request<T extends z.ZodType>(req: RequestOptions<T>): Promise<Response<z.infer<T>>> {
+    const raw = await this.send(req);
+    const parsed = successWrapper(req.schema).safeParse(raw.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join('.') : 'body';
+      throw new SchemaError(
+        `unexpected response from ${req.method} ${req.path}: ${where}: ${issue?.message ?? 'invalid'}`,
+        raw.requestId,
+      );
+    }
+    // The raw object (not zod's copy) is returned so `--json` prints exactly what was sent.
+    const body = raw.body as { data: z.infer<T>; message?: string | null };
+    return { data: body.data, message: body.message, status: raw.status, requestId: raw.requestId };
+  }
+
+  /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
+  async send(req: Omit<RequestOptions<z.ZodType>, 'schema'>): Promise<{ status: number; body: unknown; requestId?: string }> {
+    const url = this.url(req.path, req.query);
+    const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(req, url, attempt);
+      if ('body' in outcome) return outcome;
+      const again = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
+      if (!again) throw outcome.error;
+      await this.backoff(attempt + 1, outcome);
+    }
+  }
+
+  private async attempt(
+    req: Omit<RequestOptions<z.ZodType>, 'schema'>,
+    url: string,
+    attempt: number,
+  ): Promise<{ status: number; body: unknown; requestId?: string } | Failure> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.opts.userAgent,
+      'x-api-key': this.opts.apiKey,
+    };
+    if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
+    let payload: string | undefined;
+    if (req.body !== undefined) {
+      payload = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    const started = performance.now();
+    const label = `${req.method} ${url}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
+    this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
+    let res;
+    try {
+      res = await undiciRequest(url, {
+        method: req.method,
+        headers,
+        body: payload,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+    } catch (err) {
+      const ms = Math.round(performance.now() - started);
+      const failure = classifyTransportError(err, req.method, url, this.opts.timeoutMs);
+      this.trace(`< ${failure.error.message} ${ms}ms`);
+      return failure;
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      return classifyTransportError(err, req.method, url, this.opts.timeoutMs);
+    }
+    const ms = Math.round(performance.now() - started);
+    const requestId = headerValue(res.headers['x-request-id']);
+    this.trace(`< ${res.statusCode} ${req.method} ${url} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
+    const body = parseJson(text);
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (body === undefined) {
+        return { error: new SchemaError(`${req.method} ${url} answered ${res.statusCode} without a JSON body`, requestId), retryable: false };
+      }
+      return { status: res.statusCode, body, ...(requestId ? { requestId } : {}) };
+    }
+    const error = toApiError(res.statusCode, body, req.method, url, requestId);
+    const retryable = res.statusCode === 429 || res.statusCode >= 500;
+    const retryAfterMs = parseRetryAfter(headerValue(res.headers['retry-after']));
+    return { error, retryable, unprocessed: res.statusCode === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  }
+
+  private async backoff(attempt: number, last: Failure): Promise<void> {
+    const base = this.opts.backoffBaseMs ?? 250;
+    const cap = this.opts.backoffCapMs ?? 8_000;
+    const random = this.opts.random ?? Math.random;
+    let wait = Math.floor(random() * Math.min(cap, base * 2 ** attempt));
+    if (last.retryAfterMs !== undefined) wait = Math.max(wait, Math.min(last.retryAfterMs, this.opts.retryAfterCapMs ?? 60_000));
+    this.trace(`  waiting ${wait}ms before retry ${attempt}`);
+    await (this.opts.sleep ?? defaultSleep)(wait);
+  }
+
+  private trace(line: string): void {
+    // The key is never part of the line: headers are not traced, and the URL cannot hold it.
+    this.opts.trace?.(line);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function toApiError(status: number, body: unknown, method: string, url: string, requestId?: string): ApiError {
+  const envelope = ErrorEnvelope.safeParse(body);
+  if (envelope.success) {
+    const { code, message, timestamp } = envelope.data.error;
+    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: body });
+  }
+  const code = codeForStatus(status);
+  return new ApiError({
+    status,
+    code,
+    message: `${method} ${new URL(url).pathname} answered HTTP ${status}`,
+    requestId,
+    method,
+    url,
+    envelope: { error: { code, message: `HTTP ${status}`, timestamp: new Date().toISOString() } },
+  });
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+function classifyTransportError(err: unknown, method: string, url: string, timeoutMs: number): Failure {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError) {
+    return { error: new TimeoutError(`${method} ${url}: no answer within ${timeoutMs} ms`), retryable: true };
+  }
+  const code = e?.code ?? e?.cause?.code;
+  if (code && NETWORK_CODES.has(code)) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : 'connection lost';
+    const hint = 'is the service (or `offramp emulator`) running at that address?';
+    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, hint), retryable: true, unprocessed: code === 'ECONNREFUSED' };
+  }
+  return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
+}

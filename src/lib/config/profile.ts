@@ -1,0 +1,108 @@
+// Profiles and where a call's settings come from. Pure: no file access here, so the
+// precedence rules (flag > env > profile) are tested without a config file.
+import { AuthError, UsageError } from '../errors.js';
+
+export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** Default base URL of a `local` profile: `offramp emulator`'s default port. */
+export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
+
+export type Profile = {
+  env: Environment;
+  baseUrl: string;
+  apiKey?: string;
+  webhookSecret?: string;
+};
+
+export type ConfigData = { current?: string; profiles: Record<string, Profile> };
+
+export type SettingSources = {
+  flags: { profile?: string; apiKey?: string; baseUrl?: string };
+  env: NodeJS.ProcessEnv;
+};
+
+/** Everything a request needs, with where each part came from. */
+export type Resolved = {
+  profileName?: string;
+  env: Environment | 'unknown';
+  baseUrl: string;
+  apiKey: string;
+  webhookSecret?: string;
+};
+
+/** Whether a command needs to read the config file at all for these flags and env. */
+export function needsConfig(src: SettingSources): boolean {
+  const named = src.flags.profile ?? src.env.OFFRAMP_PROFILE;
+  const key = src.flags.apiKey ?? src.env.OFFRAMP_API_KEY;
+  const base = src.flags.baseUrl ?? src.env.OFFRAMP_BASE_URL;
+  return Boolean(named) || !key || !base;
+}
+
+export function profileNameFor(src: SettingSources, config: ConfigData | undefined): string | undefined {
+  return src.flags.profile ?? (src.env.OFFRAMP_PROFILE || undefined) ?? config?.current;
+}
+
+export function resolveSettings(src: SettingSources, config: ConfigData | undefined): Resolved {
+  const name = profileNameFor(src, config);
+  const profile = name ? config?.profiles[name] : undefined;
+  if (name && config && !profile && (src.flags.profile || src.env.OFFRAMP_PROFILE)) {
+    const known = Object.keys(config.profiles);
+    throw new UsageError(
+      `no profile named "${name}"`,
+      known.length ? `known profiles: ${known.join(', ')}` : 'add one with: offramp profile add NAME --env staging',
+    );
+  }
+  const baseUrl = src.flags.baseUrl ?? (src.env.OFFRAMP_BASE_URL || undefined) ?? profile?.baseUrl;
+  const apiKey = src.flags.apiKey ?? (src.env.OFFRAMP_API_KEY || undefined) ?? profile?.apiKey;
+  if (!baseUrl) {
+    throw new UsageError('no base URL: no profile is set up', 'run `offramp profile add NAME --env local` (or staging), or set OFFRAMP_BASE_URL');
+  }
+  checkBaseUrl(baseUrl);
+  if (!apiKey) {
+    throw new AuthError(
+      name ? `profile "${name}" has no API key` : 'no API key',
+      'set OFFRAMP_API_KEY, or store one with `offramp profile add NAME --api-key-stdin`',
+    );
+  }
+  const webhookSecret = src.env.OFFRAMP_WEBHOOK_SECRET || profile?.webhookSecret;
+  return {
+    ...(name && profile ? { profileName: name } : {}),
+    env: profile?.env ?? 'unknown',
+    baseUrl,
+    apiKey,
+    ...(webhookSecret ? { webhookSecret } : {}),
+  };
+}
+
+export function checkBaseUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`"${value}" is not a URL; expected something like https://host/api/v1/partner`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
+  }
+  return url;
+}
+
+export function isLoopback(url: URL): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(url.hostname) || url.hostname.startsWith('127.');
+}
+
+/** `sk_live_abcdef123456` → `sk_…3456`: enough to tell keys apart, never enough to use one. */
+export function maskSecret(secret: string | undefined): string {
+  if (!secret) return '—';
+  if (secret.length <= 8) return '…' + '*'.repeat(Math.min(4, secret.length));
+  const prefix = /^[a-z]+_/i.exec(secret)?.[0] ?? '';
+  return `${prefix}…${secret.slice(-4)}`;
+}
+
+export function validateProfileName(name: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    throw new UsageError(`"${name}" is not a valid profile name (letters, digits, ".", "_", "-"; at most 64)`);
+  }
+  return name;
+}

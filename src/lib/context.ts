@@ -1,0 +1,144 @@
+// One context, built once in `main` and handed to every command: IO, the clock, the
+// global flags, and lazy access to the config file, the resolved settings and the API
+// client. Nothing expensive is loaded until a command asks for it, so `--help` and
+// `--version` never pay for undici, zod, conf or the prompts.
+import type { Api } from './client/api.js';
+import type { ConfigStore } from './config/store.js';
+import type { Resolved } from './config/profile.js';
+import { AuthError, UsageError } from './errors.js';
+import type { IO } from './io.js';
+
+export type Globals = {
+  profile?: string;
+  apiKey?: string;
+  baseUrl?: string;
+  json?: boolean;
+  output?: string;
+  timeout: number;
+  retries: number;
+  verbose: boolean;
+  yes: boolean;
+  /** false with --no-input */
+  input: boolean;
+};
+
+export type Prompts = typeof import('@inquirer/prompts');
+
+export type Context = {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  globals: Globals;
+  version: string;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  config(): Promise<ConfigStore>;
+  settings(): Promise<Resolved>;
+  api(): Promise<Api>;
+  prompts(): Promise<Prompts>;
+  /** Asks before a change on a production profile (or whenever `always`); --yes skips. */
+  confirm(question: string, opts?: { always?: boolean }): Promise<void>;
+  /** Refuses sandbox-only operations on a production profile, before any request. */
+  refuseProduction(what: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type ContextDeps = {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  globals: Globals;
+  version: string;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** Backoff base for retries; tests make it small. */
+  backoffBaseMs?: number;
+};
+
+export function createContext(deps: ContextDeps): Context {
+  const { io, env, globals } = deps;
+  let store: Promise<ConfigStore> | undefined;
+  let settings: Promise<Resolved> | undefined;
+  let api: Promise<Api> | undefined;
+  let closeApi: (() => Promise<void>) | undefined;
+  io.addSecret(globals.apiKey);
+  io.addSecret(env.OFFRAMP_API_KEY);
+  io.addSecret(env.OFFRAMP_WEBHOOK_SECRET);
+
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    version: deps.version,
+    now: deps.now ?? (() => new Date()),
+    sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+
+    config() {
+      store ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env));
+      return store;
+    },
+
+    settings() {
+      settings ??= (async () => {
+        const { needsConfig, resolveSettings } = await import('./config/profile.js');
+        const sources = { flags: { profile: globals.profile, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, env };
+        const data = needsConfig(sources) ? (await ctx.config()).read() : undefined;
+        const resolved = resolveSettings(sources, data);
+        io.addSecret(resolved.apiKey);
+        io.addSecret(resolved.webhookSecret);
+        return resolved;
+      })();
+      return settings;
+    },
+
+    api() {
+      api ??= (async () => {
+        const s = await ctx.settings();
+        const [{ HttpClient }, { createApi }] = await Promise.all([import('./client/http.js'), import('./client/api.js')]);
+        const http = new HttpClient({
+          baseUrl: s.baseUrl,
+          apiKey: s.apiKey,
+          userAgent: `offramp-cli/${deps.version} node/${process.versions.node}`,
+          timeoutMs: globals.timeout,
+          retries: globals.retries,
+          ...(deps.backoffBaseMs !== undefined ? { backoffBaseMs: deps.backoffBaseMs } : {}),
+          ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
+        });
+        closeApi = () => http.close();
+        return createApi(http);
+      })();
+      return api;
+    },
+
+    prompts() {
+      return import('@inquirer/prompts');
+    },
+
+    async confirm(question, opts = {}) {
+      if (globals.yes) return;
+      const s = await ctx.settings();
+      const production = s.env === 'production';
+      if (!production && !opts.always) return;
+      const where = production ? ` on PRODUCTION (profile ${s.profileName})` : '';
+      if (!io.canPrompt()) {
+        throw new AuthError(`refusing to ${question}${where} without confirmation`, 'pass --yes to confirm');
+      }
+      const { confirm } = await ctx.prompts();
+      const ok = await confirm({ message: `${question}${where}?`, default: false }, { output: io.stderr });
+      if (!ok) throw new UsageError('cancelled; nothing was sent');
+    },
+
+    async refuseProduction(what) {
+      const s = await ctx.settings();
+      if (s.env === 'production') {
+        throw new AuthError(
+          `${what} is staging-only and profile "${s.profileName}" is production; nothing was sent`,
+          'use a staging or local profile (--profile NAME)',
+        );
+      }
+    },
+
+    async close() {
+      await closeApi?.();
+    },
+  };
+  return ctx;
+}

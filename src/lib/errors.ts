@@ -1,0 +1,140 @@
+// Errors are types; exit codes are one table (cli-contract.md, "Exit codes").
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  conflict: 5,
+  rateLimited: 6,
+  network: 7,
+  checkFailed: 8,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Base of every error the CLI expects; `code` is what `error: CODE: message` prints. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly exitCode: ExitCode,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad flags, arguments or input: nothing was sent. */
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, 'USAGE', EXIT.usage, hint);
+  }
+}
+
+/** Missing key, production guard and the like: nothing was sent. */
+export class AuthError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, 'UNAUTHORIZED', EXIT.auth, hint);
+  }
+}
+
+/** A check the user asked for did not hold (smoke, reconcile, verify, export --summary). */
+export class CheckFailed extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, 'CHECK_FAILED', EXIT.checkFailed, hint);
+  }
+}
+
+export type ApiErrorInit = {
+  status: number;
+  code: string;
+  message: string;
+  timestamp?: string;
+  requestId?: string;
+  method: string;
+  url: string;
+  /** The error envelope as the service sent it, printed on stderr with `--json`. */
+  envelope?: unknown;
+};
+
+/** The service answered with an error status. */
+export class ApiError extends CliError {
+  readonly status: number;
+  readonly timestamp: string | undefined;
+  readonly requestId: string | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly envelope: unknown;
+
+  constructor(init: ApiErrorInit) {
+    super(init.message, init.code, exitCodeForStatus(init.status), hintForStatus(init.status));
+    this.status = init.status;
+    this.timestamp = init.timestamp;
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.url = init.url;
+    this.envelope = init.envelope;
+  }
+}
+
+/** No answer: connection refused, reset or dropped. */
+export class NetworkError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, 'NETWORK', EXIT.network, hint);
+  }
+}
+
+/** No answer within --timeout. */
+export class TimeoutError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, 'TIMEOUT', EXIT.network, hint);
+  }
+}
+
+/** The service answered 2xx with a body that does not match the spec. */
+export class SchemaError extends CliError {
+  constructor(message: string, readonly requestId?: string) {
+    super(message, 'BAD_RESPONSE', EXIT.failure, 'the service answered in a shape this version of offramp does not understand');
+  }
+}
+
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 400 || status === 422) return EXIT.usage;
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404) return EXIT.notFound;
+  if (status === 409) return EXIT.conflict;
+  if (status === 429) return EXIT.rateLimited;
+  return EXIT.failure;
+}
+
+function hintForStatus(status: number): string | undefined {
+  switch (status) {
+    case 401:
+      return "check the profile's API key (offramp profile show) or OFFRAMP_API_KEY";
+    case 403:
+      return 'this key or environment is not allowed to do that';
+    case 429:
+      return 'rate limited; wait a moment or lower --concurrency';
+    default:
+      return status >= 500 ? 'the service failed; try again later' : undefined;
+  }
+}
+
+/** Default error code for a status when the service's body carries none. */
+export function codeForStatus(status: number): string {
+  const codes: Record<number, string> = {
+    400: 'BAD_REQUEST',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    409: 'CONFLICT',
+    429: 'RATE_LIMITED',
+  };
+  return codes[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : `HTTP_${status}`);
+}
+
+export function exitCodeOf(err: unknown): ExitCode {
+  return err instanceof CliError ? err.exitCode : EXIT.failure;
+}

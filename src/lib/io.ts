@@ -1,0 +1,83 @@
+// IO streams for commands: data to stdout, everything else to stderr; whether each is a
+// terminal, whether colour is on, whether prompting is allowed. Tests build one from
+// in-memory streams (see `captureIO`). Every stderr write goes through the redactor, so a
+// secret the context knows about can never reach the terminal or a log.
+import type { Readable, Writable } from 'node:stream';
+
+export type IOOptions = {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** --no-color given */
+  noColor?: boolean;
+  /** --no-input given */
+  noInput?: boolean;
+};
+
+export class IO {
+  readonly stdin: IOOptions['stdin'];
+  readonly stdout: IOOptions['stdout'];
+  readonly stderr: IOOptions['stderr'];
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  /** Colour on stdout (tables) and on stderr (messages), each only on a terminal unless forced. */
+  readonly colorOut: boolean;
+  readonly colorErr: boolean;
+  private readonly noInput: boolean;
+  private readonly ci: boolean;
+  private readonly secrets = new Set<string>();
+
+  constructor(opts: IOOptions) {
+    this.stdin = opts.stdin;
+    this.stdout = opts.stdout;
+    this.stderr = opts.stderr;
+    this.stdinIsTTY = Boolean(opts.stdin.isTTY);
+    this.stdoutIsTTY = Boolean(opts.stdout.isTTY);
+    this.stderrIsTTY = Boolean(opts.stderr.isTTY);
+    this.noInput = Boolean(opts.noInput);
+    this.ci = Boolean(opts.env.CI) && opts.env.CI !== 'false' && opts.env.CI !== '0';
+    this.colorOut = colorWanted(opts, this.stdoutIsTTY);
+    this.colorErr = colorWanted(opts, this.stderrIsTTY);
+  }
+
+  /** Whether the user can be asked a question: stdin and stderr are terminals, no CI, no --no-input. */
+  canPrompt(): boolean {
+    return this.stdinIsTTY && this.stderrIsTTY && !this.ci && !this.noInput;
+  }
+
+  /** Spinners and progress only where a person watches stderr. */
+  showProgress(): boolean {
+    return this.stderrIsTTY;
+  }
+
+  /** Registers a value that must never be printed (API key, webhook secret). */
+  addSecret(value: string | undefined): void {
+    if (value && value.length >= 4) this.secrets.add(value);
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) out = out.split(secret).join('***');
+    return out;
+  }
+
+  /** Data: stdout, as is. */
+  out(text: string): void {
+    this.stdout.write(this.redact(text));
+  }
+
+  /** Everything else: stderr, one line. */
+  err(line: string): void {
+    this.stderr.write(this.redact(line.endsWith('\n') ? line : `${line}\n`));
+  }
+}
+
+function colorWanted(opts: IOOptions, isTTY: boolean): boolean {
+  if (opts.noColor) return false;
+  const env = opts.env;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTTY;
+}

@@ -1,0 +1,25 @@
+// Times in tables: friendly on a terminal ("in 29 min", "3 min ago"), stable ISO otherwise.
+
+export function relative(target: Date | string, now: Date): string {
+  const ms = new Date(target).getTime() - now.getTime();
+  const abs = Math.abs(ms);
+  let text: string;
+  if (abs < 45_000) text = `${Math.max(1, Math.round(abs / 1000))} s`;
+  else if (abs < 90 * 60_000) text = `${Math.round(abs / 60_000)} min`;
+  else if (abs < 36 * 3_600_000) text = `${Math.round(abs / 3_600_000)} h`;
+  else text = `${Math.round(abs / 86_400_000)} d`;
+  return ms >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** Local wall-clock time, e.g. "2026-11-22 15:04:05". */
+export function localTime(value: Date | string): string {
+  const d = new Date(value);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** A time cell: "2026-11-22 15:04:05 (in 29 min)" on a terminal, the ISO string otherwise. */
+export function timeCell(value: string | null | undefined, now: Date, friendly: boolean): string {
+  if (!value) return '—';
+  return friendly ? `${localTime(value)} (${relative(value, now)})` : value;
+}

@@ -1,0 +1,30 @@
+// The spec's closed lists (statuses, simulator events, event types), kept free of zod so
+// that the command tree can name them in help and completions without loading a parser.
+
+export const TRANSACTION_STATUSES = [
+  'pending',
+  'awaiting_deposit',
+  'deposit_confirming',
+  'selling_crypto',
+  'order_filled',
+  'completed',
+  'failed',
+  'expired',
+  'cancelled',
+  'refunded',
+] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+export const SIMULATOR_EVENTS = [
+  'deposit.detected',
+  'deposit.confirmed',
+  'transaction.completed',
+  'transaction.failed',
+  'transaction.expired',
+  'transaction.refunded',
+  'payout.settled',
+] as const;
+export type SimulatorEvent = (typeof SIMULATOR_EVENTS)[number];
+
+export const EVENT_TYPES = ['transaction.created', ...SIMULATOR_EVENTS] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,0 +1,128 @@
+// The one request path against a real loopback server: headers, retries, backoff timing,
+// idempotency, timeouts, schema errors and the verbose trace.
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { HttpClient } from '../../src/lib/client/http.js';
+import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
+import { drop, errorBody, json, scriptedServer } from '../helpers/server.js';
+
+const KEY = 'sk_test_secret_value_42';
+const ok = (data: unknown) => json(200, { success: true, data });
+const Thing = z.looseObject({ id: z.string() });
+
+let servers: Awaited<ReturnType<typeof scriptedServer>>[] = [];
+afterEach(async () => {
+  for (const s of servers) {
+    expect(s.unexpected, 'no request beyond those scripted').toEqual([]);
+    await s.close();
+  }
+  servers = [];
+});
+
+async function setup(answers: Parameters<typeof scriptedServer>[0], opts: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) {
+  const server = await scriptedServer(answers);
+  servers.push(server);
+  const trace: string[] = [];
+  const client = new HttpClient({
+    baseUrl: `${server.baseUrl}/`,
+    apiKey: KEY,
+    userAgent: 'offramp-cli/test',
+    timeoutMs: 2_000,
+    retries: 3,
+    backoffBaseMs: 5,
+    trace: (l) => trace.push(l),
+    ...opts,
+  });
+  return { server, client, trace };
+}
+
+describe('HttpClient', () => {
+  it('joins the base URL and sends key, user agent and JSON body', async () => {
+    const { server, client } = await setup([ok({ id: 'a' })]);
+    const res = await client.request({ method: 'POST', path: '/quotes', body: { fiat_amount: '5000' }, schema: Thing, idempotencyKey: 'k-1' });
+    expect(res.data).toEqual({ id: 'a' });
+    const [req] = server.requests;
+    expect(req!.url).toBe('/api/v1/partner/quotes');
+    expect(req!.headers['x-api-key']).toBe(KEY);
+    expect(req!.headers['user-agent']).toBe('offramp-cli/test');
+    expect(req!.headers['idempotency-key']).toBe('k-1');
+    expect(JSON.parse(req!.body)).toEqual({ fiat_amount: '5000' });
+  });
+
+  it('returns the raw data with unknown fields intact', async () => {
+    const { client } = await setup([ok({ id: 'a', added_later: { x: 1 } })]);
+    expect((await client.request({ method: 'GET', path: '/t', schema: Thing })).data).toEqual({ id: 'a', added_later: { x: 1 } });
+  });
+
+  it('retries a GET on 503 and 500, then succeeds', async () => {
+    const { server, client } = await setup([json(503, errorBody('SERVICE_UNAVAILABLE', 'down')), json(500, errorBody('INTERNAL_ERROR', 'x')), ok({ id: 'b' })]);
+    expect((await client.request({ method: 'GET', path: '/t', schema: Thing })).data.id).toBe('b');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('honours Retry-After on 429', async () => {
+    const { server, client } = await setup([json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '1' }), ok({ id: 'c' })]);
+    await client.request({ method: 'GET', path: '/t', schema: Thing });
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('gives up after the retry ceiling with the last error', async () => {
+    const answers = Array(3).fill(json(503, errorBody('SERVICE_UNAVAILABLE', 'still down')));
+    const { server, client } = await setup(answers, { retries: 2 });
+    const err = await client.request({ method: 'GET', path: '/t', schema: Thing }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', exitCode: 1 });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not retry a POST without an idempotency key after a 500 or a dropped connection', async () => {
+    const { server, client } = await setup([json(500, errorBody('INTERNAL_ERROR', 'boom'))]);
+    await expect(client.request({ method: 'POST', path: '/x', schema: Thing })).rejects.toBeInstanceOf(ApiError);
+    expect(server.requests).toHaveLength(1);
+    const second = await setup([drop]);
+    await expect(second.client.request({ method: 'POST', path: '/x', schema: Thing })).rejects.toBeInstanceOf(NetworkError);
+    expect(second.server.requests).toHaveLength(1);
+  });
+
+  it('retries a POST with its key, the same key every time', async () => {
+    const { server, client } = await setup([drop, json(503, errorBody('SERVICE_UNAVAILABLE', 'x')), ok({ id: 'd' })]);
+    await client.request({ method: 'POST', path: '/transactions', body: { a: 1 }, idempotencyKey: 'same-key', schema: Thing });
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['same-key', 'same-key', 'same-key']);
+    expect(new Set(server.requests.map((r) => r.body)).size).toBe(1);
+  });
+
+  it('retries even a keyless POST on 429: the service did nothing', async () => {
+    const { server, client } = await setup([json(429, errorBody('RATE_LIMITED', 'x'), { 'retry-after': '0' }), ok({ id: 'e' })]);
+    await client.request({ method: 'POST', path: '/webhooks/events/x/replay', schema: Thing });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('times out with a distinct error', async () => {
+    const { client } = await setup([() => undefined], { timeoutMs: 150, retries: 0 });
+    const err = await client.request({ method: 'GET', path: '/slow', schema: Thing }).catch((e) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.exitCode).toBe(7);
+  });
+
+  it('reports a refused connection as a network error (exit 7)', async () => {
+    const client = new HttpClient({ baseUrl: 'http://127.0.0.1:1/api/v1/partner', apiKey: KEY, userAgent: 't', timeoutMs: 1000, retries: 1, backoffBaseMs: 1 });
+    const err = await client.request({ method: 'GET', path: '/t', schema: Thing }).catch((e) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toMatch(/connection refused/);
+  });
+
+  it('turns a 2xx body that breaks the schema into a clear error', async () => {
+    const { client } = await setup([ok({ nope: true })]);
+    const err = await client.request({ method: 'GET', path: '/t', schema: Thing }).catch((e) => e);
+    expect(err).toBeInstanceOf(SchemaError);
+    expect(err.message).toMatch(/data\.id/);
+  });
+
+  it('never puts the key in the verbose trace', async () => {
+    const { client, trace } = await setup([json(503, errorBody('X', 'y')), ok({ id: 'f' })]);
+    await client.request({ method: 'GET', path: '/t', query: { limit: 5 }, schema: Thing });
+    expect(trace.join('\n')).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner\/t\?limit=5/);
+    expect(trace.join('\n')).toMatch(/< 200 .* request-id=req_test/);
+    expect(trace.join('\n')).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,136 @@
+// The built binary, as a user runs it: version, help, profiles, the raw `api` command.
+import { statSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempHome } from '../helpers/cli.js';
+import { errorBody, json, scriptedServer } from '../helpers/server.js';
+
+describe('offramp (built binary)', () => {
+  it('--version prints the tool and API version', async () => {
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1 \(interface 1\.0\.0\)\n$/);
+  });
+
+  it('--help groups the commands', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const group of ['Transactions:', 'Finance:', 'Webhooks:', 'Sandbox:', 'Setup:']) expect(r.stdout).toContain(group);
+    expect(r.stdout).toContain('tx');
+  });
+
+  it('an unknown command exits 2 with a suggestion', async () => {
+    const r = await runCli(['tx', 'cretae']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/error: USAGE: unknown command 'cretae'/);
+    expect(r.stderr).toMatch(/Did you mean create\?/);
+  });
+
+  it('a bad global number exits 2 before anything is sent', async () => {
+    const r = await runCli(['--timeout', 'soon', 'tx', 'list']);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('profiles', () => {
+  it('stores a key from stdin in a 0600 file and only ever shows it masked', async () => {
+    const home = tempHome();
+    const key = 'sk_test_very_secret_1234';
+    const add = await runCli(['profile', 'add', 'dev', '--env', 'local', '--api-key-stdin'], { env: home.env, stdin: `${key}\n` });
+    expect(add.code).toBe(0);
+    expect(add.stdout + add.stderr).not.toContain(key);
+
+    const path = (await runCli(['config', 'path'], { env: home.env })).stdout.trim();
+    expect(path.startsWith(home.dir)).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path, 'utf8')).profiles.dev.apiKey).toBe(key);
+
+    const show = await runCli(['profile', 'show'], { env: home.env });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('sk_…1234');
+    expect(show.stdout).toContain('(current)');
+    expect(show.stdout + show.stderr).not.toContain(key);
+
+    const list = await runCli(['profile', 'list', '--json'], { env: home.env });
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ name: 'dev', current: true, env: 'local', base_url: 'http://127.0.0.1:4010/api/v1/partner', api_key: 'sk_…1234' }),
+    ]);
+  });
+
+  it('switches and removes profiles; a missing one is a usage error', async () => {
+    const home = tempHome();
+    await runCli(['profile', 'add', 'a', '--env', 'local', '--api-key-stdin'], { env: home.env, stdin: 'sk_a_000000001\n' });
+    await runCli(['profile', 'add', 'b', '--env', 'staging', '--base-url', 'https://staging.example.test/api/v1/partner', '--api-key-stdin'], { env: home.env, stdin: 'sk_b_000000002\n' });
+    expect((await runCli(['profile', 'use', 'b'], { env: home.env })).code).toBe(0);
+    expect(JSON.parse((await runCli(['profile', 'show', '--json'], { env: home.env })).stdout)).toMatchObject({ name: 'b', env: 'staging' });
+    expect((await runCli(['profile', 'remove', 'a'], { env: home.env })).code).toBe(0);
+    const missing = await runCli(['profile', 'use', 'a'], { env: home.env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no profile named "a"/);
+  });
+
+  it('refuses a staging profile without a base URL when it cannot ask', async () => {
+    const home = tempHome();
+    const r = await runCli(['profile', 'add', 's', '--env', 'staging', '--api-key-stdin'], { env: home.env, stdin: 'sk_x_12345678\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--base-url/);
+  });
+
+  it('without any key, a command exits 3 and sends nothing', async () => {
+    const home = tempHome();
+    const server = await scriptedServer([]);
+    const r = await runCli(['api', 'GET', '/transactions'], { env: { ...home.env, OFFRAMP_BASE_URL: server.baseUrl } });
+    await server.close();
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/no API key/);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('offramp api', () => {
+  it('sends an authenticated request and prints the body; the key never shows in --verbose', async () => {
+    const key = 'sk_test_api_cmd_5678';
+    const server = await scriptedServer([json(200, { success: true, data: { id: 'x' } })]);
+    const r = await runCli(['api', 'GET', '/transactions/x?expand=1', '--verbose', '--api-key', key, '--base-url', server.baseUrl]);
+    await server.close();
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ success: true, data: { id: 'x' } });
+    expect(server.requests[0]!.url).toBe('/api/v1/partner/transactions/x?expand=1');
+    expect(server.requests[0]!.headers['x-api-key']).toBe(key);
+    expect(r.stderr).toMatch(/> GET http/);
+    expect(r.stderr).not.toContain(key);
+  });
+
+  it('--paginate follows cursors into one array', async () => {
+    const server = await scriptedServer([
+      json(200, { success: true, data: { data: [{ n: 1 }], has_more: true, limit: 1, next_cursor: 'c2' } }),
+      json(200, { success: true, data: { data: [{ n: 2 }], has_more: false, limit: 1, next_cursor: null } }),
+    ]);
+    const r = await runCli(['api', 'GET', '/transactions', '--paginate'], { env: { OFFRAMP_API_KEY: 'sk_t_1234567', OFFRAMP_BASE_URL: server.baseUrl } });
+    await server.close();
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(server.requests[1]!.url).toBe('/api/v1/partner/transactions?cursor=c2');
+  });
+
+  it('maps API errors to exit codes; --json puts the envelope on stderr', async () => {
+    const envelope = errorBody('NOT_FOUND', 'Transaction not found');
+    const server = await scriptedServer([json(404, envelope), json(404, envelope)]);
+    const env = { OFFRAMP_API_KEY: 'sk_t_1234567', OFFRAMP_BASE_URL: server.baseUrl };
+    const plain = await runCli(['api', 'GET', '/transactions/nope'], { env });
+    const asJson = await runCli(['api', 'GET', '/transactions/nope', '--json'], { env });
+    await server.close();
+    expect(plain.code).toBe(4);
+    expect(plain.stderr).toBe('error: NOT_FOUND: Transaction not found\n');
+    expect(asJson.code).toBe(4);
+    expect(JSON.parse(asJson.stderr)).toEqual(envelope);
+    expect(asJson.stdout).toBe('');
+  });
+
+  it('rejects bad JSON in --data before sending', async () => {
+    const server = await scriptedServer([]);
+    const r = await runCli(['api', 'POST', '/quotes', '--data', '{nope'], { env: { OFFRAMP_API_KEY: 'sk_t_1234567', OFFRAMP_BASE_URL: server.baseUrl } });
+    await server.close();
+    expect(r.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, exitCodeForStatus, exitCodeOf, NetworkError, TimeoutError, UsageError } from '../../src/lib/errors.js';
+import { toApiError } from '../../src/lib/client/http.js';
+
+describe('exit codes', () => {
+  it('maps statuses to the contract table', () => {
+    expect([400, 401, 403, 404, 409, 429, 500, 503].map(exitCodeForStatus)).toEqual([2, 3, 3, 4, 5, 6, 1, 1]);
+  });
+
+  it('maps error types', () => {
+    expect(exitCodeOf(new UsageError('x'))).toBe(2);
+    expect(exitCodeOf(new NetworkError('x'))).toBe(7);
+    expect(exitCodeOf(new TimeoutError('x'))).toBe(7);
+    expect(exitCodeOf(new Error('x'))).toBe(1);
+  });
+
+  it('reads the error envelope into one typed error', () => {
+    const body = { error: { code: 'CONFLICT', message: 'Transaction cannot be cancelled in status completed', timestamp: '2026-11-22T10:00:00Z' } };
+    const err = toApiError(409, body, 'POST', 'http://127.0.0.1/api/v1/partner/transactions/x/cancel', 'req_1');
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 409, code: 'CONFLICT', requestId: 'req_1', exitCode: 5, timestamp: '2026-11-22T10:00:00Z' });
+    expect(err.envelope).toEqual(body);
+  });
+
+  it('still gives a code and message when the body is not an envelope', () => {
+    const err = toApiError(502, '<html>bad gateway</html>', 'GET', 'http://127.0.0.1/api/v1/partner/transactions');
+    expect(err).toMatchObject({ status: 502, code: 'INTERNAL_ERROR', exitCode: 1 });
+    expect(err.message).toMatch(/HTTP 502/);
+  });
+});
