@@ -24,7 +24,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
 
   const runtime: Runtime = {
     async run(cmd, load, args) {
-      globals = toGlobals(cmd.optsWithGlobals());
+      globals = toGlobals(cmd.optsWithGlobals(), cmd.getOptionValueSourceWithGlobals('timeout') === 'cli');
       io = new IO({ ...streams, noColor: cmd.optsWithGlobals().color === false, noInput: !globals.input });
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
@@ -116,7 +116,7 @@ function isPromptAbort(err: unknown): boolean {
   return err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError');
 }
 
-function toGlobals(o: Record<string, unknown>): Globals {
+function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {
   const keys = o.apiKey as string[] | undefined;
   return {
     ...(typeof o.profile === 'string' ? { profile: o.profile } : {}),
@@ -125,6 +125,7 @@ function toGlobals(o: Record<string, unknown>): Globals {
     json: Boolean(o.json) || o.output === 'json',
     ...(typeof o.output === 'string' ? { output: o.output } : {}),
     timeout: o.timeout as number,
+    timeoutGiven,
     retries: o.retries as number,
     verbose: Boolean(o.verbose),
     yes: Boolean(o.yes),

@@ -15,6 +15,8 @@ export type Globals = {
   json?: boolean;
   output?: string;
   timeout: number;
+  /** Whether --timeout was given (tx watch reads it as its overall deadline). */
+  timeoutGiven: boolean;
   retries: number;
   verbose: boolean;
   yes: boolean;
@@ -33,6 +35,8 @@ export type Context = {
   sleep(ms: number): Promise<void>;
   config(): Promise<ConfigStore>;
   settings(): Promise<Resolved>;
+  /** Webhook secret: the flag, else OFFRAMP_WEBHOOK_SECRET, else the profile's; no API key needed. */
+  webhookSecret(flag?: string): Promise<string | undefined>;
   api(): Promise<Api>;
   prompts(): Promise<Prompts>;
   /** Asks before a change on a production profile (or whenever `always`); --yes skips. */
@@ -87,6 +91,19 @@ export function createContext(deps: ContextDeps): Context {
         return resolved;
       })();
       return settings;
+    },
+
+    async webhookSecret(flag) {
+      if (flag) {
+        io.addSecret(flag);
+        return flag;
+      }
+      if (env.OFFRAMP_WEBHOOK_SECRET) return env.OFFRAMP_WEBHOOK_SECRET;
+      const { profileNameFor } = await import('./config/profile.js');
+      const data = (await ctx.config()).read();
+      const secret = data.profiles[profileNameFor({ flags: { profile: globals.profile }, env }, data) ?? '']?.webhookSecret;
+      io.addSecret(secret);
+      return secret;
     },
 
     api() {
