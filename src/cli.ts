@@ -3,20 +3,18 @@
 // process.exit, so tests can run it in process.
 //
 // Only commander is loaded here. Each command's module is imported when it runs.
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { registerCommands, type Runtime } from './commands/tree.js';
+import { CommanderError } from 'commander';
+import { createProgram } from './commands/program.js';
+import type { Runtime } from './commands/tree.js';
 import { CliError, EXIT, type ExitCode } from './lib/errors.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
 import { IO, type IOOptions } from './lib/io.js';
 
-declare const __OFFRAMP_VERSION__: string;
-export const VERSION = typeof __OFFRAMP_VERSION__ === 'string' ? __OFFRAMP_VERSION__ : '0.0.0-dev';
-export const API_VERSION = '/api/v1 (interface 1.0.0)';
+import { VERSION } from './version.js';
 
 export type MainOptions = Omit<IOOptions, 'noColor' | 'noInput'> & Pick<ContextDeps, 'now' | 'sleep' | 'backoffBaseMs'>;
 
 export async function main(argv: string[], streams: MainOptions): Promise<ExitCode> {
-  const program = new Command('offramp');
   let io = new IO(streams);
   let ctx: Context | undefined;
   let globals: Globals | undefined;
@@ -42,31 +40,11 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     },
   };
 
-  program
-    .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
-    .version(`offramp ${VERSION}\nAPI ${API_VERSION}`, '-V, --version', 'print the version and the API version it speaks')
-    .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
-    .addOption(
-      new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)').argParser(collect),
-    )
-    .addOption(new Option('--base-url <url>', 'base address including /api/v1/partner'))
-    .option('--json', 'print exactly the API data as JSON')
-    .addOption(new Option('-o, --output <format>', 'output format, where supported').choices(['table', 'json', 'csv', 'ndjson']))
-    .option('--timeout <ms>', 'per-request timeout in ms', positiveInt, 30_000)
-    .option('--retries <n>', 'retry ceiling for network errors, 429 and 5xx', nonNegativeInt, 3)
-    .option('-v, --verbose', 'HTTP trace on stderr (the API key is always redacted)')
-    .option('-y, --yes', 'skip confirmations')
-    .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
-    .option('--no-color', 'no colour (also NO_COLOR)')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => streams.stdout.write(text),
-      writeErr: (text) => streams.stderr.write(text),
-      outputError: (text, write) => write(text.replace(/^error: /, 'error: USAGE: ')),
-    });
-
-  registerCommands(program, runtime);
+  const program = createProgram(runtime, {
+    writeOut: (text) => streams.stdout.write(text),
+    writeErr: (text) => streams.stderr.write(text),
+    outputError: (text, write) => write(text.replace(/^error: /, 'error: USAGE: ')),
+  });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -131,19 +109,4 @@ function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {
     yes: Boolean(o.yes),
     input: o.input !== false,
   };
-}
-
-/** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-export function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive whole number');
-  return Number(value);
-}
-
-export function nonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
 }

@@ -347,4 +347,9 @@ export function registerCommands(program: Command, runtime: Runtime): void {
     ),
     ['offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'],
   );
+  action(
+    program.command('__complete', { hidden: true }).description('words for shell completion').argument('<what>', 'profiles'),
+    () => import('./complete.js'),
+    ['what'],
+  );
 }

@@ -1,0 +1,47 @@
+// The `offramp` program: global flags plus the command tree. Built by `main` to run a
+// command, and by `completion` to describe itself to a shell.
+import { Command, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
+import { API_VERSION, VERSION } from '../version.js';
+import { registerCommands, type Runtime } from './tree.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'];
+
+export function createProgram(runtime: Runtime, output: OutputConfiguration = {}): Command {
+  const program = new Command('offramp');
+  program
+    .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
+    .version(`offramp ${VERSION}\nAPI ${API_VERSION}`, '-V, --version', 'print the version and the API version it speaks')
+    .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
+    .addOption(
+      new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)').argParser(collect),
+    )
+    .addOption(new Option('--base-url <url>', 'base address including /api/v1/partner'))
+    .option('--json', 'print exactly the API data as JSON')
+    .addOption(new Option('-o, --output <format>', 'output format, where supported').choices(OUTPUT_FORMATS))
+    .option('--timeout <ms>', 'per-request timeout in ms', positiveInt, 30_000)
+    .option('--retries <n>', 'retry ceiling for network errors, 429 and 5xx', nonNegativeInt, 3)
+    .option('-v, --verbose', 'HTTP trace on stderr (the API key is always redacted)')
+    .option('-y, --yes', 'skip confirmations')
+    .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput(output);
+  registerCommands(program, runtime);
+  return program;
+}
+
+/** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+}
+
+export function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}
