@@ -1,28 +1,38 @@
 // Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
 // its own chunk, loaded only when that command runs. Dependencies stay in node_modules.
 import { build } from 'esbuild';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const outdir = new URL('../dist/', import.meta.url).pathname;
+const dist = new URL('../dist', import.meta.url).pathname;
+// Built beside dist/ and swapped in whole, so a process running the CLI meanwhile never
+// sees half a build, and stale chunks never linger.
+const outdir = `${dist}.tmp-${process.pid}`;
 
-rmSync(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: {
-    main: 'src/main.ts',
-    // The programmatic emulator (startEmulator) for benchmarks and other tools.
-    ...(existsSync('src/emulator/index.ts') ? { emulator: 'src/emulator/index.ts' } : {}),
-  },
-  outdir,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  packages: 'external',
-  sourcemap: false,
-  legalComments: 'none',
-  define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },
-  chunkNames: 'chunks/[name]-[hash]',
-  logLevel: 'warning',
-});
+try {
+  await build({
+    entryPoints: {
+      main: 'src/main.ts',
+      // The programmatic emulator (startEmulator) for benchmarks and other tools.
+      ...(existsSync('src/emulator/index.ts') ? { emulator: 'src/emulator/index.ts' } : {}),
+    },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    packages: 'external',
+    sourcemap: false,
+    legalComments: 'none',
+    define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },
+    chunkNames: 'chunks/[name]-[hash]',
+    logLevel: 'warning',
+  });
+} catch (err) {
+  rmSync(outdir, { recursive: true, force: true });
+  throw err;
+}
+
+rmSync(dist, { recursive: true, force: true });
+renameSync(outdir, dist);

@@ -1,0 +1,31 @@
+// What `npm pack` ships, and that the packed tarball installs globally and runs.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../..', import.meta.url).pathname;
+const npm = (args: string[], cwd = root) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+describe('npm pack', () => {
+  it('ships the compiled CLI, completions and README, and nothing else', () => {
+    const [pack] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as [{ files: { path: string }[] }];
+    const files = pack.files.map((f) => f.path);
+    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'dist/main.js', 'completions/offramp.bash', 'README.md', 'package.json']));
+    const unwanted = files.filter((f) => /^(src|test|bench|scripts|\.ci)\/|\.map$|\.ts$|\.env|config\.json$|\.tgz$|node_modules/.test(f));
+    expect(unwanted).toEqual([]);
+  });
+
+  it('installs globally from the tarball and runs offramp --version', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-pack-'));
+    npm(['pack', '--ignore-scripts', '--pack-destination', dir]);
+    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
+    // --offline: dependencies come from the npm cache that `npm ci` filled; tests never
+    // reach past loopback. --ignore-scripts everywhere: the build (prepare) must not rerun
+    // under the other tests' feet; the tarball is already built.
+    npm(['install', '-g', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', join(dir, 'global'), join(dir, tarball)], dir);
+    const out = execFileSync(join(dir, 'global', 'bin', 'offramp'), ['--version'], { encoding: 'utf8' });
+    expect(out).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1/);
+  }, 120_000);
+});
