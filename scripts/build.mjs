@@ -1,7 +1,7 @@
 // Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
 // its own chunk, loaded only when that command runs. Dependencies stay in node_modules.
 import { build } from 'esbuild';
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const dist = new URL('../dist', import.meta.url).pathname;
@@ -14,7 +14,7 @@ try {
     entryPoints: {
       main: 'src/main.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
-      ...(existsSync('src/emulator/index.ts') ? { emulator: 'src/emulator/index.ts' } : {}),
+      emulator: 'src/emulator/index.ts',
     },
     outdir,
     bundle: true,

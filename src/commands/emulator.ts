@@ -1,6 +1,169 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../lib/errors.js';
+// `offramp emulator`: serve the partner API locally until Ctrl-C (cli-contract.md, "The
+// emulator"). The base URL is the one line on stdout, so `URL=$(offramp emulator &)`-style
+// scripts and `--base-url` can take it; everything else, including one line per request,
+// goes to stderr. API keys and the webhook secret are never printed.
+import type { IO } from '../lib/io.js';
+import { UsageError } from '../lib/errors.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type EmulatorCommandOptions = {
+  port?: string | number;
+  host?: string;
+  apiKey?: string[];
+  webhookUrl?: string;
+  webhookSecret?: string;
+  latency?: string | number;
+  faultRate?: string | number;
+  seed?: string | number;
+  seedRevenue?: string | number;
+  mode?: string;
+  rate?: string;
+  rateLimit?: string | number;
+};
+
+export type EmulatorCommandContext = {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  /** Stops the emulator like SIGINT does (tests, embedding). */
+  signal?: AbortSignal;
+};
+
+export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<void> {
+  const { io } = ctx;
+  const settings = parseOptions(opts, ctx.env);
+  for (const key of settings.apiKeys ?? []) io.addSecret(key);
+  if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
+
+  // Loaded here, not at the top: only this command (and demo) pays for the server.
+  const { startEmulator, DEFAULT_CLI_PORT } = await import('../emulator/index.js');
+  let emulator;
+  try {
+    emulator = await startEmulator({
+      ...settings,
+      port: settings.port ?? DEFAULT_CLI_PORT,
+      log: (line) => io.err(line),
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const where = `${settings.host ?? '127.0.0.1'}:${settings.port ?? DEFAULT_CLI_PORT}`;
+    if (code === 'EADDRINUSE') throw new UsageError(`${where} is already in use`, 'pick another port with --port, or --port 0 for a free one');
+    if (code === 'EACCES') throw new UsageError(`not allowed to listen on ${where}`, 'use a port above 1024');
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host: cannot listen on ${settings.host}`);
+    throw err;
+  }
+  for (const key of emulator.apiKeys) io.addSecret(key);
+  io.addSecret(emulator.webhookSecret);
+
+  io.out(`${emulator.url}\n`);
+  const keys = settings.apiKeys
+    ? `${emulator.apiKeys.length} partner${emulator.apiKeys.length === 1 ? '' : 's'}, one per --api-key`
+    : '1 partner, default key (see README)';
+  io.err(`offramp emulator listening on ${emulator.url} (${emulator.mode} mode, ${keys})`);
+  io.err(`webhooks: ${settings.webhookUrl ? `delivered to ${displayUrl(settings.webhookUrl)}, signed with ${settings.webhookSecret ? 'the given secret' : 'the default secret (see README)'}` : 'recorded only (no --webhook-url)'}`);
+  if (settings.latencyMs || settings.faultRate) {
+    io.err(`faults: latency ${settings.latencyMs ?? 0} ms, fault rate ${settings.faultRate ?? 0}, seed ${emulator.seed}`);
+  }
+  if (settings.seedRevenue) io.err(`seeded ${settings.seedRevenue} revenue rows over the last 180 days`);
+  if (!isLoopback(emulator.host)) io.err(`warning: listening on ${emulator.host}, reachable from other machines`);
+  io.err('press Ctrl-C to stop');
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      ctx.signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (ctx.signal?.aborted) stop();
+    else ctx.signal?.addEventListener('abort', stop, { once: true });
+  });
+  io.err('stopping emulator');
+  await emulator.close();
+  io.err('emulator stopped');
+}
+
+type Settings = {
+  port?: number;
+  host?: string;
+  apiKeys?: string[];
+  webhookUrl?: string;
+  webhookSecret?: string;
+  latencyMs?: number;
+  faultRate?: number;
+  seed?: number;
+  seedRevenue?: number;
+  mode?: 'staging' | 'production';
+  rate?: string;
+  rateLimit?: number;
+};
+
+/** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
+export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv): Settings {
+  const settings: Settings = {};
+  if (opts.port !== undefined) settings.port = integer('--port', opts.port, 0, 65535);
+  if (opts.host !== undefined) {
+    if (opts.host.trim() === '' || /\s/.test(opts.host)) throw new UsageError('--host: give a host name or IP address, e.g. 127.0.0.1');
+    settings.host = opts.host;
+  }
+  if (opts.apiKey !== undefined && opts.apiKey.length > 0) {
+    for (const key of opts.apiKey) {
+      if (key.length === 0 || /\s/.test(key)) throw new UsageError('--api-key: a key must be non-empty and contain no spaces');
+    }
+    settings.apiKeys = [...new Set(opts.apiKey)];
+  }
+  if (opts.webhookUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(opts.webhookUrl);
+    } catch {
+      throw new UsageError(`--webhook-url: "${opts.webhookUrl}" is not a URL`, 'e.g. http://127.0.0.1:4020/webhooks');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--webhook-url: must be an http:// or https:// URL');
+    settings.webhookUrl = url.toString();
+  }
+  const secret = opts.webhookSecret ?? env.OFFRAMP_WEBHOOK_SECRET;
+  if (secret !== undefined && secret !== '') settings.webhookSecret = secret;
+  if (opts.latency !== undefined) settings.latencyMs = integer('--latency', opts.latency, 0, 60_000);
+  if (opts.faultRate !== undefined) {
+    const raw = String(opts.faultRate).trim();
+    const value = Number(raw);
+    if (!/^\d*\.?\d+$/.test(raw) || !(value >= 0 && value <= 1)) {
+      throw new UsageError(`--fault-rate: "${raw}" is not a probability from 0 to 1 (e.g. 0.3)`);
+    }
+    settings.faultRate = value;
+  }
+  if (opts.seed !== undefined) settings.seed = integer('--seed', opts.seed, 0, 0xffff_ffff);
+  if (opts.seedRevenue !== undefined) settings.seedRevenue = integer('--seed-revenue', opts.seedRevenue, 0, 2_000_000);
+  if (opts.mode !== undefined) {
+    if (opts.mode !== 'staging' && opts.mode !== 'production') throw new UsageError(`--mode: must be staging or production, got "${opts.mode}"`);
+    settings.mode = opts.mode;
+  }
+  if (opts.rate !== undefined) {
+    if (!/^\d+(\.\d+)?$/.test(opts.rate) || /^0+(\.0+)?$/.test(opts.rate)) {
+      throw new UsageError(`--rate: "${opts.rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`);
+    }
+    settings.rate = opts.rate;
+  }
+  if (opts.rateLimit !== undefined) settings.rateLimit = integer('--rate-limit', opts.rateLimit, 0, 1_000_000);
+  return settings;
+}
+
+function integer(flag: string, input: string | number, min: number, max: number): number {
+  const raw = String(input).trim();
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new UsageError(`${flag}: "${raw}" is not a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */
+function displayUrl(raw: string): string {
+  const url = new URL(raw);
+  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }

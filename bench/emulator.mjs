@@ -1,0 +1,265 @@
+#!/usr/bin/env node
+// Benchmark of the emulator: requests per second for GET /transactions/{id} and for
+// POST /transactions (each request a new transaction: unique merchant_reference and
+// Idempotency-Key), next to a bare node:http hello world measured in the same run.
+//
+// How: the emulator runs as compiled JavaScript in a child process: dist/emulator.js when
+// `npm run build` produced it from the current sources, else an esbuild bundle of
+// src/emulator written to .bench/emulator.mjs (the same compiler the build uses). The
+// hello world runs in a child process too. autocannon
+// drives them from this process over keep-alive connections on 127.0.0.1, so the load
+// generator and the server never share a process. Each case gets a 2 s warm-up, then a
+// timed run (default 4 s); the whole bench stops itself within about a minute even if a
+// server hangs.
+//
+//   node bench/emulator.mjs [--duration S] [--connections N] [--json]
+//
+// Targets (issue 3): >= 5,000 reads/s and >= 2,000 creates/s on a 2-core machine.
+import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT_DIR = join(ROOT, '.bench');
+const KEY = 'sk_bench_partner';
+const TARGETS = { read: 5000, create: 2000 };
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
+};
+const DURATION_S = option('--duration', 4);
+const CONNECTIONS = option('--connections', 10);
+const JSON_OUT = args.includes('--json');
+// Two seconds: a create is three times cheaper once the JIT has seen a few thousand of them.
+const WARMUP_S = 2;
+
+// A hard stop: the bench must never outlive its budget, whatever happens.
+const budgetMs = (3 * (WARMUP_S + DURATION_S) + 40) * 1000;
+const watchdog = setTimeout(() => {
+  console.error(`bench: still running after ${budgetMs / 1000} s; giving up`);
+  process.exit(1);
+}, budgetMs);
+watchdog.unref();
+
+const children = new Set();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/**
+ * The emulator as compiled JavaScript: dist/emulator.js from `npm run build` when it is
+ * newer than every source file of the emulator, else a fresh esbuild bundle in .bench/.
+ */
+async function compileEmulator() {
+  const built = join(ROOT, 'dist/emulator.js');
+  if (existsSync(built)) {
+    const sources = [join(ROOT, 'src/emulator'), join(ROOT, 'src/lib')].flatMap((dir) =>
+      readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f))),
+    );
+    const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
+    if (statSync(built).mtimeMs >= newest) return { file: built, how: 'dist/emulator.js (npm run build)' };
+  }
+  mkdirSync(OUT_DIR, { recursive: true });
+  const outfile = join(OUT_DIR, 'emulator.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'src/emulator/index.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return { file: outfile, how: '.bench/emulator.mjs (esbuild bundle of src/emulator; dist/ absent or stale)' };
+}
+
+// Every server child answers an IPC 'cpu' message with its CPU time so far: CPU time per
+// request is a figure that other load on the machine barely moves, unlike requests/s.
+const CPU_PROBE = `process.on('message', () => { const u = process.cpuUsage(); process.send(u.user + u.system); });`;
+
+/** Starts `script` in a child node process; resolves with the first line it prints (its URL). */
+function startChild(script) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `${CPU_PROBE}\n${script}`], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve({ url: line.trim(), stop: () => stopChild(child), cpu: () => cpuOf(child) });
+    });
+    child.on('exit', (code) => reject(new Error(`server process exited early (code ${code})`)));
+  });
+}
+
+/** The child's CPU time (user + system) in microseconds. */
+function cpuOf(child) {
+  return new Promise((resolve) => {
+    child.once('message', (us) => resolve(Number(us)));
+    child.send('cpu');
+  });
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => {
+      children.delete(child);
+      resolve();
+    });
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  });
+}
+
+const helloScript = `
+  import { createServer } from 'node:http';
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 11 });
+    res.end('hello world');
+  });
+  server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port + '/'));
+  process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+`;
+
+const emulatorScript = (file) => `
+  const { startEmulator } = await import(${JSON.stringify(file)});
+  // No rate limit (it would cap the figure) and no logging; everything else as shipped.
+  const emulator = await startEmulator({ port: 0, apiKeys: [${JSON.stringify(KEY)}], rateLimit: 0 });
+  console.log(emulator.url);
+  process.on('SIGTERM', async () => { await emulator.close(); process.exit(0); });
+`;
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ connections: CONNECTIONS, pipelining: 1, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: { write() {} } });
+  });
+}
+
+async function measure(name, server, opts) {
+  await cannon({ ...opts, duration: WARMUP_S });
+  const cpuBefore = await server.cpu();
+  const r = await cannon({ ...opts, duration: DURATION_S });
+  const cpuUs = (await server.cpu()) - cpuBefore;
+  return {
+    case: name,
+    rps: Math.round(r.requests.average),
+    cpuUsPerReq: Math.round(cpuUs / Math.max(1, r.requests.total)),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+async function main() {
+  const { file, how } = await compileEmulator();
+  const results = [];
+
+  const hello = await startChild(helloScript);
+  results.push(await measure('node:http hello world', hello, { url: hello.url }));
+  await hello.stop();
+
+  const emu = await startChild(emulatorScript(file));
+  const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+  const seed = await fetch(`${emu.url}/transactions`, {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': 'bench-seed' },
+    body: JSON.stringify({ fiat_amount: '150000.00', crypto_currency: 'usdt', network: 'bep20', merchant_reference: 'bench-seed' }),
+  });
+  if (seed.status !== 201) throw new Error(`could not create the transaction to read: HTTP ${seed.status}`);
+  const { data } = await seed.json();
+  const base = new URL(emu.url);
+
+  results.push(await measure('GET /transactions/{id}', emu, { url: `${base.origin}${base.pathname}/transactions/${data.id}`, headers }));
+
+  let n = 0;
+  const run = `${process.pid}-${Date.now()}`;
+  results.push(
+    await measure('POST /transactions (create)', emu, {
+      url: base.origin,
+      requests: [
+        {
+          method: 'POST',
+          path: `${base.pathname}/transactions`,
+          setupRequest(req) {
+            n++;
+            const ref = `bench-${run}-${n}`;
+            return {
+              ...req,
+              headers: { ...headers, 'idempotency-key': ref },
+              body: JSON.stringify({ fiat_amount: '150000.00', crypto_currency: 'usdt', network: 'bep20', merchant_reference: ref }),
+            };
+          },
+        },
+      ],
+    }),
+  );
+  await emu.stop();
+
+  if (JSON_OUT) {
+    console.log(JSON.stringify({ emulator: how, connections: CONNECTIONS, durationS: DURATION_S, results }, null, 2));
+  } else {
+    console.log(`emulator from ${how}`);
+    print(results);
+  }
+  const [helloRow, read, create] = results;
+  const ok = read.rps >= TARGETS.read && create.rps >= TARGETS.create && read.non2xx + read.errors === 0 && create.non2xx + create.errors === 0;
+  if (!JSON_OUT) {
+    console.log(
+      `\nreads ${read.rps}/s (target ${TARGETS.read}, ${pct(read.rps, helloRow.rps)} of hello world), ` +
+        `creates ${create.rps}/s (target ${TARGETS.create}, ${pct(create.rps, helloRow.rps)}): ${ok ? 'targets met' : 'TARGETS MISSED'}`,
+    );
+    const load = loadavg()[0];
+    if (load > cpus().length) {
+      console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring; requests/s are depressed, CPU µs/req much less so`);
+    }
+  }
+  process.exitCode = ok ? 0 : 1;
+}
+
+function pct(a, b) {
+  return `${Math.round((100 * a) / b)}%`;
+}
+
+function print(rows) {
+  const cols = [
+    ['case', (r) => r.case, 'left'],
+    ['req/s', (r) => String(r.rps)],
+    ['server CPU µs/req', (r) => String(r.cpuUsPerReq)],
+    ['p50 ms', (r) => String(r.p50)],
+    ['p99 ms', (r) => String(r.p99)],
+    ['requests', (r) => String(r.total)],
+    ['non-2xx', (r) => String(r.non2xx)],
+    ['errors', (r) => String(r.errors)],
+  ];
+  const cells = [cols.map(([h]) => h), ...rows.map((r) => cols.map(([, f]) => f(r)))];
+  const widths = cols.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  console.log(`emulator bench: ${CONNECTIONS} keep-alive connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up, node ${process.version}`);
+  for (const [i, row] of cells.entries()) {
+    console.log(row.map((c, k) => (cols[k][2] === 'left' ? c.padEnd(widths[k]) : c.padStart(widths[k]))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+main()
+  .catch((err) => {
+    console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.all([...children].map((c) => stopChild(c)));
+    clearTimeout(watchdog);
+  });

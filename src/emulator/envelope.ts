@@ -1,0 +1,65 @@
+// The wire vocabulary of every answer: the success wrapper, the error envelope, and the
+// error type handlers throw to produce one (partner-api.md, "Response wrapper" and
+// "Error envelope"). Codes for the statuses the spec leaves unlabelled (401, 403, 429,
+// 500, 503) follow the table in cli-contract's client, which relies on them.
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** What a handler answers: status, JSON body (as a value, or already serialised) and any extra headers. */
+export type ApiResult = {
+  status: number;
+  body?: unknown;
+  /** The body serialised; when present it is sent as is (stored idempotent answers). */
+  json?: string;
+  headers?: Record<string, string>;
+};
+
+/** Thrown by handlers and validators; the server turns it into the error envelope. */
+export class ApiProblem extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiProblem';
+    this.status = STATUS_OF[code];
+  }
+}
+
+export const badRequest = (message: string) => new ApiProblem('BAD_REQUEST', message);
+export const notFound = (message: string) => new ApiProblem('NOT_FOUND', message);
+export const conflict = (message: string) => new ApiProblem('CONFLICT', message);
+
+export function ok(data: unknown, status = 200, message?: string): ApiResult {
+  return { status, body: message === undefined ? { success: true, data } : { success: true, data, message } };
+}
+
+export function errorResult(problem: ApiProblem, nowIso: string): ApiResult {
+  const result: ApiResult = {
+    status: problem.status,
+    body: { error: { code: problem.code, message: problem.message, timestamp: nowIso } },
+  };
+  if (problem.headers) result.headers = problem.headers;
+  return result;
+}

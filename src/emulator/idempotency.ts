@@ -1,0 +1,92 @@
+// Idempotency-Key handling for POST /transactions and POST /transactions/{id}/cancel.
+// partner-api.md says the header is always sent "for safe retries" and that reusing a key
+// "retries the same cancellation intent"; retention and bounds are "not shown". Choices:
+// - required on both routes (missing → 400 naming the header); 1-255 visible ASCII chars;
+// - scoped per partner (each partner has its own cache) and per route pattern, so one key
+//   cannot mean two different operations;
+// - the request is identified: for create, by its JSON body compared structurally (key
+//   order and whitespace do not matter); for cancel, by the transaction it names;
+// - same key + same request → the first answer replayed exactly (status and body),
+//   marked with `Idempotent-Replayed: true`; same key + another request → 409 CONFLICT;
+// - stored once the request passed validation and executed (success or a business error
+//   such as a duplicate reference); a malformed request stores nothing, so the partner can
+//   fix it and retry with the same key. Injected 500/503 faults happen before execution and
+//   store nothing either; a dropped connection happens after, so its retry is a replay;
+// - kept 24 hours from first use (business clock).
+import type { ApiResult } from './envelope.js';
+import { badRequest, conflict } from './envelope.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What a key was used for. `text` is the request as sent (the raw body, or `cancel <id>`);
+ * when `structural`, two texts that differ still match if they are the same JSON. The
+ * comparison only happens when a key comes back, so a first request pays nothing for it.
+ */
+export type RequestIdentity = { text: string; structural: boolean };
+
+/** The answer is kept serialised: replays send the same bytes, and a string costs less memory than the object. */
+type Entry = { request: RequestIdentity; status: number; json: string; headers: Record<string, string> | undefined; storedMs: number };
+
+export class IdempotencyCache {
+  /** Insertion order is storage order, so expiry prunes from the front. */
+  private readonly entries = new Map<string, Entry>();
+
+  /** The stored answer for this key, or undefined when the request should execute. */
+  lookup(route: string, key: string, request: RequestIdentity, now: number): ApiResult | undefined {
+    this.prune(now);
+    const entry = this.entries.get(`${route}\u0000${key}`);
+    if (!entry) return undefined;
+    if (!sameRequest(entry.request, request)) {
+      throw conflict(`Idempotency-Key ${key} was already used for a different request; use a new key for a new request`);
+    }
+    return { status: entry.status, json: entry.json, headers: { ...entry.headers, 'Idempotent-Replayed': 'true' } };
+  }
+
+  /** Stores the answer and hands it back serialised, so it is serialised once. */
+  store(route: string, key: string, request: RequestIdentity, result: ApiResult, now: number): ApiResult {
+    const json = result.json ?? JSON.stringify(result.body);
+    this.entries.set(`${route}\u0000${key}`, { request, status: result.status, json, headers: result.headers, storedMs: now });
+    return result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json };
+  }
+
+  private prune(now: number): void {
+    for (const [k, entry] of this.entries) {
+      if (now - entry.storedMs <= RETENTION_MS) break;
+      this.entries.delete(k);
+    }
+  }
+}
+
+export function requireIdempotencyKey(value: string | undefined): string {
+  if (value === undefined || value === '') {
+    throw badRequest('Idempotency-Key header is required on this request (any unique string, e.g. a UUID; reuse it only to retry)');
+  }
+  if (value.length > 255 || !/^[\x21-\x7e]+$/.test(value)) {
+    throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  }
+  return value;
+}
+
+function sameRequest(a: RequestIdentity, b: RequestIdentity): boolean {
+  if (a.text === b.text) return true;
+  if (!a.structural || !b.structural) return false;
+  // Both texts passed validation as JSON objects when they were first seen.
+  return canonicalJson(a.text) === canonicalJson(b.text);
+}
+
+/** JSON text with object keys sorted at every level: key order and whitespace no longer matter. */
+export function canonicalJson(text: string): string {
+  return JSON.stringify(canonical(JSON.parse(text)));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) out[k] = canonical((value as Record<string, unknown>)[k]);
+    return out;
+  }
+  return value;
+}

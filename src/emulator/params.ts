@@ -1,0 +1,113 @@
+// Request validation at the edge: JSON bodies through the shared zod schemas, query
+// parameters and path ids. Every failure is a 400 BAD_REQUEST whose message names the
+// field, so a partner can fix the call without reading our source.
+import type { z } from 'zod';
+import { DateTime, Uuid } from '../lib/schemas.js';
+import { badRequest } from './envelope.js';
+
+/** The raw query of a request, as the server hands it over. */
+export type Query = { get(name: string): string | undefined };
+
+/** Parses a JSON body: it must be a JSON object. */
+export function parseJsonObject(raw: string): Record<string, unknown> {
+  let value: unknown;
+  if (raw.trim() === '') throw badRequest('request body is required: send a JSON object');
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw badRequest('request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest('request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Validates a parsed body with a shared request schema. */
+export function validate<S extends z.ZodType>(schema: S, value: Record<string, unknown>): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues, value));
+  return parsed.data;
+}
+
+export function parseBody<S extends z.ZodType>(schema: S, raw: string): z.infer<S> {
+  return validate(schema, parseJsonObject(raw));
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<string, unknown>): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      const field = issue.path.join('.') || 'body';
+      const given = issue.path.length === 1 ? input[String(issue.path[0])] : {};
+      if (issue.code === 'invalid_type' && given === undefined) return `${field} is required`;
+      if (issue.code === 'too_small' && given === '') return `${field} must not be empty`;
+      return `${field}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export function requireUuid(name: string, value: string): string {
+  if (!Uuid.safeParse(value).success) throw badRequest(`${name} must be a UUID, got "${truncate(value)}"`);
+  return value.toLowerCase();
+}
+
+/** `limit`: 1 to 100 (partner-api.md, Limits); the default is per list and documented. */
+export function parseLimit(query: Query, fallback: number): number {
+  const raw = query.get('limit');
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) {
+    throw badRequest(`limit must be an integer from 1 to 100, got "${truncate(raw)}"`);
+  }
+  return Number(raw);
+}
+
+/** An RFC 3339 date-time with a zone, as milliseconds; undefined when absent. */
+export function parseDateParam(query: Query, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Date.parse(raw);
+  if (!DateTime.safeParse(raw).success || Number.isNaN(ms)) {
+    throw badRequest(`${name} must be an RFC 3339 date-time such as 2026-01-31T23:59:59Z, got "${truncate(raw)}"`);
+  }
+  return ms;
+}
+
+export function requireDateParam(query: Query, name: string): number {
+  const ms = parseDateParam(query, name);
+  if (ms === undefined) throw badRequest(`${name} is required (an RFC 3339 date-time such as 2026-01-31T00:00:00Z)`);
+  return ms;
+}
+
+/** A created_at window; `to` before `from` is a 400 rather than an empty page, to catch swapped arguments. */
+export function checkOrder(from: number | undefined, to: number | undefined): void {
+  if (from !== undefined && to !== undefined && to < from) throw badRequest('to must not be before from');
+}
+
+export function parseEnumParam<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
+  const raw = query.get(name);
+  if (raw === undefined || raw === '') return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw badRequest(`${name} must be one of ${allowed.join(', ')}; got "${truncate(raw)}"`);
+  }
+  return raw as T;
+}
+
+export function parseBoolParam(query: Query, name: string): boolean {
+  const raw = query.get(name);
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw badRequest(`${name} must be true or false, got "${truncate(raw)}"`);
+}
+
+/** A free-text filter compared case-insensitively (token and network names). */
+export function parseTextParam(query: Query, name: string): string | undefined {
+  const raw = query.get(name);
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length > 64) throw badRequest(`${name} is too long (at most 64 characters)`);
+  return raw.toLowerCase();
+}
+
+function truncate(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 77)}...` : value;
+}

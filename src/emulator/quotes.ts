@@ -1,0 +1,50 @@
+// POST /quotes (partner-api.md): exactly one of crypto_amount and fiat_amount; valid 120 s.
+// Choices where the spec is silent:
+// - neither amount → 400 (same wording as the both-amounts case);
+// - `amount` echoes the amount the partner priced, normalised: NGN with 2 decimals for a
+//   fiat quote, token units with at least 6 decimals for a crypto quote;
+// - the rate is the emulator's market rate (--rate) and adjusted_rate applies the spread
+//   (pricing.ts); rates do not move while the emulator runs, so tests are repeatable;
+// - a quote may back any number of transactions until it expires: the spec states only
+//   the expiry rule, and a quote is a price guarantee, not a reservation.
+import type { Quote, QuoteRequest } from '../lib/schemas.js';
+import { randomUUID } from 'node:crypto';
+import { iso } from './clock.js';
+import { badRequest } from './envelope.js';
+import { checkAmount, checkPair, formatFiat, formatToken } from './pricing.js';
+import type { Runtime } from './runtime.js';
+import type { PartnerState, QuoteRecord } from './store.js';
+
+export const QUOTE_VALIDITY_MS = 120_000;
+
+export function createQuote(rt: Runtime, partner: PartnerState, body: QuoteRequest): Quote {
+  const hasCrypto = body.crypto_amount !== undefined;
+  const hasFiat = body.fiat_amount !== undefined;
+  if (hasCrypto && hasFiat) throw badRequest('provide either crypto_amount or fiat_amount, not both');
+  if (!hasCrypto && !hasFiat) throw badRequest('provide either crypto_amount or fiat_amount (exactly one of them)');
+  const { token, network } = checkPair(rt.config.mode, body.crypto_currency, body.network);
+  const unit = hasFiat ? 'fiat' : 'token';
+  const amount = hasFiat
+    ? checkAmount('fiat_amount', body.fiat_amount!, 'fiat')
+    : checkAmount('crypto_amount', body.crypto_amount!, 'token');
+  const now = rt.clock.now();
+  const record: QuoteRecord = {
+    quote_id: randomUUID(),
+    token,
+    network,
+    unit,
+    amount,
+    base_rate: rt.config.rates.baseText,
+    adjusted_rate: rt.config.rates.adjustedText,
+    expiresMs: now + QUOTE_VALIDITY_MS,
+    expires_at: iso(now + QUOTE_VALIDITY_MS),
+  };
+  partner.quotes.set(record.quote_id, record);
+  return {
+    quote_id: record.quote_id,
+    base_rate: record.base_rate,
+    adjusted_rate: record.adjusted_rate,
+    amount: unit === 'fiat' ? formatFiat(amount) : formatToken(amount),
+    expires_at: record.expires_at,
+  };
+}

@@ -1,0 +1,34 @@
+// Per-key rate limit: a token bucket holding one second of requests, refilled continuously.
+// partner-api.md: "staging is relaxed, production is enforced", numbers "not shown"; our
+// defaults are 1,000 requests/s per key in staging mode and 100/s in production mode, 0
+// turns the limit off. A refused request gets 429 RATE_LIMITED with Retry-After in whole
+// seconds (at least 1). The bucket runs on real time, not the business clock (see clock.ts).
+import { performance } from 'node:perf_hooks';
+
+export const DEFAULT_RATE_LIMIT = { staging: 1000, production: 100 } as const;
+
+type Bucket = { tokens: number; at: number };
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Takes one token for `key`; answers 0 when allowed, else the seconds to wait. */
+  take(key: string): number {
+    if (this.perSecond <= 0) return 0;
+    const now = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.perSecond, at: now };
+    bucket.tokens = Math.min(this.perSecond, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+    bucket.at = now;
+    this.buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
+  }
+}

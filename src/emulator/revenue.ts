@@ -1,0 +1,202 @@
+// The revenue ledger: one row per completed transaction, read by GET /revenue in pages
+// ordered by (ts, transaction_id), with an optional summary of the whole window.
+// partner-api.md gives the row and page shapes, inclusive from/to and the 90-day rule;
+// the fee rates, default page size, filter names and seeding are our choices
+// (docs/emulator.md):
+// - platform_fee = 1% of the NGN amount, share = 25% of platform_fee, each rounded
+//   half-up to kobo; ts = completion time;
+// - default page size 50; filters `crypto_currency` and `network`, case-insensitive;
+// - the cursor is the (ts, transaction_id) of the last row served, so rows completed while
+//   a partner pages never shift the pages;
+// - `summary` (from, to, total_partner_share, transaction_count) covers the whole window
+//   with the same filters, not just the page, and is on every page that asks for it.
+import type { RevenuePage, RevenueRow, RevenueSummary } from '../lib/schemas.js';
+import { Decimal } from '../lib/money.js';
+import { MAX_WINDOW_MS } from '../lib/dates.js';
+import { iso } from './clock.js';
+import { decodeLedgerCursor, encodeCursor } from './cursor.js';
+import { badRequest } from './envelope.js';
+import type { Query } from './params.js';
+import { parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
+import { FIAT_PLACES, formatFiat } from './pricing.js';
+import type { SeededRows } from './revenue-seed.js';
+import type { TxRecord } from './store.js';
+
+export const PLATFORM_FEE_RATE = new Decimal('0.01');
+export const PARTNER_SHARE_RATE = new Decimal('0.25');
+export const DEFAULT_REVENUE_LIMIT = 50;
+
+type Entry = { tsMs: number; row: RevenueRow };
+type Filter = { token: string | undefined; network: string | undefined };
+type Summary = { count: number; share: Decimal };
+
+export class Ledger {
+  /** Rows written by completions, sorted by (ts, transaction_id). */
+  private readonly entries: Entry[] = [];
+  /** Synthetic history from --seed-revenue, kept in columns (revenue-seed.ts). */
+  private seeded: SeededRows | undefined;
+  private version = 0;
+  /** Window summaries, valid while the ledger is unchanged: an export asks for the same one on every page. */
+  private readonly summaries = new Map<string, { version: number; summary: Summary }>();
+
+  get size(): number {
+    return this.entries.length + (this.seeded?.length ?? 0);
+  }
+
+  add(row: RevenueRow): void {
+    const entry = { tsMs: Date.parse(row.ts), row };
+    // Completions arrive in time order, so this is nearly always an append.
+    const last = this.entries[this.entries.length - 1];
+    const at = !last || compare(last.tsMs, last.row.transaction_id, entry.tsMs, row.transaction_id) <= 0
+      ? this.entries.length
+      : this.liveAfter(entry.tsMs, row.transaction_id);
+    this.entries.splice(at, 0, entry);
+    this.version++;
+  }
+
+  seed(rows: SeededRows): void {
+    this.seeded = rows;
+    this.version++;
+  }
+
+  page(query: Query): RevenuePage {
+    const from = requireDateParam(query, 'from');
+    const to = requireDateParam(query, 'to');
+    if (to < from) throw badRequest('to must not be before from');
+    if (to - from > MAX_WINDOW_MS) {
+      throw badRequest('the time window cannot exceed 90 days (split longer periods into windows of at most 90 days)');
+    }
+    const includeSummary = parseBoolParam(query, 'include_summary');
+    const limit = parseLimit(query, DEFAULT_REVENUE_LIMIT);
+    const filter: Filter = { token: parseTextParam(query, 'crypto_currency'), network: parseTextParam(query, 'network') };
+    const rawCursor = query.get('cursor');
+    const after = rawCursor ? decodeLedgerCursor(rawCursor) : undefined;
+
+    // Merge the two sorted sources, starting at the window or just after the cursor.
+    const seeded = this.seeded;
+    let i = seeded ? Math.max(seeded.firstAtOrAfter(from), after ? seeded.firstAfter(after.t, after.id) : 0) : 0;
+    let j = Math.max(this.liveAtOrAfter(from), after ? this.liveAfter(after.t, after.id) : 0);
+    const data: RevenueRow[] = [];
+    let hasMore = false;
+    for (;;) {
+      const seedTs = seeded && i < seeded.length ? seeded.tsAt(i) : Infinity;
+      const live = this.entries[j];
+      const liveTs = live ? live.tsMs : Infinity;
+      let takeSeed = seedTs < liveTs;
+      if (seedTs === liveTs && seedTs !== Infinity) takeSeed = seeded!.idAt(i) < live!.row.transaction_id;
+      const ts = takeSeed ? seedTs : liveTs;
+      if (ts === Infinity || ts > to) break;
+      const matches = takeSeed ? seeded!.matches(i, filter.token, filter.network) : rowMatches(live!.row, filter);
+      if (matches) {
+        if (data.length === limit) {
+          hasMore = true;
+          break;
+        }
+        data.push(takeSeed ? seeded!.rowAt(i) : live!.row);
+      }
+      if (takeSeed) i++;
+      else j++;
+    }
+    const last = data[data.length - 1];
+    const page: RevenuePage = {
+      data,
+      has_more: hasMore,
+      limit,
+      next_cursor: hasMore && last ? encodeCursor('rev', { t: Date.parse(last.ts), id: last.transaction_id }) : null,
+    };
+    if (includeSummary) {
+      const summary = this.summarise(from, to, filter);
+      page.summary = {
+        from: iso(from),
+        to: iso(to),
+        total_partner_share: summary.share.toFixed(FIAT_PLACES),
+        transaction_count: summary.count,
+      } satisfies RevenueSummary;
+    }
+    return page;
+  }
+
+  /** Totals of the whole window (every page), not just the page returned. */
+  private summarise(from: number, to: number, filter: Filter): Summary {
+    const key = `${from}|${to}|${filter.token ?? ''}|${filter.network ?? ''}`;
+    const cached = this.summaries.get(key);
+    if (cached && cached.version === this.version) return cached.summary;
+    let share = new Decimal(0);
+    let count = 0;
+    for (let j = this.liveAtOrAfter(from); j < this.entries.length; j++) {
+      const entry = this.entries[j]!;
+      if (entry.tsMs > to) break;
+      if (!rowMatches(entry.row, filter)) continue;
+      share = share.plus(entry.row.share);
+      count++;
+    }
+    const seeded = this.seeded;
+    if (seeded) {
+      // Integer kobo: exact, and fast over tens of thousands of rows.
+      let kobo = 0;
+      for (let i = seeded.firstAtOrAfter(from); i < seeded.length && seeded.tsAt(i) <= to; i++) {
+        if (!seeded.matches(i, filter.token, filter.network)) continue;
+        kobo += seeded.shareKoboAt(i);
+        count++;
+      }
+      share = share.plus(new Decimal(kobo).dividedBy(100));
+    }
+    const summary = { count, share };
+    if (this.summaries.size > 1000) this.summaries.clear();
+    this.summaries.set(key, { version: this.version, summary });
+    return summary;
+  }
+
+  private liveAtOrAfter(tsMs: number): number {
+    return this.search((e) => e.tsMs >= tsMs);
+  }
+
+  private liveAfter(tsMs: number, id: string): number {
+    return this.search((e) => compare(e.tsMs, e.row.transaction_id, tsMs, id) > 0);
+  }
+
+  /** First index whose entry satisfies a predicate that is monotone over the sorted entries. */
+  private search(isAtOrPast: (e: Entry) => boolean): number {
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (isAtOrPast(this.entries[mid]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+}
+
+function compare(aTs: number, aId: string, bTs: number, bId: string): number {
+  if (aTs !== bTs) return aTs - bTs;
+  return aId < bId ? -1 : aId > bId ? 1 : 0;
+}
+
+function rowMatches(row: RevenueRow, filter: Filter): boolean {
+  return (filter.token === undefined || row.crypto_currency === filter.token) && (filter.network === undefined || row.network === filter.network);
+}
+
+export function fees(amount: Decimal): { platform_fee: Decimal; share: Decimal } {
+  const platform_fee = amount.times(PLATFORM_FEE_RATE).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_HALF_UP);
+  const share = platform_fee.times(PARTNER_SHARE_RATE).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_HALF_UP);
+  return { platform_fee, share };
+}
+
+/** The row a completion writes: the transaction's own amounts, stamped with the completion time. */
+export function ledgerRowFor(tx: TxRecord, completedAt: string): RevenueRow {
+  const { platform_fee, share } = fees(new Decimal(tx.amount));
+  return {
+    transaction_id: tx.id,
+    merchant_id: tx.merchant_id,
+    merchant_reference: tx.merchant_reference,
+    terminal_id: tx.terminal_id,
+    crypto_currency: tx.crypto_currency,
+    network: tx.network,
+    crypto_amount: tx.crypto_amount,
+    amount: tx.amount,
+    platform_fee: formatFiat(platform_fee),
+    share: formatFiat(share),
+    ts: completedAt,
+  };
+}

@@ -1,0 +1,221 @@
+// HTTP: the Hono app that serves ROUTES under the base path, and the node server it runs
+// on. Hono (with @hono/node-server) was chosen for the project: no dependencies, small
+// enough to load fast in the demo, fast on loopback. Answers are written straight to the
+// node response (RESPONSE_ALREADY_SENT) rather than through a web Response: that is both
+// the fastest path and what lets a fault drop the connection after the handler committed.
+//
+// Order of checks for every matched route, each answering in the error envelope:
+//   body read (at most 64 KiB) → X-API-KEY (401) → rate limit (429 + Retry-After) →
+//   deadline sweep → injected fault (500/503 before the handler) → handler → latency →
+//   answer, or a dropped connection for a write fault.
+// Unknown paths answer 404 NOT_FOUND without looking at the key, so a typo in a path is
+// reported as such. Every answer carries `x-request-id`.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono, type Context } from 'hono';
+import { iso } from './clock.js';
+import type { ApiResult } from './envelope.js';
+import { ApiProblem, errorResult } from './envelope.js';
+import type { Fault, FaultInjector } from './faults.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { ApiRequest, Route } from './routes.js';
+import { BASE_PATH, ROUTES } from './routes.js';
+import type { Runtime } from './runtime.js';
+
+/** Bodies are small JSON objects; anything bigger is refused (400, not 413, to stay in the code table the CLI maps). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export type HttpOptions = {
+  rt: Runtime;
+  host: string;
+  port: number;
+  latencyMs: number;
+  rateLimitPerSecond: number;
+  rateLimiter: RateLimiter;
+  faults: FaultInjector;
+  log: ((line: string) => void) | undefined;
+};
+
+type Env = { Bindings: HttpBindings };
+
+export type HttpServer = { port: number; close(): Promise<void> };
+
+export async function listen(opts: HttpOptions): Promise<HttpServer> {
+  const app = buildApp(opts);
+  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const http = server as Server;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+        // Answers in flight (an injected latency) get a moment to finish, then everything goes.
+        setTimeout(() => http.closeAllConnections(), 1000).unref();
+      }),
+  };
+}
+
+function buildApp(opts: HttpOptions): Hono<Env> {
+  const app = new Hono<Env>();
+  for (const route of ROUTES) {
+    app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
+  }
+  app.notFound(async (c) => {
+    const started = performance.now();
+    const requestId = newRequestId();
+    const problem = new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
+    if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+    write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), false);
+    logLine(opts, c, '404', started, requestId);
+    return RESPONSE_ALREADY_SENT;
+  });
+  // Handlers catch their own errors; this only guards the router itself, still in the envelope.
+  app.onError((err, c) => {
+    opts.log?.(`internal error: ${err.stack ?? err.message}`);
+    write(c.env.outgoing, newRequestId(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true);
+    return RESPONSE_ALREADY_SENT;
+  });
+  return app;
+}
+
+async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<Response> {
+  const started = performance.now();
+  const requestId = newRequestId();
+  const { incoming, outgoing } = c.env;
+  const { rt } = opts;
+  let fault: Fault = 'none';
+  let result: ApiResult;
+  let closeAfter = false;
+  try {
+    const rawBody = route.method === 'POST' ? await readBody(incoming) : '';
+    const apiKey = headerOf(incoming, 'x-api-key');
+    if (apiKey === undefined || apiKey === '') throw new ApiProblem('UNAUTHORIZED', 'missing X-API-KEY header');
+    const partner = rt.store.partner(apiKey);
+    if (!partner) throw new ApiProblem('UNAUTHORIZED', 'invalid API key');
+    const wait = opts.rateLimiter.take(apiKey);
+    if (wait > 0) {
+      throw new ApiProblem(
+        'RATE_LIMITED',
+        `rate limit exceeded: at most ${opts.rateLimitPerSecond} requests per second per key; retry after ${wait} s`,
+        { 'Retry-After': String(wait) },
+      );
+    }
+    rt.sweep();
+    fault = opts.faults.next(route.method === 'POST');
+    if (fault === 'internal_error') throw new ApiProblem('INTERNAL_ERROR', 'injected fault: internal error (--fault-rate)');
+    if (fault === 'unavailable') throw new ApiProblem('SERVICE_UNAVAILABLE', 'injected fault: service unavailable (--fault-rate)');
+    const request: ApiRequest = {
+      partner,
+      param: (name) => c.req.param(name) ?? '',
+      query: { get: (name) => c.req.query(name) },
+      header: (name) => headerOf(incoming, name),
+      rawBody,
+    };
+    result = route.handle(rt, request);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) closeAfter = true;
+    result = toErrorResult(opts, err, c);
+  }
+  if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+  if (fault === 'drop') {
+    // The handler ran and committed; the client gets no answer at all.
+    incoming.socket.destroy();
+    logLine(opts, c, 'dropped', started, requestId);
+    return RESPONSE_ALREADY_SENT;
+  }
+  write(outgoing, requestId, result, closeAfter);
+  logLine(opts, c, String(result.status), started, requestId);
+  return RESPONSE_ALREADY_SENT;
+}
+
+function toErrorResult(opts: HttpOptions, err: unknown, c: Context<Env>): ApiResult {
+  const now = iso(opts.rt.clock.now());
+  if (err instanceof ApiProblem) return errorResult(err, now);
+  opts.log?.(`internal error on ${c.req.method} ${c.req.path}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  return errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), now);
+}
+
+function write(outgoing: ServerResponse, requestId: string, result: ApiResult, close: boolean): void {
+  const body = result.json ?? JSON.stringify(result.body);
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+    ...result.headers,
+  };
+  if (close) headers.connection = 'close';
+  outgoing.writeHead(result.status, headers);
+  outgoing.end(body);
+}
+
+function logLine(opts: HttpOptions, c: Context<Env>, status: string, started: number, requestId: string): void {
+  if (!opts.log) return;
+  const ms = (performance.now() - started).toFixed(1);
+  // Path only: no query string, no headers, so neither the key nor any secret can appear.
+  // Control characters (from an encoded reference in the path) are escaped so one request stays one line.
+  const path = c.req.path.replace(/[\x00-\x1f\x7f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  opts.log(`${c.req.method} ${path} ${status} ${ms}ms ${requestId}`);
+}
+
+function headerOf(incoming: IncomingMessage, name: string): string | undefined {
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+// Request ids: a random per-server prefix and a counter. Unique within a run and across
+// restarts (the prefix), and cheaper than a UUID per request.
+let requestIdPrefix: string | undefined;
+let requestCounter = 0;
+
+function newRequestId(): string {
+  requestIdPrefix ??= randomBytes(6).toString('hex');
+  requestCounter = (requestCounter + 1) % 0x1_0000_0000;
+  return `req_${requestIdPrefix}${requestCounter.toString(16).padStart(8, '0')}`;
+}
+
+class BodyTooLarge extends ApiProblem {
+  constructor() {
+    super('BAD_REQUEST', `request body is too large (at most ${BODY_LIMIT_BYTES / 1024} KiB)`);
+  }
+}
+
+/** Reads the whole body as UTF-8, refusing more than BODY_LIMIT_BYTES. */
+function readBody(incoming: IncomingMessage): Promise<string> {
+  const declared = Number(incoming.headers['content-length'] ?? 0);
+  if (declared > BODY_LIMIT_BYTES) return Promise.reject(new BodyTooLarge());
+  if (incoming.readableEnded) return Promise.resolve('');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) {
+        incoming.off('data', onData);
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    incoming.on('data', onData);
+    incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    incoming.once('error', reject);
+    // A client that goes away mid-body must not leave this promise pending forever.
+    incoming.once('close', () => {
+      if (!incoming.complete) reject(new ApiProblem('BAD_REQUEST', 'request body was cut off'));
+    });
+  });
+}

@@ -1,0 +1,102 @@
+// POST /sandbox/simulate: drives one lifecycle event through the same machinery as normal
+// processing (partner-api.md): the lifecycle table decides whether the event is valid
+// (refusal → 409), its steps write the history, and the event's webhook is recorded.
+//
+// Deposit record (values "not shown"; our choice):
+// - deposit.detected creates the deposit (or reuses the one the transaction has):
+//   deposit_id from the request or generated (`dep_…`), blockchain_hash likewise,
+//   deposit_status `detected`, confirmations 1 of the network's required count
+//   (pricing.ts), received_at now;
+// - deposit.confirmed: deposit_status `confirmed`, confirmations = required, confirmed_at
+//   now. A deposit_id that differs from the recorded one is a 409 (it names another
+//   deposit); a blockchain_hash replaces the simulated one;
+// - transaction.refunded sets deposit_status `refunded`;
+// - transaction.completed writes the revenue ledger row (ts = completion time);
+// - payout.settled changes no status, so it writes no history row (a completed → completed
+//   row would read as a transition that does not exist); it is allowed once.
+// The deposit_id and blockchain_hash also go into the history row's metadata, the one place
+// the spec gives for "extra data about the change".
+import type { SimulateRequest, SimulatorEvent, Transaction } from '../lib/schemas.js';
+import { SIMULATOR_EVENTS } from '../lib/schemas.js';
+import { refusal, TRANSITIONS } from '../lib/lifecycle.js';
+import { chainHash, depositId } from './addresses.js';
+import { iso } from './clock.js';
+import { ApiProblem, badRequest, conflict } from './envelope.js';
+import { REQUIRED_CONFIRMATIONS } from './pricing.js';
+import { ledgerRowFor } from './revenue.js';
+import type { Runtime } from './runtime.js';
+import type { PartnerState } from './store.js';
+import { applySteps, findTransaction, snapshot } from './transactions.js';
+
+const DEFAULT_REQUIRED_CONFIRMATIONS = 12;
+
+/** partner-api.md: the route exists only outside production; production hard-rejects it. */
+export function refuseInProduction(rt: Runtime): void {
+  if (rt.config.mode === 'production') {
+    throw new ApiProblem('FORBIDDEN', 'simulation is disabled in production (the emulator runs with --mode production)');
+  }
+}
+
+export function simulate(rt: Runtime, partner: PartnerState, body: SimulateRequest): Transaction {
+  if (!(SIMULATOR_EVENTS as readonly string[]).includes(body.event)) {
+    throw badRequest(`event must be one of: ${SIMULATOR_EVENTS.join(', ')}; got "${body.event.slice(0, 80)}"`);
+  }
+  const event = body.event as SimulatorEvent;
+  for (const field of ['deposit_id', 'blockchain_hash'] as const) {
+    const value = body[field];
+    if (value != null && (value.length === 0 || value.length > 128)) throw badRequest(`${field} must be 1 to 128 characters`);
+  }
+  const tx = findTransaction(partner, body.transaction_id);
+  const why = refusal(event, { status: tx.status, hasDeposit: tx.deposit !== null, payoutSettled: tx.payoutSettled });
+  if (why) throw conflict(why);
+
+  const now = rt.clock.now();
+  const at = iso(now);
+  const metadata: Record<string, unknown> = { source: 'simulator', event };
+  switch (event) {
+    case 'deposit.detected': {
+      const required = REQUIRED_CONFIRMATIONS[tx.network] ?? DEFAULT_REQUIRED_CONFIRMATIONS;
+      tx.deposit = {
+        deposit_id: body.deposit_id ?? tx.deposit?.deposit_id ?? depositId(),
+        blockchain_hash: body.blockchain_hash ?? tx.deposit?.blockchain_hash ?? chainHash(tx.network),
+        status: 'detected',
+        confirmations: 1,
+        required_confirmations: required,
+        received_at: tx.deposit?.received_at ?? at,
+        confirmed_at: null,
+      };
+      break;
+    }
+    case 'deposit.confirmed': {
+      const deposit = tx.deposit!;
+      if (body.deposit_id != null && body.deposit_id !== deposit.deposit_id) {
+        throw conflict(`deposit_id ${body.deposit_id} does not match the transaction's deposit ${deposit.deposit_id}`);
+      }
+      if (body.blockchain_hash != null) deposit.blockchain_hash = body.blockchain_hash;
+      deposit.status = 'confirmed';
+      deposit.confirmations = deposit.required_confirmations;
+      deposit.confirmed_at = at;
+      break;
+    }
+    case 'transaction.refunded':
+      tx.deposit!.status = 'refunded';
+      break;
+    case 'payout.settled':
+      tx.payoutSettled = true;
+      break;
+    default:
+      break;
+  }
+  if (tx.deposit && (event === 'deposit.detected' || event === 'deposit.confirmed')) {
+    metadata.deposit_id = tx.deposit.deposit_id;
+    metadata.blockchain_hash = tx.deposit.blockchain_hash;
+    metadata.confirmations = tx.deposit.confirmations;
+  }
+  const steps = TRANSITIONS[event].steps;
+  if (steps.length > 0) applySteps(tx, steps, metadata, now);
+  else tx.updated_at = at;
+  if (event === 'transaction.completed') partner.ledger.add(ledgerRowFor(tx, at));
+  const data = snapshot(tx);
+  rt.webhooks.record(partner, event, tx.id, () => data);
+  return data;
+}

@@ -1,0 +1,121 @@
+// Partner-scoped state. Each API key is its own partner with its own transactions, quotes,
+// events, ledger and idempotency keys; nothing is shared, so another partner's id is simply
+// not found (404), as partner-api.md requires ("A partner cannot read another partner's
+// records"). The shapes of the records live here; the modules named after them own the
+// behaviour.
+import type { StatusHistoryEntry, TransactionStatus } from '../lib/schemas.js';
+import type { Decimal } from '../lib/money.js';
+import { IdempotencyCache } from './idempotency.js';
+import { Ledger } from './revenue.js';
+
+export type QuoteRecord = {
+  quote_id: string;
+  token: string;
+  network: string;
+  /** Which amount the partner priced: NGN (`fiat`) or token units (`token`). */
+  unit: 'fiat' | 'token';
+  amount: Decimal;
+  base_rate: string;
+  adjusted_rate: string;
+  expiresMs: number;
+  expires_at: string;
+};
+
+export type DepositRecord = {
+  deposit_id: string;
+  blockchain_hash: string;
+  /** `detected`, `confirmed`, then `refunded` after a refund (our choice of values). */
+  status: 'detected' | 'confirmed' | 'refunded';
+  confirmations: number;
+  required_confirmations: number;
+  received_at: string;
+  confirmed_at: string | null;
+};
+
+export type TxRecord = {
+  /** Creation order within the partner: the key of "newest first" pages. */
+  seq: number;
+  id: string;
+  status: TransactionStatus;
+  deposit_address: string;
+  network: string;
+  crypto_currency: string;
+  crypto_amount: string;
+  rate: string;
+  amount: string;
+  createdMs: number;
+  created_at: string;
+  updated_at: string;
+  expiresMs: number;
+  expires_at: string;
+  merchant_reference: string;
+  merchant_id: string | null;
+  terminal_id: string | null;
+  /** Kept as metadata only; never returned (the spec lists no such field in the snapshot). */
+  seller_phone: string | null;
+  quote_id: string | null;
+  deposit: DepositRecord | null;
+  payoutSettled: boolean;
+  history: StatusHistoryEntry[];
+};
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export type EventRecord = {
+  /** Creation order within the partner: the key of "oldest first" pages. */
+  seq: number;
+  event_id: string;
+  aggregate_id: string;
+  event_type: string;
+  createdMs: number;
+  created_at: string;
+  updated_at: string;
+  delivery_status: DeliveryStatus;
+  attempts: number;
+  last_error: string | null;
+  /** The transaction snapshot taken when the event happened; serialised on first delivery. */
+  payload: object | null;
+  /** The exact bytes delivered, fixed at the first attempt so every redelivery is identical. */
+  body: string | null;
+  /** Attempts in the current delivery round (a replay starts a new round). */
+  roundAttempts: number;
+  inFlight: boolean;
+  replayQueued: boolean;
+  /** Cancels the queued attempt (first try or retry), when one is queued. */
+  cancelScheduled: (() => void) | null;
+};
+
+export class PartnerState {
+  readonly transactions = new Map<string, TxRecord>();
+  /** Transactions in creation order; `seq` is the index plus one. */
+  readonly txList: TxRecord[] = [];
+  /** merchant_reference, lower-cased: unique per partner, compared case-insensitively. */
+  readonly byReference = new Map<string, TxRecord>();
+  readonly quotes = new Map<string, QuoteRecord>();
+  readonly events = new Map<string, EventRecord>();
+  /** Events in creation order; `seq` is the index plus one. */
+  readonly eventList: EventRecord[] = [];
+  readonly ledger = new Ledger();
+  readonly idempotency = new IdempotencyCache();
+
+  /** `label` names the partner in logs without revealing its key. */
+  constructor(readonly label: string) {}
+}
+
+export class Store {
+  private readonly byKey = new Map<string, PartnerState>();
+  readonly partners: PartnerState[] = [];
+
+  constructor(apiKeys: readonly string[]) {
+    apiKeys.forEach((key, i) => {
+      if (this.byKey.has(key)) return;
+      const partner = new PartnerState(`partner-${i + 1}`);
+      this.byKey.set(key, partner);
+      this.partners.push(partner);
+    });
+  }
+
+  partner(apiKey: string): PartnerState | undefined {
+    return this.byKey.get(apiKey);
+  }
+}

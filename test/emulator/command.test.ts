@@ -1,0 +1,174 @@
+// `offramp emulator` (src/commands/emulator.ts): URL on stdout, one line per request on
+// stderr, no key or secret ever printed, flags validated, clean stop.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { run, type EmulatorCommandOptions } from '../../src/commands/emulator.js';
+import { UsageError } from '../../src/lib/errors.js';
+import { IO } from '../../src/lib/io.js';
+import { verify } from '../../src/lib/signature.js';
+import { eventually, webhookReceiver } from './helpers.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function capture(env: NodeJS.ProcessEnv = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on('data', (c: Buffer) => out.push(c.toString()));
+  stderr.on('data', (c: Buffer) => err.push(c.toString()));
+  const io = new IO({ stdin: new PassThrough(), stdout, stderr, env });
+  return { io, env, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+/** Runs the command until the test aborts it; answers the URL it printed. */
+async function launch(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv = {}) {
+  const cap = capture(env);
+  const stop = new AbortController();
+  const done = run(opts, { io: cap.io, env, signal: stop.signal });
+  const failed = done.then(() => undefined, (e: unknown) => e);
+  const url = await Promise.race([
+    eventually(() => {
+      const line = cap.stdout().trim();
+      expect(line).toMatch(/^http:\/\//);
+      return line;
+    }),
+    failed.then((e) => {
+      throw e ?? new Error('command ended before printing a URL');
+    }),
+  ]);
+  const stopAndWait = async () => {
+    stop.abort();
+    await done;
+  };
+  cleanups.push(() => (stop.signal.aborted ? undefined : stopAndWait()));
+  return { ...cap, url, stop: stopAndWait };
+}
+
+describe('offramp emulator', () => {
+  it('prints the base URL alone on stdout and one line per request on stderr, never the key or secret', async () => {
+    const key = 'sk_cmd_partner_secret_value';
+    const secret = 'whsec_cmd_super_secret';
+    const cli = await launch({ port: '0', apiKey: [key], webhookSecret: secret });
+    expect(cli.stdout()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner\n$/);
+
+    const ok = await fetch(`${cli.url}/transactions`, { headers: { 'x-api-key': key } });
+    expect(ok.status).toBe(200);
+    const denied = await fetch(`${cli.url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } });
+    expect(denied.status).toBe(401);
+    await eventually(() => expect(cli.stderr()).toMatch(/GET \/api\/v1\/partner\/transactions 401 [\d.]+ms req_/));
+    expect(cli.stderr()).toMatch(/GET \/api\/v1\/partner\/transactions 200 [\d.]+ms req_[0-9a-f]+\n/);
+    expect(cli.stderr()).toContain('1 partner, one per --api-key');
+
+    await cli.stop();
+    expect(cli.stderr()).toMatch(/emulator stopped\n$/);
+    await expect(fetch(`${cli.url}/transactions`, { headers: { 'x-api-key': key } })).rejects.toThrow();
+    for (const text of [cli.stdout(), cli.stderr()]) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('says "default key (see README)" without printing the default key', async () => {
+    const cli = await launch({ port: '0' });
+    expect(cli.stderr()).toContain('default key (see README)');
+    const res = await fetch(`${cli.url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } });
+    expect(res.status).toBe(200);
+    await cli.stop();
+    expect(cli.stderr()).not.toContain('sk_test_emulator');
+    expect(cli.stderr()).not.toContain('whsec_test_emulator');
+  });
+
+  it('takes the webhook secret from OFFRAMP_WEBHOOK_SECRET and hides the webhook URL’s query', async () => {
+    const hooks = await webhookReceiver();
+    cleanups.push(hooks.close);
+    const secret = 'whsec_from_environment';
+    const cli = await launch({ port: '0', webhookUrl: `${hooks.url}?token=abc123` }, { OFFRAMP_WEBHOOK_SECRET: secret });
+    const res = await fetch(`${cli.url}/transactions`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'sk_test_emulator', 'idempotency-key': 'k1', 'content-type': 'application/json' },
+      body: JSON.stringify({ fiat_amount: '1000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: 'cmd-1' }),
+    });
+    expect(res.status).toBe(201);
+    await eventually(() => expect(hooks.deliveries).toHaveLength(1));
+    expect(verify(hooks.deliveries[0]!.raw, secret, hooks.deliveries[0]!.headers['x-svc-webhook-signature'] as string)).toBe(true);
+    await cli.stop();
+    expect(cli.stderr()).not.toContain(secret);
+    expect(cli.stderr()).not.toContain('abc123');
+    expect(cli.stderr()).toContain('signed with the given secret');
+  });
+
+  it('reports fault settings and the seed to repeat them', async () => {
+    const cli = await launch({ port: '0', faultRate: '0.25', latency: '5', seed: '99', seedRevenue: '10' });
+    expect(cli.stderr()).toContain('faults: latency 5 ms, fault rate 0.25, seed 99');
+    expect(cli.stderr()).toContain('seeded 10 revenue rows');
+    await cli.stop();
+  });
+
+  it.each<[EmulatorCommandOptions, RegExp]>([
+    [{ port: 'abc' }, /--port: "abc" is not a whole number from 0 to 65535/],
+    [{ port: '70000' }, /--port/],
+    [{ faultRate: '2' }, /--fault-rate: "2" is not a probability/],
+    [{ faultRate: 'often' }, /--fault-rate/],
+    [{ latency: '-1' }, /--latency/],
+    [{ seed: '1.5' }, /--seed/],
+    [{ seedRevenue: 'lots' }, /--seed-revenue/],
+    [{ mode: 'prod' }, /--mode: must be staging or production/],
+    [{ rate: '0' }, /--rate: "0" is not a positive decimal/],
+    [{ rate: '1,550' }, /--rate/],
+    [{ rateLimit: '-3' }, /--rate-limit/],
+    [{ webhookUrl: 'not a url' }, /--webhook-url: "not a url" is not a URL/],
+    [{ webhookUrl: 'ftp://example.com/x' }, /--webhook-url: must be an http/],
+    [{ apiKey: ['has space'] }, /--api-key/],
+    [{ host: ' ' }, /--host/],
+  ])('refuses %o with a UsageError before starting', async (opts, message) => {
+    const cap = capture();
+    const failure = await run({ port: '0', ...opts }, { io: cap.io, env: {} }).then(() => undefined, (e: unknown) => e);
+    expect(failure).toBeInstanceOf(UsageError);
+    expect((failure as Error).message).toMatch(message);
+    expect(cap.stdout()).toBe('');
+  });
+
+  it('turns a port in use into a UsageError naming it', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => blocker.close(() => r())));
+    const port = (blocker.address() as AddressInfo).port;
+    const cap = capture();
+    const failure = await run({ port: String(port) }, { io: cap.io, env: {} }).then(() => undefined, (e: unknown) => e);
+    expect(failure).toBeInstanceOf(UsageError);
+    expect((failure as Error).message).toContain(`127.0.0.1:${port} is already in use`);
+  });
+
+  it('stops cleanly on SIGTERM in a real process', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const script = `
+      const { run } = await import('./src/commands/emulator.ts');
+      const { IO } = await import('./src/lib/io.ts');
+      const io = new IO({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+      await run({ port: '0' }, { io, env: process.env });
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    cleanups.push(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    await eventually(() => expect(stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner\n$/), 15_000);
+    const url = stdout.trim();
+    expect((await fetch(`${url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } })).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(/stopping emulator\nemulator stopped\n$/);
+  });
+});
