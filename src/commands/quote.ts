@@ -1,6 +1,81 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../lib/errors.js';
+// offramp quote --token T --network N (--crypto-amount X | --fiat-amount Y)
+// A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
+import type { Context } from '../lib/context.js';
+import { ApiError, UsageError } from '../lib/errors.js';
+import { withHint } from '../lib/tx/errors.js';
+import { missingFlags, parseSymbol } from '../lib/input.js';
+import { parseAmount } from '../lib/money.js';
+import { renderRecord, writeJson } from '../lib/output/render.js';
+import { resolveFormat } from '../lib/output/format.js';
+import type { QuoteRequest } from '../lib/schemas.js';
+import { askNetwork, askToken, isStagingPair } from '../lib/tx/pair.js';
+import { deadlineCell } from '../lib/tx/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type QuoteOptions = {
+  token?: string;
+  network?: string;
+  cryptoAmount?: string;
+  fiatAmount?: string;
+};
+
+export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals);
+  // Exactly one amount (partner-api.md, POST /quotes). Neither is refused here too, rather
+  // than prompted for: which amount to price is the one choice a quote is about.
+  if (opts.cryptoAmount !== undefined && opts.fiatAmount !== undefined) {
+    throw new UsageError('give either --crypto-amount or --fiat-amount, not both', 'a quote prices one amount: token units or NGN');
+  }
+  if (opts.cryptoAmount === undefined && opts.fiatAmount === undefined) {
+    throw new UsageError('give one of --crypto-amount (token units) or --fiat-amount (NGN)', 'e.g. offramp quote --token usdt --network bep20 --fiat-amount 150000');
+  }
+  const amount =
+    opts.fiatAmount !== undefined
+      ? { fiat_amount: parseAmount(opts.fiatAmount, 'fiat', '--fiat-amount') }
+      : { crypto_amount: parseAmount(opts.cryptoAmount!, 'token', '--crypto-amount') };
+  let token = opts.token !== undefined ? parseSymbol(opts.token, '--token') : undefined;
+  let network = opts.network !== undefined ? parseSymbol(opts.network, '--network') : undefined;
+  if (!ctx.io.canPrompt()) {
+    const missing = [...(token === undefined ? ['--token'] : []), ...(network === undefined ? ['--network'] : [])];
+    if (missing.length > 0) throw missingFlags(missing, 'staging accepts --token usdt --network bep20');
+  }
+  token = await askToken(ctx, token);
+  network = await askNetwork(ctx, network);
+
+  const body: QuoteRequest = { crypto_currency: token, network, ...amount };
+  const api = await ctx.api();
+  let quote;
+  try {
+    quote = (await api.quotes.create(body)).data;
+  } catch (err) {
+    throw explainPair(err, token, network);
+  }
+
+  if (format === 'json') {
+    writeJson(ctx.io, quote);
+    return;
+  }
+  const now = ctx.now();
+  const unit = 'fiat_amount' in amount ? 'NGN' : token.toUpperCase();
+  const per = `NGN per ${token.toUpperCase()}`;
+  renderRecord(ctx.io, [
+    {
+      fields: [
+        ['quote id', quote.quote_id],
+        ['base rate', `${quote.base_rate} ${per}`],
+        ['adjusted rate', `${quote.adjusted_rate} ${per}`],
+        // The spec leaves the unit of `amount` open; it is labelled with the unit we priced.
+        ['amount', `${quote.amount} ${unit}`],
+        ['expires', deadlineCell(quote.expires_at, now)],
+      ],
+    },
+  ]);
+  ctx.io.err(`next: offramp tx create --quote ${quote.quote_id} --network ${network} --ref YOUR_REFERENCE (before it expires)`);
+}
+
+/** A 400 for a pair other than usdt/bep20 is, on staging, the sandbox rule: say so. */
+export function explainPair(err: unknown, token: string, network: string): unknown {
+  if (err instanceof ApiError && err.status === 400 && !isStagingPair(token, network)) {
+    return withHint(err, 'staging (sandbox) accepts only --token usdt --network bep20');
+  }
+  return err;
 }

@@ -17,18 +17,22 @@ export type CliOptions = {
 };
 
 /** A fresh, empty home for one test: config dir, HOME and XDG dirs all inside it. */
-export function tempHome(): { dir: string; env: Record<string, string> } {
+export function tempHome(): { dir: string; configDir: string; env: Record<string, string> } {
   const dir = mkdtempSync(join(tmpdir(), 'offramp-test-'));
   return {
     dir,
+    configDir: join(dir, 'config'),
     env: { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), OFFRAMP_CONFIG_DIR: join(dir, 'config') },
   };
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
+    // A test that names no home still never touches the real ~/.config.
+    const home = opts.env?.OFFRAMP_CONFIG_DIR ? {} : tempHome().env;
     const env: Record<string, string | undefined> = {
       PATH: process.env.PATH,
+      ...home,
       CI: 'true',
       NO_COLOR: '1',
       // Retries back off in milliseconds in tests, not seconds.

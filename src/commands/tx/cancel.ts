@@ -1,6 +1,60 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp tx cancel ID [--idempotency-key K]
+// Asks first on a terminal (always on a production profile, unless --yes). The
+// Idempotency-Key is printed so a cancel that got no answer can be retried as the same
+// intent. A 409 (status no longer cancellable) exits 5 naming the current status.
+import { randomUUID } from 'node:crypto';
+import type { Context } from '../../lib/context.js';
+import { ApiError, CliError, EXIT } from '../../lib/errors.js';
+import { parseIdempotencyKey, parseUuid, shellQuote } from '../../lib/input.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { writeJson } from '../../lib/output/render.js';
+import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
+import { describe, outcomeUnknown, withHint } from '../../lib/tx/errors.js';
+import { renderTransaction } from '../../lib/tx/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type CancelOptions = { id: string; idempotencyKey?: string };
+
+export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals);
+  const id = parseUuid(opts.id, 'ID');
+  const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
+  await ctx.confirm(`cancel transaction ${id}`, { always: ctx.io.canPrompt() });
+  ctx.io.err(`idempotency-key: ${key}`);
+
+  const api = await ctx.api();
+  let answer;
+  try {
+    answer = await api.transactions.cancel(id, key);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) throw await withCurrentStatus(ctx, id, err);
+    if (outcomeUnknown(err)) {
+      const retry = ['offramp', ...(ctx.globals.profile ? ['--profile', shellQuote(ctx.globals.profile)] : []), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
+      throw new CliError(
+        `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${retry.join(' ')}`,
+        'OUTCOME_UNKNOWN',
+        EXIT.network,
+        `the same --idempotency-key repeats the same cancellation; \`offramp tx get ${id}\` shows the status`,
+      );
+    }
+    throw err;
+  }
+  if (answer.message) ctx.io.err(answer.message);
+  if (format === 'json') writeJson(ctx.io, answer.data);
+  else renderTransaction(ctx.io, answer.data, ctx.now(), 'summary');
+}
+
+/**
+ * The contract wants the current status in a 409's message. The emulator's message names
+ * it; when a service's does not, it is read and added.
+ */
+async function withCurrentStatus(ctx: Context, id: string, err: ApiError): Promise<ApiError> {
+  const hint = `it has moved past the point where it can be cancelled; \`offramp tx history ${id}\` shows how`;
+  if (TRANSACTION_STATUSES.some((s) => new RegExp(`\\b${s}\\b`).test(err.message))) return withHint(err, hint);
+  try {
+    const tx = (await (await ctx.api()).transactions.get(id)).data;
+    Object.defineProperty(err, 'message', { value: `${err.message} (current status: ${tx.status})`, configurable: true });
+  } catch {
+    // The 409 stands as the service worded it.
+  }
+  return withHint(err, hint);
 }

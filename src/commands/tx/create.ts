@@ -1,6 +1,346 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp tx create (--quote ID --network N | --fiat-amount Y --token T --network N) --ref R
+//                   [--merchant-id ID] [--terminal-id ID] [--seller-phone P] [--idempotency-key K]
+//
+// Creates a transaction and shows where to send the deposit. Every create carries an
+// Idempotency-Key (printed on stderr) and never `rate` or `crypto_amount` (partner-api.md,
+// POST /transactions, rule 2). When the create gets no answer, the reference decides:
+// the transaction is looked up by merchant_reference, the create is sent once more with
+// the same key if it is not found, and if the outcome is still unknown the command exits 7
+// with the exact command that retries safely (or, when a last lookup shows it does not
+// exist, says it was not created). Never two transactions: the same key replays the first
+// answer, and the reference is unique.
+import { randomUUID } from 'node:crypto';
+import type { Context } from '../../lib/context.js';
+import { ApiError, CliError, EXIT, UsageError } from '../../lib/errors.js';
+import {
+  ask,
+  generateReference,
+  missingFlags,
+  parseIdempotencyKey,
+  parseReference,
+  parseSymbol,
+  parseUuid,
+  promptContext,
+  referenceProblem,
+  shellQuote,
+  uuidProblem,
+  validator,
+} from '../../lib/input.js';
+import { amountProblem, decimalEquals, parseAmount } from '../../lib/money.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { writeJson } from '../../lib/output/render.js';
+import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../../lib/schemas.js';
+import { describe, isNotFound, outcomeUnknown, withHint } from '../../lib/tx/errors.js';
+import { askNetwork, askToken, isStagingPair } from '../../lib/tx/pair.js';
+import { renderTransaction } from '../../lib/tx/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type CreateOptions = {
+  quote?: string;
+  fiatAmount?: string;
+  token?: string;
+  network?: string;
+  ref?: string;
+  merchantId?: string;
+  terminalId?: string;
+  sellerPhone?: string;
+  idempotencyKey?: string;
+};
+
+/** The emulator's bounds, and sane ones for identifiers and a phone number. */
+const MAX_ID_LENGTH = 128;
+const PHONE = /^\+?[0-9][0-9 ()-]{2,31}$/;
+
+type Plan = { mode: 'quote'; quoteId: string; network: string } | { mode: 'direct'; fiat: string; token: string; network: string };
+
+export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals);
+
+  // 1. Every flag that was given is checked before anything else happens.
+  if (opts.quote !== undefined && (opts.fiatAmount !== undefined || opts.token !== undefined)) {
+    throw new UsageError(
+      'choose one pricing mode: --quote ID (quote mode) or --fiat-amount and --token (direct mode), not both',
+      'a quote already fixes the token and the amount',
+    );
+  }
+  let quoteId = opts.quote !== undefined ? parseUuid(opts.quote, '--quote') : undefined;
+  let fiat = opts.fiatAmount !== undefined ? parseAmount(opts.fiatAmount, 'fiat', '--fiat-amount') : undefined;
+  let token = opts.token !== undefined ? parseSymbol(opts.token, '--token') : undefined;
+  let network = opts.network !== undefined ? parseSymbol(opts.network, '--network') : undefined;
+  let ref = opts.ref !== undefined ? parseReference(opts.ref, '--ref') : undefined;
+  const merchantId = optionalId(opts.merchantId, '--merchant-id');
+  const terminalId = optionalId(opts.terminalId, '--terminal-id');
+  const sellerPhone = optionalPhone(opts.sellerPhone);
+  const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
+  let mode: Plan['mode'] | undefined = quoteId !== undefined ? 'quote' : fiat !== undefined || token !== undefined ? 'direct' : undefined;
+
+  // 2. What is missing: named all at once when nobody can be asked.
+  if (!ctx.io.canPrompt()) {
+    const missing = [
+      ...(mode === undefined ? ['--fiat-amount', '--token'] : []),
+      ...(mode === 'direct' && fiat === undefined ? ['--fiat-amount'] : []),
+      ...(mode === 'direct' && token === undefined ? ['--token'] : []),
+      ...(network === undefined ? ['--network'] : []),
+      ...(ref === undefined ? ['--ref'] : []),
+    ];
+    if (missing.length > 0) {
+      throw missingFlags(
+        missing,
+        'direct mode: --fiat-amount Y --token T --network N --ref R; quote mode: --quote ID --network N --ref R',
+      );
+    }
+  }
+  // A missing key or profile is found before any question, not after the last one.
+  await ctx.settings();
+
+  // 3. Interactive: ask for what is missing (in the order mode, token, network, amount,
+  // reference), then confirm a summary before anything is sent.
+  let asked = false;
+  const fill = <T>(value: T | undefined, question: () => Promise<T>): Promise<T> => {
+    if (value !== undefined) return Promise.resolve(value);
+    asked = true;
+    return question();
+  };
+  mode = await fill(mode, () =>
+    ask(ctx, '--fiat-amount', undefined, (p, c) =>
+      p.select<Plan['mode']>(
+        {
+          message: 'Pricing mode',
+          choices: [
+            { value: 'direct', name: 'direct: an NGN amount, priced at the rate when created' },
+            { value: 'quote', name: 'quote: a quote id from `offramp quote` (rate locked for 120 s)' },
+          ],
+          default: 'direct',
+        },
+        c,
+      ),
+    ),
+  );
+  let plan: Plan;
+  if (mode === 'quote') {
+    quoteId = await fill(quoteId, () =>
+      ask(ctx, '--quote', undefined, (p, c) => p.input({ message: 'Quote id', validate: validator(uuidProblem) }, c)).then((v) => v.trim()),
+    );
+    network = await fill(network, () => askNetwork(ctx, undefined));
+    plan = { mode, quoteId, network };
+  } else {
+    token = await fill(token, () => askToken(ctx, undefined));
+    network = await fill(network, () => askNetwork(ctx, undefined));
+    fiat = await fill(fiat, () =>
+      ask(ctx, '--fiat-amount', undefined, (p, c) =>
+        p.input({ message: 'Amount in NGN', validate: validator((v) => amountProblem(v, 'fiat')) }, c),
+      ).then((v) => v.trim()),
+    );
+    plan = { mode, fiat, token, network };
+  }
+  ref = await fill(ref, () =>
+    ask(ctx, '--ref', undefined, (p, c) =>
+      p.input({ message: 'Your reference (merchant_reference)', default: generateReference(ctx.now()), validate: validator(referenceProblem) }, c),
+    ).then((v) => v.trim()),
+  );
+
+  // `rate` and `crypto_amount` are never sent: the service prices (rule 2).
+  const body: CreateTransactionRequest = {
+    ...(plan.mode === 'quote'
+      ? { quote_id: plan.quoteId, network: plan.network }
+      : { fiat_amount: plan.fiat, crypto_currency: plan.token, network: plan.network }),
+    merchant_reference: ref,
+    ...(merchantId !== undefined ? { merchant_id: merchantId } : {}),
+    ...(terminalId !== undefined ? { terminal_id: terminalId } : {}),
+    ...(sellerPhone !== undefined ? { seller_phone: sellerPhone } : {}),
+  };
+
+  if (asked) await confirmSummary(ctx, body);
+  else await ctx.confirm(`create transaction ${ref}`);
+
+  ctx.io.err(`idempotency-key: ${key}`);
+  const retry = retryCommand(ctx, body, key);
+  const { tx, recovered } = await createWithRecovery(ctx, body, key, retry, opts.idempotencyKey !== undefined);
+
+  if (format === 'json') writeJson(ctx.io, tx);
+  else renderTransaction(ctx.io, tx, ctx.now(), recovered ? 'snapshot' : 'summary');
+}
+
+/**
+ * The create, and what happens when it gets no answer (cli-contract.md, "Behaviour that
+ * matters"): look the reference up; if absent, send the same create again with the same
+ * key; if still unknown, exit 7 with the command to retry.
+ */
+async function createWithRecovery(
+  ctx: Context,
+  body: CreateTransactionRequest,
+  key: string,
+  retry: string,
+  keyGiven: boolean,
+): Promise<{ tx: TransactionSummary | Transaction; recovered: boolean }> {
+  const api = await ctx.api();
+  const ref = body.merchant_reference;
+  const send = async () => (await api.transactions.create(body, key)).data;
+  let lastError: unknown;
+
+  try {
+    return { tx: await send(), recovered: false };
+  } catch (err) {
+    if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
+    lastError = err;
+    ctx.io.err(`warning: the create's outcome is unknown (${describe(err)}); looking up reference ${ref}`);
+  }
+
+  const found = await lookUp(ctx, ref);
+  if (found !== 'absent' && found !== 'unknown') return recoveredResult(ctx, found, body);
+
+  ctx.io.err(
+    found === 'absent'
+      ? `reference ${ref} does not exist; sending the create again with the same idempotency key`
+      : 'the lookup got no usable answer either; sending the create again with the same idempotency key (it cannot create twice)',
+  );
+  try {
+    return { tx: await send(), recovered: false };
+  } catch (err) {
+    if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
+    lastError = err;
+    ctx.io.err(`warning: the second create's outcome is unknown too (${describe(err)}); looking up reference ${ref} once more`);
+  }
+
+  const last = await lookUp(ctx, ref);
+  if (last !== 'absent' && last !== 'unknown') return recoveredResult(ctx, last, body);
+  const hint = 'the same --idempotency-key and --ref can never create a second transaction';
+  if (last === 'absent') {
+    // Known not to exist after the last attempt: say so, with the exit code of what failed
+    // (1 for a 5xx after retries, 7 for no answer).
+    throw new CliError(
+      `transaction ${JSON.stringify(ref)} was not created (${describe(lastError)}; reference ${ref} does not exist); retry safely with: ${retry}`,
+      'NOT_CREATED',
+      lastError instanceof CliError ? lastError.exitCode : EXIT.network,
+      hint,
+    );
+  }
+  throw new CliError(
+    `no usable answer from the service, so whether transaction ${JSON.stringify(ref)} was created is unknown; retry safely with: ${retry}`,
+    'OUTCOME_UNKNOWN',
+    EXIT.network,
+    `${hint}; \`offramp tx get --ref ${shellQuote(ref)}\` shows it if it exists`,
+  );
+}
+
+async function lookUp(ctx: Context, ref: string): Promise<Transaction | 'absent' | 'unknown'> {
+  const api = await ctx.api();
+  try {
+    return (await api.transactions.byReference(ref)).data;
+  } catch (err) {
+    if (isNotFound(err)) return 'absent';
+    if (outcomeUnknown(err)) {
+      ctx.io.err(`warning: the lookup by reference got no usable answer (${describe(err)})`);
+      return 'unknown';
+    }
+    throw err;
+  }
+}
+
+/**
+ * A transaction found by reference is reported as this create's only when it matches the
+ * request; a reference that already belonged to another transaction is a conflict, and
+ * this command created nothing (references are unique).
+ */
+function recoveredResult(ctx: Context, tx: Transaction, body: CreateTransactionRequest) {
+  const problem = mismatch(tx, body);
+  if (problem) {
+    throw new CliError(
+      `reference ${tx.merchant_reference ?? body.merchant_reference} already belongs to transaction ${tx.id}, which does not match this request (${problem}); nothing new was created`,
+      'CONFLICT',
+      EXIT.conflict,
+      `choose another --ref, or see that one with: offramp tx get ${tx.id}`,
+    );
+  }
+  ctx.io.err(`recovered: the create's answer was lost, but transaction ${tx.id} with reference ${tx.merchant_reference ?? body.merchant_reference} exists`);
+  return { tx, recovered: true };
+}
+
+function mismatch(tx: Transaction, body: CreateTransactionRequest): string | null {
+  if (body.network !== undefined && tx.network.toLowerCase() !== body.network) return `network ${tx.network}, not ${body.network}`;
+  if (body.crypto_currency !== undefined && tx.crypto_currency.toLowerCase() !== body.crypto_currency) {
+    return `token ${tx.crypto_currency}, not ${body.crypto_currency}`;
+  }
+  if (body.fiat_amount !== undefined && !decimalEquals(tx.amount, body.fiat_amount)) return `amount ${tx.amount} NGN, not ${body.fiat_amount}`;
+  return null;
+}
+
+/** The service's refusals, with what to do about them. */
+function explainCreateError(err: unknown, body: CreateTransactionRequest, keyGiven: boolean): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const ref = body.merchant_reference;
+  if (err.status === 409) {
+    if (/idempotency/i.test(err.message)) {
+      return withHint(err, keyGiven ? 'that --idempotency-key was used for a different request; drop it to use a fresh one' : 'retry without --idempotency-key');
+    }
+    return withHint(err, `references are unique per partner (case-insensitive): choose another --ref, or see the existing one with: offramp tx get --ref ${shellQuote(ref)}`);
+  }
+  if (err.status === 400) {
+    if (body.quote_id !== undefined && /expired/i.test(err.message)) {
+      return withHint(err, `quotes are valid 120 s: get a new one with \`offramp quote --token usdt --network ${body.network ?? 'bep20'} --fiat-amount Y\` and create right away`);
+    }
+    if (body.quote_id !== undefined && /not found|unknown/i.test(err.message)) {
+      return withHint(err, 'check the quote id: it comes from `offramp quote`, made with the same API key');
+    }
+    if (body.crypto_currency !== undefined && body.network !== undefined && !isStagingPair(body.crypto_currency, body.network)) {
+      return withHint(err, 'staging (sandbox) accepts only --token usdt --network bep20');
+    }
+  }
+  return err;
+}
+
+/** The create as a command line that repeats it exactly, key included (never the API key). */
+function retryCommand(ctx: Context, body: CreateTransactionRequest, key: string): string {
+  const q = shellQuote;
+  const parts = ['offramp'];
+  if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
+  if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
+  parts.push('tx', 'create');
+  if (body.quote_id !== undefined) parts.push('--quote', body.quote_id);
+  if (body.fiat_amount !== undefined) parts.push('--fiat-amount', body.fiat_amount);
+  if (body.crypto_currency !== undefined) parts.push('--token', q(body.crypto_currency));
+  if (body.network !== undefined) parts.push('--network', q(body.network));
+  parts.push('--ref', q(body.merchant_reference));
+  if (body.merchant_id !== undefined) parts.push('--merchant-id', q(body.merchant_id));
+  if (body.terminal_id !== undefined) parts.push('--terminal-id', q(body.terminal_id));
+  if (body.seller_phone !== undefined) parts.push('--seller-phone', q(body.seller_phone));
+  parts.push('--idempotency-key', q(key));
+  return parts.join(' ');
+}
+
+async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Promise<void> {
+  const lines = [
+    'about to create:',
+    body.quote_id !== undefined
+      ? `  pricing     quote ${body.quote_id}`
+      : `  pricing     direct: ${body.fiat_amount} NGN of ${body.crypto_currency} at the rate when created`,
+    `  network     ${body.network}`,
+    `  reference   ${body.merchant_reference}`,
+    ...(body.merchant_id !== undefined ? [`  merchant id ${body.merchant_id}`] : []),
+    ...(body.terminal_id !== undefined ? [`  terminal id ${body.terminal_id}`] : []),
+    ...(body.seller_phone !== undefined ? [`  seller phone ${body.seller_phone}`] : []),
+  ];
+  for (const line of lines) ctx.io.err(line);
+  if (ctx.globals.yes) return;
+  const s = await ctx.settings();
+  const production = s.env === 'production';
+  const { confirm } = await ctx.prompts();
+  const ok = await confirm(
+    { message: `Create this transaction${production ? ` on PRODUCTION (profile ${s.profileName})` : ''}?`, default: !production },
+    promptContext(ctx.io),
+  );
+  if (!ok) throw new UsageError('cancelled; nothing was sent');
+}
+
+function optionalId(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (v === '' || v.length > MAX_ID_LENGTH) throw new UsageError(`${flag} must be 1 to ${MAX_ID_LENGTH} characters`);
+  return v;
+}
+
+function optionalPhone(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (!PHONE.test(v)) throw new UsageError(`--seller-phone "${value}" is not a phone number (like +2348012345678)`);
+  return v;
 }

@@ -1,6 +1,17 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp tx get ID | offramp tx get --ref MERCHANT_REFERENCE
+// The full snapshot, grouped as transaction / deposit / partner fields; `—` for null.
+import type { Context } from '../../lib/context.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { writeJson } from '../../lib/output/render.js';
+import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
+import { renderTransaction } from '../../lib/tx/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type GetOptions = { id?: string; ref?: string };
+
+export async function run(opts: GetOptions, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals);
+  const target = await resolveTarget(ctx, opts.id, opts.ref);
+  const tx = await fetchTarget(ctx, target);
+  if (format === 'json') writeJson(ctx.io, tx);
+  else renderTransaction(ctx.io, tx, ctx.now(), 'snapshot');
 }

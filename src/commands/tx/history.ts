@@ -1,6 +1,21 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp tx history ID
+// Every status change: from → to, when, reason, metadata.
+import type { Context } from '../../lib/context.js';
+import { parseUuid } from '../../lib/input.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { writeJson } from '../../lib/output/render.js';
+import { renderHistory } from '../../lib/tx/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type HistoryOptions = { id: string };
+
+export async function run(opts: HistoryOptions, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals);
+  const id = parseUuid(opts.id, 'ID');
+  const history = (await (await ctx.api()).transactions.history(id)).data;
+  if (format === 'json') {
+    writeJson(ctx.io, history);
+    return;
+  }
+  ctx.io.err(`transaction ${history.id}: ${history.status} (${history.history.length} ${history.history.length === 1 ? 'change' : 'changes'})`);
+  renderHistory(ctx.io, history, ctx.now());
 }

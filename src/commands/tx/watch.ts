@@ -1,6 +1,124 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp tx watch (ID | --ref R) [--until STATUS] [--interval MS] [--timeout MS]
+//
+// Polls the transaction and shows each status change as it happens: one line per change
+// on stdout (a spinner on stderr while waiting, on a terminal). Ends with exit 0 when
+// --until (default: any terminal status) is reached, 8 when the transaction ends in a
+// different terminal status, 7 when the global --timeout (the overall deadline here)
+// passes first.
+import type { Context } from '../../lib/context.js';
+import { CheckFailed, TimeoutError, UsageError } from '../../lib/errors.js';
+import { parseIntFlag } from '../../lib/input.js';
+import { isTerminal } from '../../lib/lifecycle.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { chalkFor, statusColor, writeJson, writeNdjsonLine } from '../../lib/output/render.js';
+import { localTime } from '../../lib/output/time.js';
+import type { Transaction } from '../../lib/schemas.js';
+import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
+import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type WatchOptions = { id?: string; ref?: string; until?: string; interval?: string | number };
+
+/** Polling faster than this helps nobody and counts against the rate limit. */
+export const MIN_INTERVAL_MS = 100;
+
+type Spinner = { text: string; clear(): unknown; render(): unknown; stop(): unknown; start(): unknown };
+
+export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  const interval = parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS);
+  const until = opts.until;
+  if (until !== undefined && !(TRANSACTION_STATUSES as readonly string[]).includes(until)) {
+    throw new UsageError(`--until "${until}" is not a status`, `one of: ${TRANSACTION_STATUSES.join(', ')}`);
+  }
+  const target = await resolveTarget(ctx, opts.id, opts.ref);
+  // The global --timeout is, for watch, the overall deadline (only when given: a watch
+  // without one waits as long as the transaction takes).
+  const deadline = ctx.globals.timeoutGiven ? ctx.now().getTime() + ctx.globals.timeout : undefined;
+  const api = await ctx.api();
+  // A terminal that reports no width (some pseudo-terminals) would make ora clear an
+  // endless number of lines; no spinner there.
+  const width = (ctx.io.stderr as { columns?: number }).columns ?? 0;
+  const spinner = ctx.io.showProgress() && format === 'table' && width > 0 ? await startSpinner(ctx) : undefined;
+  const c = chalkFor(ctx.io);
+  const goal = until ?? 'a terminal status';
+
+  let tx: Transaction | undefined;
+  let seen: string | undefined;
+  try {
+    // The first read may be by reference; after that the id is known.
+    let current = target;
+    for (;;) {
+      tx = await fetchTarget(ctx, current);
+      current = { id: tx.id };
+      const changed = tx.status !== seen;
+      if (changed) {
+        seen = tx.status;
+        spinner?.clear();
+        showChange(ctx, format, tx, c);
+        if (spinner) spinner.text = `${tx.id}: ${tx.status}, waiting for ${goal}`;
+        spinner?.render();
+      }
+
+      if (until === undefined ? isTerminal(tx.status) : tx.status === until) {
+        spinner?.stop();
+        ctx.io.err(`reached ${tx.status}`);
+        return;
+      }
+      // A status between polls may be missed (order_filled lasts an instant); the history
+      // says whether --until was reached on the way.
+      if (until !== undefined && changed) {
+        const history = (await api.transactions.history(tx.id)).data;
+        const passed = history.history.find((h) => h.to_status === until);
+        if (passed) {
+          // The history may be newer than the snapshot read just before it: show where the
+          // transaction is now, so the last line printed is never behind the outcome.
+          if (history.status !== tx.status) {
+            tx = await fetchTarget(ctx, current);
+            if (tx.status !== seen) {
+              seen = tx.status;
+              spinner?.clear();
+              showChange(ctx, format, tx, c);
+            }
+          }
+          spinner?.stop();
+          ctx.io.err(tx.status === until ? `reached ${until}` : `reached ${until} at ${passed.changed_at} (now ${tx.status})`);
+          return;
+        }
+      }
+      if (isTerminal(tx.status)) {
+        spinner?.stop();
+        throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
+      }
+
+      const now = ctx.now().getTime();
+      if (deadline !== undefined && now >= deadline) {
+        spinner?.stop();
+        throw new TimeoutError(
+          `--timeout ${ctx.globals.timeout} ms passed before ${goal}; transaction ${tx.id} is still ${tx.status}`,
+          'raise --timeout, or leave it out to watch until the transaction ends',
+        );
+      }
+      await ctx.sleep(deadline === undefined ? interval : Math.min(interval, deadline - now));
+    }
+  } finally {
+    spinner?.stop();
+    // --json is the last snapshot read, whatever the outcome.
+    if (format === 'json' && tx) writeJson(ctx.io, tx);
+  }
+}
+
+function showChange(ctx: Context, format: string, tx: Transaction, c: ReturnType<typeof chalkFor>): void {
+  if (format === 'ndjson') return writeNdjsonLine(ctx.io, tx);
+  if (format !== 'table') return;
+  const when = ctx.io.stdoutIsTTY ? localTime(tx.updated_at) : tx.updated_at;
+  const status = ctx.io.colorOut ? statusColor(c, tx.status) : tx.status;
+  const deposit = tx.deposit_status ? `  deposit ${tx.deposit_status}` : '';
+  const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
+  ctx.io.out(`${when}  ${status}${deposit}${confirmations}\n`);
+}
+
+async function startSpinner(ctx: Context): Promise<Spinner> {
+  const { default: ora } = await import('ora');
+  // discardStdin would put stdin in raw mode and swallow Ctrl+C handling; not needed here.
+  return ora({ stream: ctx.io.stderr, isEnabled: true, discardStdin: false, text: 'reading the transaction' }).start();
 }

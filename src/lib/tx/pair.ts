@@ -1,0 +1,33 @@
+// The token and network of a quote or a direct-mode create, asked for with the staging
+// pair preselected (partner-api.md, Limits: sandbox is usdt on bep20). Flags are parsed
+// by the command first (parseSymbol), so a bad flag fails before any question is asked.
+import type { Context } from '../context.js';
+import { ask } from '../input.js';
+
+export const STAGING_TOKEN = 'usdt';
+export const STAGING_NETWORK = 'bep20';
+
+/** Choices offered at the prompt, the staging pair first; any other pair is typed as flags. */
+const TOKENS = ['usdt', 'usdc'];
+const NETWORKS = ['bep20', 'trc20', 'erc20', 'polygon'];
+
+const choice = (value: string, staging: string) => ({ value, name: value === staging ? `${value} (staging)` : value });
+
+/** The token: the parsed flag, or a question (usdt preselected), or exit 2 naming --token. */
+export function askToken(ctx: Context, parsed: string | undefined, flag = '--token'): Promise<string> {
+  return ask(ctx, flag, parsed, (p, context) =>
+    p.select({ message: 'Token', choices: TOKENS.map((t) => choice(t, STAGING_TOKEN)), default: STAGING_TOKEN }, context),
+  );
+}
+
+/** The network: the parsed flag, or a question (bep20 preselected), or exit 2 naming --network. */
+export function askNetwork(ctx: Context, parsed: string | undefined, flag = '--network'): Promise<string> {
+  return ask(ctx, flag, parsed, (p, context) =>
+    p.select({ message: 'Network', choices: NETWORKS.map((n) => choice(n, STAGING_NETWORK)), default: STAGING_NETWORK }, context),
+  );
+}
+
+/** Whether a pair is the one staging accepts; used to explain a 400, never to refuse locally. */
+export function isStagingPair(token: string, network: string): boolean {
+  return token === STAGING_TOKEN && network === STAGING_NETWORK;
+}

@@ -1,0 +1,162 @@
+// How transactions look in a terminal: the record of one transaction (grouped as
+// transaction / deposit / partner fields), the streaming list table and the status
+// history table. `--json` never comes here: it prints the API's data as is.
+import type { Transaction, TransactionSummary, StatusHistory } from '../schemas.js';
+import type { IO } from '../io.js';
+import { cell, chalkFor, renderRecord, renderTable, statusColor, type Section } from '../output/render.js';
+import { localTime, relative, timeCell } from '../output/time.js';
+
+/** Fields the record shows; anything else the service sends lands in an "other" section. */
+const KNOWN = new Set([
+  'id',
+  'status',
+  'amount',
+  'crypto_amount',
+  'crypto_currency',
+  'rate',
+  'created_at',
+  'updated_at',
+  'deposit_address',
+  'network',
+  'expires_at',
+  'deposit_status',
+  'deposit_id',
+  'confirmations',
+  'required_confirmations',
+  'received_at',
+  'confirmed_at',
+  'merchant_reference',
+  'merchant_id',
+  'terminal_id',
+]);
+
+const token = (tx: { crypto_currency: string }) => tx.crypto_currency.toUpperCase();
+
+/**
+ * The deposit deadline is what a person acts on, so it is always shown as local time plus
+ * how long is left ("2026-11-22 15:04:05 (in 29 min)"), piped or not.
+ */
+export function deadlineCell(value: string, now: Date): string {
+  return `${localTime(value)} (${relative(value, now)})`;
+}
+
+/**
+ * One transaction as a grouped record. `summary` is the create/cancel subset: only its
+ * fields are shown. `snapshot` shows every snapshot field, `—` where the value is null.
+ */
+export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, now: Date, kind: 'summary' | 'snapshot'): void {
+  const c = chalkFor(io);
+  const friendly = io.stdoutIsTTY;
+  const t = tx as Partial<Transaction> & TransactionSummary;
+  const time = (v: string | null | undefined) => timeCell(v, now, friendly);
+  const status = io.colorOut ? statusColor(c, t.status) : t.status;
+
+  const transaction: Section = {
+    title: 'transaction',
+    fields: [
+      ['id', t.id],
+      ['status', status],
+      ['amount', `${t.amount} NGN`],
+      ['crypto amount', `${t.crypto_amount} ${token(t)}`],
+      ['rate', `${t.rate} NGN per ${token(t)}`],
+    ],
+  };
+  if (kind === 'snapshot') transaction.fields.push(['created', time(t.created_at)], ['updated', time(t.updated_at)]);
+
+  const deposit: Section = {
+    title: 'deposit',
+    fields: [
+      ['address', t.deposit_address],
+      ['network', t.network],
+      ['deadline', deadlineCell(t.expires_at, now)],
+    ],
+  };
+  // Only while a deposit is expected: a cancelled or finished transaction must not read as
+  // an invitation to send funds.
+  if (t.status === 'awaiting_deposit' || t.status === 'pending') deposit.fields.splice(2, 0, ['send', `${t.crypto_amount} ${token(t)} on ${t.network}`]);
+  if (kind === 'snapshot') {
+    const confirmations =
+      t.confirmations === null || t.confirmations === undefined
+        ? null
+        : `${t.confirmations}${t.required_confirmations != null ? ` of ${t.required_confirmations}` : ''}`;
+    deposit.fields.push(
+      ['deposit status', t.deposit_status],
+      ['deposit id', t.deposit_id],
+      ['confirmations', confirmations],
+      ['received', time(t.received_at)],
+      ['confirmed', time(t.confirmed_at)],
+    );
+  }
+
+  const partner: Section = {
+    title: 'partner',
+    fields: [
+      ['reference', t.merchant_reference],
+      ['merchant id', t.merchant_id],
+      ['terminal id', t.terminal_id],
+    ],
+  };
+
+  const sections = [transaction, deposit, partner];
+  const extra = Object.entries(tx).filter(([k]) => !KNOWN.has(k));
+  if (kind === 'snapshot' && extra.length > 0) sections.push({ title: 'other', fields: extra });
+  renderRecord(io, sections);
+}
+
+type ListRow = Pick<Transaction, 'id' | 'status' | 'amount' | 'crypto_amount' | 'crypto_currency'> &
+  Partial<Pick<Transaction, 'created_at' | 'merchant_reference'>>;
+
+/**
+ * The transaction list as a table that can be written a row at a time, so `tx list --all`
+ * streams instead of holding every page: fixed column widths (ids and statuses have known
+ * lengths), the reference last because it is the one of unbounded length.
+ */
+export function listTable(io: IO, now: Date) {
+  const c = chalkFor(io);
+  const friendly = io.stdoutIsTTY;
+  const columns: { header: string; width: number; align?: 'right'; value: (tx: ListRow) => string; color?: (s: string, tx: ListRow) => string }[] = [
+    { header: 'ID', width: 36, value: (tx) => tx.id },
+    { header: 'STATUS', width: 18, value: (tx) => tx.status, color: (s, tx) => statusColor(c, tx.status) + s.slice(tx.status.length) },
+    { header: 'AMOUNT (NGN)', width: 14, align: 'right', value: (tx) => tx.amount },
+    { header: 'CRYPTO', width: 22, align: 'right', value: (tx) => `${tx.crypto_amount} ${tx.crypto_currency}` },
+    { header: 'CREATED', width: friendly ? 12 : 24, value: (tx) => (tx.created_at ? (friendly ? relative(tx.created_at, now) : tx.created_at) : '—') },
+    { header: 'REFERENCE', width: 0, value: (tx) => cell(tx.merchant_reference) },
+  ];
+  const pad = (text: string, width: number, align?: 'right') => (align === 'right' ? text.padStart(width) : text.padEnd(width));
+  const line = (cells: string[]) => `${cells.join('  ').replace(/[ \t]+$/, '')}\n`;
+  let wroteHeader = false;
+  return {
+    row(tx: ListRow): void {
+      if (!wroteHeader) {
+        io.out(line(columns.map((col) => c.bold(pad(col.header, col.width, col.align)))));
+        wroteHeader = true;
+      }
+      io.out(
+        line(
+          columns.map((col) => {
+            const text = pad(col.value(tx), col.width, col.align);
+            return col.color && io.colorOut ? col.color(text, tx) : text;
+          }),
+        ),
+      );
+    },
+    get rows(): boolean {
+      return wroteHeader;
+    },
+  };
+}
+
+/** Status history: one row per change, oldest first, as the service lists it. */
+export function renderHistory(io: IO, history: StatusHistory, now: Date): void {
+  const friendly = io.stdoutIsTTY;
+  renderTable(
+    io,
+    [
+      { header: 'CHANGE', value: (h) => `${h.from_status} → ${h.to_status}` },
+      { header: 'WHEN', value: (h) => timeCell(h.changed_at, now, friendly) },
+      { header: 'REASON', value: (h) => h.reason },
+      { header: 'METADATA', value: (h) => (h.metadata && Object.keys(h.metadata).length > 0 ? JSON.stringify(h.metadata) : null) },
+    ],
+    history.history,
+  );
+}

@@ -1,0 +1,97 @@
+// tx watch's loop, in process with a fake clock against a scripted server: which polls
+// are made, what is shown per change, and the exit codes 0 / 7 / 8.
+import { afterEach, describe, expect, it } from 'vitest';
+import { runMain } from '../helpers/main.js';
+import { json, scriptedServer, type Answer } from '../helpers/server.js';
+import { history, KEY, ok, snapshot, TX_ID } from './fixtures.js';
+
+const servers: Awaited<ReturnType<typeof scriptedServer>>[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    expect(s.unexpected).toEqual([]);
+    await s.close();
+  }
+});
+
+async function watch(args: string[], answers: Answer[]) {
+  const server = await scriptedServer(answers);
+  servers.push(server);
+  let t = Date.parse('2026-11-22T10:00:00Z');
+  const sleeps: number[] = [];
+  const r = await runMain(['tx', 'watch', ...args], {
+    env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl },
+    now: () => new Date(t),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      t += ms;
+    },
+  });
+  return { ...r, sleeps, paths: server.requests.map((q) => q.url.replace('/api/v1/partner', '')) };
+}
+
+const CHANGED_AT: Record<string, string> = { awaiting_deposit: '10:01', deposit_confirming: '10:02', selling_crypto: '10:03', completed: '10:04', expired: '10:05' };
+const at = (status: string, extra: Record<string, unknown> = {}) =>
+  json(200, ok(snapshot({ status, updated_at: `2026-11-22T${CHANGED_AT[status]}:00.000Z`, ...extra })));
+
+describe('tx watch', () => {
+  it('shows one line per change and exits 0 at a terminal status', async () => {
+    const r = await watch(
+      [TX_ID, '--interval', '500'],
+      [
+        at('awaiting_deposit'),
+        at('awaiting_deposit'),
+        at('deposit_confirming', { deposit_status: 'detected', confirmations: 3, required_confirmations: 15 }),
+        at('completed'),
+      ],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toEqual([
+      '2026-11-22T10:01:00.000Z  awaiting_deposit',
+      '2026-11-22T10:02:00.000Z  deposit_confirming  deposit detected (3/15 confirmations)',
+      '2026-11-22T10:04:00.000Z  completed',
+    ]);
+    expect(r.sleeps).toEqual([500, 500, 500]);
+    expect(r.stderr).toContain('reached completed');
+  });
+
+  it('--timeout is the overall deadline: exit 7 naming the status it is still in', async () => {
+    const r = await watch(['--timeout', '1000', TX_ID, '--interval', '400'], Array.from({ length: 4 }, () => at('awaiting_deposit')));
+    expect(r.code).toBe(7);
+    expect(r.sleeps).toEqual([400, 400, 200]);
+    expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 1000 ms passed before a terminal status; transaction \S+ is still awaiting_deposit/);
+  });
+
+  it('--ref resolves once, then polls by id; a status passed between polls counts (history)', async () => {
+    const r = await watch(
+      ['--ref', 'order-1', '--until', 'order_filled', '--interval', '100'],
+      [
+        at('selling_crypto'),
+        json(200, ok(history(['awaiting_deposit', 'deposit_confirming', 'selling_crypto']))),
+        at('completed'),
+        json(200, ok(history(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']))),
+      ],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.paths).toEqual([
+      '/transactions/reference/order-1',
+      `/transactions/${TX_ID}/status-history`,
+      `/transactions/${TX_ID}`,
+      `/transactions/${TX_ID}/status-history`,
+    ]);
+    expect(r.stderr).toMatch(/reached order_filled at 2026-11-22T10:03:00.000Z \(now completed\)/);
+  });
+
+  it('ending in another terminal status is exit 8; --json prints the last snapshot only', async () => {
+    const last = snapshot({ status: 'failed' });
+    const r = await watch([TX_ID, '--until', 'completed', '--json'], [json(200, ok(last)), json(200, ok(history(['awaiting_deposit', 'failed'])))]);
+    expect(r.code).toBe(8);
+    expect(JSON.parse(r.stdout)).toEqual(last);
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { code: 'CHECK_FAILED', message: expect.stringContaining('ended in failed, not completed') } });
+  });
+
+  it('-o ndjson writes each changed snapshot as it is seen', async () => {
+    const r = await watch([TX_ID, '-o', 'ndjson', '--interval', '100'], [at('awaiting_deposit'), at('awaiting_deposit'), at('expired')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).status)).toEqual(['awaiting_deposit', 'expired']);
+  });
+});
