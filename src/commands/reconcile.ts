@@ -1,6 +1,112 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../lib/errors.js';
+// offramp reconcile --from T --to T [-o table|json]
+// Cross-checks, per transaction, what the service says three ways: the transaction reads,
+// the revenue ledger and the webhook event history (rules: src/lib/reconcile/check.ts).
+// Exit 0 when everything agrees, 8 when anything is off; each undelivered event comes with
+// the exact `offramp webhooks replay` command that redelivers it.
+//
+// What is read (our choices; the spec does not say how far to look):
+// - transactions created in the window (GET /transactions with from/to, then filtered on
+//   created_at here too, in case a service ignores the filter);
+// - ledger rows from --from to now (or --to when later): a transaction created near the
+//   end of the window may complete after it. Rows stamped inside the window whose
+//   transaction was created earlier are checked against that transaction (one read each);
+// - webhook events created from --from on (events never precede their transaction).
+import pLimit from 'p-limit';
+import type { Context } from '../lib/context.js';
+import { CheckFailed, exitCodeOf, EXIT } from '../lib/errors.js';
+import { windowFlags } from '../lib/window-input.js';
+import { resolveFormat } from '../lib/output/format.js';
+import { renderTable, writeJson } from '../lib/output/render.js';
+import { reconcile, type Discrepancy } from '../lib/reconcile/check.js';
+import { planSlices } from '../lib/revenue/slices.js';
+import type { RevenueRow, Transaction, WebhookEvent } from '../lib/schemas.js';
+import { replayCommand } from '../lib/webhooks/replay-command.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Options = { from?: string; to?: string };
+
+const PAGE = 100;
+const PARALLEL = 4;
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const window = await windowFlags(opts, ctx);
+  const api = await ctx.api();
+  const fromMs = window.from.getTime();
+  const toMs = window.to.getTime();
+  const from = window.from.toISOString();
+  const to = window.to.toISOString();
+
+  const transactions: Transaction[] = [];
+  for await (const tx of api.transactions.all({ from, to, limit: PAGE })) {
+    const created = Date.parse(tx.created_at);
+    if (created >= fromMs && created <= toMs) transactions.push(tx);
+  }
+  const inWindow = new Set(transactions.map((t) => t.id));
+
+  // Ledger: the window's rows, and later rows of the window's transactions.
+  const ledgerEnd = new Date(Math.max(toMs, ctx.now().getTime()));
+  const ledger: RevenueRow[] = [];
+  let ledgerRowsRead = 0;
+  const limit = pLimit(PARALLEL);
+  await Promise.all(
+    planSlices({ from: window.from, to: ledgerEnd }, PARALLEL).map((slice) =>
+      limit(async () => {
+        for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), limit: PAGE })) {
+          ledgerRowsRead++;
+          if (inWindow.has(row.transaction_id) || Date.parse(row.ts) <= toMs) ledger.push(row);
+        }
+      }),
+    ),
+  );
+
+  const events: WebhookEvent[] = [];
+  let eventsRead = 0;
+  for await (const e of api.webhooks.all({ from, limit: PAGE })) {
+    eventsRead++;
+    if (inWindow.has(e.aggregate_id)) events.push(e);
+  }
+
+  // Ledger rows in the window for transactions created before it.
+  const earlier = new Map<string, Transaction | null>();
+  const outside = [...new Set(ledger.filter((r) => !inWindow.has(r.transaction_id)).map((r) => r.transaction_id))];
+  await Promise.all(
+    outside.map((id) =>
+      limit(async () => {
+        try {
+          earlier.set(id, (await api.transactions.get(id)).data);
+        } catch (err) {
+          if (exitCodeOf(err) !== EXIT.notFound) throw err;
+          earlier.set(id, null);
+        }
+      }),
+    ),
+  );
+
+  const discrepancies = reconcile({ transactions, ledger, events, earlier, replayCommand: (ids) => replayCommand(ctx.globals, ids) });
+  const undelivered = discrepancies.flatMap((d) => (d.kind === 'event_not_delivered' && d.event_id ? [d.event_id] : []));
+  const replayAll = undelivered.length > 1 ? replayCommand(ctx.globals, undelivered) : null;
+  const checked = { transactions: transactions.length + earlier.size, ledger_rows: ledger.length, events: events.length };
+
+  if (format === 'json') {
+    writeJson(io, { from, to, clean: discrepancies.length === 0, checked, discrepancies, replay_command: replayAll ?? (undelivered.length === 1 ? replayCommand(ctx.globals, undelivered) : null) });
+  } else if (discrepancies.length > 0) {
+    renderTable(io, [
+      { header: 'TRANSACTION', value: (d: Discrepancy) => d.transaction_id },
+      { header: 'REFERENCE', value: (d) => d.merchant_reference },
+      { header: 'PROBLEM', value: (d) => d.kind.replace(/_/g, ' ') },
+      { header: 'DETAIL', value: (d) => d.detail },
+      { header: 'FIX', value: (d) => d.fix },
+    ], discrepancies);
+  }
+  const scope = `${checked.transactions} transaction${checked.transactions === 1 ? '' : 's'}, ${checked.ledger_rows} ledger row${checked.ledger_rows === 1 ? '' : 's'} and ${checked.events} webhook event${checked.events === 1 ? '' : 's'} (read ${ledgerRowsRead} rows and ${eventsRead} events)`;
+  if (discrepancies.length === 0) {
+    io.err(`Clean: ${scope} agree for ${from} … ${to}.`);
+    return;
+  }
+  if (format !== 'json' && replayAll) io.err(`Redeliver every undelivered event: ${replayAll}`);
+  const txCount = new Set(discrepancies.map((d) => d.transaction_id)).size;
+  throw new CheckFailed(
+    `${discrepancies.length} discrepanc${discrepancies.length === 1 ? 'y' : 'ies'} in ${txCount} transaction${txCount === 1 ? '' : 's'} (checked ${scope})`,
+  );
 }

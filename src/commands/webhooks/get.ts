@@ -1,6 +1,37 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp webhooks get EVENT_ID
+// One event's delivery telemetry. The spec is explicit that this read "reports delivery
+// state only and does not return the payload", so the table says where a payload can be
+// found instead (a listener's store, or a replay to an endpoint that keeps it).
+import type { Context } from '../../lib/context.js';
+import { parseUuid } from '../../lib/input.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { renderRecord, writeJson } from '../../lib/output/render.js';
+import { timeCell } from '../../lib/output/time.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Options = { eventId: string };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const id = parseUuid(opts.eventId, 'EVENT_ID');
+  const api = await ctx.api();
+  const { data: e } = await api.webhooks.get(id);
+  if (format === 'json') return writeJson(ctx.io, e);
+  const now = ctx.now();
+  const tty = ctx.io.stdoutIsTTY;
+  renderRecord(ctx.io, [
+    {
+      title: `Webhook event ${e.event_id}`,
+      fields: [
+        ['type', e.event_type],
+        ['transaction', e.aggregate_id],
+        ['delivery', e.delivery_status],
+        ['attempts', e.attempts],
+        ['last error', e.last_error],
+        ['created', timeCell(e.created_at, now, tty)],
+        ['updated', timeCell(e.updated_at, now, tty)],
+      ],
+    },
+  ]);
+  ctx.io.err('note: the service keeps delivery telemetry only, not the payload. To see the body, receive it:');
+  ctx.io.err(`  offramp webhooks listen --store events.ndjson   (then: offramp webhooks replay ${e.event_id})`);
 }

@@ -1,6 +1,90 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp webhooks list [--tx ID] [--type T] [--status S] [--from T] [--to T] [--limit N]
+//                       [--cursor C] [--all]
+// The partner's webhook event history with delivery telemetry, oldest first as the service
+// pages it. One page by default (the next cursor is shown on stderr); --all follows
+// next_cursor to the end, streaming. --json prints the API's data: the page object for one
+// page, an array of every event with --all; -o ndjson prints one event per line.
+import { once } from 'node:events';
+import type { Context } from '../../lib/context.js';
+import { parseIntFlag } from '../../lib/input.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { csvStream } from '../../lib/output/csv.js';
+import { renderTable, writeJson, writeNdjsonLine, type Column } from '../../lib/output/render.js';
+import { timeCell } from '../../lib/output/time.js';
+import type { WebhookEvent } from '../../lib/schemas.js';
+import { eventFilters, type EventFilterFlags } from '../../lib/webhooks/filters.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Options = EventFilterFlags & { limit?: string; cursor?: string; all?: boolean };
+
+const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson', 'csv']);
+  const query = eventFilters(opts);
+  if (opts.limit !== undefined) query.limit = parseIntFlag(opts.limit, '--limit', 1, 100);
+  if (opts.cursor !== undefined) query.cursor = opts.cursor;
+  const api = await ctx.api();
+
+  if (!opts.all) {
+    const { data: page } = await api.webhooks.list(query);
+    const events = Array.isArray(page) ? page : page.data;
+    const next = Array.isArray(page) ? null : page.next_cursor;
+    if (format === 'json') return writeJson(io, page);
+    await render(ctx, format, events);
+    if (next) io.err(`more events: --cursor ${next} (or --all)`);
+    return;
+  }
+
+  const events = api.webhooks.all(query);
+  if (format === 'ndjson') {
+    for await (const event of events) writeNdjsonLine(io, event);
+  } else if (format === 'json') {
+    // Streamed: `[`, one event per element, `]`.
+    let n = 0;
+    io.out('[');
+    for await (const event of events) io.out(`${n++ > 0 ? ',' : ''}\n${JSON.stringify(event, null, 2).replace(/^/gm, '  ')}`);
+    io.out(n > 0 ? '\n]\n' : ']\n');
+  } else if (format === 'csv') {
+    await writeCsv(ctx, events);
+  } else {
+    // A table aligns its columns, so it needs every row first.
+    const all: WebhookEvent[] = [];
+    for await (const event of events) all.push(event);
+    await render(ctx, format, all);
+  }
+}
+
+async function render(ctx: Context, format: string, events: WebhookEvent[]): Promise<void> {
+  const { io } = ctx;
+  if (format === 'ndjson') {
+    for (const event of events) writeNdjsonLine(io, event);
+    return;
+  }
+  if (format === 'csv') return writeCsv(ctx, events);
+  if (events.length === 0) {
+    io.err('No webhook events match.');
+    return;
+  }
+  const now = ctx.now();
+  const columns: Column<WebhookEvent>[] = [
+    { header: 'EVENT ID', value: (e) => e.event_id },
+    { header: 'TYPE', value: (e) => e.event_type },
+    { header: 'TRANSACTION', value: (e) => e.aggregate_id },
+    { header: 'DELIVERY', value: (e) => e.delivery_status },
+    { header: 'ATTEMPTS', value: (e) => e.attempts },
+    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY) },
+    { header: 'LAST ERROR', value: (e) => e.last_error },
+  ];
+  renderTable(io, columns, events);
+}
+
+/** RFC 4180 CSV of the telemetry fields, streamed with backpressure. */
+async function writeCsv(ctx: Context, events: AsyncIterable<WebhookEvent> | Iterable<WebhookEvent>): Promise<void> {
+  const csv = csvStream(CSV_COLUMNS);
+  csv.pipe(ctx.io.stdout, { end: false });
+  const ended = once(csv, 'end');
+  for await (const event of events) if (!csv.write(event)) await once(csv, 'drain');
+  csv.end();
+  await ended;
 }

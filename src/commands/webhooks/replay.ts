@@ -1,6 +1,93 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp webhooks replay EVENT_ID...
+// offramp webhooks replay --failed [--tx ID] [--from T] [--to T] [--concurrency N]
+// Requeues each chosen event once (same event id, partner-api.md "replay"), a few at a
+// time; the client waits out a 429's Retry-After and retries. Prints one row per event
+// (type, attempts, publish status, or the error). When some do not replay, they are named
+// on stderr and the exit code is theirs (4 when all were not found, and so on), 1 when
+// they failed in different ways. On a production profile it asks first (--yes skips).
+import pLimit from 'p-limit';
+import type { Context } from '../../lib/context.js';
+import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
+import { parseIntFlag, parseUuid } from '../../lib/input.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { renderTable, writeJson } from '../../lib/output/render.js';
+import type { ReplayResult } from '../../lib/schemas.js';
+import { eventFilters } from '../../lib/webhooks/filters.js';
+import { replayCommand } from '../../lib/webhooks/replay-command.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Options = { eventIds?: string[]; failed?: boolean; tx?: string; from?: string; to?: string; concurrency?: string };
+
+type Target = { event_id: string; event_type?: string; aggregate_id?: string };
+type Outcome = { target: Target; result?: ReplayResult; error?: unknown };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const given = opts.eventIds ?? [];
+  if (given.length > 0 && opts.failed) throw new UsageError('give event ids or --failed, not both');
+  if (given.length === 0 && !opts.failed) throw new UsageError('nothing to replay: give one or more EVENT_IDs, or --failed');
+  if (!opts.failed && (opts.tx !== undefined || opts.from !== undefined || opts.to !== undefined)) {
+    throw new UsageError('--tx, --from and --to narrow --failed; with event ids, leave them out');
+  }
+  const ids = [...new Set(given.map((id) => parseUuid(id, 'EVENT_ID').toLowerCase()))];
+  const query = opts.failed ? { ...eventFilters({ tx: opts.tx, from: opts.from, to: opts.to }), delivery_status: 'failed' } : undefined;
+  const concurrency = parseIntFlag(opts.concurrency ?? 4, '--concurrency', 1, 16);
+  const api = await ctx.api();
+
+  let targets: Target[] = ids.map((event_id) => ({ event_id }));
+  if (query) {
+    targets = [];
+    for await (const e of api.webhooks.all({ ...query, limit: 100 })) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
+    if (targets.length === 0) {
+      io.err('No failed events match; nothing to replay.');
+      if (format === 'json') writeJson(io, []);
+      return;
+    }
+  }
+  await ctx.confirm(`replay ${targets.length} webhook event${targets.length === 1 ? '' : 's'}`);
+
+  const limit = pLimit(concurrency);
+  const outcomes: Outcome[] = await Promise.all(
+    targets.map((target) =>
+      limit(async () => {
+        try {
+          return { target, result: (await api.webhooks.replay(target.event_id)).data };
+        } catch (error) {
+          return { target, error };
+        }
+      }),
+    ),
+  );
+
+  const failures = outcomes.filter((o) => o.error !== undefined);
+  if (format === 'json') {
+    writeJson(io, outcomes.flatMap((o) => (o.result ? [o.result] : [])));
+  } else {
+    renderTable(io, [
+      { header: 'EVENT ID', value: (o: Outcome) => o.target.event_id },
+      { header: 'TYPE', value: (o) => o.result?.event_type ?? o.target.event_type },
+      { header: 'TRANSACTION', value: (o) => o.result?.aggregate_id ?? o.target.aggregate_id },
+      { header: 'ATTEMPTS', value: (o) => o.result?.attempts },
+      { header: 'PUBLISH STATUS', value: (o) => o.result?.publish_status ?? `not replayed: ${describe(o.error)}` },
+    ], outcomes);
+  }
+  if (failures.length === 0) {
+    if (format !== 'json') io.err(`Replay scheduled for ${outcomes.length} event${outcomes.length === 1 ? '' : 's'}.`);
+    return;
+  }
+  const codes = new Set(failures.map((f) => exitCodeOf(f.error)));
+  const exitCode: ExitCode = codes.size === 1 ? [...codes][0]! : EXIT.failure;
+  const errorCodes = new Set(failures.map((f) => (f.error instanceof CliError ? f.error.code : 'INTERNAL')));
+  const named = failures.map((f) => `${f.target.event_id} (${describe(f.error)})`).join(', ');
+  throw new CliError(
+    `${failures.length} of ${outcomes.length} event${outcomes.length === 1 ? '' : 's'} did not replay: ${named}`,
+    errorCodes.size === 1 ? [...errorCodes][0]! : 'REPLAY_FAILED',
+    exitCode,
+    failures.length < outcomes.length ? `the others were scheduled; retry just these with: ${replayCommand(ctx.globals, failures.map((f) => f.target.event_id))}` : undefined,
+  );
+}
+
+function describe(error: unknown): string {
+  if (error instanceof CliError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,55 @@
+// A webhook consumer's view of each transaction: the latest status, moved only forward
+// along the lifecycle (partner-api.md, Events: "Apply status updates only when the
+// progression is valid"; delivery order is not guaranteed). An event that arrives after a
+// later one is recorded but leaves the status where it is: it is "out of order".
+import { isForward, STATUS_OF_EVENT } from '../lifecycle.js';
+
+export type Applied = {
+  /** The transaction's status after the event (unchanged when out of order). */
+  status: string | undefined;
+  /** The status the event itself reports. */
+  eventStatus: string | undefined;
+  /** The event reports an earlier point in the lifecycle than already known. */
+  outOfOrder: boolean;
+};
+
+/**
+ * Which transaction an event is about and which status it reports. The spec leaves the
+ * fields of `data` "not shown": the transaction is `data.transaction_id`, else `data.id`
+ * (the emulator sends the transaction snapshot); the status comes from the event type
+ * (lifecycle.STATUS_OF_EVENT), else from `data.status`.
+ */
+export function eventFacts(type: string | undefined, data: Record<string, unknown> | undefined): { transactionId?: string; status?: string } {
+  const txId = typeof data?.transaction_id === 'string' ? data.transaction_id : typeof data?.id === 'string' ? data.id : undefined;
+  const status = (type ? STATUS_OF_EVENT[type] : undefined) ?? (typeof data?.status === 'string' ? data.status : undefined);
+  return { ...(txId ? { transactionId: txId } : {}), ...(status ? { status } : {}) };
+}
+
+export class StatusTracker {
+  private readonly latest = new Map<string, string>();
+
+  get size(): number {
+    return this.latest.size;
+  }
+
+  get(transactionId: string): string | undefined {
+    return this.latest.get(transactionId);
+  }
+
+  /** Applies an event's status to its transaction, forward moves only. */
+  apply(transactionId: string | undefined, eventStatus: string | undefined): Applied {
+    if (!transactionId) return { status: undefined, eventStatus, outOfOrder: false };
+    const current = this.latest.get(transactionId);
+    if (!eventStatus) return { status: current, eventStatus, outOfOrder: false };
+    if (current === undefined || isForward(current, eventStatus)) {
+      this.latest.set(transactionId, eventStatus);
+      return { status: eventStatus, eventStatus, outOfOrder: false };
+    }
+    // Same status again (payout.settled after transaction.completed) is not a step back.
+    return { status: current, eventStatus, outOfOrder: current !== eventStatus };
+  }
+
+  entries(): IterableIterator<[string, string]> {
+    return this.latest.entries();
+  }
+}

@@ -1,0 +1,31 @@
+// The --from/--to pair of the finance commands (revenue export, revenue summary,
+// reconcile): both required, asked for at a prompt when a person is there (input.ts's
+// rule for missing values), checked by dates.parseWindow before any request.
+import type { Context } from './context.js';
+import { parseDateArg, parseWindow, type Window } from './dates.js';
+import { missingFlags, promptContext } from './input.js';
+
+const HINT = 'give a day (YYYY-MM-DD, UTC, inclusive) or an RFC 3339 date-time';
+
+export async function windowFlags(opts: { from?: string; to?: string }, ctx: Pick<Context, 'io' | 'prompts'>): Promise<Window> {
+  // A given flag is checked before anything is asked.
+  if (opts.from !== undefined) parseDateArg(opts.from, 'start', '--from');
+  if (opts.to !== undefined) parseDateArg(opts.to, 'end', '--to');
+  const missing = [...(opts.from === undefined ? ['--from'] : []), ...(opts.to === undefined ? ['--to'] : [])];
+  if (missing.length > 0 && !ctx.io.canPrompt()) throw missingFlags(missing, HINT);
+  const ask = async (flag: '--from' | '--to', edge: 'start' | 'end'): Promise<string> => {
+    const { input } = await ctx.prompts();
+    const validate = (value: string): true | string => {
+      try {
+        parseDateArg(value, edge, flag);
+        return true;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    return input({ message: `${flag} (YYYY-MM-DD or RFC 3339):`, validate }, promptContext(ctx.io));
+  };
+  const from = opts.from ?? (await ask('--from', 'start'));
+  const to = opts.to ?? (await ask('--to', 'end'));
+  return parseWindow(from, to);
+}

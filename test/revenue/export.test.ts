@@ -1,0 +1,216 @@
+// `revenue export` and `revenue summary` end to end against the emulator with thousands of
+// seeded ledger rows: windows of 10, 90, 91 and 200 days, every row once and in ledger
+// order, rows exactly on slice borders and on the inclusive --from/--to, the summary check,
+// and an export killed mid-run leaving no finished-looking file. Most runs are in process
+// (main(argv)); the kill and the signal need a real process.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY_MS, parseWindow } from '../../src/lib/dates.js';
+import { planSlices } from '../../src/lib/revenue/slices.js';
+import { DecimalSum } from '../../src/lib/revenue/totals.js';
+import type { RevenueRow } from '../../src/lib/schemas.js';
+import { BIN } from '../helpers/cli.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
+
+const SEEDED = 12_000;
+type Emu = Awaited<ReturnType<typeof emulatorFor>>;
+let emu: Emu;
+/** Every seeded row, read page by page straight from the emulator (not through the CLI). */
+let ledger: RevenueRow[];
+
+async function readLedger(baseUrl: string, from: number, to: number): Promise<RevenueRow[]> {
+  const rows: RevenueRow[] = [];
+  for (let start = from; start <= to; start += 90 * DAY_MS) {
+    const end = Math.min(to, start + 90 * DAY_MS - 1);
+    let cursor = '';
+    for (;;) {
+      const url = `${baseUrl}/revenue?from=${new Date(start).toISOString()}&to=${new Date(end).toISOString()}&limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = ((await (await fetch(url, { headers: { 'x-api-key': TEST_KEY } })).json()) as { data: { data: RevenueRow[]; has_more: boolean; next_cursor: string } }).data;
+      rows.push(...page.data);
+      if (!page.has_more) break;
+      cursor = encodeURIComponent(page.next_cursor);
+    }
+  }
+  return rows;
+}
+
+beforeAll(async () => {
+  emu = await emulatorFor({ seedRevenue: SEEDED, seed: 42 });
+  ledger = await readLedger(emu.emulator.url, Date.now() - 182 * DAY_MS, Date.now() + DAY_MS);
+  expect(ledger).toHaveLength(SEEDED);
+});
+afterAll(() => emu.close());
+
+const cli = (args: string[]) => runMain(args, { env: emu.env });
+const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
+const iso = (ms: number) => new Date(ms).toISOString();
+const between = (from: string, to: string) => {
+  const w = parseWindow(from, to);
+  return ledger.filter((r) => Date.parse(r.ts) >= w.from.getTime() && Date.parse(r.ts) <= w.to.getTime());
+};
+const ids = (rows: { transaction_id: string }[]) => rows.map((r) => r.transaction_id);
+const ndjson = (text: string) => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as RevenueRow);
+
+function expectSameRows(got: RevenueRow[], want: RevenueRow[]) {
+  expect(got.length).toBe(want.length);
+  expect(new Set(ids(got)).size).toBe(got.length);
+  expect(ids(got)).toEqual(ids(want));
+  expect(got).toEqual(want);
+}
+
+describe('revenue export against the emulator', { timeout: 60_000 }, () => {
+  it('10 days as CSV (default): header in spec order, CRLF, rows verbatim in ledger order', async () => {
+    const [from, to] = [day(-40), day(-31)];
+    const r = await cli(['revenue', 'export', '--from', from, '--to', to]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\r\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines[0]).toBe('transaction_id,merchant_id,merchant_reference,terminal_id,crypto_currency,network,crypto_amount,amount,platform_fee,share,ts');
+    const want = between(from, to);
+    expect(want.length).toBeGreaterThan(400);
+    const cols = lines[0]!.split(',') as (keyof RevenueRow)[];
+    expect(lines.slice(1, -1)).toEqual(want.map((row) => cols.map((c) => row[c] ?? '').join(',')));
+  });
+
+  it('90 days at concurrency 1 is one request window; --summary checks it', async () => {
+    const [from, to] = [day(-120), day(-31)];
+    const r = await cli(['revenue', 'export', '--from', from, '--to', to, '-o', 'ndjson', '--concurrency', '1', '--summary']);
+    expect(r.code, r.stderr).toBe(0);
+    expectSameRows(ndjson(r.stdout), between(from, to));
+    const share = new DecimalSum();
+    between(from, to).forEach((row) => share.add(row.share));
+    expect(r.stderr).toMatch(new RegExp(`^1 +${from}T00:00:00.000Z +${to}T23:59:59.999Z +${between(from, to).length} +${share} +${between(from, to).length} +${share} +ok$`, 'm'));
+    expect(r.stderr).toMatch(/^total .* ok$/m);
+    expect(r.stderr).toMatch(/Exported \d+ rows \(1 slice, \d+ pages\) in [\d.]+ s; totals match the service/);
+  });
+
+  it('91 days: a row on the last millisecond of the first slice and the next row land once each', async () => {
+    // Align the window so that a seeded row sits exactly on the border, then the 91-day
+    // window (two slices at concurrency 1) must keep it in slice 1 and not repeat it.
+    const pivot = ledger[Math.floor(SEEDED / 2)]!;
+    const start = Date.parse(pivot.ts) + 1 - 90 * DAY_MS;
+    const [from, to] = [iso(start), iso(start + 91 * DAY_MS - 1)];
+    const slices = planSlices(parseWindow(from, to), 1);
+    expect(slices).toHaveLength(2);
+    expect(slices[0]!.to.toISOString()).toBe(pivot.ts);
+    const r = await cli(['revenue', 'export', '--from', from, '--to', to, '--concurrency', '1', '--summary', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout) as RevenueRow[];
+    expectSameRows(got, between(from, to));
+    expect(got.filter((row) => row.transaction_id === pivot.transaction_id)).toHaveLength(1);
+    // --json makes the summary report one JSON line on stderr.
+    const report = JSON.parse(r.stderr.trim());
+    expect(report.ok).toBe(true);
+    expect(report.slices.map((s: { rows: number }) => s.rows).reduce((a: number, b: number) => a + b)).toBe(got.length);
+  });
+
+  it('200 days at concurrency 4 to a file: a row on the first millisecond of a slice, summary per slice', async () => {
+    const pivot = ledger[Math.floor(SEEDED / 3)]!;
+    const start = Date.parse(pivot.ts) - 50 * DAY_MS; // slices are 50 days long at concurrency 4
+    const [from, to] = [iso(start), iso(start + 200 * DAY_MS - 1)];
+    const slices = planSlices(parseWindow(from, to), 4);
+    expect(slices.map((s) => s.from.toISOString())).toContain(pivot.ts);
+    const out = join(mkdtempSync(join(tmpdir(), 'offramp-export-')), 'ledger.csv');
+    const r = await cli(['revenue', 'export', '--from', from, '--to', to, '--out', out, '--summary']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    const body = readFileSync(out, 'utf8').split('\r\n').slice(1, -1);
+    const want = between(from, to);
+    expect(body.map((line) => line.split(',')[0])).toEqual(ids(want));
+    expect(r.stderr.match(/ ok$/gm)).toHaveLength(5); // four slices and the total
+    expect(r.stderr).toContain(`Exported ${want.length} rows (4 slices,`);
+    expect(readdirSync(join(out, '..'))).toEqual(['ledger.csv']);
+  });
+
+  it('inclusive bounds: rows stamped exactly at --from and --to are exported (concurrency 3, JSON array)', async () => {
+    const first = ledger[1000]!;
+    const last = ledger[1000 + 2500]!;
+    const r = await cli(['revenue', 'export', '--from', first.ts, '--to', last.ts, '--concurrency', '3', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout) as RevenueRow[];
+    expectSameRows(got, ledger.slice(1000, 3501));
+  });
+
+  it('--token and --network filter; an unknown token exports just the header', async () => {
+    const r = await cli(['revenue', 'export', '--from', day(-20), '--to', day(-11), '--token', 'USDT', '--network', 'bep20', '-o', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    expectSameRows(ndjson(r.stdout), between(day(-20), day(-11)).filter((row) => row.crypto_currency === 'usdt' && row.network === 'bep20'));
+    const none = await cli(['revenue', 'export', '--from', day(-20), '--to', day(-11), '--token', 'nope']);
+    expect(none.stdout.split('\r\n')).toHaveLength(2);
+  });
+
+  it('revenue summary: per slice when split, plus the total; the same JSON shape for any window', async () => {
+    const [from, to] = [day(-185), day(0)];
+    const want = between(from, to);
+    const share = new DecimalSum();
+    want.forEach((row) => share.add(row.share));
+    const json = await cli(['revenue', 'summary', '--from', from, '--to', to, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const s = JSON.parse(json.stdout);
+    expect(s).toMatchObject({ from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z`, transaction_count: want.length, total_partner_share: share.toString() });
+    expect(s.slices).toHaveLength(3);
+    const table = await cli(['revenue', 'summary', '--from', from, '--to', to]);
+    expect(table.stdout).toMatch(/^slice 3 /m);
+    expect(table.stdout).toMatch(new RegExp(`^total .* ${want.length} +${share.toString().replace('.', '\\.')}$`, 'm'));
+    const short = JSON.parse((await cli(['revenue', 'summary', '--from', day(-5), '--to', day(-5), '--json'])).stdout);
+    expect(short.slices).toHaveLength(1);
+  });
+});
+
+describe('an export that does not finish', { timeout: 60_000 }, () => {
+  let slow: Emu;
+  beforeAll(async () => {
+    slow = await emulatorFor({ seedRevenue: 6000, seed: 7, latencyMs: 40 });
+  });
+  afterAll(() => slow.close());
+
+  function start(out: string) {
+    const child = spawn(process.execPath, [BIN, 'revenue', 'export', '--from', day(-180), '--to', day(0), '--out', out, '--concurrency', '2'], {
+      env: { PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...slow.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+    );
+    const temp = `${out}.tmp-${child.pid}`;
+    const started = (async () => {
+      for (let i = 0; i < 400 && !(existsSync(temp) && readFileSync(temp).length > 2000); i++) await new Promise((r) => setTimeout(r, 25));
+    })();
+    return { child, done, temp, started };
+  }
+
+  it('SIGKILL mid-run leaves no file at --out; the next export clears the leftover and finishes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-kill-'));
+    const out = join(dir, 'ledger.csv');
+    const run = start(out);
+    await run.started;
+    expect(existsSync(run.temp)).toBe(true);
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual([run.temp.slice(dir.length + 1)]);
+
+    const again = await runMain(['revenue', 'export', '--from', day(-3), '--to', day(-3), '--out', out], { env: slow.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['ledger.csv']);
+  });
+
+  it('Ctrl-C mid-run removes the temporary file and says the file was not written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-int-'));
+    const out = join(dir, 'ledger.csv');
+    const run = start(out);
+    await run.started;
+    run.child.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code).toBe(1);
+    expect(done.stderr).toContain(`error: INTERRUPTED: export interrupted; ${out} was not written`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});

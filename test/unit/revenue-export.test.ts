@@ -1,0 +1,190 @@
+// The export engine without a server: slice planning, exact totals, row formats, and the
+// ordered writer (later slices finishing first still come out in ledger order, through
+// spools that are removed afterwards).
+import { existsSync, readdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/dates.js';
+import { checkSlices, exportRevenue } from '../../src/lib/revenue/export.js';
+import { OrderedOutput } from '../../src/lib/revenue/ordered-output.js';
+import { rowFormatter } from '../../src/lib/revenue/row-format.js';
+import { planSlices } from '../../src/lib/revenue/slices.js';
+import { DecimalSum } from '../../src/lib/revenue/totals.js';
+import { REVENUE_COLUMNS, type RevenuePage, type RevenueRow } from '../../src/lib/schemas.js';
+import { csvStream } from '../../src/lib/output/csv.js';
+
+describe('planSlices', () => {
+  it('cuts long windows into contiguous legal slices and short ones for parallel fetching', () => {
+    const w200 = parseWindow('2026-01-01', '2026-07-19'); // 200 days
+    for (const parallel of [1, 2, 3, 4, 7, 16]) {
+      const slices = planSlices(w200, parallel);
+      expect(slices[0]!.from).toEqual(w200.from);
+      expect(slices.at(-1)!.to).toEqual(w200.to);
+      for (const [i, s] of slices.entries()) {
+        expect(s.to.getTime() - s.from.getTime()).toBeLessThanOrEqual(MAX_WINDOW_MS);
+        if (i > 0) expect(s.from.getTime()).toBe(slices[i - 1]!.to.getTime() + 1);
+      }
+      expect(slices.length).toBeGreaterThanOrEqual(Math.min(parallel, 3));
+    }
+    expect(planSlices(w200, 1).map((s) => s.from.toISOString().slice(0, 10))).toEqual(['2026-01-01', '2026-04-01', '2026-06-30']);
+    expect(planSlices(w200, 4).map((s) => s.from.toISOString().slice(0, 10))).toEqual(['2026-01-01', '2026-02-20', '2026-04-11', '2026-05-31']);
+    // 90 whole days is one legal request; 91 is two.
+    expect(planSlices(parseWindow('2026-01-01', '2026-03-31'), 1)).toHaveLength(1);
+    expect(planSlices(parseWindow('2026-01-01', '2026-04-01'), 1)).toHaveLength(2);
+    // Under a day: one slice, whatever the parallelism.
+    expect(planSlices(parseWindow('2026-01-01T10:00:00Z', '2026-01-01T12:00:00Z'), 8)).toHaveLength(1);
+    expect(planSlices(parseWindow('2026-01-01', '2026-01-10'), 4).map((s) => (s.to.getTime() - s.from.getTime() + 1) / DAY_MS)).toEqual([3, 3, 3, 1]);
+  });
+});
+
+describe('DecimalSum', () => {
+  it('sums exactly and keeps the widest scale', () => {
+    const sum = new DecimalSum();
+    for (const v of ['0.10', '0.20', '1.05', '12']) sum.add(v);
+    expect(sum.toString()).toBe('13.35');
+    expect(sum.equals('13.350')).toBe(true);
+    const tenths = new DecimalSum();
+    for (let i = 0; i < 10; i++) tenths.add('0.1');
+    expect(tenths.toString()).toBe('1.0');
+    expect(tenths.equals('1')).toBe(true);
+  });
+});
+
+const row = (i: number, extra: Partial<RevenueRow> = {}): RevenueRow => ({
+  transaction_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  merchant_id: 'm-1',
+  merchant_reference: `ref-${i}`,
+  terminal_id: null,
+  crypto_currency: 'usdt',
+  network: 'bep20',
+  crypto_amount: '1.000000',
+  amount: '1530.00',
+  platform_fee: '15.30',
+  share: '3.83',
+  ts: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+  ...extra,
+});
+
+describe('row formats', () => {
+  it('CSV: header in spec order, RFC 4180 quoting, CRLF, values verbatim', () => {
+    const f = rowFormatter('csv');
+    expect(f.header).toBe('transaction_id,merchant_id,merchant_reference,terminal_id,crypto_currency,network,crypto_amount,amount,platform_fee,share,ts\r\n');
+    const text = f.rows([row(1, { merchant_reference: 'a "quoted", ref\nline', amount: '1530.10' })]);
+    expect(text).toBe(`${row(1).transaction_id},m-1,"a ""quoted"", ref\nline",,usdt,bep20,1.000000,1530.10,15.30,3.83,${row(1).ts}\r\n`);
+  });
+
+  it('CSV: the same bytes as csv-stringify (the output layer) on awkward values', async () => {
+    const rows = [
+      row(1),
+      row(2, { merchant_reference: 'comma, inside', terminal_id: 'quote " inside', merchant_id: 'crlf\r\ninside' }),
+      row(3, { merchant_reference: '  spaces  ', terminal_id: '', merchant_id: null }),
+      row(4, { merchant_reference: 'ünïcødé ₦', share: '0.01' }),
+    ];
+    const stream = csvStream(REVENUE_COLUMNS);
+    let expected = '';
+    stream.on('data', (d: Buffer) => (expected += d.toString()));
+    for (const r of rows) stream.write(r);
+    stream.end();
+    await new Promise((done) => stream.on('end', done));
+    const f = rowFormatter('csv');
+    expect(f.header + f.rows(rows.slice(0, 2)) + f.separator + f.rows(rows.slice(2))).toBe(expected);
+    // A bare CR or LF is quoted too (RFC 4180 §2.6); csvStream with CRLF records leaves
+    // it bare, which splits the record for a strict reader.
+    expect(f.rows([row(5, { merchant_id: 'a\nb', terminal_id: 'c\rd' })])).toContain(',"a\nb",ref-5,"c\rd",');
+  });
+
+  it('JSON: valid however the rows were split into batches', () => {
+    const f = rowFormatter('json');
+    const text = f.header + f.rows([row(1)]) + f.separator + f.rows([row(2), row(3)]) + f.footer(3);
+    expect(JSON.parse(text).map((r: RevenueRow) => r.merchant_reference)).toEqual(['ref-1', 'ref-2', 'ref-3']);
+    expect(JSON.parse(f.header + f.footer(0))).toEqual([]);
+  });
+});
+
+/** An in-memory ledger answering like GET /revenue, with a delay per slice. */
+function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from: string) => number; failAt?: string; summaryOff?: number }) {
+  const calls: string[] = [];
+  return {
+    calls,
+    api: {
+      revenue: {
+        async page(q: { from: string; to: string; cursor?: string; limit?: number; include_summary?: boolean }) {
+          calls.push(`${q.from}|${q.cursor ?? ''}`);
+          await new Promise((r) => setTimeout(r, opts.delayFor?.(q.from) ?? 0));
+          if (opts.failAt && q.from === opts.failAt && q.cursor) throw new Error('boom in a later page');
+          const inWindow = rows.filter((r) => r.ts >= q.from && r.ts <= q.to);
+          const start = q.cursor ? Number(q.cursor) : 0;
+          const data = inWindow.slice(start, start + opts.pageSize);
+          const more = start + opts.pageSize < inWindow.length;
+          const page: RevenuePage = { data, has_more: more, limit: opts.pageSize, next_cursor: more ? String(start + opts.pageSize) : null };
+          if (q.include_summary) {
+            const share = new DecimalSum();
+            inWindow.forEach((r) => share.add(r.share));
+            page.summary = { from: q.from, to: q.to, total_partner_share: share.toString(), transaction_count: inWindow.length + (opts.summaryOff ?? 0) };
+          }
+          return { data: page, message: null, status: 200, requestId: undefined };
+        },
+      },
+    } as never,
+  };
+}
+
+describe('exportRevenue', () => {
+  const rows = Array.from({ length: 400 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 6 * 3_600_000).toISOString() })); // 100 days
+  const window = parseWindow('2026-01-01', '2026-04-10');
+
+  it('writes slices in ledger order although later slices finish first, and removes its spools', async () => {
+    const slices = planSlices(window, 4);
+    expect(slices).toHaveLength(4);
+    const tempRoot = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'));
+    // The first slice is the slowest: the other three are spooled meanwhile.
+    const { api } = fakeApi(rows, { pageSize: 7, delayFor: (from) => (from === slices[0]!.from.toISOString() ? 15 : 0) });
+    const out = new PassThrough();
+    let text = '';
+    out.setEncoding('utf8').on('data', (d: string) => (text += d));
+    const output = new OrderedOutput(out, rowFormatter('ndjson'), slices.length, tempRoot);
+    const reports = await exportRevenue({ api, slices, concurrency: 4, summary: true, output, pageSize: 7 });
+    const got = text.trim().split('\n').map((l) => JSON.parse(l).merchant_reference);
+    expect(got).toEqual(rows.map((r) => r.merchant_reference));
+    expect(reports.map((r) => r.rows).reduce((a, b) => a + b)).toBe(400);
+    expect(checkSlices(reports).every((c) => c.ok)).toBe(true);
+    expect(readdirSync(tempRoot)).toEqual([]);
+  });
+
+  it('one failing slice fails the export with its error; nothing is left behind', async () => {
+    const slices = planSlices(window, 4);
+    const tempRoot = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'));
+    const { api } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString(), delayFor: (from) => (from === slices[0]!.from.toISOString() ? 30 : 0) });
+    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length, tempRoot);
+    await expect(exportRevenue({ api, slices, concurrency: 4, summary: false, output, pageSize: 7 })).rejects.toThrow('boom in a later page');
+    expect(readdirSync(tempRoot)).toEqual([]);
+  });
+
+  it('a summary that disagrees names the slice', async () => {
+    const slices = planSlices(window, 2);
+    const { api } = fakeApi(rows, { pageSize: 50, summaryOff: 1 });
+    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length);
+    const checks = checkSlices(await exportRevenue({ api, slices, concurrency: 2, summary: true, output, pageSize: 50 }));
+    expect(checks.map((c) => c.ok)).toEqual([false, false]);
+    expect(checks[0]!.problem).toMatch(/^\d+ rows exported, the service counts \d+$/);
+  });
+
+  it('refuses a row outside the slice it asked for (it would be written twice)', async () => {
+    const slices = planSlices(window, 1);
+    const stray = [row(1, { ts: '2025-12-31T23:59:59.999Z' })];
+    const api = { revenue: { page: async () => ({ data: { data: stray, has_more: false, limit: 100, next_cursor: null } }) } } as never;
+    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length);
+    await expect(exportRevenue({ api, slices, concurrency: 1, summary: false, output })).rejects.toThrow(/outside the requested window/);
+  });
+
+  it('the tempdir is not created when no slice has to wait', async () => {
+    const slices = planSlices(window, 1);
+    const tempRoot = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'));
+    const { api } = fakeApi(rows, { pageSize: 100 });
+    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length, tempRoot);
+    await exportRevenue({ api, slices, concurrency: 1, summary: false, output });
+    expect(existsSync(tempRoot) && readdirSync(tempRoot)).toEqual([]);
+  });
+});

@@ -1,0 +1,245 @@
+// webhooks list / get / replay against the emulator, whose webhook endpoint first refuses
+// every delivery (so events end `failed`) and then accepts: replay --failed redelivers them
+// under the same ids. Then replay's edge cases (429 + Retry-After, partial failures, the
+// production guard) against a scripted server, and `webhooks verify` offline.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { sign } from '../../src/lib/signature.js';
+import { tempHome } from '../helpers/cli.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
+import { errorBody, json, scriptedServer } from '../helpers/server.js';
+import { partner } from '../tx/partner.js';
+
+const SECRET = 'whsec_commands_test_5c1d';
+
+/** A webhook endpoint that refuses (503) until told to accept; records what it accepted. */
+async function endpoint() {
+  const state = { accept: false, received: [] as { body: string; signature: string }[] };
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (!state.accept) return void res.writeHead(503).end('not now');
+    state.received.push({ body: Buffer.concat(chunks).toString(), signature: String(req.headers['x-svc-webhook-signature']) });
+    res.writeHead(200).end('ok');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('webhooks list, get and replay against the emulator', { timeout: 60_000 }, () => {
+  let emu: Awaited<ReturnType<typeof emulatorFor>>;
+  let hook: Awaited<ReturnType<typeof endpoint>>;
+  let api: ReturnType<typeof partner>;
+  let txId: string;
+  type Telemetry = { event_id: string; event_type: string; delivery_status: string; attempts: number; aggregate_id: string };
+  const events = async () => (await api.get(`/webhooks/events?transaction_id=${txId}&limit=100`)).data as Telemetry[];
+
+  beforeAll(async () => {
+    hook = await endpoint();
+    emu = await emulatorFor({ webhookUrl: hook.url, webhookSecret: SECRET, webhookRetry: { maxAttempts: 2, baseDelayMs: 5 } });
+    api = partner(emu.emulator.url, TEST_KEY);
+    txId = (await api.create('hooks-1', '20000')).id;
+    for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(txId, e);
+    await until('every delivery to fail', async () => ((await events()).every((e) => e.delivery_status === 'failed') ? true : undefined));
+  });
+  afterAll(async () => {
+    await emu.close();
+    await hook.close();
+  });
+  const cli = (args: string[]) => runMain(args, { env: emu.env });
+
+  it('lists with filters, pages, and prints the API data with --json', async () => {
+    const failed = await cli(['webhooks', 'list', '--status', 'failed', '--tx', txId, '--all', '--json']);
+    expect(failed.code, failed.stderr).toBe(0);
+    const all = JSON.parse(failed.stdout) as Telemetry[];
+    expect(all.map((e) => e.event_type)).toEqual(['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed']);
+    expect(all).toEqual(await events());
+
+    const one = await cli(['webhooks', 'list', '--tx', txId, '--limit', '2']);
+    expect(one.code).toBe(0);
+    expect(one.stdout.split('\n')[0]).toMatch(/^EVENT ID +TYPE +TRANSACTION +DELIVERY +ATTEMPTS +CREATED +LAST ERROR$/);
+    expect(one.stdout.trim().split('\n')).toHaveLength(3);
+    expect(one.stdout).toMatch(/transaction\.created .* failed +2 .*endpoint answered HTTP 503: not now/);
+    expect(one.stderr).toMatch(/^more events: --cursor \S+ \(or --all\)$/m);
+    const page = JSON.parse((await cli(['webhooks', 'list', '--tx', txId, '--limit', '2', '--json'])).stdout);
+    expect(page).toMatchObject({ has_more: true, limit: 2, next_cursor: expect.any(String) });
+
+    const typed = await cli(['webhooks', 'list', '--tx', txId, '--type', 'deposit.confirmed', '-o', 'ndjson']);
+    expect(typed.stdout.trim().split('\n').map((l) => JSON.parse(l).event_type)).toEqual(['deposit.confirmed']);
+    const csv = await cli(['webhooks', 'list', '--tx', txId, '--all', '-o', 'csv']);
+    expect(csv.stdout.split('\r\n')[0]).toBe('event_id,aggregate_id,event_type,delivery_status,attempts,last_error,created_at,updated_at');
+    expect(csv.stdout.split('\r\n')).toHaveLength(6);
+
+    for (const bad of [['--type', 'transaction.done'], ['--status', 'faild'], ['--tx', 'not-a-uuid'], ['--limit', '101'], ['--from', '2026-13-01']]) {
+      const r = await cli(['webhooks', 'list', ...bad]);
+      expect(r.code, bad.join(' ')).toBe(2);
+    }
+  });
+
+  it('get shows the telemetry, says there is no payload, and 404s an unknown id', async () => {
+    const [first] = await events();
+    const r = await cli(['webhooks', 'get', first!.event_id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Webhook event [0-9a-f-]{36}\n {2}type +transaction\.created$/m);
+    expect(r.stderr).toMatch(/keeps delivery telemetry only, not the payload/);
+    expect(JSON.parse((await cli(['webhooks', 'get', first!.event_id, '--json'])).stdout)).toEqual(first);
+    const missing = await cli(['webhooks', 'get', '00000000-0000-4000-8000-000000000000']);
+    expect(missing.code).toBe(4);
+    expect((await cli(['webhooks', 'get', 'abc'])).code).toBe(2);
+  });
+
+  it('replay --failed redelivers each failed event once, same id and bytes, once the endpoint accepts', async () => {
+    hook.state.accept = true;
+    const before = await events();
+    const r = await cli(['webhooks', 'replay', '--failed', '--tx', txId]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(/^EVENT ID +TYPE +TRANSACTION +ATTEMPTS +PUBLISH STATUS$/);
+    expect(r.stdout.match(/ pending$/gm)).toHaveLength(4);
+    expect(r.stderr).toContain('Replay scheduled for 4 events.');
+    const after = await until('redelivery', async () => {
+      const now = await events();
+      return now.every((e) => e.delivery_status === 'delivered') ? now : undefined;
+    });
+    expect(after.map((e) => e.event_id)).toEqual(before.map((e) => e.event_id));
+    expect(hook.state.received.map((d) => JSON.parse(d.body).id).sort()).toEqual(before.map((e) => e.event_id).sort());
+    for (const d of hook.state.received) expect(d.signature).toBe(sign(d.body, SECRET));
+    // Nothing failed is left: a second --failed has nothing to do.
+    const again = await cli(['webhooks', 'replay', '--failed', '--tx', txId, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual([]);
+    expect(again.stderr).toContain('No failed events match; nothing to replay.');
+  });
+
+  it('replay by id: a partial failure names what did not replay and exits with its code', async () => {
+    const [first] = await events();
+    const ghost = '00000000-0000-4000-8000-00000000dead';
+    const r = await cli(['webhooks', 'replay', first!.event_id, ghost]);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toMatch(new RegExp(`^${ghost} .* not replayed: NOT_FOUND: `, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^${first!.event_id} +transaction\\.created .* pending$`, 'm'));
+    expect(r.stderr).toContain(`error: NOT_FOUND: 1 of 2 events did not replay: ${ghost} (NOT_FOUND:`);
+    expect(r.stderr).toContain(`hint: the others were scheduled; retry just these with: offramp webhooks replay ${ghost}`);
+  });
+
+  it('replay refuses unclear input before any request', async () => {
+    for (const args of [[], ['--failed', 'x'], ['--tx', '00000000-0000-4000-8000-000000000000'], ['nope'], ['--failed', '--concurrency', '0']]) {
+      const r = await cli(['webhooks', 'replay', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+  });
+});
+
+describe('webhooks replay against a scripted server', () => {
+  const KEY = 'sk_test_replay_scripted_77aa';
+  const ID_A = '11111111-1111-4111-8111-111111111111';
+  const ID_B = '22222222-2222-4222-8222-222222222222';
+  const result = (id: string) =>
+    json(200, { success: true, message: 'Webhook replay scheduled', data: { event_id: id, aggregate_id: ID_B, event_type: 'deposit.detected', attempts: 3, publish_status: 'pending', replay_scheduled_at: '2026-11-22T10:00:00.000Z' } });
+
+  it('waits out a 429 for its Retry-After, then replays', async () => {
+    const server = await scriptedServer([json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '0.3' }), result(ID_A)]);
+    const r = await runMain(['webhooks', 'replay', ID_A], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl } });
+    await server.close();
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.map((q) => q.url)).toEqual([`/api/v1/partner/webhooks/events/${ID_A}/replay`, `/api/v1/partner/webhooks/events/${ID_A}/replay`]);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(280);
+    expect(r.stdout).toMatch(new RegExp(`^${ID_A} +deposit\\.detected +${ID_B} +3 +pending$`, 'm'));
+  });
+
+  it('failures of different kinds exit 1', async () => {
+    const server = await scriptedServer([json(404, errorBody('NOT_FOUND', 'no such event')), json(409, errorBody('CONFLICT', 'busy'))]);
+    const r = await runMain(['webhooks', 'replay', ID_A, ID_B, '--concurrency', '1'], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl } });
+    await server.close();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`error: REPLAY_FAILED: 2 of 2 events did not replay: ${ID_A} (NOT_FOUND: no such event), ${ID_B} (CONFLICT: busy)`);
+  });
+
+  it('asks on a production profile: without a terminal and --yes it refuses before sending', async () => {
+    const server = await scriptedServer([result(ID_A)]);
+    const home = tempHome();
+    const configDir = home.env.OFFRAMP_CONFIG_DIR!;
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ current: 'live', profiles: { live: { env: 'production', baseUrl: server.baseUrl, apiKey: KEY } } }),
+    );
+    const refused = await runMain(['webhooks', 'replay', ID_A], { env: home.env });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('refusing to replay 1 webhook event on PRODUCTION (profile live) without confirmation');
+    expect(server.requests).toHaveLength(0);
+    const confirmed = await runMain(['webhooks', 'replay', ID_A, '--yes'], { env: home.env });
+    await server.close();
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+/** main() with a body on stdin (the shared runMain has an empty stdin). */
+async function verifyCli(args: string[], stdin: string | Buffer, env: Record<string, string> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const code = await main(['webhooks', 'verify', ...args], {
+    stdin: Readable.from([Buffer.from(stdin)]),
+    stdout,
+    stderr,
+    env: { ...tempHome().env, CI: 'true', NO_COLOR: '1', ...env },
+  });
+  expect(out + err).not.toContain(SECRET);
+  return { code, stdout: out, stderr: err };
+}
+
+describe('webhooks verify', () => {
+  const body = JSON.stringify({ id: '5d0e0000-0000-4000-8000-00000000007a', type: 'deposit.detected', data: { id: 'x' } });
+  const signature = sign(body, SECRET);
+
+  it('exit 0 for a valid signature (stdin, --file, env secret), 8 for an invalid one', async () => {
+    const ok = await verifyCli(['--secret', SECRET, '--signature', signature], body);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe(`valid: the signature matches the ${body.length}-byte body (event 5d0e0000-0000-4000-8000-00000000007a, deposit.detected)\n`);
+    const file = join(mkdtempSync(join(tmpdir(), 'offramp-verify-')), 'body.json');
+    writeFileSync(file, body);
+    const fromFile = await verifyCli(['--signature', signature.toUpperCase(), '--file', file, '--json'], '', { OFFRAMP_WEBHOOK_SECRET: SECRET });
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(fromFile.stdout)).toEqual({ valid: true, bytes: body.length, id: '5d0e0000-0000-4000-8000-00000000007a', type: 'deposit.detected' });
+
+    const tampered = await verifyCli(['--secret', SECRET, '--signature', signature], body.replace('deposit', 'Deposit'));
+    expect(tampered.code).toBe(8);
+    expect(tampered.stderr).toMatch(/^error: CHECK_FAILED: invalid: the signature does not match the \d+-byte body$/m);
+    const wrongKey = await verifyCli(['--secret', 'whsec_other', '--signature', signature], body);
+    expect(wrongKey.code).toBe(8);
+  });
+
+  it('names a trailing newline (echo) as the likely cause', async () => {
+    const r = await verifyCli(['--secret', SECRET, '--signature', signature], `${body}\n`);
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/hint: it matches the body without its trailing newline/);
+  });
+
+  it('bad input is exit 2', async () => {
+    expect((await verifyCli(['--secret', SECRET], body)).code).toBe(2);
+    expect((await verifyCli(['--secret', SECRET, '--signature', 'abc'], body)).code).toBe(2);
+    expect((await verifyCli(['--signature', signature], body)).stderr).toMatch(/error: USAGE: no webhook secret/);
+    expect((await verifyCli(['--secret', SECRET, '--signature', signature, '--file', '/nonexistent/body'], '')).code).toBe(2);
+  });
+});

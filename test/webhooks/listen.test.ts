@@ -1,0 +1,140 @@
+// `offramp webhooks listen` as a user runs it (the built binary): the emulator delivers a
+// transaction's lifecycle to it; a forged delivery gets 401, a replay is a duplicate, a
+// late older event is stored but out of order; Ctrl-C prints a summary and exits 0; a
+// restart on the same store treats the old ids as received, and --forward-to relays.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sign } from '../../src/lib/signature.js';
+import { BIN, tempHome } from '../helpers/cli.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
+import { partner } from '../tx/partner.js';
+
+const SECRET = 'whsec_listen_e2e_4b1f';
+
+function listen(args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...tempHome().env, OFFRAMP_WEBHOOK_SECRET: SECRET },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  const url = (async () => {
+    for (let i = 0; i < 400; i++) {
+      // The last start-up line: everything before it has been printed.
+      const m = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
+      if (m && stderr.includes('Press Ctrl-C to stop.')) return m[1]!;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`listener did not start: ${stderr}`);
+  })();
+  const lines = async (n: number) => {
+    for (let i = 0; i < 400 && stdout.split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 25));
+    return stdout.split('\n').filter(Boolean);
+  };
+  return { child, url, lines, done, stderr: () => stderr };
+}
+
+const post = (url: string, body: string, signature = sign(body, SECRET)) =>
+  fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-svc-webhook-signature': signature } }).then((r) => r.status);
+
+let emu: Awaited<ReturnType<typeof emulatorFor>> | undefined;
+afterAll(() => emu?.close());
+
+describe('webhooks listen', { timeout: 60_000 }, () => {
+  it('verifies, dedupes, stores, keeps statuses forward; survives a restart; forwards', async () => {
+    const store = join(mkdtempSync(join(tmpdir(), 'offramp-listen-')), 'events.ndjson');
+    const first = listen(['--store', store]);
+    const url = await first.url;
+    expect(first.stderr()).toContain(`Give the service this URL. With the emulator: offramp emulator --webhook-url ${url}`);
+
+    emu = await emulatorFor({ webhookUrl: `${url}hooks`, webhookSecret: SECRET });
+    const api = partner(emu.emulator.url, TEST_KEY);
+    const tx = await api.create('listen-1', '30000');
+    for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(tx.id, e);
+    const delivered = await first.lines(4);
+    expect(delivered).toHaveLength(4);
+    expect(delivered[3]).toMatch(new RegExp(`^\\S+Z  200  transaction\\.completed +[0-9a-f-]{36}  tx ${tx.id}  completed$`));
+
+    // A forged delivery is refused and not stored.
+    const forged = JSON.stringify({ id: 'forged-1', type: 'transaction.completed', data: { id: tx.id } });
+    expect(await post(url, forged, sign(forged, 'not-the-secret'))).toBe(401);
+    // The service redelivers an event (replay): same id, a duplicate.
+    const events = (await api.get(`/webhooks/events?transaction_id=${tx.id}`)).data as { event_id: string; event_type: string }[];
+    const detected = events.find((e) => e.event_type === 'deposit.detected')!;
+    expect((await api.call('POST', `/webhooks/events/${detected.event_id}/replay`)).status).toBe(200);
+    // An older lifecycle step arriving late (a new id): stored, but the status stays completed.
+    const late = JSON.stringify({ id: 'late-1', type: 'deposit.confirmed', data: { id: tx.id, status: 'selling_crypto' } });
+    expect(await post(url, late)).toBe(200);
+
+    const all = await first.lines(7);
+    expect(all[4]).toMatch(/  401  bad signature, not stored  \(claims id forged-1\)/);
+    const dup = all.slice(5).find((l) => l.includes(detected.event_id))!;
+    expect(dup).toMatch(new RegExp(`200  deposit\\.detected +${detected.event_id}  tx ${tx.id}  completed  duplicate$`));
+    expect(all.find((l) => l.includes('late-1'))).toMatch(/200  deposit\.confirmed +late-1  tx \S+  completed  out of order \(reports selling_crypto\)$/);
+
+    first.child.kill('SIGINT');
+    const stopped = await first.done;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toContain('Stopped (SIGINT). 7 deliveries, 5 accepted, 1 duplicate, 1 bad signature, 1 out of order.');
+    expect(stopped.stderr).toContain(`  ${tx.id}  completed`);
+    const stored = readFileSync(store, 'utf8').split('\n').filter(Boolean);
+    expect(stored.map((l) => JSON.parse(l).id)).toEqual([...events.map((e) => e.event_id), 'late-1']);
+    expect(stored.at(-1)).toBe(late);
+    expect(stopped.stdout + stopped.stderr).not.toContain(SECRET);
+
+    // Restart on the same store, forwarding to an app.
+    const relayed: string[] = [];
+    const app = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      relayed.push(`${req.headers['x-svc-webhook-signature']}|${Buffer.concat(chunks)}`);
+      res.writeHead(202).end();
+    });
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+    const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`;
+    const second = listen(['--store', store, '--forward-to', appUrl]);
+    const url2 = await second.url;
+    expect(second.stderr()).toContain('(5 events already in it count as received)');
+    expect(await post(url2, stored[0]!)).toBe(200);
+    const after = await second.lines(2);
+    expect(after[0]).toMatch(new RegExp(`  200  transaction\\.created +${JSON.parse(stored[0]!).id}  tx ${tx.id}  completed  duplicate$`));
+    expect(after[1]).toBe(`  → ${appUrl} answered 202 in ${after[1]!.match(/in (\d+) ms/)![1]} ms`);
+    expect(relayed).toEqual([`${sign(stored[0]!, SECRET)}|${stored[0]}`]);
+    second.child.kill('SIGTERM');
+    const end = await second.done;
+    app.close();
+    expect(end.code).toBe(0);
+    expect(end.stderr).toContain('1 delivery, 0 accepted, 1 duplicate, 0 bad signature, 0 out of order, 1 forwarded, 0 forward failures.');
+    expect(readFileSync(store, 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
+  });
+
+  it('refuses to start without a secret, on a busy port, or with a bad --forward-to', async () => {
+    const noSecret = await runMain(['webhooks', 'listen', '--port', '0']);
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toMatch(/error: USAGE: no webhook secret/);
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = String((busy.address() as AddressInfo).port);
+    const taken = await runMain(['webhooks', 'listen', '--port', port, '--store', join(mkdtempSync(join(tmpdir(), 'offramp-busy-')), 's.ndjson')], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    busy.close();
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain(`error: USAGE: port ${port} on 127.0.0.1 is already in use`);
+    expect((await runMain(['webhooks', 'listen', '--forward-to', 'ftp://x'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } })).code).toBe(2);
+    expect((await runMain(['webhooks', 'listen', '--port', '70000'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } })).code).toBe(2);
+  });
+});

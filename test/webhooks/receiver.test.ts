@@ -1,0 +1,169 @@
+// The listener core in process: signature, dedupe (also across a restart), durable store,
+// forward-only statuses, forwarding.
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sign } from '../../src/lib/signature.js';
+import { startReceiver, type DeliveryInfo, type Receiver } from '../../src/lib/webhooks/receiver.js';
+
+const SECRET = 'whsec_receiver_test';
+const TX = '0b6f6a4e-6d2b-4c57-9a57-2a3f1f0e9a91';
+
+function event(id: string, type: string, txId = TX, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ id, type, data: { id: txId, status: 'ignored-by-type', ...extra } });
+}
+
+async function post(url: string, body: string, signature: string | undefined = sign(body, SECRET), path = '') {
+  const res = await fetch(url + path, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...(signature ? { 'X-SVC-Webhook-Signature': signature } : {}) },
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+const opened: Receiver[] = [];
+async function start(opts: Partial<Parameters<typeof startReceiver>[0]> = {}) {
+  const events: DeliveryInfo[] = [];
+  const r = await startReceiver({ secret: SECRET, onEvent: (e) => events.push(e), ...opts });
+  opened.push(r);
+  return { r, events };
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((r) => r.close()));
+});
+
+const tmp = () => join(mkdtempSync(join(tmpdir(), 'offramp-recv-')), 'events.ndjson');
+
+describe('startReceiver', () => {
+  it('accepts a signed event, stores the raw body as one line, and rejects a bad signature with 401', async () => {
+    const store = tmp();
+    const { r, events } = await start({ storePath: store });
+    expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const good = event('evt-1', 'transaction.created');
+    expect((await post(r.url, good, undefined, 'any/path')).status).toBe(200);
+    expect(readFileSync(store, 'utf8')).toBe(`${good}\n`);
+
+    const forged = event('evt-2', 'deposit.detected');
+    const bad = await post(r.url, forged, sign(forged, 'other-secret'));
+    expect(bad.status).toBe(401);
+    expect(bad.body).not.toContain(SECRET);
+    expect((await post(r.url, forged, '')).status).toBe(401);
+    // Uppercase hex is the same signature (the bytes are compared, in constant time).
+    const upper = event('evt-3', 'deposit.detected');
+    expect((await post(r.url, upper, sign(upper, SECRET).toUpperCase())).status).toBe(200);
+
+    expect(readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['evt-1', 'evt-3']);
+    expect(events.map((e) => [e.outcome, e.id, e.verified, e.httpStatus])).toEqual([
+      ['accepted', 'evt-1', true, 200],
+      ['rejected', 'evt-2', false, 401],
+      ['rejected', 'evt-2', false, 401],
+      ['accepted', 'evt-3', true, 200],
+    ]);
+    expect(events[2]!.error).toMatch(/no x-svc-webhook-signature header/);
+    expect(r.stats).toMatchObject({ received: 4, accepted: 2, rejected: 2 });
+    expect((await fetch(r.url)).status).toBe(405);
+  });
+
+  it('drops duplicates (also concurrent copies) and keeps the status moving forward only', async () => {
+    const { r, events } = await start();
+    const completed = event('e-done', 'transaction.completed');
+    const detected = event('e-det', 'deposit.detected');
+    expect((await post(r.url, event('e-new', 'transaction.created'))).status).toBe(200);
+    expect((await post(r.url, completed)).status).toBe(200);
+    expect(r.status(TX)).toBe('completed');
+    // Late, older event: stored, but the status stays completed.
+    await post(r.url, detected);
+    expect(r.status(TX)).toBe('completed');
+    const late = events.find((e) => e.id === 'e-det')!;
+    expect(late).toMatchObject({ outcome: 'accepted', outOfOrder: true, status: 'completed', eventStatus: 'deposit_confirming' });
+    // payout.settled reports completed again: not out of order.
+    await post(r.url, event('e-pay', 'payout.settled'));
+    expect(events.at(-1)).toMatchObject({ outOfOrder: false, status: 'completed' });
+
+    const copies = await Promise.all([1, 2, 3, 4].map(() => post(r.url, completed)));
+    expect(copies.map((c) => c.status)).toEqual([200, 200, 200, 200]);
+    expect(r.stats).toMatchObject({ accepted: 4, duplicates: 4, outOfOrder: 1, transactions: 1 });
+  });
+
+  it('concurrent first copies of one id are stored once', async () => {
+    const store = tmp();
+    const { r } = await start({ storePath: store });
+    const body = event('same', 'transaction.created');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(r.url, body)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(readFileSync(store, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.stats).toMatchObject({ accepted: 1, duplicates: 7 });
+  });
+
+  it('after a restart, ids already in the store are duplicates and statuses are restored; a torn last line is cut', async () => {
+    const store = tmp();
+    const first = await start({ storePath: store });
+    await post(first.r.url, event('a', 'transaction.created'));
+    await post(first.r.url, event('b', 'deposit.detected'));
+    await first.r.close();
+    // A crash mid-write leaves half a line.
+    appendFileSync(store, '{"id":"c","type":"deposit.confir');
+
+    const second = await start({ storePath: store });
+    expect(second.r.loaded).toEqual({ events: 2, unreadable: 0, tornBytes: 32 });
+    expect(second.r.status(TX)).toBe('deposit_confirming');
+    expect((await post(second.r.url, event('a', 'transaction.created'))).status).toBe(200);
+    expect(second.events[0]).toMatchObject({ outcome: 'duplicate', duplicate: true });
+    expect((await post(second.r.url, event('c', 'deposit.confirmed'))).status).toBe(200);
+    expect(second.events[1]).toMatchObject({ outcome: 'accepted', status: 'selling_crypto' });
+    const lines = readFileSync(store, 'utf8').split('\n');
+    expect(lines.filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('answers 400 to a signed body that is not an event, and compacts a multi-line body', async () => {
+    const store = tmp();
+    const { r } = await start({ storePath: store });
+    expect((await post(r.url, '{"hello":1}')).status).toBe(400);
+    const pretty = JSON.stringify({ id: 'p', type: 'transaction.created', data: { id: TX } }, null, 2);
+    expect((await post(r.url, pretty)).status).toBe(200);
+    expect(readFileSync(store, 'utf8')).toBe(`${JSON.stringify(JSON.parse(pretty))}\n`);
+    expect(r.stats).toMatchObject({ invalid: 1, accepted: 1 });
+  });
+
+  it('answers 500 and forgets the id when the store cannot be written, so a retry is tried again', async () => {
+    // /dev/full opens fine and fails every write with ENOSPC.
+    const { r, events } = await start({ storePath: '/dev/full' });
+    const body = event('x', 'transaction.created');
+    expect((await post(r.url, body)).status).toBe(500);
+    expect((await post(r.url, body)).status).toBe(500);
+    expect(events.map((e) => e.outcome)).toEqual(['store_failed', 'store_failed']);
+    expect(r.stats).toMatchObject({ accepted: 0, duplicates: 0, storeFailures: 2 });
+  });
+
+  it('forwards verified deliveries (duplicates too) with their headers and reports the app’s answer', async () => {
+    const seen: { body: string; sig: string | undefined }[] = [];
+    const app = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      seen.push({ body: Buffer.concat(chunks).toString(), sig: req.headers['x-svc-webhook-signature'] as string | undefined });
+      res.writeHead(seen.length === 1 ? 200 : 503).end('busy');
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const results: { ok: boolean; status?: number; detail?: string }[] = [];
+    const { r } = await start({ forwardTo: `http://127.0.0.1:${(app.address() as AddressInfo).port}/hook`, onForward: (f) => results.push(f) });
+    const body = event('f1', 'transaction.created');
+    await post(r.url, body);
+    await post(r.url, body);
+    await post(r.url, body, sign(body, 'wrong'));
+    await r.close();
+    app.close();
+    expect(seen).toEqual([
+      { body, sig: sign(body, SECRET) },
+      { body, sig: sign(body, SECRET) },
+    ]);
+    expect(results.map((x) => [x.ok, x.status])).toEqual([
+      [true, 200],
+      [false, 503],
+    ]);
+    expect(r.stats).toMatchObject({ forwarded: 1, forwardFailures: 1 });
+  });
+});
