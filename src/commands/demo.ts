@@ -1,6 +1,167 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
+// offramp demo: the one-command tour. An emulator in-process on a free port (a generated
+// key and webhook secret), a webhook receiver on another (the `webhooks listen` code),
+// one transaction walked to completed and settled; each step, each webhook as it arrives
+// with its signature checked, the status history and the ledger row; then everything
+// stops. It builds its own client for the emulator: no stored profile is read or written,
+// and the generated secrets are never printed.
+import { randomBytes } from 'node:crypto';
+import type { Context } from '../lib/context.js';
 import { CliError, EXIT } from '../lib/errors.js';
+import { writeJson } from '../lib/output/render.js';
+import type { RevenueRow } from '../lib/schemas.js';
+import { expectedEventTypes } from '../lib/sandbox/invariants.js';
+import { renderLedgerRow } from '../lib/sandbox/render.js';
+import { Timeline } from '../lib/sandbox/timeline.js';
+import { runWalk, WalkInterrupted } from '../lib/sandbox/walk.js';
+import { renderHistory, renderTransaction } from '../lib/tx/render.js';
+import type { DeliveryInfo } from '../lib/webhooks/receiver.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+/** How long the tour waits for the last webhooks after the walk (they usually take ms). */
+const DELIVERY_WAIT_MS = 5_000;
+
+export async function run(_opts: unknown, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const apiKey = `sk_demo_${randomBytes(16).toString('hex')}`;
+  const secret = `whsec_demo_${randomBytes(24).toString('hex')}`;
+  io.addSecret(apiKey);
+  io.addSecret(secret);
+
+  const [{ startEmulator }, { startReceiver }, { HttpClient }, { createApi }] = await Promise.all([
+    import('../emulator/index.js'),
+    import('../lib/webhooks/receiver.js'),
+    import('../lib/client/http.js'),
+    import('../lib/client/api.js'),
+  ]);
+  const timeline = await Timeline.create(io);
+
+  const deliveries: DeliveryInfo[] = [];
+  let delivered: () => void = () => undefined;
+  // A step's webhook usually lands while the step is still reading the transaction back;
+  // it is held until the step's line is out, so that each webhook reads under its step.
+  let stepRunning = false;
+  const held: string[] = [];
+  const show = (line: string) => (stepRunning ? held.push(line) : timeline.note(line));
+  const flush = () => {
+    stepRunning = false;
+    for (const line of held.splice(0)) timeline.note(line);
+  };
+  const receiver = await startReceiver({
+    port: 0,
+    secret,
+    onEvent(info) {
+      deliveries.push(info);
+      show(describeDelivery(info));
+      delivered();
+    },
+  });
+  const stops: (() => Promise<void>)[] = [() => receiver.close()];
+  try {
+    // Retries a few hundred ms apart rather than the emulator's default 500 ms doubling:
+    // the tour lasts seconds.
+    const emulator = await startEmulator({
+      port: 0,
+      apiKeys: [apiKey],
+      webhookUrl: receiver.url,
+      webhookSecret: secret,
+      webhookRetry: { maxAttempts: 3, baseDelayMs: 200 },
+    });
+    stops.unshift(() => emulator.close());
+    const http = new HttpClient({
+      baseUrl: emulator.url,
+      apiKey,
+      userAgent: `offramp-cli/${ctx.version} node/${process.versions.node} (demo)`,
+      timeoutMs: ctx.globals.timeout,
+      retries: ctx.globals.retries,
+      ...(ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
+    });
+    stops.unshift(() => http.close());
+    const api = createApi(http);
+
+    io.err(`emulator  ${emulator.url}  (in-process, staging, generated API key)`);
+    io.err(`webhooks  ${receiver.url}  (signatures checked with a generated secret)`);
+    io.err('');
+
+    let walked;
+    try {
+      walked = await runWalk(
+        api,
+        { outcome: 'completed', settle: true, now: ctx.now },
+        {
+          onBegin: (i) => {
+            stepRunning = true;
+            timeline.begin(i);
+          },
+          onStep: (i) => {
+            timeline.done(i);
+            flush();
+          },
+        },
+      );
+    } catch (err) {
+      timeline.fail();
+      flush();
+      const cause = err instanceof WalkInterrupted ? err.cause : err;
+      throw cause;
+    }
+    const tx = walked.transaction;
+
+    // Each step should have produced one webhook; wait for them all (or the deadline).
+    const expected = expectedEventTypes(walked.steps);
+    const missing = () => {
+      const got = deliveries.filter((d) => d.verified && d.transactionId === tx.id && !d.duplicate).map((d) => d.type);
+      return expected.filter((type) => {
+        const i = got.indexOf(type);
+        if (i >= 0) got.splice(i, 1);
+        return i < 0;
+      });
+    };
+    const deadline = Date.now() + DELIVERY_WAIT_MS;
+    while (missing().length > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+        delivered = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    delivered = () => undefined;
+
+    const history = (await api.transactions.history(tx.id)).data;
+    const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
+    const to = new Date(ctx.now().getTime() + 60_000).toISOString();
+    let row: RevenueRow | undefined;
+    for await (const r of api.revenue.all({ from, to })) if (r.transaction_id === tx.id) row = r;
+
+    const webhooks = deliveries.map((d) => ({ id: d.id, type: d.type, verified: d.verified, duplicate: d.duplicate, status: d.status }));
+    if (ctx.globals.json) {
+      writeJson(io, { transaction: tx, steps: walked.steps, webhooks, history: history.history, ledger_row: row ?? null });
+    } else {
+      io.out('\n');
+      renderTransaction(io, tx, ctx.now(), 'snapshot');
+      io.out('\nstatus history\n');
+      renderHistory(io, history, ctx.now());
+      io.out('\n');
+      if (row) renderLedgerRow(io, row, ctx.now());
+    }
+
+    const problems = [
+      ...missing().map((type) => `no verified ${type} webhook arrived within ${DELIVERY_WAIT_MS / 1000} s`),
+      ...deliveries.filter((d) => !d.verified).map((d) => `a delivery failed verification: ${d.error ?? d.outcome}`),
+      ...(row ? [] : [`no ledger row for ${tx.id} in GET /revenue`]),
+    ];
+    if (problems.length > 0) throw new CliError(`the demo did not go as it should: ${problems.join('; ')}`, 'DEMO_FAILED', EXIT.failure);
+    io.err(`\ndone: ${expected.length} webhooks received, each signature verified; emulator and receiver stopped.`);
+    io.err('next: `offramp emulator` to keep one running, `offramp webhooks listen` to receive its webhooks.');
+  } finally {
+    for (const stop of stops) await stop().catch(() => undefined);
+  }
+}
+
+/** `  ↳ webhook deposit.detected  verified  evt 5d0e…  tx now deposit_confirming` */
+function describeDelivery(d: DeliveryInfo): string {
+  const what = d.type ?? 'unknown event';
+  if (!d.verified) return `  ↳ webhook ${what}  REJECTED (${d.error ?? d.outcome}, answered ${d.httpStatus})`;
+  const extra = d.duplicate ? '  duplicate, ignored' : d.outOfOrder ? `  arrived late; status stays ${d.status}` : `  status ${d.status ?? '—'}`;
+  return `  ↳ webhook ${what.padEnd(21)}  signature verified  event ${d.id}${extra}`;
 }

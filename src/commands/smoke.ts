@@ -1,6 +1,99 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../lib/errors.js';
+// offramp smoke [--outcome O] [--junit FILE]: the CI check. One walk (a new transaction,
+// settled when the outcome is completed), then every invariant, each reported pass/fail.
+// Exit 0 when all hold, 8 otherwise; 3 or 7 when the service could not be reached at all.
+import { rename, writeFile } from 'node:fs/promises';
+import type { Context } from '../lib/context.js';
+import { CheckFailed, CliError } from '../lib/errors.js';
+import { chalkFor, writeJson } from '../lib/output/render.js';
+import { checkOutcome } from '../lib/sandbox/args.js';
+import type { CheckResult } from '../lib/sandbox/invariants.js';
+import { evaluate } from '../lib/sandbox/invariants.js';
+import { junitXml, type JUnitCase } from '../lib/sandbox/junit.js';
+import { collectFacts } from '../lib/sandbox/smoke.js';
+import { Timeline } from '../lib/sandbox/timeline.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Options = { outcome?: string; junit?: string };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const outcome = checkOutcome(opts.outcome, false);
+  await ctx.refuseProduction('smoke');
+  const api = await ctx.api();
+  const timeline = await Timeline.create(ctx.io);
+  const startedAt = ctx.now();
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  const suiteName = `offramp smoke (${outcome})`;
+
+  let facts;
+  try {
+    facts = await collectFacts(api, {
+      outcome,
+      now: ctx.now,
+      sleep: ctx.sleep,
+      hooks: { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i) },
+    });
+  } catch (err) {
+    // The service could not be reached (network, timeout, key): no check ran. CI still
+    // gets a report saying so, then the usual exit code for the error.
+    timeline.fail();
+    if (opts.junit) {
+      const detail = err instanceof CliError ? `${err.code}: ${err.message}` : String(err);
+      const cases: JUnitCase[] = [{ id: 'walk', name: `the walk reached ${outcome}`, status: 'error', detail }];
+      await writeAtomically(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }));
+    }
+    throw err;
+  }
+  // A walk the service refused part-way leaves its step's spinner running.
+  if (facts.walkError) timeline.fail();
+
+  const checks = evaluate(facts);
+  const failed = checks.filter((c) => c.status === 'fail');
+  const ok = failed.length === 0;
+  const properties: Record<string, string> = { outcome };
+  if (facts.transactionId) properties.transaction_id = facts.transactionId;
+  const reference = facts.steps.find((s) => s.step === 'create')?.detail?.merchant_reference;
+  if (reference) properties.merchant_reference = reference;
+
+  if (opts.junit) {
+    await writeAtomically(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases: checks, properties }));
+  }
+
+  if (ctx.globals.json) {
+    writeJson(ctx.io, {
+      ok,
+      outcome,
+      transaction_id: facts.transactionId ?? null,
+      merchant_reference: reference ?? null,
+      started_at: startedAt.toISOString(),
+      duration_ms: Math.round(seconds() * 1000),
+      checks,
+      steps: facts.steps,
+    });
+  } else {
+    renderReport(ctx, checks, facts.transactionId, outcome);
+  }
+  if (opts.junit) ctx.io.err(`JUnit report written to ${opts.junit}`);
+  if (!ok) {
+    throw new CheckFailed(`${failed.length} of ${checks.length} smoke checks failed: ${failed.map((c) => c.id).join(', ')}`);
+  }
+}
+
+function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefined, outcome: string): void {
+  const c = chalkFor(ctx.io);
+  const label = { pass: c.green('PASS'), fail: c.red('FAIL'), skip: c.dim('SKIP') } as const;
+  const lines = [`smoke: walk to ${outcome}${txId ? `, transaction ${txId}` : ''}`, ''];
+  for (const check of checks) {
+    lines.push(`${label[check.status]}  ${check.id}: ${check.name}`);
+    lines.push(`      ${check.status === 'fail' ? check.detail : c.dim(check.detail)}`);
+  }
+  const count = (s: CheckResult['status']) => checks.filter((x) => x.status === s).length;
+  lines.push('', `${checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped`);
+  ctx.io.out(`${lines.join('\n')}\n`);
+}
+
+/** A half-written report must never be read as a whole one: write aside, then rename. */
+async function writeAtomically(path: string, content: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, content, 'utf8');
+  await rename(tmp, path);
 }

@@ -1,6 +1,39 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../../lib/errors.js';
+// offramp simulate walk [TX_ID] [--outcome O] [--settle]: make a transaction (unless one is
+// given) and drive it to the outcome, one simulator event at a time, showing each status
+// change as it happens and the status history at the end. Staging only.
+import type { Context } from '../../lib/context.js';
+import { writeJson } from '../../lib/output/render.js';
+import { checkOutcome, checkTransactionId } from '../../lib/sandbox/args.js';
+import { Timeline } from '../../lib/sandbox/timeline.js';
+import { runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Options = { txId?: string; outcome?: string; settle?: boolean };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const outcome = checkOutcome(opts.outcome, opts.settle);
+  const txId = opts.txId ? checkTransactionId(opts.txId) : undefined;
+  await ctx.refuseProduction('simulate walk');
+  const api = await ctx.api();
+  const timeline = await Timeline.create(ctx.io);
+  let result;
+  try {
+    result = await runWalk(
+      api,
+      { ...(txId ? { txId } : {}), outcome, settle: Boolean(opts.settle), now: ctx.now },
+      { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i) },
+    );
+  } catch (err) {
+    const cause = err instanceof WalkInterrupted ? err.cause : err;
+    timeline.fail();
+    throw cause;
+  }
+  if (ctx.globals.json) {
+    writeJson(ctx.io, { transaction: result.transaction, steps: result.steps });
+    return;
+  }
+  const history = (await api.transactions.history(result.transaction.id)).data;
+  renderTransaction(ctx.io, result.transaction, ctx.now(), 'snapshot');
+  ctx.io.out('\nstatus history\n');
+  renderHistory(ctx.io, history, ctx.now());
 }

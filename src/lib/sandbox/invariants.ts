@@ -1,0 +1,179 @@
+// The smoke invariants (issue 5), each a pure function over the facts one walk collected:
+// no I/O here, so each rule is unit-tested on hand-made facts.
+import { isEdge, isForward } from '../lifecycle.js';
+import { decimalEquals } from '../money.js';
+import type { RevenueRow, StatusHistoryEntry, Transaction, WebhookEvent } from '../schemas.js';
+import type { Outcome, WalkStep } from './walk.js';
+
+/** Something read from the service: the value, or why it could not be read. */
+export type Fact<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export type CancelAttempt =
+  /** The service accepted the cancel (2xx) and answered with this status. */
+  | { accepted: true; status: string }
+  /** The service refused it with this HTTP status and code. */
+  | { accepted: false; httpStatus: number; code: string; message: string };
+
+export type SmokeFacts = {
+  outcome: Outcome;
+  /** The walk's final snapshot; absent when the walk stopped part-way. */
+  transaction?: Transaction;
+  transactionId?: string;
+  steps: WalkStep[];
+  /** Why the walk stopped part-way, when it did. */
+  walkError?: string;
+  history?: Fact<StatusHistoryEntry[]>;
+  /** Events listed by GET /webhooks/events?transaction_id=… */
+  events?: Fact<WebhookEvent[]>;
+  /** GET /webhooks/events/{id} for each listed event, by event id. */
+  telemetry?: Record<string, Fact<WebhookEvent>>;
+  /** Ledger rows for the transaction found in GET /revenue, and the window searched. */
+  ledger?: Fact<{ rows: RevenueRow[]; from: string; to: string }>;
+  cancel?: Fact<CancelAttempt>;
+};
+
+export type CheckStatus = 'pass' | 'fail' | 'skip';
+export type CheckResult = { id: string; name: string; status: CheckStatus; detail: string };
+
+export type Invariant = { id: string; name: string; check(facts: SmokeFacts): Omit<CheckResult, 'id' | 'name'> };
+
+const pass = (detail: string) => ({ status: 'pass' as const, detail });
+const fail = (detail: string) => ({ status: 'fail' as const, detail });
+const skip = (detail: string) => ({ status: 'skip' as const, detail });
+
+/** `<scope>:<word>` (partner-api.md, "Status history entry"): lower-case words, `_` allowed. */
+export const REASON_FORM = /^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$/;
+
+export const statusOrder: Invariant = {
+  id: 'status-order',
+  name: 'the statuses went in a valid order',
+  check(f) {
+    if (!f.history) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no history was read'}`);
+    if (!f.history.ok) return fail(`could not read the status history: ${f.history.error}`);
+    const history = f.history.value;
+    if (history.length === 0) return fail('the status history is empty');
+    for (const [i, h] of history.entries()) {
+      const where = `history entry ${i + 1}`;
+      if (!isEdge(h.from_status, h.to_status)) return fail(`${where}: ${h.from_status} → ${h.to_status} is not a lifecycle transition`);
+      const prev = history[i - 1];
+      if (prev && prev.to_status !== h.from_status) {
+        return fail(`${where} starts from ${h.from_status}, but the entry before it ended at ${prev.to_status}`);
+      }
+      if (prev && Date.parse(h.changed_at) < Date.parse(prev.changed_at)) {
+        return fail(`${where} (${h.changed_at}) is dated before the entry before it (${prev.changed_at})`);
+      }
+    }
+    // What the walk read after each step must only ever move forward.
+    for (const s of f.steps) {
+      if (s.status_before && s.status && s.status !== s.status_before && !isForward(s.status_before, s.status)) {
+        return fail(`after ${s.step} the transaction read ${s.status}, which cannot follow ${s.status_before}`);
+      }
+    }
+    const last = history[history.length - 1]!.to_status;
+    if (f.transaction && f.transaction.status !== last) {
+      return fail(`the history ends at ${last} but the transaction reads ${f.transaction.status}`);
+    }
+    if (last !== f.outcome) return fail(`the walk was to end at ${f.outcome} but the history ends at ${last}`);
+    const path = [history[0]!.from_status, ...history.map((h) => h.to_status)];
+    return pass(path.join(' → '));
+  },
+};
+
+export const historyReasons: Invariant = {
+  id: 'history-reasons',
+  name: 'every history reason has the scope:word form',
+  check(f) {
+    if (!f.history) return fail('not checked: no history was read');
+    if (!f.history.ok) return fail(`could not read the status history: ${f.history.error}`);
+    const history = f.history.value;
+    if (history.length === 0) return fail('the status history is empty');
+    const bad = history
+      .map((h, i) => ({ h, i }))
+      .filter(({ h }) => !REASON_FORM.test(h.reason))
+      .map(({ h, i }) => `entry ${i + 1} (${h.from_status} → ${h.to_status}): ${JSON.stringify(h.reason)}`);
+    if (bad.length) return fail(`not of the form scope:word: ${bad.join('; ')}`);
+    return pass(history.map((h) => h.reason).join(', '));
+  },
+};
+
+/** The webhook event type each walk step should have produced. */
+export function expectedEventTypes(steps: WalkStep[]): string[] {
+  return steps.flatMap((s) => (s.step === 'create' ? ['transaction.created'] : s.step === 'quote' || s.step === 'read' ? [] : [s.step]));
+}
+
+export const eventsCoverSteps: Invariant = {
+  id: 'events-cover-steps',
+  name: 'the events listed for the transaction cover the steps taken, each with its telemetry readable',
+  check(f) {
+    if (!f.events) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
+    if (!f.events.ok) return fail(`could not list the events: ${f.events.error}`);
+    const listed = f.events.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
+    const expected = expectedEventTypes(f.steps);
+    const available = new Map<string, number>();
+    for (const e of listed) available.set(e.event_type, (available.get(e.event_type) ?? 0) + 1);
+    const missing: string[] = [];
+    for (const type of expected) {
+      const left = available.get(type) ?? 0;
+      if (left === 0) missing.push(type);
+      else available.set(type, left - 1);
+    }
+    if (missing.length) {
+      return fail(`no event listed for: ${missing.join(', ')} (listed: ${listed.map((e) => e.event_type).join(', ') || 'none'})`);
+    }
+    const unreadable: string[] = [];
+    for (const e of listed) {
+      const t = f.telemetry?.[e.event_id];
+      if (!t) unreadable.push(`${e.event_type} ${e.event_id}: not read`);
+      else if (!t.ok) unreadable.push(`${e.event_type} ${e.event_id}: ${t.error}`);
+      else if (t.value.event_id !== e.event_id || t.value.event_type !== e.event_type || t.value.aggregate_id !== e.aggregate_id) {
+        unreadable.push(`${e.event_type} ${e.event_id}: telemetry describes another event (${t.value.event_type} ${t.value.event_id})`);
+      }
+    }
+    if (unreadable.length) return fail(`telemetry not readable: ${unreadable.join('; ')}`);
+    return pass(`${listed.length} events (${listed.map((e) => `${e.event_type} ${e.delivery_status}`).join(', ')}); telemetry read for each`);
+  },
+};
+
+export const ledgerRow: Invariant = {
+  id: 'ledger-row',
+  name: "a completed transaction has its ledger row in GET /revenue with amount equal to the transaction's",
+  check(f) {
+    if (f.outcome !== 'completed') return skip(`the walk ends at ${f.outcome}; only a completed transaction has a ledger row`);
+    if (!f.transaction || f.transaction.status !== 'completed') return fail('not checked: the transaction did not reach completed');
+    if (!f.ledger) return fail('not checked: the ledger was not read');
+    if (!f.ledger.ok) return fail(`could not read GET /revenue: ${f.ledger.error}`);
+    const { rows, from, to } = f.ledger.value;
+    const tx = f.transaction;
+    if (rows.length === 0) return fail(`no ledger row for ${tx.id} in GET /revenue from ${from} to ${to}`);
+    if (rows.length > 1) return fail(`${rows.length} ledger rows for ${tx.id} (expected one)`);
+    const row = rows[0]!;
+    if (!decimalEquals(row.amount, tx.amount)) return fail(`ledger amount ${row.amount} differs from the transaction's ${tx.amount}`);
+    return pass(`one row, amount ${row.amount} NGN as on the transaction, share ${row.share}`);
+  },
+};
+
+export const cancelRefused: Invariant = {
+  id: 'cancel-refused',
+  name: 'a cancel of the completed transaction is refused with 409',
+  check(f) {
+    if (f.outcome !== 'completed') return skip(`the walk ends at ${f.outcome}; the rule is about completed transactions`);
+    if (!f.transaction || f.transaction.status !== 'completed') return fail('not checked: the transaction did not reach completed');
+    if (!f.cancel) return fail('not checked: no cancel was sent');
+    if (!f.cancel.ok) return fail(`the cancel got no answer: ${f.cancel.error}`);
+    const c = f.cancel.value;
+    if (c.accepted) return fail(`the cancel was accepted (status now ${c.status})`);
+    if (c.httpStatus !== 409) return fail(`the cancel was refused with HTTP ${c.httpStatus} ${c.code}, not 409`);
+    return pass(`409 ${c.code}: ${c.message}`);
+  },
+};
+
+export const INVARIANTS: readonly Invariant[] = [statusOrder, historyReasons, eventsCoverSteps, ledgerRow, cancelRefused];
+
+/** Every invariant over the facts, plus a failing `walk` check when the walk stopped part-way. */
+export function evaluate(facts: SmokeFacts): CheckResult[] {
+  const results = INVARIANTS.map((inv) => ({ id: inv.id, name: inv.name, ...inv.check(facts) }));
+  if (facts.walkError) {
+    results.unshift({ id: 'walk', name: `the walk reached ${facts.outcome}`, status: 'fail', detail: facts.walkError });
+  }
+  return results;
+}

@@ -1,0 +1,128 @@
+// Smoke, the I/O half: one walk, then read back what the service says about it (history,
+// listed events and their telemetry, the ledger, a cancel attempt) into SmokeFacts, which
+// invariants.ts judges. Reads that may lag behind the walk on a real service (events,
+// ledger) are retried a few times before a missing item counts as missing.
+import { randomUUID } from 'node:crypto';
+import type { Api } from '../client/api.js';
+import { ApiError, AuthError, CliError, NetworkError, TimeoutError } from '../errors.js';
+import type { RevenueRow, WebhookEvent } from '../schemas.js';
+import { expectedEventTypes, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
+import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
+
+export type CollectOptions = {
+  outcome: Outcome;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  hooks?: WalkHooks;
+  /** Reads of lagging data: tries and the pause between them. */
+  tries?: number;
+  pauseMs?: number;
+};
+
+/** Errors that mean "could not talk to the service" rather than "the service broke a rule". */
+export function isUnreachable(err: unknown): boolean {
+  return (
+    err instanceof NetworkError ||
+    err instanceof TimeoutError ||
+    err instanceof AuthError ||
+    (err instanceof ApiError && (err.status === 401 || err.status === 403))
+  );
+}
+
+export async function collectFacts(api: Api, opts: CollectOptions): Promise<SmokeFacts> {
+  const settle = opts.outcome === 'completed';
+  const facts: SmokeFacts = { outcome: opts.outcome, steps: [] };
+  try {
+    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now }, opts.hooks);
+    facts.transaction = walked.transaction;
+    facts.transactionId = walked.transaction.id;
+    facts.steps = walked.steps;
+  } catch (err) {
+    if (!(err instanceof WalkInterrupted)) throw err;
+    if (isUnreachable(err.cause)) throw err.cause;
+    facts.steps = err.steps;
+    facts.walkError = describe(err.cause);
+    if (err.transactionId) facts.transactionId = err.transactionId;
+  }
+  const id = facts.transactionId;
+  if (!id) return facts;
+
+  const retry = { tries: opts.tries ?? 4, pauseMs: opts.pauseMs ?? 250, sleep: opts.sleep };
+
+  facts.history = await read(async () => (await api.transactions.history(id)).data.history);
+
+  const expected = expectedEventTypes(facts.steps);
+  facts.events = await eventually(retry, (events) => covers(events, expected), async () => {
+    const events: WebhookEvent[] = [];
+    for await (const e of api.webhooks.all({ transaction_id: id })) events.push(e);
+    return events;
+  });
+  if (facts.events.ok) {
+    facts.telemetry = {};
+    for (const e of facts.events.value) {
+      facts.telemetry[e.event_id] = await read(async () => (await api.webhooks.get(e.event_id)).data);
+    }
+  }
+
+  const tx = facts.transaction;
+  if (tx?.status === 'completed') {
+    // The row is dated at completion: from a minute before creation to a minute from now
+    // covers it with room for clock skew, well inside the 90-day limit.
+    const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
+    const to = new Date(opts.now().getTime() + 60_000).toISOString();
+    facts.ledger = await eventually(retry, (v) => v.rows.length > 0, async () => {
+      const rows: RevenueRow[] = [];
+      for await (const row of api.revenue.all({ from, to })) if (row.transaction_id === id) rows.push(row);
+      return { rows, from, to };
+    });
+    facts.cancel = await read(async (): Promise<CancelAttempt> => {
+      try {
+        const answer = await api.transactions.cancel(id, randomUUID());
+        return { accepted: true, status: answer.data.status };
+      } catch (err) {
+        if (err instanceof ApiError) return { accepted: false, httpStatus: err.status, code: err.code, message: err.message };
+        throw err;
+      }
+    });
+  }
+  return facts;
+}
+
+function covers(events: WebhookEvent[], expected: string[]): boolean {
+  const have = events.map((e) => e.event_type);
+  return expected.every((type) => {
+    const i = have.indexOf(type);
+    if (i < 0) return false;
+    have.splice(i, 1);
+    return true;
+  });
+}
+
+async function read<T>(fn: () => Promise<T>): Promise<Fact<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (err) {
+    if (isUnreachable(err)) throw err;
+    return { ok: false, error: describe(err) };
+  }
+}
+
+/** Reads until `done` holds or the tries run out; the last answer stands either way. */
+async function eventually<T>(
+  retry: { tries: number; pauseMs: number; sleep(ms: number): Promise<void> },
+  done: (value: T) => boolean,
+  fn: () => Promise<T>,
+): Promise<Fact<T>> {
+  let last: Fact<T> = { ok: false, error: 'not read' };
+  for (let i = 0; i < retry.tries; i++) {
+    if (i > 0) await retry.sleep(retry.pauseMs);
+    last = await read(fn);
+    if (last.ok && done(last.value)) return last;
+  }
+  return last;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof CliError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}

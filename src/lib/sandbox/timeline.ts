@@ -1,0 +1,88 @@
+// The walk as the user watches it: on a terminal one spinner per step that turns into a
+// tick with the status change; elsewhere (CI logs, pipes) one plain line per step. Always
+// on stderr: it is progress, and stdout stays for the data (history, snapshot, JSON).
+import type { ChalkInstance } from 'chalk';
+import type { Ora } from 'ora';
+import type { IO } from '../io.js';
+import { chalkFor, statusColor } from '../output/render.js';
+import type { StepName, WalkStep } from './walk.js';
+
+const NAME_WIDTH = 'transaction.completed'.length;
+
+export class Timeline {
+  private spinner: Ora | undefined;
+
+  private constructor(
+    private readonly io: IO,
+    private readonly makeSpinner: ((text: string) => Ora) | undefined,
+  ) {}
+
+  static async create(io: IO): Promise<Timeline> {
+    // A terminal that reports 0 columns (a pty nobody sized, as some CI runners make)
+    // sends ora's line counting into an endless clear loop: plain lines there.
+    const columns = (io.stderr as { columns?: number }).columns;
+    if (!io.showProgress() || columns === 0) return new Timeline(io, undefined);
+    const { default: ora } = await import('ora');
+    // discardStdin would put stdin in raw mode; a walk reads nothing from it.
+    return new Timeline(io, (text) => ora({ text, stream: io.stderr, discardStdin: false, color: 'cyan', isEnabled: true }).start());
+  }
+
+  begin(info: { n: number; total: number; step: StepName }): void {
+    this.spinner = this.makeSpinner?.(`${counter(info.n, info.total)} ${info.step} …`);
+  }
+
+  done(info: { n: number; total: number; step: WalkStep }): void {
+    const line = `${counter(info.n, info.total)} ${describeStep(info.step, chalkFor(this.io, 'err'))}`;
+    if (this.spinner) {
+      this.spinner.succeed(line);
+      this.spinner = undefined;
+    } else {
+      this.io.err(line);
+    }
+  }
+
+  /** Ends the running spinner (if any) as failed; the error itself is reported elsewhere. */
+  fail(): void {
+    this.spinner?.fail(this.spinner.text.replace(/ …$/, ' failed'));
+    this.spinner = undefined;
+  }
+
+  /** A line between steps (a webhook arriving) that must not tear the spinner. */
+  note(line: string): void {
+    if (this.spinner?.isSpinning) {
+      this.spinner.clear();
+      this.io.err(line);
+      this.spinner.render();
+    } else {
+      this.io.err(line);
+    }
+  }
+}
+
+function counter(n: number, total: number): string {
+  return `[${n}/${total}]`;
+}
+
+/** `deposit.detected        awaiting_deposit → deposit_confirming  12 ms` */
+export function describeStep(step: WalkStep, c: ChalkInstance): string {
+  const name = step.step.padEnd(NAME_WIDTH);
+  const d = step.detail ?? {};
+  let what: string;
+  switch (step.step) {
+    case 'quote':
+      what = `${d.fiat_amount} NGN at ${d.adjusted_rate} NGN per ${d.crypto_currency} (quote ${d.quote_id})`;
+      break;
+    case 'create':
+      what = `${statusColor(c, step.status ?? '?')}  tx ${d.transaction_id}  ref ${d.merchant_reference}  (Idempotency-Key ${d.idempotency_key})`;
+      break;
+    case 'read':
+      what = `${statusColor(c, step.status ?? '?')}`;
+      break;
+    default:
+      what =
+        step.status === step.status_before
+          ? `${statusColor(c, step.status ?? '?')} ${c.dim('(unchanged)')}`
+          : `${statusColor(c, step.status_before ?? '?')} → ${statusColor(c, step.status ?? '?')}`;
+  }
+  return `${name}  ${what}  ${c.dim(`${step.ms} ms`)}`;
+}

@@ -1,0 +1,223 @@
+// The walk: drive one staging transaction to an outcome with the simulator, reading the
+// transaction after every step. `simulate walk`, `smoke` and `demo` all run it; each
+// renders the steps its own way (see timeline.ts).
+//
+// Which events lead to which outcome is our choice (partner-api.md only names the events):
+//   completed  deposit.detected, deposit.confirmed, transaction.completed (+ payout.settled)
+//   failed     deposit.detected, deposit.confirmed, transaction.failed
+//   refunded   as failed, then transaction.refunded
+//   expired    transaction.expired, straight from awaiting_deposit
+// `failed` goes through a confirmed deposit on purpose: that is the failure a partner has
+// to handle (funds received, sale failed) and the only one a refund can follow.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Api } from '../client/api.js';
+import { ApiError, CliError, EXIT } from '../errors.js';
+import { eventsValidFrom } from '../lifecycle.js';
+import type { Transaction } from '../schemas.js';
+import { outcomeUnknown } from '../tx/errors.js';
+import type { SimulatorEvent } from '../vocabulary.js';
+import { explainConflict } from './conflict.js';
+
+export const OUTCOMES = ['completed', 'failed', 'expired', 'refunded'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** What a new walk transaction is made of: the sandbox pair and a modest NGN amount. */
+export const WALK_PAIR = { crypto_currency: 'usdt', network: 'bep20' } as const;
+export const WALK_FIAT_AMOUNT = '50000';
+
+/** The simulator events that take a fresh transaction (awaiting_deposit) to `outcome`. */
+export function eventsFor(outcome: Outcome, settle: boolean): SimulatorEvent[] {
+  switch (outcome) {
+    case 'completed':
+      return ['deposit.detected', 'deposit.confirmed', 'transaction.completed', ...(settle ? (['payout.settled'] as const) : [])];
+    case 'failed':
+      return ['deposit.detected', 'deposit.confirmed', 'transaction.failed'];
+    case 'refunded':
+      return ['deposit.detected', 'deposit.confirmed', 'transaction.failed', 'transaction.refunded'];
+    case 'expired':
+      return ['transaction.expired'];
+  }
+}
+
+/**
+ * The rest of the path for a transaction already in `status`: the plan from its first
+ * event that is valid now; [] when it already rests at the outcome; null when the
+ * outcome cannot be reached from there.
+ */
+export function remainingEvents(status: string, outcome: Outcome, settle: boolean): SimulatorEvent[] | null {
+  const plan = eventsFor(outcome, settle);
+  const valid = new Set<string>(eventsValidFrom(status));
+  const start = plan.findIndex((event) => valid.has(event));
+  if (start >= 0) return plan.slice(start);
+  return status === outcome ? [] : null;
+}
+
+/** A reference nobody else uses: `walk-20261122T143105Z-3f9a1c`. */
+export function walkReference(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `walk-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+export type StepName = 'read' | 'quote' | 'create' | SimulatorEvent;
+
+/** One step as `--json` prints it: what was done, the status before and after, when. */
+export type WalkStep = {
+  step: StepName;
+  status_before: string | null;
+  status: string | null;
+  at: string;
+  ms: number;
+  /** Identifiers worth showing: quote id and rate, reference, idempotency key. */
+  detail?: Record<string, string>;
+};
+
+export type WalkHooks = {
+  /** A step is about to start (spinners). */
+  onBegin?(info: { n: number; total: number; step: StepName }): void;
+  /** A step finished. */
+  onStep?(info: { n: number; total: number; step: WalkStep; transaction?: Transaction }): void;
+};
+
+export type WalkOptions = {
+  /** Walk this transaction; a new one is created when absent. */
+  txId?: string;
+  outcome: Outcome;
+  settle: boolean;
+  now(): Date;
+  /** Merchant reference for a new transaction (default: walkReference). */
+  reference?: string;
+};
+
+export type WalkResult = { transaction: Transaction; steps: WalkStep[] };
+
+/**
+ * Error thrown when a walk stops part-way; carries the steps done so far and the
+ * transaction they were done to, so smoke can still report on them.
+ */
+export class WalkInterrupted extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly steps: WalkStep[],
+    readonly transactionId: string | undefined,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}): Promise<WalkResult> {
+  const steps: WalkStep[] = [];
+  let txId = opts.txId;
+  let n = 0;
+  let total = 0;
+
+  /** Runs one step, times it, records it, tells the hooks. */
+  const step = async (
+    name: StepName,
+    before: string | null,
+    body: () => Promise<{ status: string | null; detail?: Record<string, string>; transaction?: Transaction }>,
+  ) => {
+    n += 1;
+    hooks.onBegin?.({ n, total, step: name });
+    const started = performance.now();
+    const done = await body();
+    const record: WalkStep = {
+      step: name,
+      status_before: before,
+      status: done.status,
+      at: opts.now().toISOString(),
+      ms: Math.round(performance.now() - started),
+      ...(done.detail ? { detail: done.detail } : {}),
+    };
+    steps.push(record);
+    hooks.onStep?.({ n, total, step: record, ...(done.transaction ? { transaction: done.transaction } : {}) });
+    return done;
+  };
+
+  try {
+    let transaction: Transaction;
+    let events: SimulatorEvent[];
+    if (txId) {
+      const id = txId;
+      // The plan depends on where the transaction is now, so read it first.
+      total = 1;
+      const read = await step('read', null, async () => {
+        const tx = (await api.transactions.get(id)).data;
+        return { status: tx.status, transaction: tx };
+      });
+      transaction = read.transaction!;
+      const rest = remainingEvents(transaction.status, opts.outcome, opts.settle);
+      if (rest === null) {
+        throw new CliError(
+          `transaction ${id} is ${transaction.status}; it cannot be walked to ${opts.outcome} from there`,
+          'CONFLICT',
+          EXIT.conflict,
+          validHint(transaction.status),
+        );
+      }
+      events = rest;
+      total = 1 + events.length;
+    } else {
+      events = eventsFor(opts.outcome, opts.settle);
+      total = 2 + events.length;
+      const quote = await step('quote', null, async () => {
+        const q = (await api.quotes.create({ ...WALK_PAIR, fiat_amount: WALK_FIAT_AMOUNT })).data;
+        return { status: null, detail: { quote_id: q.quote_id, adjusted_rate: q.adjusted_rate, fiat_amount: WALK_FIAT_AMOUNT, crypto_currency: WALK_PAIR.crypto_currency } };
+      });
+      const ref = opts.reference ?? walkReference(opts.now());
+      const created = await step('create', null, async () => {
+        const key = randomUUID();
+        const summary = await createOnce(api, { quote_id: quote.detail!.quote_id!, network: WALK_PAIR.network, merchant_reference: ref }, key);
+        txId = summary.id;
+        const tx = (await api.transactions.get(summary.id)).data;
+        return {
+          status: tx.status,
+          transaction: tx,
+          detail: { transaction_id: tx.id, merchant_reference: ref, idempotency_key: key, crypto_amount: tx.crypto_amount, amount: tx.amount },
+        };
+      });
+      transaction = created.transaction!;
+    }
+
+    for (const event of events) {
+      const id = transaction.id;
+      const done = await step(event, transaction.status, async () => {
+        try {
+          await api.sandbox.simulate({ transaction_id: id, event });
+        } catch (err) {
+          throw err instanceof ApiError && err.status === 409 ? await explainConflict(api, id, event, err) : err;
+        }
+        // Read back rather than trust the simulator's answer: the walk shows what a
+        // partner reading the transaction would see.
+        const tx = (await api.transactions.get(id)).data;
+        return { status: tx.status, transaction: tx };
+      });
+      transaction = done.transaction!;
+    }
+    return { transaction, steps };
+  } catch (err) {
+    throw new WalkInterrupted(err, steps, txId);
+  }
+}
+
+function validHint(status: string): string {
+  const valid = eventsValidFrom(status);
+  return valid.length ? `events valid from ${status}: ${valid.join(', ')}` : `no simulator event is valid from ${status}`;
+}
+
+/**
+ * Creates the walk's transaction. When the create gets no answer (timeout, dropped
+ * connection, 5xx after retries) it may still have happened: look the reference up
+ * rather than create a second one (cli-contract.md, "tx create").
+ */
+async function createOnce(api: Api, body: { quote_id: string; network: string; merchant_reference: string }, key: string) {
+  try {
+    return (await api.transactions.create(body, key)).data;
+  } catch (err) {
+    if (!outcomeUnknown(err)) throw err;
+    try {
+      return (await api.transactions.byReference(body.merchant_reference)).data;
+    } catch {
+      throw err;
+    }
+  }
+}

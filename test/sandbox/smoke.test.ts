@@ -1,0 +1,177 @@
+// `offramp smoke` through the built binary: a clean run against the emulator, then each
+// invariant broken on its own by a proxy in front of the emulator.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { emulatorFor } from '../helpers/emulator.js';
+import { findAll, parseXml } from '../helpers/xml.js';
+import { breakingProxy, type Breakage } from './breaking-proxy.js';
+
+let emu: Awaited<ReturnType<typeof emulatorFor>>;
+beforeAll(async () => {
+  emu = await emulatorFor();
+});
+afterAll(() => emu.close());
+
+const IDS = ['status-order', 'history-reasons', 'events-cover-steps', 'ledger-row', 'cancel-refused'];
+
+type Report = { ok: boolean; outcome: string; transaction_id: string; checks: { id: string; status: string; detail: string }[]; steps: { step: string }[] };
+
+describe('offramp smoke', () => {
+  it('passes against the emulator: readable report, exit 0, well-formed JUnit', async () => {
+    const junit = join(emu.home.dir, 'reports', '..', 'smoke.xml');
+    const r = await runCli(['smoke', '--junit', junit], { env: emu.env });
+    expect(r.stderr).not.toMatch(/error:/);
+    expect(r.code).toBe(0);
+    for (const id of IDS) expect(r.stdout).toMatch(new RegExp(`^PASS  ${id}: `, 'm'));
+    expect(r.stdout).toContain('5 checks: 5 passed, 0 failed, 0 skipped');
+    // The walk is shown on stderr, one line per step (no TTY here).
+    expect(r.stderr).toMatch(/^\[6\/6\] payout\.settled +completed \(unchanged\)/m);
+
+    const root = parseXml(readFileSync(junit, 'utf8'));
+    expect(root.name).toBe('testsuites');
+    expect(root.attrs).toMatchObject({ tests: '5', failures: '0', errors: '0', skipped: '0' });
+    const suite = findAll(root, 'testsuite')[0]!;
+    expect(findAll(suite, 'property').find((p) => p.attrs.name === 'transaction_id')?.attrs.value).toMatch(/^[0-9a-f-]{36}$/);
+    expect(findAll(suite, 'testcase').map((c) => c.attrs.name!.split(':')[0])).toEqual(IDS);
+    expect(findAll(suite, 'failure')).toHaveLength(0);
+  });
+
+  it('--json gives a machine report; other outcomes skip the completed-only checks', async () => {
+    const r = await runCli(['smoke', '--outcome', 'refunded', '--json'], { env: emu.env });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report).toMatchObject({ ok: true, outcome: 'refunded' });
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['status-order', 'pass'],
+      ['history-reasons', 'pass'],
+      ['events-cover-steps', 'pass'],
+      ['ledger-row', 'skip'],
+      ['cancel-refused', 'skip'],
+    ]);
+    expect(report.steps.map((s) => s.step)).toEqual(['quote', 'create', 'deposit.detected', 'deposit.confirmed', 'transaction.failed', 'transaction.refunded']);
+  });
+
+  const txPath = /^\/api\/v1\/partner\/transactions\/[^/]+$/;
+  const breakages: [string, Breakage][] = [
+    [
+      'status-order',
+      // The history as the service would send it if it had recorded the steps out of order.
+      { rewrite: (req, body) => (req.path.endsWith('/status-history') ? { ...body, data: { ...body.data, history: [...body.data.history].reverse() } } : undefined) },
+    ],
+    [
+      'history-reasons',
+      {
+        rewrite: (req, body) =>
+          req.path.endsWith('/status-history')
+            ? { ...body, data: { ...body.data, history: body.data.history.map((h: { reason: string }, i: number) => (i === 2 ? { ...h, reason: 'Deposit confirmed' } : h)) } }
+            : undefined,
+      },
+    ],
+    [
+      'events-cover-steps',
+      {
+        rewrite: (req, body) =>
+          req.path.endsWith('/webhooks/events')
+            ? { ...body, data: { ...body.data, data: body.data.data.filter((e: { event_type: string }) => e.event_type !== 'deposit.confirmed') } }
+            : undefined,
+      },
+    ],
+    [
+      'events-cover-steps',
+      // Listed, but its telemetry cannot be read.
+      {
+        answer: (req) =>
+          /\/webhooks\/events\/[^/]+$/.test(req.path) && telemetryReads++ === 1
+            ? { status: 404, body: { error: { code: 'NOT_FOUND', message: 'Webhook event not found', timestamp: new Date().toISOString() } } }
+            : undefined,
+      },
+    ],
+    [
+      'ledger-row',
+      {
+        rewrite: (req, body) =>
+          req.path.endsWith('/revenue')
+            ? { ...body, data: { ...body.data, data: body.data.data.map((row: { amount: string }) => ({ ...row, amount: '49999.99' })) } }
+            : undefined,
+      },
+    ],
+    [
+      'cancel-refused',
+      // A service that lets a completed transaction be cancelled (the emulator is not asked).
+      {
+        answer: (req) =>
+          req.method === 'POST' && req.path.endsWith('/cancel') ? { status: 200, body: { success: true, data: cancelled, message: 'cancelled' } } : undefined,
+        rewrite: (req, body) => {
+          if (req.method === 'GET' && txPath.test(req.path)) cancelled = { ...body.data, status: 'cancelled' };
+          return undefined;
+        },
+      },
+    ],
+  ];
+  let telemetryReads = 0;
+  let cancelled: unknown;
+
+  it.each(breakages)('fails %s (and only it) when the service breaks that rule', async (id, breakage) => {
+    telemetryReads = 0;
+    const proxy = await breakingProxy(emu.emulator.origin, breakage);
+    try {
+      const junit = join(emu.home.dir, `smoke-${id}-${Date.now()}.xml`);
+      const r = await runCli(['smoke', '--json', '--junit', junit], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      expect(r.code).toBe(8);
+      const report = JSON.parse(r.stdout) as Report;
+      expect(report.ok).toBe(false);
+      const failed = report.checks.filter((c) => c.status === 'fail');
+      expect(failed.map((c) => c.id)).toEqual([id]);
+      expect(report.checks.filter((c) => c.status === 'pass')).toHaveLength(4);
+      // --json: the error envelope on stderr, as for any failing command.
+      expect(r.stderr).toMatch(/"code":"CHECK_FAILED"/);
+      const root = parseXml(readFileSync(junit, 'utf8'));
+      expect(root.attrs).toMatchObject({ tests: '5', failures: '1' });
+      const failure = findAll(root, 'failure')[0]!;
+      expect(failure.text).toBe(failed[0]!.detail);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a readable FAIL line and exit 8 without --json', async () => {
+    const proxy = await breakingProxy(emu.emulator.origin, breakages[1]![1]);
+    try {
+      const r = await runCli(['smoke'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      expect(r.code).toBe(8);
+      expect(r.stdout).toMatch(/^FAIL  history-reasons: every history reason has the scope:word form\n +not of the form scope:word: entry 3 \(deposit_confirming → selling_crypto\): "Deposit confirmed"$/m);
+      expect(r.stdout).toContain('5 checks: 4 passed, 1 failed, 0 skipped');
+      expect(r.stderr).toMatch(/^error: CHECK_FAILED: 1 of 5 smoke checks failed: history-reasons$/m);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a walk the service refuses part-way fails as a check; no service at all exits 7 with an <error> report', async () => {
+    const proxy = await breakingProxy(emu.emulator.origin, {
+      answer: (req) =>
+        req.path.endsWith('/sandbox/simulate') && simulations++ === 1
+          ? { status: 409, body: { error: { code: 'CONFLICT', message: 'not now', timestamp: new Date().toISOString() } } }
+          : undefined,
+    });
+    let simulations = 0;
+    try {
+      const r = await runCli(['smoke', '--json'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      expect(r.code).toBe(8);
+      const report = JSON.parse(r.stdout) as Report;
+      expect(report.checks[0]).toMatchObject({ id: 'walk', status: 'fail', detail: expect.stringMatching(/CONFLICT: .*deposit\.confirmed.*not now/) });
+      expect(report.steps.map((s) => s.step)).toEqual(['quote', 'create', 'deposit.detected']);
+    } finally {
+      await proxy.close();
+    }
+
+    const junit = join(emu.home.dir, 'unreachable.xml');
+    const down = await runCli(['smoke', '--junit', junit, '--retries', '0'], { env: { ...emu.env, OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+    expect(down.code).toBe(7);
+    expect(down.stderr).toMatch(/error: NETWORK: /);
+    const root = parseXml(readFileSync(junit, 'utf8'));
+    expect(root.attrs).toMatchObject({ tests: '1', errors: '1' });
+  });
+});
