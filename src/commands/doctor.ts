@@ -1,6 +1,83 @@
-// PLACEHOLDER: replaced by the issue that builds this command.
-import { CliError, EXIT } from '../lib/errors.js';
+// offramp doctor: is this machine set up to use the service? One line per check
+// (pass / warn / fail), exit 8 when any check fails.
+import { statSync } from 'node:fs';
+import type { Context } from '../lib/context.js';
+import { CheckFailed, CliError } from '../lib/errors.js';
+import { chalkFor, writeJson } from '../lib/output/render.js';
 
-export async function run(): Promise<void> {
-  throw new CliError('this command is not built yet', 'NOT_BUILT', EXIT.failure);
+export type Check = { name: string; status: 'pass' | 'warn' | 'fail'; detail: string };
+
+/** Beyond this much difference from the service's clock, times in tables and windows mislead. */
+const SKEW_WARN_MS = 5_000;
+
+export async function run(_opts: object, ctx: Context): Promise<void> {
+  const checks: Check[] = [];
+  const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
+
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  add('node', major > 20 || (major === 20 && minor >= 19) ? 'pass' : 'fail', `v${process.versions.node} (needs >= 20.19)`);
+
+  const store = await ctx.config();
+  try {
+    const mode = statSync(store.path).mode & 0o777;
+    add('config file', mode === 0o600 ? 'pass' : 'warn', `${store.path} (mode ${mode.toString(8).padStart(4, '0')}${mode === 0o600 ? '' : ', should be 0600: chmod 600 it'})`);
+  } catch {
+    add('config file', 'warn', `${store.path} does not exist yet (offramp profile add creates it)`);
+  }
+
+  let settings;
+  try {
+    settings = await ctx.settings();
+    add('profile', 'pass', settings.profileName ? `${settings.profileName} (${settings.env})` : 'none; key and base URL from flags or environment');
+  } catch (err) {
+    add('profile', 'fail', err instanceof CliError ? `${err.message}${err.hint ? ` — ${err.hint}` : ''}` : String(err));
+    return finish(ctx, checks);
+  }
+
+  const url = new URL(settings.baseUrl);
+  const { isLoopback } = await import('../lib/config/profile.js');
+  if (url.protocol === 'https:') add('base url', 'pass', `${settings.baseUrl}`);
+  else add('base url', isLoopback(url) ? 'pass' : 'fail', `${settings.baseUrl}${isLoopback(url) ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
+  if (!url.pathname.replace(/\/+$/, '').endsWith('/api/v1/partner')) add('base url path', 'warn', 'does not end in /api/v1/partner');
+
+  const api = await ctx.api();
+  const started = performance.now();
+  try {
+    // The cheapest authenticated read: one transaction of the list.
+    const res = await api.http.send({ method: 'GET', path: '/transactions', query: { limit: 1 } });
+    const ms = Math.round(performance.now() - started);
+    add('reachable', 'pass', `${ms} ms`);
+    add('api key', 'pass', 'accepted');
+    if (res.date) {
+      const skew = Date.parse(res.date) - ctx.now().getTime();
+      // The Date header has whole seconds, so up to a second of skew is noise.
+      const secs = Math.round(skew / 1000);
+      add('clock', Math.abs(skew) - 1000 > SKEW_WARN_MS ? 'warn' : 'pass', `${secs === 0 ? 'in step' : `${Math.abs(secs)} s ${secs > 0 ? 'behind' : 'ahead of'}`} the service`);
+    } else {
+      add('clock', 'warn', 'the service sent no Date header');
+    }
+  } catch (err) {
+    const e = err as CliError & { status?: number };
+    if (e.status === 401 || e.status === 403) {
+      add('reachable', 'pass', `${Math.round(performance.now() - started)} ms`);
+      add('api key', 'fail', `rejected (${e.status}): ${e.message}`);
+    } else {
+      add('reachable', 'fail', e.message);
+    }
+  }
+
+  add('webhook secret', settings.webhookSecret ? 'pass' : 'warn', settings.webhookSecret ? 'set' : 'not set (needed by webhooks listen/verify): profile add --webhook-secret-stdin or OFFRAMP_WEBHOOK_SECRET');
+  return finish(ctx, checks);
+}
+
+function finish(ctx: Context, checks: Check[]): void {
+  if (ctx.globals.json) writeJson(ctx.io, checks);
+  else {
+    const c = chalkFor(ctx.io);
+    const mark = { pass: c.green('✓ pass'), warn: c.yellow('! warn'), fail: c.red('✗ fail') };
+    const width = Math.max(...checks.map((k) => k.name.length));
+    for (const k of checks) ctx.io.out(`${mark[k.status]}  ${k.name.padEnd(width)}  ${k.detail}\n`);
+  }
+  const failed = checks.filter((k) => k.status === 'fail');
+  if (failed.length > 0) throw new CheckFailed(`${failed.length} check${failed.length > 1 ? 's' : ''} failed: ${failed.map((k) => k.name).join(', ')}`);
 }

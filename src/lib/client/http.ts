@@ -41,6 +41,9 @@ export type RequestOptions<T extends z.ZodType> = {
 
 export type Response<T> = { data: T; message: string | null | undefined; status: number; requestId: string | undefined };
 
+/** A 2xx answer before schema checks; `date` is the service's Date header (doctor's clock check). */
+export type RawResponse = { status: number; body: unknown; requestId?: string; date?: string | undefined };
+
 /**
  * Outcome of one attempt that did not succeed; tells the loop whether to go again.
  * `unprocessed`: the service certainly did nothing (429, connection refused), so even a
@@ -82,7 +85,7 @@ export class HttpClient {
   }
 
   /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
-  async send(req: Omit<RequestOptions<z.ZodType>, 'schema'>): Promise<{ status: number; body: unknown; requestId?: string }> {
+  async send(req: Omit<RequestOptions<z.ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
     for (let attempt = 0; ; attempt++) {
@@ -98,7 +101,7 @@ export class HttpClient {
     req: Omit<RequestOptions<z.ZodType>, 'schema'>,
     url: string,
     attempt: number,
-  ): Promise<{ status: number; body: unknown; requestId?: string } | Failure> {
+  ): Promise<RawResponse | Failure> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.opts.userAgent,
@@ -142,7 +145,7 @@ export class HttpClient {
       if (body === undefined) {
         return { error: new SchemaError(`${req.method} ${url} answered ${res.statusCode} without a JSON body`, requestId), retryable: false };
       }
-      return { status: res.statusCode, body, ...(requestId ? { requestId } : {}) };
+      return { status: res.statusCode, body, date: headerValue(res.headers.date), ...(requestId ? { requestId } : {}) };
     }
     const error = toApiError(res.statusCode, body, req.method, url, requestId);
     const retryable = res.statusCode === 429 || res.statusCode >= 500;
