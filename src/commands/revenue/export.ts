@@ -12,6 +12,7 @@ import { CheckFailed, CliError, EXIT, UsageError } from '../../lib/errors.js';
 import { parseIntFlag, parseSymbol } from '../../lib/input.js';
 import { windowFlags } from '../../lib/window-input.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { startSpinner } from '../../lib/output/spinner.js';
 import { checkSlices, exportRevenue, ExportAborted, type ExportProgress, type RevenueFilters } from '../../lib/revenue/export.js';
 import { OrderedOutput } from '../../lib/revenue/ordered-output.js';
 import { renderChecks } from '../../lib/revenue/report.js';
@@ -152,12 +153,8 @@ export function filterFlags(opts: { token?: string; network?: string }): Revenue
 
 /** Rows, pages and slices on a terminal's stderr (ora); nothing otherwise. */
 async function startProgress(ctx: Context): Promise<{ update: (p: ExportProgress) => void; stop: () => void }> {
-  // ora divides by the terminal's width: a pseudo-terminal reporting 0 columns (script(1),
-  // `docker run -t` before a resize) makes it clear lines forever.
-  const columns = (ctx.io.stderr as { columns?: number }).columns;
-  if (!ctx.io.showProgress() || columns === 0) return { update: () => undefined, stop: () => undefined };
-  const { default: ora } = await import('ora');
-  const spinner = ora({ stream: ctx.io.stderr, text: 'exporting…', isEnabled: true, color: 'cyan' }).start();
+  const spinner = await startSpinner(ctx.io, 'exporting…');
+  if (!spinner) return { update: () => undefined, stop: () => undefined };
   let last = 0;
   return {
     update: (p) => {

@@ -10,6 +10,7 @@ import { CheckFailed, TimeoutError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
 import { isTerminal } from '../../lib/lifecycle.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { startSpinner } from '../../lib/output/spinner.js';
 import { chalkFor, statusColor, writeJson, writeNdjsonLine } from '../../lib/output/render.js';
 import { localTime } from '../../lib/output/time.js';
 import type { Transaction } from '../../lib/schemas.js';
@@ -21,7 +22,6 @@ export type WatchOptions = { id?: string; ref?: string; until?: string; interval
 /** Polling faster than this helps nobody and counts against the rate limit. */
 export const MIN_INTERVAL_MS = 100;
 
-type Spinner = { text: string; clear(): unknown; render(): unknown; stop(): unknown; start(): unknown };
 
 export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
@@ -35,10 +35,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
   // without one waits as long as the transaction takes).
   const deadline = ctx.globals.timeoutGiven ? ctx.now().getTime() + ctx.globals.timeout : undefined;
   const api = await ctx.api();
-  // A terminal that reports no width (some pseudo-terminals) would make ora clear an
-  // endless number of lines; no spinner there.
-  const width = (ctx.io.stderr as { columns?: number }).columns ?? 0;
-  const spinner = ctx.io.showProgress() && format === 'table' && width > 0 ? await startSpinner(ctx) : undefined;
+  const spinner = format === 'table' ? await startSpinner(ctx.io, 'reading the transaction') : undefined;
   const c = chalkFor(ctx.io);
   const goal = until ?? 'a terminal status';
 
@@ -115,10 +112,4 @@ function showChange(ctx: Context, format: string, tx: Transaction, c: ReturnType
   const deposit = tx.deposit_status ? `  deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
   ctx.io.out(`${when}  ${status}${deposit}${confirmations}\n`);
-}
-
-async function startSpinner(ctx: Context): Promise<Spinner> {
-  const { default: ora } = await import('ora');
-  // discardStdin would put stdin in raw mode and swallow Ctrl+C handling; not needed here.
-  return ora({ stream: ctx.io.stderr, isEnabled: true, discardStdin: false, text: 'reading the transaction' }).start();
 }

@@ -3,6 +3,7 @@
 // on stderr: it is progress, and stdout stays for the data (history, snapshot, JSON).
 import type { ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
+import { spinnerFactory } from '../output/spinner.js';
 import type { IO } from '../io.js';
 import { chalkFor, statusColor } from '../output/render.js';
 import type { StepName, WalkStep } from './walk.js';
@@ -18,13 +19,7 @@ export class Timeline {
   ) {}
 
   static async create(io: IO): Promise<Timeline> {
-    // A terminal that reports 0 columns (a pty nobody sized, as some CI runners make)
-    // sends ora's line counting into an endless clear loop: plain lines there.
-    const columns = (io.stderr as { columns?: number }).columns;
-    if (!io.showProgress() || columns === 0) return new Timeline(io, undefined);
-    const { default: ora } = await import('ora');
-    // discardStdin would put stdin in raw mode; a walk reads nothing from it.
-    return new Timeline(io, (text) => ora({ text, stream: io.stderr, discardStdin: false, color: 'cyan', isEnabled: true }).start());
+    return new Timeline(io, await spinnerFactory(io));
   }
 
   begin(info: { n: number; total: number; step: StepName }): void {
