@@ -90,8 +90,7 @@ describe('row formats', () => {
     await new Promise((done) => stream.on('end', done));
     const f = rowFormatter('csv');
     expect(f.header + f.rows(rows.slice(0, 2)) + f.separator + f.rows(rows.slice(2))).toBe(expected);
-    // A bare CR or LF is quoted too (RFC 4180 §2.6); csvStream with CRLF records leaves
-    // it bare, which splits the record for a strict reader.
+    // A bare CR or LF is quoted too (RFC 4180 §2.6), or a strict reader splits the record.
     expect(f.rows([row(5, { merchant_id: 'a\nb', terminal_id: 'c\rd' })])).toContain(',"a\nb",ref-5,"c\rd",');
   });
 
