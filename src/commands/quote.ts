@@ -2,7 +2,6 @@
 // A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
 import type { Context } from '../lib/context.js';
 import { ApiError, UsageError } from '../lib/errors.js';
-import { withHint } from '../lib/tx/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input.js';
 import { parseAmount } from '../lib/money.js';
 import { renderRecord, writeJson } from '../lib/output/render.js';
@@ -75,7 +74,7 @@ export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
 /** A 400 for a pair other than usdt/bep20 is, on staging, the sandbox rule: say so. */
 export function explainPair(err: unknown, token: string, network: string): unknown {
   if (err instanceof ApiError && err.status === 400 && !isStagingPair(token, network)) {
-    return withHint(err, 'staging (sandbox) accepts only --token usdt --network bep20');
+    return err.withHint('staging (sandbox) accepts only --token usdt --network bep20');
   }
   return err;
 }

@@ -30,7 +30,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       outcome,
       now: ctx.now,
       sleep: ctx.sleep,
-      hooks: { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i) },
+      hooks: { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i), onNote: (line) => timeline.note(line) },
     });
   } catch (err) {
     // The service could not be reached (network, timeout, key): no check ran. CI still

@@ -19,10 +19,16 @@ export class CliError extends Error {
     message: string,
     readonly code: string,
     readonly exitCode: ExitCode,
-    readonly hint?: string,
+    public hint?: string,
   ) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The same error with a hint that a command can word better than the default one. */
+  withHint(hint: string): this {
+    this.hint = hint;
+    return this;
   }
 }
 

@@ -21,7 +21,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     result = await runWalk(
       api,
       { ...(txId ? { txId } : {}), outcome, settle: Boolean(opts.settle), now: ctx.now },
-      { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i) },
+      { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i), onNote: (line) => timeline.note(line) },
     );
   } catch (err) {
     const cause = err instanceof WalkInterrupted ? err.cause : err;

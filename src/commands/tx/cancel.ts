@@ -9,7 +9,7 @@ import { parseIdempotencyKey, parseUuid, shellQuote } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/render.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
-import { describe, outcomeUnknown, withHint } from '../../lib/tx/errors.js';
+import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
 import { renderTransaction } from '../../lib/tx/render.js';
 
 export type CancelOptions = { id: string; idempotencyKey?: string };
@@ -49,12 +49,12 @@ export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
  */
 async function withCurrentStatus(ctx: Context, id: string, err: ApiError): Promise<ApiError> {
   const hint = `it has moved past the point where it can be cancelled; \`offramp tx history ${id}\` shows how`;
-  if (TRANSACTION_STATUSES.some((s) => new RegExp(`\\b${s}\\b`).test(err.message))) return withHint(err, hint);
+  if (TRANSACTION_STATUSES.some((s) => new RegExp(`\\b${s}\\b`).test(err.message))) return err.withHint(hint);
   try {
     const tx = (await (await ctx.api()).transactions.get(id)).data;
     Object.defineProperty(err, 'message', { value: `${err.message} (current status: ${tx.status})`, configurable: true });
   } catch {
     // The 409 stands as the service worded it.
   }
-  return withHint(err, hint);
+  return err.withHint(hint);
 }

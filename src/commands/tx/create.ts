@@ -11,7 +11,7 @@
 // answer, and the reference is unique.
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../lib/context.js';
-import { ApiError, CliError, EXIT, UsageError } from '../../lib/errors.js';
+import { UsageError } from '../../lib/errors.js';
 import {
   ask,
   generateReference,
@@ -26,12 +26,12 @@ import {
   uuidProblem,
   validator,
 } from '../../lib/input.js';
-import { amountProblem, decimalEquals, parseAmount } from '../../lib/money.js';
+import { amountProblem, parseAmount } from '../../lib/money.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/render.js';
-import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../../lib/schemas.js';
-import { describe, isNotFound, outcomeUnknown, withHint } from '../../lib/tx/errors.js';
-import { askNetwork, askToken, isStagingPair } from '../../lib/tx/pair.js';
+import type { CreateTransactionRequest } from '../../lib/schemas.js';
+import { createWithRecovery } from '../../lib/tx/create.js';
+import { askNetwork, askToken } from '../../lib/tx/pair.js';
 import { renderTransaction } from '../../lib/tx/render.js';
 
 export type CreateOptions = {
@@ -154,138 +154,11 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, body, key);
-  const { tx, recovered } = await createWithRecovery(ctx, body, key, retry, opts.idempotencyKey !== undefined);
+  const note = (line: string) => ctx.io.err(line);
+  const { tx, recovered } = await createWithRecovery(await ctx.api(), body, key, { note, retry, keyGiven: opts.idempotencyKey !== undefined });
 
   if (format === 'json') writeJson(ctx.io, tx);
   else renderTransaction(ctx.io, tx, ctx.now(), recovered ? 'snapshot' : 'summary');
-}
-
-/**
- * The create, and what happens when it gets no answer (cli-contract.md, "Behaviour that
- * matters"): look the reference up; if absent, send the same create again with the same
- * key; if still unknown, exit 7 with the command to retry.
- */
-async function createWithRecovery(
-  ctx: Context,
-  body: CreateTransactionRequest,
-  key: string,
-  retry: string,
-  keyGiven: boolean,
-): Promise<{ tx: TransactionSummary | Transaction; recovered: boolean }> {
-  const api = await ctx.api();
-  const ref = body.merchant_reference;
-  const send = async () => (await api.transactions.create(body, key)).data;
-  let lastError: unknown;
-
-  try {
-    return { tx: await send(), recovered: false };
-  } catch (err) {
-    if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
-    lastError = err;
-    ctx.io.err(`warning: the create's outcome is unknown (${describe(err)}); looking up reference ${ref}`);
-  }
-
-  const found = await lookUp(ctx, ref);
-  if (found !== 'absent' && found !== 'unknown') return recoveredResult(ctx, found, body);
-
-  ctx.io.err(
-    found === 'absent'
-      ? `reference ${ref} does not exist; sending the create again with the same idempotency key`
-      : 'the lookup got no usable answer either; sending the create again with the same idempotency key (it cannot create twice)',
-  );
-  try {
-    return { tx: await send(), recovered: false };
-  } catch (err) {
-    if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
-    lastError = err;
-    ctx.io.err(`warning: the second create's outcome is unknown too (${describe(err)}); looking up reference ${ref} once more`);
-  }
-
-  const last = await lookUp(ctx, ref);
-  if (last !== 'absent' && last !== 'unknown') return recoveredResult(ctx, last, body);
-  const hint = 'the same --idempotency-key and --ref can never create a second transaction';
-  if (last === 'absent') {
-    // Known not to exist after the last attempt: say so, with the exit code of what failed
-    // (1 for a 5xx after retries, 7 for no answer).
-    throw new CliError(
-      `transaction ${JSON.stringify(ref)} was not created (${describe(lastError)}; reference ${ref} does not exist); retry safely with: ${retry}`,
-      'NOT_CREATED',
-      lastError instanceof CliError ? lastError.exitCode : EXIT.network,
-      hint,
-    );
-  }
-  throw new CliError(
-    `no usable answer from the service, so whether transaction ${JSON.stringify(ref)} was created is unknown; retry safely with: ${retry}`,
-    'OUTCOME_UNKNOWN',
-    EXIT.network,
-    `${hint}; \`offramp tx get --ref ${shellQuote(ref)}\` shows it if it exists`,
-  );
-}
-
-async function lookUp(ctx: Context, ref: string): Promise<Transaction | 'absent' | 'unknown'> {
-  const api = await ctx.api();
-  try {
-    return (await api.transactions.byReference(ref)).data;
-  } catch (err) {
-    if (isNotFound(err)) return 'absent';
-    if (outcomeUnknown(err)) {
-      ctx.io.err(`warning: the lookup by reference got no usable answer (${describe(err)})`);
-      return 'unknown';
-    }
-    throw err;
-  }
-}
-
-/**
- * A transaction found by reference is reported as this create's only when it matches the
- * request; a reference that already belonged to another transaction is a conflict, and
- * this command created nothing (references are unique).
- */
-function recoveredResult(ctx: Context, tx: Transaction, body: CreateTransactionRequest) {
-  const problem = mismatch(tx, body);
-  if (problem) {
-    throw new CliError(
-      `reference ${tx.merchant_reference ?? body.merchant_reference} already belongs to transaction ${tx.id}, which does not match this request (${problem}); nothing new was created`,
-      'CONFLICT',
-      EXIT.conflict,
-      `choose another --ref, or see that one with: offramp tx get ${tx.id}`,
-    );
-  }
-  ctx.io.err(`recovered: the create's answer was lost, but transaction ${tx.id} with reference ${tx.merchant_reference ?? body.merchant_reference} exists`);
-  return { tx, recovered: true };
-}
-
-function mismatch(tx: Transaction, body: CreateTransactionRequest): string | null {
-  if (body.network !== undefined && tx.network.toLowerCase() !== body.network) return `network ${tx.network}, not ${body.network}`;
-  if (body.crypto_currency !== undefined && tx.crypto_currency.toLowerCase() !== body.crypto_currency) {
-    return `token ${tx.crypto_currency}, not ${body.crypto_currency}`;
-  }
-  if (body.fiat_amount !== undefined && !decimalEquals(tx.amount, body.fiat_amount)) return `amount ${tx.amount} NGN, not ${body.fiat_amount}`;
-  return null;
-}
-
-/** The service's refusals, with what to do about them. */
-function explainCreateError(err: unknown, body: CreateTransactionRequest, keyGiven: boolean): unknown {
-  if (!(err instanceof ApiError)) return err;
-  const ref = body.merchant_reference;
-  if (err.status === 409) {
-    if (/idempotency/i.test(err.message)) {
-      return withHint(err, keyGiven ? 'that --idempotency-key was used for a different request; drop it to use a fresh one' : 'retry without --idempotency-key');
-    }
-    return withHint(err, `references are unique per partner (case-insensitive): choose another --ref, or see the existing one with: offramp tx get --ref ${shellQuote(ref)}`);
-  }
-  if (err.status === 400) {
-    if (body.quote_id !== undefined && /expired/i.test(err.message)) {
-      return withHint(err, `quotes are valid 120 s: get a new one with \`offramp quote --token usdt --network ${body.network ?? 'bep20'} --fiat-amount Y\` and create right away`);
-    }
-    if (body.quote_id !== undefined && /not found|unknown/i.test(err.message)) {
-      return withHint(err, 'check the quote id: it comes from `offramp quote`, made with the same API key');
-    }
-    if (body.crypto_currency !== undefined && body.network !== undefined && !isStagingPair(body.crypto_currency, body.network)) {
-      return withHint(err, 'staging (sandbox) accepts only --token usdt --network bep20');
-    }
-  }
-  return err;
 }
 
 /** The create as a command line that repeats it exactly, key included (never the API key). */

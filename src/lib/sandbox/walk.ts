@@ -14,7 +14,7 @@ import type { Api } from '../client/api.js';
 import { ApiError, CliError, EXIT } from '../errors.js';
 import { eventsValidFrom } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
-import { outcomeUnknown } from '../tx/errors.js';
+import { createWithRecovery } from '../tx/create.js';
 import type { SimulatorEvent } from '../vocabulary.js';
 import { explainConflict } from './conflict.js';
 
@@ -74,6 +74,8 @@ export type WalkStep = {
 export type WalkHooks = {
   /** A step is about to start (spinners). */
   onBegin?(info: { n: number; total: number; step: StepName }): void;
+  /** A line worth showing between steps (e.g. a create recovered after a lost answer). */
+  onNote?(line: string): void;
   /** A step finished. */
   onStep?(info: { n: number; total: number; step: WalkStep; transaction?: Transaction }): void;
 };
@@ -166,7 +168,9 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       const ref = opts.reference ?? walkReference(opts.now());
       const created = await step('create', null, async () => {
         const key = randomUUID();
-        const summary = await createOnce(api, { quote_id: quote.detail!.quote_id!, network: WALK_PAIR.network, merchant_reference: ref }, key);
+        const body = { quote_id: quote.detail!.quote_id!, network: WALK_PAIR.network, merchant_reference: ref };
+        const retry = `offramp tx create --quote ${body.quote_id} --network ${body.network} --ref ${ref} --idempotency-key ${key}`;
+        const { tx: summary } = await createWithRecovery(api, body, key, { note: hooks.onNote ?? (() => undefined), retry, keyGiven: false });
         txId = summary.id;
         const tx = (await api.transactions.get(summary.id)).data;
         return {
@@ -209,15 +213,3 @@ function validHint(status: string): string {
  * connection, 5xx after retries) it may still have happened: look the reference up
  * rather than create a second one (cli-contract.md, "tx create").
  */
-async function createOnce(api: Api, body: { quote_id: string; network: string; merchant_reference: string }, key: string) {
-  try {
-    return (await api.transactions.create(body, key)).data;
-  } catch (err) {
-    if (!outcomeUnknown(err)) throw err;
-    try {
-      return (await api.transactions.byReference(body.merchant_reference)).data;
-    } catch {
-      throw err;
-    }
-  }
-}

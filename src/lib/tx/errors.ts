@@ -1,13 +1,6 @@
-// Error helpers the transaction commands share: adding a hint a user can act on to an
-// error the client raised, and telling "the service said no" from "we do not know what
+// Error helpers the transaction commands share: telling "the service said no" from "we do not know what
 // the service did".
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
-
-/** The same error with a more useful hint (the client's hints are per status, not per command). */
-export function withHint<E extends CliError>(err: E, hint: string): E {
-  Object.defineProperty(err, 'hint', { value: hint, enumerable: true, configurable: true });
-  return err;
-}
 
 /**
  * Whether the outcome of a write is unknown after the client's retries: no answer at all
