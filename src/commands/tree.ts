@@ -313,12 +313,19 @@ export function registerCommands(program: Command, runtime: Runtime): void {
     ),
     ['offramp profile add dev --env local', 'echo "$KEY" | offramp profile add staging --env staging --base-url https://… --api-key-stdin'],
   );
-  action(profile.command('list').description('list profiles (keys masked)'), () => import('./profile/list.js'));
-  action(profile.command('show').description('show a profile (keys masked)').argument('[name]', 'profile (default: current)'), () => import('./profile/show.js'), ['name']);
-  action(profile.command('use').description('make a profile the current one').argument('<name>', 'profile'), () => import('./profile/use.js'), ['name']);
-  action(profile.command('remove').description('delete a profile').argument('<name>', 'profile'), () => import('./profile/remove.js'), ['name']);
+  examples(action(profile.command('list').description('list profiles (keys masked)'), () => import('./profile/list.js')), ['offramp profile list', 'offramp profile list --json']);
+  examples(
+    action(profile.command('show').description('show a profile (keys masked)').argument('[name]', 'profile (default: current)'), () => import('./profile/show.js'), ['name']),
+    ['offramp profile show', 'offramp profile show staging --json'],
+  );
+  examples(action(profile.command('use').description('make a profile the current one').argument('<name>', 'profile'), () => import('./profile/use.js'), ['name']), [
+    'offramp profile use staging',
+  ]);
+  examples(action(profile.command('remove').description('delete a profile').argument('<name>', 'profile'), () => import('./profile/remove.js'), ['name']), [
+    'offramp profile remove old-staging',
+  ]);
   const config = program.command('config').description('the config file');
-  action(config.command('path').description('print where the config file lives'), () => import('./config/path.js'));
+  examples(action(config.command('path').description('print where the config file lives'), () => import('./config/path.js')), ['offramp config path', 'chmod 600 "$(offramp config path)"']);
 
   examples(
     action(
@@ -335,7 +342,10 @@ export function registerCommands(program: Command, runtime: Runtime): void {
     ),
     ['offramp api GET /transactions --paginate', 'offramp api POST /quotes --data \'{"crypto_currency":"usdt","network":"bep20","fiat_amount":"5000"}\''],
   );
-  action(program.command('doctor').description('check Node, config, profile, reachability, key and clock'), () => import('./doctor.js'));
+  examples(action(program.command('doctor').description('check Node, config, profile, reachability, key and clock'), () => import('./doctor.js')), [
+    'offramp doctor',
+    'offramp doctor --profile staging --json',
+  ]);
   examples(
     action(
       program
