@@ -1,5 +1,5 @@
 // Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
-// its own chunk, loaded only when that command runs. Dependencies stay in node_modules.
+// its own chunk, loaded only when that command runs.
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 
@@ -22,7 +22,10 @@ try {
     format: 'esm',
     platform: 'node',
     target: 'node20.19',
-    packages: 'external',
+    // Dependencies are bundled too: one file per chunk instead of hundreds of small
+    // modules to resolve and read, and only the parts of zod (etc.) that are used.
+    // CommonJS dependencies call require() for Node's built-ins; ESM output gives them one.
+    banner: { js: "import { createRequire as __offrampCreateRequire } from 'node:module'; const require = __offrampCreateRequire(import.meta.url);" },
     sourcemap: false,
     legalComments: 'none',
     define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },

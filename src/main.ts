@@ -1,5 +1,5 @@
 // Process entry: run one command with the real streams, then exit with its code.
-import { main } from './cli.js';
+import { VERSION_TEXT } from './version.js';
 
 // A reader that stops early (`offramp tx list --all -o ndjson | head -1`) closes the pipe:
 // that is the reader's choice, not a failure, so end quietly instead of a stack trace.
@@ -8,13 +8,23 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
-const code = await main(process.argv.slice(2), {
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  // Backoff base for retries (default 250 ms); CI scripts and tests shorten it.
-  ...(retryBase && /^\d+$/.test(retryBase) ? { backoffBaseMs: Number(retryBase) } : {}),
-});
-process.exitCode = code;
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  // The most-run command of scripts and installers answers before the parser loads.
+  process.stdout.write(`${VERSION_TEXT}\n`);
+} else {
+  process.exitCode = await run(argv);
+}
+
+async function run(args: string[]): Promise<number> {
+  const { main } = await import('./cli.js');
+  const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
+  return main(args, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    // Backoff base for retries (default 250 ms); CI scripts and tests shorten it.
+    ...(retryBase && /^\d+$/.test(retryBase) ? { backoffBaseMs: Number(retryBase) } : {}),
+  });
+}

@@ -1,7 +1,7 @@
 // The `offramp` program: global flags plus the command tree. Built by `main` to run a
 // command, and by `completion` to describe itself to a shell.
 import { Command, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
-import { API_VERSION, VERSION } from '../version.js';
+import { VERSION_TEXT } from '../version.js';
 import { registerCommands, type Runtime } from './tree.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'];
@@ -10,7 +10,7 @@ export function createProgram(runtime: Runtime, output: OutputConfiguration = {}
   const program = new Command('offramp');
   program
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
-    .version(`offramp ${VERSION}\nAPI ${API_VERSION}`, '-V, --version', 'print the version and the API version it speaks')
+    .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
     .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
     .addOption(
       new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)').argParser(collect),

@@ -5,7 +5,7 @@
 // Response schemas are loose objects: unknown fields pass through untouched (the service
 // may add fields, and `--json` prints exactly what it sent), and fields whose values the
 // spec leaves open (deposit_status, delivery_status, publish_status) are plain strings.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A decimal amount as the service writes it: digits, an optional fraction, never a number. */
 export const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string such as "1500.25"');

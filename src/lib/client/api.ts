@@ -1,6 +1,6 @@
 // The partner API's endpoints, declared once with their schemas (partner-api.md,
 // "Endpoints"). Every command talks to the service through this object.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   Quote,
   RevenuePage,
