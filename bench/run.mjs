@@ -1,15 +1,14 @@
-// npm run bench: every benchmark in turn (each bounded and self-stopping).
-// One of them alone: node bench/<name>.mjs
+// npm run bench: every benchmark in turn, each in its own process (bounded and
+// self-stopping), so one bench's heap and event loop never skew the next.
+// One of them alone: node bench/<name>.mjs   (or: npm run bench -- export listen)
+import { spawnSync } from 'node:child_process';
+
 const benches = ['startup', 'emulator', 'export', 'listen'];
 const only = process.argv.slice(2);
+let failed = 0;
 for (const name of only.length ? only : benches) {
-  let mod;
-  try {
-    mod = await import(`./${name}.mjs`);
-  } catch (err) {
-    if (err.code === 'ERR_MODULE_NOT_FOUND' && err.message.includes(`${name}.mjs`)) continue;
-    throw err;
-  }
   console.log(`\n== ${name}`);
-  await mod.main();
+  const r = spawnSync(process.execPath, [new URL(`./${name}.mjs`, import.meta.url).pathname], { stdio: 'inherit' });
+  if (r.status !== 0) failed++;
 }
+process.exitCode = failed > 0 ? 1 : 0;
