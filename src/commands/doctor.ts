@@ -52,7 +52,7 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
       const skew = Date.parse(res.date) - ctx.now().getTime();
       // The Date header has whole seconds, so up to a second of skew is noise.
       const secs = Math.round(skew / 1000);
-      add('clock', Math.abs(skew) - 1000 > SKEW_WARN_MS ? 'warn' : 'pass', `${secs === 0 ? 'in step' : `${Math.abs(secs)} s ${secs > 0 ? 'behind' : 'ahead of'}`} the service`);
+      add('clock', Math.abs(skew) - 1000 > SKEW_WARN_MS ? 'warn' : 'pass', secs === 0 ? 'in step with the service' : `${Math.abs(secs)} s ${secs > 0 ? 'behind' : 'ahead of'} the service`);
     } else {
       add('clock', 'warn', 'the service sent no Date header');
     }

@@ -2,6 +2,7 @@
 // partner-api.md on loopback, statefully, and answers a handle to stop it. Used by
 // `offramp emulator`, `offramp demo`, the end-to-end tests and the benchmarks.
 // Nothing here runs at import time.
+import { EMULATOR_DEFAULT_API_KEY } from '../lib/config/profile.js';
 import { Decimal } from '../lib/money.js';
 import type { Clock } from './clock.js';
 import { ManualClock, systemClock } from './clock.js';
@@ -22,7 +23,7 @@ export { BASE_PATH } from './routes.js';
 export type { Mode } from './pricing.js';
 
 /** The documented key used when none is given (docs/emulator.md). */
-export const DEFAULT_API_KEY = 'sk_test_emulator';
+export const DEFAULT_API_KEY = EMULATOR_DEFAULT_API_KEY;
 export { DEFAULT_WEBHOOK_SECRET } from './webhooks.js';
 export { DEFAULT_RATE } from './pricing.js';
 /** Port of `offramp emulator` when --port is not given; programmatic use defaults to a free port. */

@@ -68,6 +68,15 @@ describe('profiles', () => {
     expect(missing.stderr).toMatch(/no profile named "a"/);
   });
 
+  it('a local profile without a key uses the emulator default key; the config dir is 0700', async () => {
+    const home = tempHome();
+    const add = await runCli(['profile', 'add', 'dev', '--env', 'local'], { env: home.env });
+    expect(add.code).toBe(0);
+    const show = JSON.parse((await runCli(['profile', 'show', '--json'], { env: home.env })).stdout);
+    expect(show).toMatchObject({ env: 'local', api_key: 'sk_…ator' });
+    expect(statSync(home.configDir).mode & 0o777).toBe(0o700);
+  });
+
   it('refuses a staging profile without a base URL when it cannot ask', async () => {
     const home = tempHome();
     const r = await runCli(['profile', 'add', 's', '--env', 'staging', '--api-key-stdin'], { env: home.env, stdin: 'sk_x_12345678\n' });

@@ -1,6 +1,6 @@
 // offramp profile add NAME --env staging|production|local [--base-url URL] [--api-key-stdin] [--webhook-secret-stdin]
 // The key never comes from an argument: a hidden prompt, or stdin.
-import { checkBaseUrl, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
+import { checkBaseUrl, EMULATOR_DEFAULT_API_KEY, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/stdin.js';
@@ -37,6 +37,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     const key = await password({ message: 'API key (hidden; empty to skip)', mask: false }, { output: ctx.io.stderr });
     if (key.trim()) profile.apiKey = key.trim();
   }
+  // A local profile talks to the emulator, whose default key is public: it works with no
+  // key typed (an emulator started with --api-key needs that key stored instead).
+  if (!profile.apiKey && env === 'local') profile.apiKey = EMULATOR_DEFAULT_API_KEY;
   if (opts.webhookSecretStdin) {
     profile.webhookSecret = lines.shift();
     if (!profile.webhookSecret) throw new UsageError('--webhook-secret-stdin: no secret on stdin');

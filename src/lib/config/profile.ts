@@ -8,6 +8,9 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 /** Default base URL of a `local` profile: `offramp emulator`'s default port. */
 export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
 
+/** The emulator's documented default key (a public test value, not a secret). */
+export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
+
 export type Profile = {
   env: Environment;
   baseUrl: string;

@@ -2,6 +2,7 @@
 // OFFRAMP_CONFIG_DIR moves it (tests, several setups side by side); otherwise it lives in
 // the platform's config directory (XDG_CONFIG_HOME on Linux).
 import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Conf from 'conf';
 import type { ConfigData, Profile } from './profile.js';
 
@@ -50,5 +51,6 @@ export class ConfigStore {
   /** conf sets the mode only when it creates the file; an older file is brought to 0600 too. */
   private tighten(): void {
     chmodSync(this.conf.path, 0o600);
+    chmodSync(dirname(this.conf.path), 0o700);
   }
 }
