@@ -1,6 +1,6 @@
 // What `npm pack` ships, and that the packed tarball installs globally and runs.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,15 +17,29 @@ describe('npm pack', () => {
     expect(unwanted).toEqual([]);
   });
 
-  it('installs globally from the tarball and runs offramp --version', () => {
+  it('declares no runtime dependencies: everything it runs is bundled into dist/', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: object };
+    expect(pkg.dependencies ?? {}).toEqual({});
+  });
+
+  it('installs globally from the tarball alone and works: version, profiles, the whole demo', () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-pack-'));
     npm(['pack', '--ignore-scripts', '--pack-destination', dir]);
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
-    // --offline: dependencies come from the npm cache that `npm ci` filled; tests never
-    // reach past loopback. --ignore-scripts everywhere: the build (prepare) must not rerun
+    // --offline: the package has no dependencies to fetch, and tests never reach past
+    // loopback. --ignore-scripts everywhere: the build (prepare) must not rerun
     // under the other tests' feet; the tarball is already built.
     npm(['install', '-g', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', join(dir, 'global'), join(dir, tarball)], dir);
-    const out = execFileSync(join(dir, 'global', 'bin', 'offramp'), ['--version'], { encoding: 'utf8' });
-    expect(out).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1/);
+    const offramp = (args: string[]) =>
+      execFileSync(join(dir, 'global', 'bin', 'offramp'), args, {
+        encoding: 'utf8',
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, OFFRAMP_CONFIG_DIR: join(dir, 'config'), CI: 'true', NO_COLOR: '1' },
+      });
+    expect(offramp(['--version'])).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1/);
+    offramp(['profile', 'add', 'dev', '--env', 'local']);
+    expect(JSON.parse(offramp(['profile', 'list', '--json']))).toEqual([expect.objectContaining({ name: 'dev', env: 'local' })]);
+    // The demo runs the emulator, the client, the webhook receiver and every renderer.
+    expect(offramp(['demo'])).toMatch(/ledger row/);
   }, 120_000);
 });
