@@ -10,10 +10,10 @@ export type MainResult = { code: number; stdout: string; stderr: string };
 
 export async function runMain(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; now?: () => Date; sleep?: (ms: number) => Promise<void> } = {},
+  opts: { env?: Record<string, string | undefined>; now?: () => Date; sleep?: (ms: number) => Promise<void>; stdin?: string | Buffer } = {},
 ): Promise<MainResult> {
   const stdin = new PassThrough();
-  stdin.end();
+  stdin.end(opts.stdin ?? '');
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

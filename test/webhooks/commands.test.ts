@@ -7,9 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
 import { sign } from '../../src/lib/signature.js';
 import { tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
@@ -191,22 +189,11 @@ describe('webhooks replay against a scripted server', () => {
   });
 });
 
-/** main() with a body on stdin (the shared runMain has an empty stdin). */
+/** `webhooks verify` with a body on stdin; no run may print the secret. */
 async function verifyCli(args: string[], stdin: string | Buffer, env: Record<string, string> = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const code = await main(['webhooks', 'verify', ...args], {
-    stdin: Readable.from([Buffer.from(stdin)]),
-    stdout,
-    stderr,
-    env: { ...tempHome().env, CI: 'true', NO_COLOR: '1', ...env },
-  });
-  expect(out + err).not.toContain(SECRET);
-  return { code, stdout: out, stderr: err };
+  const r = await runMain(['webhooks', 'verify', ...args], { stdin, env });
+  expect(r.stdout + r.stderr).not.toContain(SECRET);
+  return r;
 }
 
 describe('webhooks verify', () => {

@@ -12,6 +12,26 @@ function valueFlags(specs: CommandSpec[]): string[] {
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * The part bash and zsh share, word for word: inside the loop over typed words, the case
+ * that moves down the command path (or counts a positional); after it, the case that
+ * completes the value of the flag just typed.
+ */
+function pathAndValueCases(specs: CommandSpec[], values: (v: Values | undefined) => string): string[] {
+  const lines = ['    case "$cmdpath:$word" in'];
+  for (const s of specs) {
+    for (const sub of s.subcommands) lines.push(`      ${q(`${s.path}:${sub.name}`)}) cmdpath=${q(s.path ? `${s.path} ${sub.name}` : sub.name)}; n=0 ;;`);
+  }
+  lines.push('      *) ((n++)) ;;', '    esac', '  done', '  case "$cmdpath:$prev" in');
+  for (const s of specs) {
+    for (const f of s.flags.filter((flag) => flag.takesValue)) {
+      lines.push(`    ${f.names.map((n) => q(`${s.path}:${n}`)).join('|')}) ${values(f.values)} ;;`);
+    }
+  }
+  lines.push('  esac');
+  return lines;
+}
+
 // ------------------------------------------------------------------ bash
 
 function bashValues(v: Values | undefined, cur = '"$cur"'): string {
@@ -30,20 +50,7 @@ export function bashScript(specs: CommandSpec[]): string {
   lines.push('    case "$word" in');
   lines.push('      -*) [[ "$value_flags" == *" $word "* ]] && ((i++)); continue ;;');
   lines.push('    esac');
-  lines.push('    case "$cmdpath:$word" in');
-  for (const s of specs) {
-    for (const sub of s.subcommands) lines.push(`      ${q(`${s.path}:${sub.name}`)}) cmdpath=${q(s.path ? `${s.path} ${sub.name}` : sub.name)}; n=0 ;;`);
-  }
-  lines.push('      *) ((n++)) ;;');
-  lines.push('    esac');
-  lines.push('  done');
-  lines.push('  case "$cmdpath:$prev" in');
-  for (const s of specs) {
-    for (const f of s.flags.filter((flag) => flag.takesValue)) {
-      lines.push(`    ${f.names.map((n) => q(`${s.path}:${n}`)).join('|')}) ${bashValues(f.values)} ;;`);
-    }
-  }
-  lines.push('  esac');
+  lines.push(...pathAndValueCases(specs, bashValues));
   lines.push('  if [[ "$cur" == -* ]]; then');
   lines.push('    case "$cmdpath" in');
   for (const s of specs) lines.push(`      ${q(s.path)}) COMPREPLY=($(compgen -W ${q(s.flags.flatMap((f) => f.names).join(' '))} -- "$cur")) ;;`);
@@ -93,20 +100,7 @@ export function zshScript(specs: CommandSpec[]): string {
   lines.push('  for ((i = 2; i < CURRENT; i++)); do');
   lines.push('    word="${words[i]}"');
   lines.push('    if [[ "$word" == -* ]]; then (( ${value_flags[(Ie)$word]} )) && ((i++)); continue; fi');
-  lines.push('    case "$cmdpath:$word" in');
-  for (const s of specs) {
-    for (const sub of s.subcommands) lines.push(`      ${q(`${s.path}:${sub.name}`)}) cmdpath=${q(s.path ? `${s.path} ${sub.name}` : sub.name)}; n=0 ;;`);
-  }
-  lines.push('      *) ((n++)) ;;');
-  lines.push('    esac');
-  lines.push('  done');
-  lines.push('  case "$cmdpath:$prev" in');
-  for (const s of specs) {
-    for (const f of s.flags.filter((flag) => flag.takesValue)) {
-      lines.push(`    ${f.names.map((n) => q(`${s.path}:${n}`)).join('|')}) ${zshValues(f.values)} ;;`);
-    }
-  }
-  lines.push('  esac');
+  lines.push(...pathAndValueCases(specs, zshValues));
   lines.push('  if [[ "$cur" == -* ]]; then');
   lines.push('    case "$cmdpath" in');
   for (const s of specs) lines.push(`      ${q(s.path)}) ${zshFlags(s.flags)} ;;`);
