@@ -5,7 +5,7 @@
 // Own retry loop rather than undici's RetryAgent: RetryHandler backs off without jitter,
 // decides POST retries by method list rather than by the presence of an Idempotency-Key,
 // and exposes no per-attempt hook for the --verbose trace; this loop is ~60 lines.
-import { Agent, request as undiciRequest, errors as undiciErrors } from 'undici';
+import { Agent, baselineWasmOnly, errors as undiciErrors, request as undiciRequest } from './undici.js';
 import type { z } from 'zod';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
@@ -52,10 +52,11 @@ export type RawResponse = { status: number; body: unknown; requestId?: string; d
 type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number };
 
 export class HttpClient {
-  private readonly agent: Agent;
+  private readonly agent: InstanceType<typeof Agent>;
   private readonly base: string;
 
   constructor(private readonly opts: HttpOptions) {
+    baselineWasmOnly();
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
     this.base = opts.baseUrl.replace(/\/+$/, '');
   }
@@ -118,11 +119,13 @@ export class HttpClient {
     this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
     let res;
     try {
-      res = await undiciRequest(url, {
+      const target = new URL(url);
+      res = await undiciRequest(this.agent, {
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: req.method,
         headers,
         body: payload,
-        dispatcher: this.agent,
         signal: AbortSignal.timeout(this.opts.timeoutMs),
       });
     } catch (err) {
