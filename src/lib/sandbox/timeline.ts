@@ -54,8 +54,9 @@ export class Timeline {
   }
 }
 
+/** `[2/5]`, or `[1/…]` while the number of steps is not known yet. */
 function counter(n: number, total: number): string {
-  return `[${n}/${total}]`;
+  return `[${n}/${total > 0 ? total : '…'}]`;
 }
 
 /** `deposit.detected        awaiting_deposit → deposit_confirming  12 ms` */

@@ -140,14 +140,17 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
     let events: SimulatorEvent[];
     if (txId) {
       const id = txId;
-      // The plan depends on where the transaction is now, so read it first.
-      total = 1;
+      // The plan depends on where the transaction is now, so read it first; until then the
+      // number of steps is not known (0).
+      total = 0;
+      let rest: SimulatorEvent[] | null = null;
       const read = await step('read', null, async () => {
         const tx = (await api.transactions.get(id)).data;
+        rest = remainingEvents(tx.status, opts.outcome, opts.settle);
+        if (rest) total = 1 + rest.length;
         return { status: tx.status, transaction: tx };
       });
       transaction = read.transaction!;
-      const rest = remainingEvents(transaction.status, opts.outcome, opts.settle);
       if (rest === null) {
         throw new CliError(
           `transaction ${id} is ${transaction.status}; it cannot be walked to ${opts.outcome} from there`,
@@ -157,7 +160,6 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
         );
       }
       events = rest;
-      total = 1 + events.length;
     } else {
       events = eventsFor(opts.outcome, opts.settle);
       total = 2 + events.length;
