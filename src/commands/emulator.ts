@@ -4,6 +4,7 @@
 // goes to stderr. API keys and the webhook secret are never printed.
 import type { IO } from '../lib/io.js';
 import { UsageError } from '../lib/errors.js';
+import type { EmulatorOptions } from '../emulator/index.js';
 
 export type EmulatorCommandOptions = {
   port?: string | number;
@@ -83,20 +84,11 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   io.err('emulator stopped');
 }
 
-type Settings = {
-  port?: number;
-  host?: string;
-  apiKeys?: string[];
-  webhookUrl?: string;
-  webhookSecret?: string;
-  latencyMs?: number;
-  faultRate?: number;
-  seed?: number;
-  seedRevenue?: number;
-  mode?: 'staging' | 'production';
-  rate?: string;
-  rateLimit?: number;
-};
+/** The options of startEmulator that flags can set. */
+type Settings = Pick<
+  EmulatorOptions,
+  'port' | 'host' | 'apiKeys' | 'webhookUrl' | 'webhookSecret' | 'latencyMs' | 'faultRate' | 'seed' | 'seedRevenue' | 'mode' | 'rate' | 'rateLimit'
+>;
 
 /** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
 export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv): Settings {

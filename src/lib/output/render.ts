@@ -3,6 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import type { IO } from '../io.js';
+import { isTerminal } from '../lifecycle.js';
 
 export type Column<T> = { header: string; value: (row: T) => string | number | boolean | null | undefined };
 
@@ -74,6 +75,6 @@ const NO_BORDERS = {
 /** Colour a status by what it means: done, in flight, or ended badly. */
 export function statusColor(c: ChalkInstance, status: string): string {
   if (status === 'completed') return c.green(status);
-  if (['failed', 'expired', 'cancelled', 'refunded'].includes(status)) return c.red(status);
+  if (isTerminal(status)) return c.red(status);
   return c.yellow(status);
 }
