@@ -1,7 +1,7 @@
 // Request validation at the edge: JSON bodies through the shared zod schemas, query
 // parameters and path ids. Every failure is a 400 BAD_REQUEST whose message names the
 // field, so a partner can fix the call without reading our source.
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import { DateTime, Uuid } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
 
@@ -24,13 +24,13 @@ export function parseJsonObject(raw: string): Record<string, unknown> {
 }
 
 /** Validates a parsed body with a shared request schema. */
-export function validate<S extends z.ZodType>(schema: S, value: Record<string, unknown>): z.infer<S> {
-  const parsed = schema.safeParse(value);
+export function validate<S extends z.core.$ZodType>(schema: S, value: Record<string, unknown>): z.infer<S> {
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues, value));
   return parsed.data;
 }
 
-export function parseBody<S extends z.ZodType>(schema: S, raw: string): z.infer<S> {
+export function parseBody<S extends z.core.$ZodType>(schema: S, raw: string): z.infer<S> {
   return validate(schema, parseJsonObject(raw));
 }
 

@@ -5,10 +5,16 @@
 // Response schemas are loose objects: unknown fields pass through untouched (the service
 // may add fields, and `--json` prints exactly what it sent), and fields whose values the
 // spec leaves open (deposit_status, delivery_status, publish_status) are plain strings.
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
+
+// Zod Mini: the same validation core as `zod` in a tenth of the code to load (each command
+// starts faster), with functions in place of methods. It ships no messages of its own:
+// English is set here, before any schema parses.
+z.config(en());
 
 /** A decimal amount as the service writes it: digits, an optional fraction, never a number. */
-export const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string such as "1500.25"');
+export const DecimalString = z.string().check(z.regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string such as "1500.25"'));
 
 /** RFC 3339 date-time with a zone (`Z` or an offset). */
 export const DateTime = z.iso.datetime({ offset: true });
@@ -29,11 +35,11 @@ export const ErrorEnvelope = z.looseObject({
 });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
-export function successWrapper<T extends z.ZodType>(data: T) {
+export function successWrapper<T extends z.core.$ZodType>(data: T) {
   return z.looseObject({
     success: z.literal(true),
     data,
-    message: z.string().nullish(),
+    message: z.nullish(z.string()),
   });
 }
 
@@ -59,21 +65,21 @@ export const TransactionSummary = z.looseObject({
   amount: DecimalString,
   crypto_amount: DecimalString,
   crypto_currency: z.string(),
-  merchant_reference: z.string().nullish(),
-  merchant_id: z.string().nullish(),
-  terminal_id: z.string().nullish(),
+  merchant_reference: z.nullish(z.string()),
+  merchant_id: z.nullish(z.string()),
+  terminal_id: z.nullish(z.string()),
 });
 export type TransactionSummary = z.infer<typeof TransactionSummary>;
 
-export const Transaction = TransactionSummary.extend({
-  deposit_status: z.string().nullable(),
+export const Transaction = z.extend(TransactionSummary, {
+  deposit_status: z.nullable(z.string()),
   created_at: DateTime,
   updated_at: DateTime,
-  confirmations: z.number().int().nullish(),
-  confirmed_at: DateTime.nullish(),
-  deposit_id: z.string().nullish(),
-  received_at: DateTime.nullish(),
-  required_confirmations: z.number().int().nullish(),
+  confirmations: z.nullish(z.int()),
+  confirmed_at: z.nullish(DateTime),
+  deposit_id: z.nullish(z.string()),
+  received_at: z.nullish(DateTime),
+  required_confirmations: z.nullish(z.int()),
 });
 export type Transaction = z.infer<typeof Transaction>;
 
@@ -82,7 +88,7 @@ export const StatusHistoryEntry = z.looseObject({
   to_status: z.string(),
   changed_at: DateTime,
   reason: z.string(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
+  metadata: z.nullish(z.record(z.string(), z.unknown())),
 });
 export type StatusHistoryEntry = z.infer<typeof StatusHistoryEntry>;
 
@@ -95,9 +101,9 @@ export type StatusHistory = z.infer<typeof StatusHistory>;
 
 export const RevenueRow = z.looseObject({
   transaction_id: Uuid,
-  merchant_id: z.string().nullable(),
-  merchant_reference: z.string().nullable(),
-  terminal_id: z.string().nullable(),
+  merchant_id: z.nullable(z.string()),
+  merchant_reference: z.nullable(z.string()),
+  terminal_id: z.nullable(z.string()),
   crypto_currency: z.string(),
   network: z.string(),
   crypto_amount: DecimalString,
@@ -127,21 +133,21 @@ export const RevenueSummary = z.looseObject({
   from: DateTime,
   to: DateTime,
   total_partner_share: DecimalString,
-  transaction_count: z.number().int(),
+  transaction_count: z.int(),
 });
 export type RevenueSummary = z.infer<typeof RevenueSummary>;
 
-export function pageOf<T extends z.ZodType>(item: T) {
+export function pageOf<T extends z.core.$ZodType>(item: T) {
   return z.looseObject({
     data: z.array(item),
     has_more: z.boolean(),
-    limit: z.number().int(),
-    next_cursor: z.string().nullable(),
+    limit: z.int(),
+    next_cursor: z.nullable(z.string()),
   });
 }
 export type Page<T> = { data: T[]; has_more: boolean; limit: number; next_cursor: string | null };
 
-export const RevenuePage = pageOf(RevenueRow).extend({ summary: RevenueSummary.optional() });
+export const RevenuePage = z.extend(pageOf(RevenueRow), { summary: z.optional(RevenueSummary) });
 export type RevenuePage = z.infer<typeof RevenuePage>;
 
 export const WebhookEvent = z.looseObject({
@@ -149,8 +155,8 @@ export const WebhookEvent = z.looseObject({
   aggregate_id: Uuid,
   event_type: z.string(),
   delivery_status: z.string(),
-  attempts: z.number().int(),
-  last_error: z.string().nullable(),
+  attempts: z.int(),
+  last_error: z.nullable(z.string()),
   created_at: DateTime,
   updated_at: DateTime,
 });
@@ -160,7 +166,7 @@ export const ReplayResult = z.looseObject({
   event_id: Uuid,
   aggregate_id: Uuid,
   event_type: z.string(),
-  attempts: z.number().int(),
+  attempts: z.int(),
   publish_status: z.string(),
   replay_scheduled_at: DateTime,
 });
@@ -177,29 +183,29 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 // ---------------------------------------------------------------- request bodies
 
 export const QuoteRequest = z.object({
-  crypto_currency: z.string().min(1),
-  network: z.string().min(1),
-  crypto_amount: DecimalString.optional(),
-  fiat_amount: DecimalString.optional(),
+  crypto_currency: z.string().check(z.minLength(1)),
+  network: z.string().check(z.minLength(1)),
+  crypto_amount: z.optional(DecimalString),
+  fiat_amount: z.optional(DecimalString),
 });
 export type QuoteRequest = z.infer<typeof QuoteRequest>;
 
 export const CreateTransactionRequest = z.object({
-  quote_id: Uuid.optional(),
-  fiat_amount: DecimalString.optional(),
-  crypto_currency: z.string().min(1).optional(),
-  network: z.string().min(1).optional(),
-  merchant_reference: z.string().min(1),
-  merchant_id: z.string().optional(),
-  terminal_id: z.string().optional(),
-  seller_phone: z.string().optional(),
+  quote_id: z.optional(Uuid),
+  fiat_amount: z.optional(DecimalString),
+  crypto_currency: z.optional(z.string().check(z.minLength(1))),
+  network: z.optional(z.string().check(z.minLength(1))),
+  merchant_reference: z.string().check(z.minLength(1)),
+  merchant_id: z.optional(z.string()),
+  terminal_id: z.optional(z.string()),
+  seller_phone: z.optional(z.string()),
 });
 export type CreateTransactionRequest = z.infer<typeof CreateTransactionRequest>;
 
 export const SimulateRequest = z.object({
   transaction_id: Uuid,
   event: z.string(),
-  deposit_id: z.string().nullish(),
-  blockchain_hash: z.string().nullish(),
+  deposit_id: z.nullish(z.string()),
+  blockchain_hash: z.nullish(z.string()),
 });
 export type SimulateRequest = z.infer<typeof SimulateRequest>;

@@ -1,7 +1,7 @@
 // The one request path against a real loopback server: headers, retries, backoff timing,
 // idempotency, timeouts, schema errors and the verbose trace.
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { HttpClient } from '../../src/lib/client/http.js';
 import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
 import { drop, errorBody, json, scriptedServer } from '../helpers/server.js';

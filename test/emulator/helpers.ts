@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ErrorEnvelope, successWrapper } from '../../src/lib/schemas.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 
@@ -69,7 +69,7 @@ export async function closeAll(): Promise<void> {
 }
 
 /** Asserts a success answer whose `data` parses with `schema`; answers the data. */
-export function expectOk<S extends z.ZodType>(reply: Reply, status: number, schema: S): z.infer<S> {
+export function expectOk<S extends z.core.$ZodType>(reply: Reply, status: number, schema: S): z.infer<S> {
   expect(reply.status, reply.text).toBe(status);
   expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
   const parsed = successWrapper(schema).safeParse(reply.body);

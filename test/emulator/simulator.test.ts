@@ -1,7 +1,7 @@
 // POST /sandbox/simulate: the seven events through the lifecycle, refusals, deposit
 // fields, history reasons, the ledger row on completion, production mode.
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { RevenuePage, SIMULATOR_EVENTS, StatusHistory, Transaction } from '../../src/lib/schemas.js';
 import { createManualClock } from '../../src/emulator/index.js';
 import { closeAll, createTx, expectError, expectOk, idemKey, simulate, startApi, type Api } from './helpers.js';

@@ -1,7 +1,7 @@
 // Transactions: both pricing modes, derivation and rounding, deposit address and deadline,
 // unique references, reads, lists and their cursors, cancel, history and expiry.
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { pageOf, Quote, StatusHistory, Transaction, TransactionSummary } from '../../src/lib/schemas.js';
 import { createManualClock } from '../../src/emulator/index.js';
 import {

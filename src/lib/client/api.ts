@@ -1,6 +1,6 @@
 // The partner API's endpoints, declared once with their schemas (partner-api.md,
 // "Endpoints"). Every command talks to the service through this object.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   Quote,
   RevenuePage,
@@ -41,7 +41,7 @@ export type RevenueQuery = {
 const enc = encodeURIComponent;
 
 export function createApi(http: HttpClient) {
-  const get = <T extends z.ZodType>(path: string, schema: T, query?: Query) => http.request({ method: 'GET', path, schema, query });
+  const get = <T extends z.core.$ZodType>(path: string, schema: T, query?: Query) => http.request({ method: 'GET', path, schema, query });
 
   return {
     http,

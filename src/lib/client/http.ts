@@ -6,7 +6,7 @@
 // decides POST retries by method list rather than by the presence of an Idempotency-Key,
 // and exposes no per-attempt hook for the --verbose trace; this loop is ~60 lines.
 import { Agent, baselineWasmOnly, errors as undiciErrors, request as undiciRequest } from './undici.js';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 
@@ -28,7 +28,7 @@ export type HttpOptions = {
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
-export type RequestOptions<T extends z.ZodType> = {
+export type RequestOptions<T extends z.core.$ZodType> = {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Query;
@@ -69,9 +69,9 @@ export class HttpClient {
     return url.toString();
   }
 
-  async request<T extends z.ZodType>(req: RequestOptions<T>): Promise<Response<z.infer<T>>> {
+  async request<T extends z.core.$ZodType>(req: RequestOptions<T>): Promise<Response<z.infer<T>>> {
     const raw = await this.send(req);
-    const parsed = successWrapper(req.schema).safeParse(raw.body);
+    const parsed = z.safeParse(successWrapper(req.schema), raw.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? issue.path.join('.') : 'body';
@@ -86,7 +86,7 @@ export class HttpClient {
   }
 
   /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
-  async send(req: Omit<RequestOptions<z.ZodType>, 'schema'>): Promise<RawResponse> {
+  async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
     for (let attempt = 0; ; attempt++) {
@@ -99,7 +99,7 @@ export class HttpClient {
   }
 
   private async attempt(
-    req: Omit<RequestOptions<z.ZodType>, 'schema'>,
+    req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>,
     url: string,
     attempt: number,
   ): Promise<RawResponse | Failure> {
