@@ -1,7 +1,7 @@
 // Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
 // its own chunk, loaded only when that command runs.
 import { build } from 'esbuild';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const dist = new URL('../dist', import.meta.url).pathname;
@@ -15,6 +15,8 @@ try {
       main: 'src/main.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
       emulator: 'src/emulator/index.ts',
+      // Build-time only: renders dist/help.json, then is removed (src/help/snapshot.ts).
+      'help-render': 'src/help/render.ts',
     },
     outdir,
     bundle: true,
@@ -32,6 +34,10 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
   });
+  const render = `${outdir}/help-render.js`;
+  const { renderHelpSnapshot } = await import(render);
+  writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
+  rmSync(render);
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });
   throw err;

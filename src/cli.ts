@@ -5,6 +5,7 @@
 // Only commander is loaded here. Each command's module is imported when it runs.
 import { CommanderError } from 'commander';
 import { createProgram } from './commands/program.js';
+import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
 import type { Runtime } from './commands/tree.js';
 import { CliError, EXIT, type ExitCode } from './lib/errors.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
@@ -44,6 +45,9 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
     outputError: (text, write) => write(text.replace(/^error: /, 'error: USAGE: ')),
+    // Help wraps to the terminal the help goes to; 80 columns when it is not one.
+    getOutHelpWidth: () => (streams.stdout.isTTY && streams.stdout.columns) || DEFAULT_HELP_WIDTH,
+    getErrHelpWidth: () => (streams.stderr.isTTY && streams.stderr.columns) || DEFAULT_HELP_WIDTH,
   });
 
   try {

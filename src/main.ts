@@ -1,4 +1,6 @@
 // Process entry: run one command with the real streams, then exit with its code.
+import { readFileSync } from 'node:fs';
+import { helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
 import { VERSION_TEXT } from './version.js';
 
 // A reader that stops early (`offramp tx list --all -o ndjson | head -1`) closes the pipe:
@@ -13,7 +15,18 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The most-run command of scripts and installers answers before the parser loads.
   process.stdout.write(`${VERSION_TEXT}\n`);
 } else {
-  process.exitCode = await run(argv);
+  // So does `--help`, from the text the build rendered through commander (help/snapshot.ts).
+  const help = helpFromSnapshot(argv, process.stdout.isTTY ? process.stdout.columns : undefined, readHelpSnapshot);
+  if (help !== undefined) process.stdout.write(help);
+  else process.exitCode = await run(argv);
+}
+
+function readHelpSnapshot(): HelpSnapshot | undefined {
+  try {
+    return JSON.parse(readFileSync(new URL('./help.json', import.meta.url), 'utf8')) as HelpSnapshot;
+  } catch {
+    return undefined; // not built (running from source): commander renders it
+  }
 }
 
 async function run(args: string[]): Promise<number> {

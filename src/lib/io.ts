@@ -6,8 +6,8 @@ import type { Readable, Writable } from 'node:stream';
 
 export type IOOptions = {
   stdin: Readable & { isTTY?: boolean };
-  stdout: Writable & { isTTY?: boolean };
-  stderr: Writable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   /** --no-color given */
   noColor?: boolean;

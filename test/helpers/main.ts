@@ -10,11 +10,19 @@ export type MainResult = { code: number; stdout: string; stderr: string };
 
 export async function runMain(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; now?: () => Date; sleep?: (ms: number) => Promise<void>; stdin?: string | Buffer } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    now?: () => Date;
+    sleep?: (ms: number) => Promise<void>;
+    stdin?: string | Buffer;
+    /** stdout plays a terminal this many columns wide */
+    columns?: number;
+  } = {},
 ): Promise<MainResult> {
   const stdin = new PassThrough();
   stdin.end(opts.stdin ?? '');
-  const stdout = new PassThrough();
+  const stdout: PassThrough & { isTTY?: boolean; columns?: number } = new PassThrough();
+  if (opts.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: opts.columns });
   const stderr = new PassThrough();
   let out = '';
   let err = '';

@@ -1,0 +1,42 @@
+// What each kind of run loads (issue 2): `--version` and `--help` load neither the parser
+// nor the HTTP client, the emulator or prompts; an API command with its key and base URL
+// in the environment loads the client but not the config store or prompts. Node's own
+// ESM debug log names every module the built binary loads.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+/** The bundled packages (and our modules) each loaded file of dist/ contains. */
+async function loaded(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; contents: Set<string> }> {
+  const r = await runCli(args, { env: { NODE_DEBUG: 'esm', ...env } });
+  const files = new Set([...r.stderr.matchAll(/file:\/\/\/[^\s'",)]+\/dist\/[^\s'",)]+\.js/g)].map((m) => fileURLToPath(m[0])));
+  expect([...files].some((f) => f.endsWith('/dist/main.js')), 'the ESM debug log names dist/main.js').toBe(true);
+  const contents = new Set<string>();
+  for (const file of files) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/^\/\/ (node_modules\/(?:@[^/]+\/)?[^/]+|src\/[^/]+(?:\/[^/.]+)?)/gm)) contents.add(m[1]!);
+  }
+  return { code: r.code, stdout: r.stdout, contents };
+}
+
+const HEAVY = ['node_modules/commander', 'node_modules/undici', 'node_modules/zod', 'node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'src/emulator'];
+
+describe('startup loads only what the run needs', () => {
+  it.each([['--version'], ['--help'], ['tx', '--help'], ['revenue', 'export', '-h']])('offramp %s loads no parser, client, config store, prompts or emulator', async (...args) => {
+    const r = await loaded(args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(args[0] === '--version' ? /^offramp \d/ : /^Usage: offramp/);
+    for (const heavy of HEAVY) expect([...r.contents], heavy).not.toContain(heavy);
+  });
+
+  it('an API command with key and URL from the environment loads the client, not the config store or prompts', async () => {
+    // Nothing listens on port 9 of loopback: the request fails fast (exit 7).
+    const r = await loaded(['tx', 'get', '0b6f6a3e-6b7e-4d8c-9b7a-1f2e3d4c5b6a', '--json', '--retries', '0'], {
+      OFFRAMP_API_KEY: 'sk_test_startup',
+      OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner',
+    });
+    expect(r.code).toBe(7);
+    expect([...r.contents]).toEqual(expect.arrayContaining(['node_modules/commander', 'node_modules/undici', 'node_modules/zod']));
+    for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'src/emulator']) expect([...r.contents], heavy).not.toContain(heavy);
+  });
+});
