@@ -9,6 +9,35 @@ const dist = new URL('../dist', import.meta.url).pathname;
 // sees half a build, and stale chunks never linger.
 const outdir = `${dist}.tmp-${process.pid}`;
 
+// What bundled dependencies make every start pay for without using it (measured in
+// BENCHMARKS.md):
+const startupTrims = {
+  name: 'startup-trims',
+  setup(b) {
+    // `import process from 'node:process'` (chalk) builds an ESM facade of the process
+    // object, reading every getter on it: that opens process.stdin and loads the report
+    // module. The default export is the global process object itself, so that is used.
+    // (A named import from node:process would fail the build here, not change meaning.)
+    b.onResolve({ filter: /^(node:)?process$/ }, (args) => (args.kind === 'import-statement' ? { path: 'process', namespace: 'startup-trims' } : undefined));
+    b.onLoad({ filter: /^process$/, namespace: 'startup-trims' }, () => ({ contents: 'export default globalThis.process;', loader: 'js' }));
+    // commander requires node:child_process at load, for running subcommands as separate
+    // executables, which the tree never does. Required on first use instead.
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'lazy-child-process', namespace: 'startup-trims' } : undefined,
+    );
+    b.onLoad({ filter: /^lazy-child-process$/, namespace: 'startup-trims' }, () => ({
+      contents: "let cp; module.exports = new Proxy({}, { get: (_, key) => (cp ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+    // undici's HTTP/2 client (which loads node:http2 and node:tls) runs only on a connection
+    // that negotiated h2, and ours never offer it (allowH2 stays off: ALPN http/1.1 only).
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, () => ({
+      contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not part of the offramp build (allowH2 is off)'); };",
+      loader: 'js',
+    }));
+  },
+};
+
 try {
   await build({
     entryPoints: {
@@ -33,6 +62,7 @@ try {
     define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
+    plugins: [startupTrims],
   });
   const render = `${outdir}/help-render.js`;
   const { renderHelpSnapshot } = await import(render);

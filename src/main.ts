@@ -1,5 +1,4 @@
 // Process entry: run one command with the real streams, then exit with its code.
-import { readFileSync } from 'node:fs';
 import { helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
 import { VERSION_TEXT } from './version.js';
 
@@ -23,6 +22,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 function readHelpSnapshot(): HelpSnapshot | undefined {
   try {
+    // Not `import … from 'node:fs'`: an ESM import of fs builds its module facade, which
+    // loads fs's stream classes (~5 ms) that this path never uses.
+    const { readFileSync } = process.getBuiltinModule('node:fs');
     return JSON.parse(readFileSync(new URL('./help.json', import.meta.url), 'utf8')) as HelpSnapshot;
   } catch {
     return undefined; // not built (running from source): commander renders it
@@ -30,10 +32,11 @@ function readHelpSnapshot(): HelpSnapshot | undefined {
 }
 
 async function run(args: string[]): Promise<number> {
-  const { main } = await import('./cli.js');
+  const [{ main }, { isatty }] = await Promise.all([import('./cli.js'), import('node:tty')]);
   const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
   return main(args, {
-    stdin: process.stdin,
+    stdin: () => process.stdin,
+    stdinIsTTY: isatty(0),
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

@@ -9,7 +9,6 @@
 //   missingFlags(['--ref', ...])  → the UsageError for required flags that were not given
 //   ask(ctx, '--ref', value, (prompts, context) => prompts.input({...}, context))
 //   promptContext(io)             → the @inquirer context: prompts read stdin, write stderr
-import { randomBytes } from 'node:crypto';
 import type { Context, Prompts } from './context.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
@@ -120,7 +119,7 @@ export function validator(problem: (v: string) => string | null): (v: string) =>
 /** A reference offered at the prompt: readable, sortable by day, and unlikely to collide. */
 export function generateReference(now: Date): string {
   const day = now.toISOString().slice(0, 10).replace(/-/g, '');
-  return `cli-${day}-${randomBytes(4).toString('hex')}`;
+  return `cli-${day}-${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')}`;
 }
 
 /** Quotes a value for a POSIX shell, so a printed command can be pasted as is. */

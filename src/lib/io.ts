@@ -4,8 +4,13 @@
 // secret the context knows about can never reach the terminal or a log.
 import type { Readable, Writable } from 'node:stream';
 
+type Stdin = Readable & { isTTY?: boolean };
+
 export type IOOptions = {
-  stdin: Readable & { isTTY?: boolean };
+  /** The stream, or a function opening it on first use (see `IO.stdin`). */
+  stdin: Stdin | (() => Stdin);
+  /** Whether stdin is a terminal; read from the stream when not given. */
+  stdinIsTTY?: boolean;
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
@@ -16,7 +21,6 @@ export type IOOptions = {
 };
 
 export class IO {
-  readonly stdin: IOOptions['stdin'];
   readonly stdout: IOOptions['stdout'];
   readonly stderr: IOOptions['stderr'];
   readonly stdinIsTTY: boolean;
@@ -28,18 +32,29 @@ export class IO {
   private readonly noInput: boolean;
   private readonly ci: boolean;
   private readonly secrets = new Set<string>();
+  private readonly openStdin: () => Stdin;
 
   constructor(opts: IOOptions) {
-    this.stdin = opts.stdin;
+    const stdin = opts.stdin;
+    let opened: Stdin | undefined;
+    this.openStdin = typeof stdin === 'function' ? () => (opened ??= stdin()) : () => stdin;
     this.stdout = opts.stdout;
     this.stderr = opts.stderr;
-    this.stdinIsTTY = Boolean(opts.stdin.isTTY);
+    this.stdinIsTTY = opts.stdinIsTTY ?? (typeof stdin === 'function' ? this.stdin.isTTY === true : stdin.isTTY === true);
     this.stdoutIsTTY = Boolean(opts.stdout.isTTY);
     this.stderrIsTTY = Boolean(opts.stderr.isTTY);
     this.noInput = Boolean(opts.noInput);
     this.ci = Boolean(opts.env.CI) && opts.env.CI !== 'false' && opts.env.CI !== '0';
     this.colorOut = colorWanted(opts, this.stdoutIsTTY);
     this.colorErr = colorWanted(opts, this.stderrIsTTY);
+  }
+
+  /**
+   * stdin, opened on first use: creating process.stdin sets up a stream (~7 ms) that most
+   * commands never read.
+   */
+  get stdin(): Stdin {
+    return this.openStdin();
   }
 
   /** Whether the user can be asked a question: stdin and stderr are terminals, no CI, no --no-input. */

@@ -2,22 +2,42 @@
 // nor the HTTP client, the emulator or prompts; an API command with its key and base URL
 // in the environment loads the client but not the config store or prompts. Node's own
 // ESM debug log names every module the built binary loads.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-/** The bundled packages (and our modules) each loaded file of dist/ contains. */
-async function loaded(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; contents: Set<string> }> {
-  const r = await runCli(args, { env: { NODE_DEBUG: 'esm', ...env } });
+// A preloaded probe writes the Node modules the run loaded (process.moduleLoadList).
+const probeDir = mkdtempSync(join(tmpdir(), 'offramp-startup-'));
+const probe = join(probeDir, 'probe.mjs');
+writeFileSync(
+  probe,
+  // (getBuiltinModule: an ESM import of node:fs would itself load fs's stream classes.)
+  `process.on('exit', () => process.getBuiltinModule('node:fs').writeFileSync(process.env.PROBE_OUT, process.moduleLoadList.join('\\n')));\n`,
+);
+
+/** The bundled packages (and our modules) each loaded file of dist/ contains, and Node's own modules loaded. */
+async function loaded(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; contents: Set<string>; builtins: string[] }> {
+  const out = join(probeDir, `${Math.random().toString(36).slice(2)}.txt`);
+  const r = await runCli(args, { env: { NODE_DEBUG: 'esm', NODE_OPTIONS: `--import ${pathToFileURL(probe).href}`, PROBE_OUT: out, ...env } });
+  const builtins = readFileSync(out, 'utf8').split('\n').filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
   const files = new Set([...r.stderr.matchAll(/file:\/\/\/[^\s'",)]+\/dist\/[^\s'",)]+\.js/g)].map((m) => fileURLToPath(m[0])));
   expect([...files].some((f) => f.endsWith('/dist/main.js')), 'the ESM debug log names dist/main.js').toBe(true);
   const contents = new Set<string>();
   for (const file of files) {
     for (const m of readFileSync(file, 'utf8').matchAll(/^\/\/ (node_modules\/(?:@[^/]+\/)?[^/]+|src\/[^/]+(?:\/[^/.]+)?)/gm)) contents.add(m[1]!);
   }
-  return { code: r.code, stdout: r.stdout, contents };
+  return { code: r.code, stdout: r.stdout, contents, builtins };
 }
+
+/**
+ * Node modules no run needs on its way: loading them is what the build's startup trims
+ * avoid (scripts/build.mjs): commander's child_process, undici's HTTP/2 client, and the
+ * ESM facade of `process`, which opens stdin (internal/fs/streams) and loads the report.
+ */
+const UNUSED_BUILTINS = ['child_process', 'http2', 'tls', 'perf_hooks', 'crypto', 'internal/fs/streams', 'internal/process/report'];
 
 const HEAVY = ['node_modules/commander', 'node_modules/undici', 'node_modules/zod', 'node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'src/emulator'];
 
@@ -27,6 +47,7 @@ describe('startup loads only what the run needs', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(args[0] === '--version' ? /^offramp \d/ : /^Usage: offramp/);
     for (const heavy of HEAVY) expect([...r.contents], heavy).not.toContain(heavy);
+    for (const builtin of UNUSED_BUILTINS) expect(r.builtins, builtin).not.toContain(builtin);
   });
 
   it('an API command with key and URL from the environment loads the client, not the config store or prompts', async () => {
@@ -38,5 +59,7 @@ describe('startup loads only what the run needs', () => {
     expect(r.code).toBe(7);
     expect([...r.contents]).toEqual(expect.arrayContaining(['node_modules/commander', 'node_modules/undici', 'node_modules/zod']));
     for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'src/emulator']) expect([...r.contents], heavy).not.toContain(heavy);
+    expect(r.builtins).toContain('net');
+    for (const builtin of UNUSED_BUILTINS) expect(r.builtins, builtin).not.toContain(builtin);
   });
 });
