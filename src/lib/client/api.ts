@@ -16,8 +16,9 @@ import {
 import type { HttpClient, Query } from './http.js';
 import { paginate, type PageLike, type PaginateHooks } from './paginate.js';
 
-const TransactionPage = z.union([pageOf(Transaction), z.array(Transaction)]);
-const WebhookEventPage = z.union([pageOf(WebhookEvent), z.array(WebhookEvent)]);
+// Built on first use, like the resource schemas.
+const TransactionPage = z.lazy(() => z.union([pageOf(Transaction), z.array(Transaction)]));
+const WebhookEventPage = z.lazy(() => z.union([pageOf(WebhookEvent), z.array(WebhookEvent)]));
 
 export type ListQuery = { limit?: number; cursor?: string };
 export type TransactionListQuery = ListQuery & { status?: string; from?: string; to?: string };
