@@ -48,7 +48,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     // Help wraps to the terminal the help goes to; 80 columns when it is not one.
     getOutHelpWidth: () => (streams.stdout.isTTY && streams.stdout.columns) || DEFAULT_HELP_WIDTH,
     getErrHelpWidth: () => (streams.stderr.isTTY && streams.stderr.columns) || DEFAULT_HELP_WIDTH,
-  });
+  }, argv);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -6,7 +6,11 @@ import { registerCommands, type Runtime } from './tree.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'];
 
-export function createProgram(runtime: Runtime, output: OutputConfiguration = {}): Command {
+/**
+ * The program with its whole command tree, or, given the command line, only the branch
+ * the line runs (see registerCommands).
+ */
+export function createProgram(runtime: Runtime, output: OutputConfiguration = {}, argv?: readonly string[]): Command {
   const program = new Command('offramp');
   program
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
@@ -27,8 +31,26 @@ export function createProgram(runtime: Runtime, output: OutputConfiguration = {}
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output);
-  registerCommands(program, runtime);
+  registerCommands(program, runtime, argv && commandWord(program, argv));
   return program;
+}
+
+/**
+ * The first word of argv that is not a global option or an option's value: the top-level
+ * command it names, if any. An option the program does not know (a typo, combined short
+ * flags) stops the search: the whole tree is then registered and commander reports it.
+ */
+export function commandWord(program: Command, argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (!word.startsWith('-') || word === '-') return word;
+    if (word === '--') return undefined;
+    const [flag] = word.split('=', 1);
+    const option = program.options.find((o) => o.long === flag || o.short === flag);
+    if (!option) return undefined;
+    if ((option.required || option.optional) && !word.includes('=')) i++;
+  }
+  return undefined;
 }
 
 /** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */

@@ -12,7 +12,34 @@ export type Runtime = {
 
 const OUTCOMES = ['completed', 'failed', 'expired', 'refunded'];
 
-export function registerCommands(program: Command, runtime: Runtime): void {
+/** The top-level commands, in the order registered below. */
+export const TOP_LEVEL_COMMANDS = [
+  'quote',
+  'tx',
+  'revenue',
+  'reconcile',
+  'webhooks',
+  'simulate',
+  'smoke',
+  'emulator',
+  'demo',
+  'profile',
+  'config',
+  'api',
+  'doctor',
+  'completion',
+  '__complete',
+] as const;
+
+/**
+ * Registers the tree, or only the top-level command `only` with everything below it:
+ * a run of one command parses against that branch, and registering the whole tree cost
+ * ~10 ms of every start. Anything else (no command, an unknown one) gets the whole tree,
+ * for the program's help and commander's suggestions.
+ */
+export function registerCommands(program: Command, runtime: Runtime, only?: string): void {
+  const branch = TOP_LEVEL_COMMANDS.find((name) => name === only);
+  const wanted = (name: (typeof TOP_LEVEL_COMMANDS)[number]) => branch === undefined || branch === name;
   /** Wires a command to its module; positional arguments are passed by name. */
   const action = (cmd: Command, load: () => Promise<RunModule>, names: string[] = []) =>
     cmd.action(async (...args: unknown[]) => {
@@ -26,340 +53,370 @@ export function registerCommands(program: Command, runtime: Runtime): void {
   // ------------------------------------------------------------------ transactions
   program.commandsGroup('Transactions:');
 
-  examples(
-    action(
-      program
-        .command('quote')
-        .description('get a rate quote (valid 120 s) for a token amount or an NGN amount')
-        .option('--token <symbol>', 'token, e.g. usdt')
-        .option('--network <network>', 'deposit network, e.g. bep20')
-        .option('--crypto-amount <amount>', 'amount in token units')
-        .option('--fiat-amount <amount>', 'amount in NGN'),
-      () => import('./quote.js'),
-    ),
-    ['offramp quote --token usdt --network bep20 --fiat-amount 150000', 'offramp quote --token usdt --network bep20 --crypto-amount 100 --json'],
-  );
+  if (wanted('quote')) {
+    examples(
+      action(
+        program
+          .command('quote')
+          .description('get a rate quote (valid 120 s) for a token amount or an NGN amount')
+          .option('--token <symbol>', 'token, e.g. usdt')
+          .option('--network <network>', 'deposit network, e.g. bep20')
+          .option('--crypto-amount <amount>', 'amount in token units')
+          .option('--fiat-amount <amount>', 'amount in NGN'),
+        () => import('./quote.js'),
+      ),
+      ['offramp quote --token usdt --network bep20 --fiat-amount 150000', 'offramp quote --token usdt --network bep20 --crypto-amount 100 --json'],
+    );
+  }
 
-  const tx = program.command('tx').description('create, read, list, cancel and watch transactions');
-  examples(
-    action(
-      tx
-        .command('create')
-        .description('create a transaction and get its deposit address')
-        .option('--quote <id>', 'quote mode: a quote id from `offramp quote`')
-        .option('--fiat-amount <amount>', 'direct mode: amount in NGN')
-        .option('--token <symbol>', 'direct mode: token, e.g. usdt')
-        .option('--network <network>', 'deposit network (both modes)')
-        .option('--ref <merchant_reference>', 'your unique reference for this transaction (required)')
-        .option('--merchant-id <id>', 'merchant identifier')
-        .option('--terminal-id <id>', 'terminal identifier')
-        .option('--seller-phone <phone>', 'seller phone number (metadata)')
-        .option('--idempotency-key <key>', 'reuse a key to retry a create safely (default: a fresh UUID)'),
-      () => import('./tx/create.js'),
-    ),
-    [
-      'offramp tx create --fiat-amount 150000 --token usdt --network bep20 --ref order-1042',
-      'offramp tx create --quote 6f1c…e2 --network bep20 --ref order-1043',
-    ],
-  );
-  examples(
-    action(
-      tx
-        .command('get')
-        .description('show one transaction, by id or by your reference')
-        .argument('[id]', 'transaction id')
-        .option('--ref <merchant_reference>', 'look up by merchant reference instead'),
-      () => import('./tx/get.js'),
-      ['id'],
-    ),
-    ['offramp tx get 0b6f…91', 'offramp tx get --ref order-1042 --json'],
-  );
-  examples(
-    action(
-      tx
-        .command('list')
-        .description('list transactions, newest first')
-        .option('--limit <n>', 'page size, 1 to 100')
-        .option('--cursor <cursor>', 'continue from a previous page')
-        .option('--all', 'follow every page to the end (streams)'),
-      () => import('./tx/list.js'),
-    ),
-    ['offramp tx list --limit 10', 'offramp tx list --all -o ndjson'],
-  );
-  examples(
-    action(
-      tx
-        .command('cancel')
-        .description('cancel a transaction that has not received a deposit')
-        .argument('<id>', 'transaction id')
-        .option('--idempotency-key <key>', 'reuse a key to retry a cancel safely (default: a fresh UUID)'),
-      () => import('./tx/cancel.js'),
-      ['id'],
-    ),
-    ['offramp tx cancel 0b6f…91', 'offramp tx cancel 0b6f…91 --yes'],
-  );
-  examples(
-    action(
-      tx.command('history').description("show a transaction's status history").argument('<id>', 'transaction id'),
-      () => import('./tx/history.js'),
-      ['id'],
-    ),
-    ['offramp tx history 0b6f…91'],
-  );
-  examples(
-    action(
-      tx
-        .command('watch')
-        .description('poll a transaction and show each status change until it ends')
-        .argument('[id]', 'transaction id')
-        .option('--ref <merchant_reference>', 'watch by merchant reference')
-        .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
-        .option('--interval <ms>', 'poll interval in ms', '2000'),
-      () => import('./tx/watch.js'),
-      ['id'],
-    ).addHelpText('after', '\n--timeout MS (global) is, for watch, the overall deadline (exit 7 when it passes).'),
-    ['offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 600000'],
-  );
+  if (wanted('tx')) {
+    const tx = program.command('tx').description('create, read, list, cancel and watch transactions');
+    examples(
+      action(
+        tx
+          .command('create')
+          .description('create a transaction and get its deposit address')
+          .option('--quote <id>', 'quote mode: a quote id from `offramp quote`')
+          .option('--fiat-amount <amount>', 'direct mode: amount in NGN')
+          .option('--token <symbol>', 'direct mode: token, e.g. usdt')
+          .option('--network <network>', 'deposit network (both modes)')
+          .option('--ref <merchant_reference>', 'your unique reference for this transaction (required)')
+          .option('--merchant-id <id>', 'merchant identifier')
+          .option('--terminal-id <id>', 'terminal identifier')
+          .option('--seller-phone <phone>', 'seller phone number (metadata)')
+          .option('--idempotency-key <key>', 'reuse a key to retry a create safely (default: a fresh UUID)'),
+        () => import('./tx/create.js'),
+      ),
+      [
+        'offramp tx create --fiat-amount 150000 --token usdt --network bep20 --ref order-1042',
+        'offramp tx create --quote 6f1c…e2 --network bep20 --ref order-1043',
+      ],
+    );
+    examples(
+      action(
+        tx
+          .command('get')
+          .description('show one transaction, by id or by your reference')
+          .argument('[id]', 'transaction id')
+          .option('--ref <merchant_reference>', 'look up by merchant reference instead'),
+        () => import('./tx/get.js'),
+        ['id'],
+      ),
+      ['offramp tx get 0b6f…91', 'offramp tx get --ref order-1042 --json'],
+    );
+    examples(
+      action(
+        tx
+          .command('list')
+          .description('list transactions, newest first')
+          .option('--limit <n>', 'page size, 1 to 100')
+          .option('--cursor <cursor>', 'continue from a previous page')
+          .option('--all', 'follow every page to the end (streams)'),
+        () => import('./tx/list.js'),
+      ),
+      ['offramp tx list --limit 10', 'offramp tx list --all -o ndjson'],
+    );
+    examples(
+      action(
+        tx
+          .command('cancel')
+          .description('cancel a transaction that has not received a deposit')
+          .argument('<id>', 'transaction id')
+          .option('--idempotency-key <key>', 'reuse a key to retry a cancel safely (default: a fresh UUID)'),
+        () => import('./tx/cancel.js'),
+        ['id'],
+      ),
+      ['offramp tx cancel 0b6f…91', 'offramp tx cancel 0b6f…91 --yes'],
+    );
+    examples(
+      action(
+        tx.command('history').description("show a transaction's status history").argument('<id>', 'transaction id'),
+        () => import('./tx/history.js'),
+        ['id'],
+      ),
+      ['offramp tx history 0b6f…91'],
+    );
+    examples(
+      action(
+        tx
+          .command('watch')
+          .description('poll a transaction and show each status change until it ends')
+          .argument('[id]', 'transaction id')
+          .option('--ref <merchant_reference>', 'watch by merchant reference')
+          .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
+          .option('--interval <ms>', 'poll interval in ms', '2000'),
+        () => import('./tx/watch.js'),
+        ['id'],
+      ).addHelpText('after', '\n--timeout MS (global) is, for watch, the overall deadline (exit 7 when it passes).'),
+      ['offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 600000'],
+    );
+  }
 
   // ------------------------------------------------------------------ finance
   program.commandsGroup('Finance:');
-  const revenue = program.command('revenue').description('the revenue ledger: export rows and totals');
-  examples(
-    action(
-      revenue
-        .command('export')
-        .description('export ledger rows for any date range (windows over 90 days are split for you)')
-        .option('--from <date>', 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive')
-        .option('--to <date>', 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive')
-        .option('--token <symbol>', 'only rows of this token')
-        .option('--network <network>', 'only rows of this network')
-        .option('--out <file>', 'write to this file (atomically) instead of stdout')
-        .option('--summary', "check row count and summed share against the service's summary (exit 8 on mismatch)")
-        .option('--concurrency <n>', 'slices fetched at once', '4'),
-      () => import('./revenue/export.js'),
-    ),
-    ['offramp revenue export --from 2026-10-01 --to 2026-10-31 -o csv --out october.csv --summary', 'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson'],
-  );
-  examples(
-    action(
-      revenue
-        .command('summary')
-        .description('total partner share and transaction count for a date range')
-        .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
-        .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive'),
-      () => import('./revenue/summary.js'),
-    ),
-    ['offramp revenue summary --from 2026-10-01 --to 2026-10-31'],
-  );
-  examples(
-    action(
-      program
-        .command('reconcile')
-        .description('cross-check transactions, ledger rows and webhook events for a date range')
-        .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
-        .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive'),
-      () => import('./reconcile.js'),
-    ),
-    ['offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json'],
-  );
+  if (wanted('revenue')) {
+    const revenue = program.command('revenue').description('the revenue ledger: export rows and totals');
+    examples(
+      action(
+        revenue
+          .command('export')
+          .description('export ledger rows for any date range (windows over 90 days are split for you)')
+          .option('--from <date>', 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive')
+          .option('--to <date>', 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive')
+          .option('--token <symbol>', 'only rows of this token')
+          .option('--network <network>', 'only rows of this network')
+          .option('--out <file>', 'write to this file (atomically) instead of stdout')
+          .option('--summary', "check row count and summed share against the service's summary (exit 8 on mismatch)")
+          .option('--concurrency <n>', 'slices fetched at once', '4'),
+        () => import('./revenue/export.js'),
+      ),
+      ['offramp revenue export --from 2026-10-01 --to 2026-10-31 -o csv --out october.csv --summary', 'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson'],
+    );
+    examples(
+      action(
+        revenue
+          .command('summary')
+          .description('total partner share and transaction count for a date range')
+          .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
+          .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive'),
+        () => import('./revenue/summary.js'),
+      ),
+      ['offramp revenue summary --from 2026-10-01 --to 2026-10-31'],
+    );
+  }
+  if (wanted('reconcile')) {
+    examples(
+      action(
+        program
+          .command('reconcile')
+          .description('cross-check transactions, ledger rows and webhook events for a date range')
+          .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
+          .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive'),
+        () => import('./reconcile.js'),
+      ),
+      ['offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json'],
+    );
+  }
 
   // ------------------------------------------------------------------ webhooks
   program.commandsGroup('Webhooks:');
-  const webhooks = program.command('webhooks').description('find, inspect, replay, receive and verify webhook events');
-  examples(
-    action(
-      webhooks
-        .command('list')
-        .description('list webhook events with their delivery status')
-        .option('--tx <id>', 'only events about this transaction')
-        .option('--type <type>', 'only this event type')
-        .option('--status <status>', 'only this delivery status (pending, delivered, failed)')
-        .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
-        .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
-        .option('--limit <n>', 'page size, 1 to 100')
-        .option('--cursor <cursor>', 'continue from a previous page')
-        .option('--all', 'follow every page to the end'),
-      () => import('./webhooks/list.js'),
-    ),
-    ['offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f…91'],
-  );
-  examples(
-    action(
-      webhooks.command('get').description("show an event's delivery telemetry (the service keeps no payload)").argument('<event_id>', 'event id'),
-      () => import('./webhooks/get.js'),
-      ['eventId'],
-    ),
-    ['offramp webhooks get 5d0e…7a'],
-  );
-  examples(
-    action(
-      webhooks
-        .command('replay')
-        .description('requeue events for redelivery (same event ids)')
-        .argument('[event_ids...]', 'events to replay')
-        .option('--failed', 'replay every event whose delivery failed (narrow with --tx/--from/--to)')
-        .option('--tx <id>', 'with --failed: only events about this transaction')
-        .option('--from <date>', 'with --failed: created at or after')
-        .option('--to <date>', 'with --failed: created at or before')
-        .option('--concurrency <n>', 'replays sent at once', '4'),
-      () => import('./webhooks/replay.js'),
-      ['eventIds'],
-    ),
-    ['offramp webhooks replay 5d0e…7a 91aa…03', 'offramp webhooks replay --failed --from 2026-11-01'],
-  );
-  examples(
-    action(
-      webhooks
-        .command('listen')
-        .description('receive webhooks locally: verify, deduplicate, store, show')
-        .option('--port <port>', 'port on 127.0.0.1', '8787')
-        .option('--secret <secret>', 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)')
-        .option('--store <file>', 'append each new event to this NDJSON file', 'webhooks.ndjson')
-        .option('--forward-to <url>', "relay verified deliveries to your app's endpoint"),
-      () => import('./webhooks/listen.js'),
-    ),
-    ['offramp webhooks listen --port 8787', 'offramp webhooks listen --forward-to http://127.0.0.1:3000/webhooks'],
-  );
-  examples(
-    action(
-      webhooks
-        .command('verify')
-        .description('check the signature of one delivery offline (body on stdin by default)')
-        .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
-        .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
-        .option('--file <body>', 'read the raw body from this file'),
-      () => import('./webhooks/verify.js'),
-    ),
-    ['offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'],
-  );
+  if (wanted('webhooks')) {
+    const webhooks = program.command('webhooks').description('find, inspect, replay, receive and verify webhook events');
+    examples(
+      action(
+        webhooks
+          .command('list')
+          .description('list webhook events with their delivery status')
+          .option('--tx <id>', 'only events about this transaction')
+          .option('--type <type>', 'only this event type')
+          .option('--status <status>', 'only this delivery status (pending, delivered, failed)')
+          .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
+          .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
+          .option('--limit <n>', 'page size, 1 to 100')
+          .option('--cursor <cursor>', 'continue from a previous page')
+          .option('--all', 'follow every page to the end'),
+        () => import('./webhooks/list.js'),
+      ),
+      ['offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f…91'],
+    );
+    examples(
+      action(
+        webhooks.command('get').description("show an event's delivery telemetry (the service keeps no payload)").argument('<event_id>', 'event id'),
+        () => import('./webhooks/get.js'),
+        ['eventId'],
+      ),
+      ['offramp webhooks get 5d0e…7a'],
+    );
+    examples(
+      action(
+        webhooks
+          .command('replay')
+          .description('requeue events for redelivery (same event ids)')
+          .argument('[event_ids...]', 'events to replay')
+          .option('--failed', 'replay every event whose delivery failed (narrow with --tx/--from/--to)')
+          .option('--tx <id>', 'with --failed: only events about this transaction')
+          .option('--from <date>', 'with --failed: created at or after')
+          .option('--to <date>', 'with --failed: created at or before')
+          .option('--concurrency <n>', 'replays sent at once', '4'),
+        () => import('./webhooks/replay.js'),
+        ['eventIds'],
+      ),
+      ['offramp webhooks replay 5d0e…7a 91aa…03', 'offramp webhooks replay --failed --from 2026-11-01'],
+    );
+    examples(
+      action(
+        webhooks
+          .command('listen')
+          .description('receive webhooks locally: verify, deduplicate, store, show')
+          .option('--port <port>', 'port on 127.0.0.1', '8787')
+          .option('--secret <secret>', 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)')
+          .option('--store <file>', 'append each new event to this NDJSON file', 'webhooks.ndjson')
+          .option('--forward-to <url>', "relay verified deliveries to your app's endpoint"),
+        () => import('./webhooks/listen.js'),
+      ),
+      ['offramp webhooks listen --port 8787', 'offramp webhooks listen --forward-to http://127.0.0.1:3000/webhooks'],
+    );
+    examples(
+      action(
+        webhooks
+          .command('verify')
+          .description('check the signature of one delivery offline (body on stdin by default)')
+          .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+          .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
+          .option('--file <body>', 'read the raw body from this file'),
+        () => import('./webhooks/verify.js'),
+      ),
+      ['offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'],
+    );
+  }
 
   // ------------------------------------------------------------------ sandbox
   program.commandsGroup('Sandbox:');
-  const simulate = program
-    .command('simulate')
-    .description('drive a staging transaction through its lifecycle (staging only)')
-    .argument('[tx_id]', 'transaction id')
-    .argument('[event]', `one of: ${SIMULATOR_EVENTS.join(', ')}`)
-    .option('--deposit-id <id>', 'stable simulated deposit id')
-    .option('--hash <hash>', 'simulated blockchain hash');
-  examples(action(simulate, () => import('./simulate/event.js'), ['txId', 'event']), [
-    'offramp simulate 0b6f…91 deposit.detected',
-    'offramp simulate walk --outcome completed --settle',
-  ]);
-  examples(
-    action(
-      simulate
-        .command('walk')
-        .description('walk a transaction (a new one unless given) to an outcome, step by step')
-        .argument('[tx_id]', 'existing transaction id')
-        .addOption(new Option('--outcome <outcome>', 'where to end').choices(OUTCOMES).default('completed'))
-        .option('--settle', 'also send payout.settled after completion'),
-      () => import('./simulate/walk.js'),
-      ['txId'],
-    ),
-    ['offramp simulate walk', 'offramp simulate walk 0b6f…91 --outcome refunded'],
-  );
-  examples(
-    action(
-      program
-        .command('smoke')
-        .description('CI check: one full walk plus invariants (exit 8 on a failure)')
-        .addOption(new Option('--outcome <outcome>', 'outcome to walk to').choices(OUTCOMES).default('completed'))
-        .option('--junit <file>', 'write a JUnit XML report'),
-      () => import('./smoke.js'),
-    ),
-    ['offramp smoke', 'offramp smoke --junit smoke.xml --json'],
-  );
-  examples(
-    action(
-      program
-        .command('emulator')
-        .description('run the local emulator of the partner API')
-        .option('--port <port>', 'port', '4010')
-        .option('--host <host>', 'address to bind', '127.0.0.1')
-        .option('--webhook-url <url>', 'deliver webhooks here')
-        .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
-        .option('--latency <ms>', 'delay every answer')
-        .option('--fault-rate <r>', 'share of requests that fail (500, 503, dropped after commit)')
-        .option('--seed <n>', 'seed for faults and generated data')
-        .option('--seed-revenue <n>', 'fill the ledger with N rows over the last 180 days')
-        .addOption(new Option('--mode <mode>', 'behave as staging or production').choices(['staging', 'production']).default('staging'))
-        .option('--rate <ngn>', 'NGN per token')
-        .option('--rate-limit <n>', 'requests per second per key')
-        .addHelpText('after', '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).'),
-      () => import('./emulator.js'),
-    ),
-    ['offramp emulator', 'offramp emulator --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_dev --fault-rate 0.2'],
-  );
-  examples(action(program.command('demo').description('the one-command tour: emulator, listener, one transaction end to end'), () => import('./demo.js')), [
-    'offramp demo',
-  ]);
+  if (wanted('simulate')) {
+    const simulate = program
+      .command('simulate')
+      .description('drive a staging transaction through its lifecycle (staging only)')
+      .argument('[tx_id]', 'transaction id')
+      .argument('[event]', `one of: ${SIMULATOR_EVENTS.join(', ')}`)
+      .option('--deposit-id <id>', 'stable simulated deposit id')
+      .option('--hash <hash>', 'simulated blockchain hash');
+    examples(action(simulate, () => import('./simulate/event.js'), ['txId', 'event']), [
+      'offramp simulate 0b6f…91 deposit.detected',
+      'offramp simulate walk --outcome completed --settle',
+    ]);
+    examples(
+      action(
+        simulate
+          .command('walk')
+          .description('walk a transaction (a new one unless given) to an outcome, step by step')
+          .argument('[tx_id]', 'existing transaction id')
+          .addOption(new Option('--outcome <outcome>', 'where to end').choices(OUTCOMES).default('completed'))
+          .option('--settle', 'also send payout.settled after completion'),
+        () => import('./simulate/walk.js'),
+        ['txId'],
+      ),
+      ['offramp simulate walk', 'offramp simulate walk 0b6f…91 --outcome refunded'],
+    );
+  }
+  if (wanted('smoke')) {
+    examples(
+      action(
+        program
+          .command('smoke')
+          .description('CI check: one full walk plus invariants (exit 8 on a failure)')
+          .addOption(new Option('--outcome <outcome>', 'outcome to walk to').choices(OUTCOMES).default('completed'))
+          .option('--junit <file>', 'write a JUnit XML report'),
+        () => import('./smoke.js'),
+      ),
+      ['offramp smoke', 'offramp smoke --junit smoke.xml --json'],
+    );
+  }
+  if (wanted('emulator')) {
+    examples(
+      action(
+        program
+          .command('emulator')
+          .description('run the local emulator of the partner API')
+          .option('--port <port>', 'port', '4010')
+          .option('--host <host>', 'address to bind', '127.0.0.1')
+          .option('--webhook-url <url>', 'deliver webhooks here')
+          .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
+          .option('--latency <ms>', 'delay every answer')
+          .option('--fault-rate <r>', 'share of requests that fail (500, 503, dropped after commit)')
+          .option('--seed <n>', 'seed for faults and generated data')
+          .option('--seed-revenue <n>', 'fill the ledger with N rows over the last 180 days')
+          .addOption(new Option('--mode <mode>', 'behave as staging or production').choices(['staging', 'production']).default('staging'))
+          .option('--rate <ngn>', 'NGN per token')
+          .option('--rate-limit <n>', 'requests per second per key')
+          .addHelpText('after', '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).'),
+        () => import('./emulator.js'),
+      ),
+      ['offramp emulator', 'offramp emulator --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_dev --fault-rate 0.2'],
+    );
+  }
+  if (wanted('demo')) {
+    examples(action(program.command('demo').description('the one-command tour: emulator, listener, one transaction end to end'), () => import('./demo.js')), [
+      'offramp demo',
+    ]);
+  }
 
   // ------------------------------------------------------------------ setup
   program.commandsGroup('Setup:');
-  const profile = program.command('profile').description('stored profiles, one per environment');
-  examples(
-    action(
-      profile
-        .command('add')
-        .description('add or replace a profile (the key comes from a hidden prompt or stdin)')
-        .argument('<name>', 'profile name')
-        .addOption(new Option('--env <env>', 'environment').choices(['staging', 'production', 'local']))
-        .option('--base-url <url>', 'base address including /api/v1/partner (local: the emulator)')
-        .option('--api-key-stdin', 'read the API key from stdin')
-        .option('--webhook-secret-stdin', 'read the webhook secret from stdin (after the key, on its own line)'),
-      () => import('./profile/add.js'),
-      ['name'],
-    ),
-    ['offramp profile add dev --env local', 'echo "$KEY" | offramp profile add staging --env staging --base-url https://… --api-key-stdin'],
-  );
-  examples(action(profile.command('list').description('list profiles (keys masked)'), () => import('./profile/list.js')), ['offramp profile list', 'offramp profile list --json']);
-  examples(
-    action(profile.command('show').description('show a profile (keys masked)').argument('[name]', 'profile (default: current)'), () => import('./profile/show.js'), ['name']),
-    ['offramp profile show', 'offramp profile show staging --json'],
-  );
-  examples(action(profile.command('use').description('make a profile the current one').argument('<name>', 'profile'), () => import('./profile/use.js'), ['name']), [
-    'offramp profile use staging',
-  ]);
-  examples(action(profile.command('remove').description('delete a profile').argument('<name>', 'profile'), () => import('./profile/remove.js'), ['name']), [
-    'offramp profile remove old-staging',
-  ]);
-  const config = program.command('config').description('the config file');
-  examples(action(config.command('path').description('print where the config file lives'), () => import('./config/path.js')), ['offramp config path', 'chmod 600 "$(offramp config path)"']);
+  if (wanted('profile')) {
+    const profile = program.command('profile').description('stored profiles, one per environment');
+    examples(
+      action(
+        profile
+          .command('add')
+          .description('add or replace a profile (the key comes from a hidden prompt or stdin)')
+          .argument('<name>', 'profile name')
+          .addOption(new Option('--env <env>', 'environment').choices(['staging', 'production', 'local']))
+          .option('--base-url <url>', 'base address including /api/v1/partner (local: the emulator)')
+          .option('--api-key-stdin', 'read the API key from stdin')
+          .option('--webhook-secret-stdin', 'read the webhook secret from stdin (after the key, on its own line)'),
+        () => import('./profile/add.js'),
+        ['name'],
+      ),
+      ['offramp profile add dev --env local', 'echo "$KEY" | offramp profile add staging --env staging --base-url https://… --api-key-stdin'],
+    );
+    examples(action(profile.command('list').description('list profiles (keys masked)'), () => import('./profile/list.js')), ['offramp profile list', 'offramp profile list --json']);
+    examples(
+      action(profile.command('show').description('show a profile (keys masked)').argument('[name]', 'profile (default: current)'), () => import('./profile/show.js'), ['name']),
+      ['offramp profile show', 'offramp profile show staging --json'],
+    );
+    examples(action(profile.command('use').description('make a profile the current one').argument('<name>', 'profile'), () => import('./profile/use.js'), ['name']), [
+      'offramp profile use staging',
+    ]);
+    examples(action(profile.command('remove').description('delete a profile').argument('<name>', 'profile'), () => import('./profile/remove.js'), ['name']), [
+      'offramp profile remove old-staging',
+    ]);
+  }
+  if (wanted('config')) {
+    const config = program.command('config').description('the config file');
+    examples(action(config.command('path').description('print where the config file lives'), () => import('./config/path.js')), ['offramp config path', 'chmod 600 "$(offramp config path)"']);
+  }
 
-  examples(
+  if (wanted('api')) {
+    examples(
+      action(
+        program
+          .command('api')
+          .description('send an authenticated request to any endpoint and print the JSON body')
+          .argument('<method>', 'GET, POST, ...')
+          .argument('<path>', 'path below the base URL, e.g. /transactions')
+          .option('--data <json>', 'JSON request body')
+          .option('--idempotency-key <key>', 'Idempotency-Key header')
+          .option('--paginate', 'follow next_cursor and print every item'),
+        () => import('./api.js'),
+        ['method', 'path'],
+      ),
+      ['offramp api GET /transactions --paginate', 'offramp api POST /quotes --data \'{"crypto_currency":"usdt","network":"bep20","fiat_amount":"5000"}\''],
+    );
+  }
+  if (wanted('doctor')) {
+    examples(action(program.command('doctor').description('check Node, config, profile, reachability, key and clock'), () => import('./doctor.js')), [
+      'offramp doctor',
+      'offramp doctor --profile staging --json',
+    ]);
+  }
+  if (wanted('completion')) {
+    examples(
+      action(
+        program
+          .command('completion')
+          .description('print a shell completion script')
+          .addArgument(new Argument('<shell>', 'shell').choices(['bash', 'zsh', 'fish'])),
+        () => import('./completion.js'),
+        ['shell'],
+      ),
+      ['offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'],
+    );
+  }
+  if (wanted('__complete')) {
     action(
-      program
-        .command('api')
-        .description('send an authenticated request to any endpoint and print the JSON body')
-        .argument('<method>', 'GET, POST, ...')
-        .argument('<path>', 'path below the base URL, e.g. /transactions')
-        .option('--data <json>', 'JSON request body')
-        .option('--idempotency-key <key>', 'Idempotency-Key header')
-        .option('--paginate', 'follow next_cursor and print every item'),
-      () => import('./api.js'),
-      ['method', 'path'],
-    ),
-    ['offramp api GET /transactions --paginate', 'offramp api POST /quotes --data \'{"crypto_currency":"usdt","network":"bep20","fiat_amount":"5000"}\''],
-  );
-  examples(action(program.command('doctor').description('check Node, config, profile, reachability, key and clock'), () => import('./doctor.js')), [
-    'offramp doctor',
-    'offramp doctor --profile staging --json',
-  ]);
-  examples(
-    action(
-      program
-        .command('completion')
-        .description('print a shell completion script')
-        .addArgument(new Argument('<shell>', 'shell').choices(['bash', 'zsh', 'fish'])),
-      () => import('./completion.js'),
-      ['shell'],
-    ),
-    ['offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'],
-  );
-  action(
-    program.command('__complete', { hidden: true }).description('words for shell completion').argument('<what>', 'profiles'),
-    () => import('./complete.js'),
-    ['what'],
-  );
+      program.command('__complete', { hidden: true }).description('words for shell completion').argument('<what>', 'profiles'),
+      () => import('./complete.js'),
+      ['what'],
+    );
+  }
 }
