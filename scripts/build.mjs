@@ -1,7 +1,7 @@
 // Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
 // its own chunk, loaded only when that command runs.
 import { build } from 'esbuild';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const dist = new URL('../dist', import.meta.url).pathname;
@@ -39,7 +39,7 @@ const startupTrims = {
 };
 
 try {
-  await build({
+  const result = await build({
     entryPoints: {
       main: 'src/main.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
@@ -63,7 +63,9 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
     plugins: [startupTrims],
+    metafile: true,
   });
+  writeFileSync(`${outdir}/THIRD-PARTY-NOTICES.txt`, notices(result.metafile));
   const render = `${outdir}/help-render.js`;
   const { renderHelpSnapshot } = await import(render);
   writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
@@ -75,3 +77,22 @@ try {
 
 rmSync(dist, { recursive: true, force: true });
 renameSync(outdir, dist);
+
+/**
+ * The licence of every package bundled into dist/ (their comments are not kept in the
+ * chunks): name, version, licence, and the package's own licence text.
+ */
+function notices(metafile) {
+  const dirs = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(m[1]);
+  }
+  const sections = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
+    const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)([.-]|$)/i.test(f));
+    const text = file ? readFileSync(`${dir}/${file}`, 'utf8').trim() : `(no licence file in the package; package.json says ${pkg.license})`;
+    return `${pkg.name} ${pkg.version} (${pkg.license ?? 'see below'})\n\n${text}\n`;
+  });
+  return `offramp bundles these packages into dist/; their licences follow.\n\n${sections.join(`\n${'-'.repeat(72)}\n\n`)}`;
+}

@@ -12,7 +12,7 @@ describe('npm pack', () => {
   it('ships the compiled CLI, completions and README, and nothing else', () => {
     const [pack] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as [{ files: { path: string }[] }];
     const files = pack.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'dist/main.js', 'completions/offramp.bash', 'README.md', 'package.json']));
+    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'dist/main.js', 'dist/help.json', 'dist/THIRD-PARTY-NOTICES.txt', 'completions/offramp.bash', 'README.md', 'package.json']));
     const unwanted = files.filter((f) => /^(src|test|bench|scripts|\.ci)\/|\.map$|\.ts$|\.env|config\.json$|\.tgz$|node_modules/.test(f));
     expect(unwanted).toEqual([]);
   });
@@ -20,6 +20,21 @@ describe('npm pack', () => {
   it('declares no runtime dependencies: everything it runs is bundled into dist/', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: object };
     expect(pkg.dependencies ?? {}).toEqual({});
+  });
+
+  it('ships the licence of every bundled package', () => {
+    const notices = readFileSync(join(root, 'dist/THIRD-PARTY-NOTICES.txt'), 'utf8');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    // The runtime packages of the design card, each with its version and licence text.
+    for (const name of ['commander', '@inquirer/prompts', 'undici', 'zod', 'cli-table3', 'chalk', 'ora', 'conf', 'decimal.js', 'csv-stringify', 'hono']) {
+      expect(Object.keys(pkg.devDependencies)).toContain(name);
+      const version = (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      const section = notices.split(/\n-{72}\n/).find((part) => part.trimStart().startsWith(`${name} ${version} (MIT)\n`));
+      expect(section, name).toMatch(/Permission is hereby granted, free of charge/);
+    }
+    expect(notices).not.toMatch(/no licence file/);
+    // Test-only packages are not bundled, so not listed.
+    expect(notices).not.toMatch(/^vitest /m);
   });
 
   it('installs globally from the tarball alone and works: version, profiles, the whole demo', () => {
