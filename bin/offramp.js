@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 // Compiled entry: `npm run build` (run by `npm ci` through `prepare`) writes dist/.
-import module from 'node:module';
-
 // Node 22.1+ keeps V8's compiled code for our chunks on disk (under the OS temp dir) and
 // reuses it on the next run, as tsc and eslint do; Node 20 has no such cache and skips it.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-module.enableCompileCache?.();
+process.getBuiltinModule('node:module').enableCompileCache?.();
 await import('../dist/main.js');

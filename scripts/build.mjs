@@ -56,7 +56,8 @@ try {
     // Dependencies are bundled too: one file per chunk instead of hundreds of small
     // modules to resolve and read, and only the parts of zod (etc.) that are used.
     // CommonJS dependencies call require() for Node's built-ins; ESM output gives them one.
-    banner: { js: "import { createRequire as __offrampCreateRequire } from 'node:module'; const require = __offrampCreateRequire(import.meta.url);" },
+    // (process.getBuiltinModule rather than an ESM import of node:module: no module facade.)
+    banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
     sourcemap: false,
     legalComments: 'none',
     define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },

@@ -4,7 +4,7 @@
 import type { Context } from '../lib/context.js';
 import { UsageError } from '../lib/errors.js';
 import { asPage, paginate, type PageLike } from '../lib/client/paginate.js';
-import { writeJson } from '../lib/output/render.js';
+import { writeJson } from '../lib/output/json.js';
 
 export type Options = { method: string; path: string; data?: string; idempotencyKey?: string; paginate?: boolean };
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../lib/context.js';
 import { CliError, EXIT } from '../lib/errors.js';
-import { writeJson } from '../lib/output/render.js';
+import { writeJson } from '../lib/output/json.js';
 import type { RevenueRow } from '../lib/schemas.js';
 import { expectedEventTypes } from '../lib/sandbox/invariants.js';
 import { renderLedgerRow } from '../lib/sandbox/render.js';

@@ -3,7 +3,8 @@
 import { statSync } from 'node:fs';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
-import { chalkFor, writeJson } from '../lib/output/render.js';
+import { chalkFor } from '../lib/output/render.js';
+import { writeJson } from '../lib/output/json.js';
 
 export type Check = { name: string; status: 'pass' | 'warn' | 'fail'; detail: string };
 

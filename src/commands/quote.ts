@@ -4,11 +4,10 @@ import type { Context } from '../lib/context.js';
 import { ApiError, UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input.js';
 import { parseAmount } from '../lib/money.js';
-import { renderRecord, writeJson } from '../lib/output/render.js';
+import { writeJson } from '../lib/output/json.js';
 import { resolveFormat } from '../lib/output/format.js';
 import type { QuoteRequest } from '../lib/schemas.js';
 import { askNetwork, askToken, isStagingPair } from '../lib/tx/pair.js';
-import { deadlineCell } from '../lib/tx/render.js';
 
 export type QuoteOptions = {
   token?: string;
@@ -53,6 +52,7 @@ export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
     writeJson(ctx.io, quote);
     return;
   }
+  const [{ renderRecord }, { deadlineCell }] = await Promise.all([import('../lib/output/render.js'), import('../lib/tx/render.js')]);
   const now = ctx.now();
   const unit = 'fiat_amount' in amount ? 'NGN' : token.toUpperCase();
   const per = `NGN per ${token.toUpperCase()}`;

@@ -4,7 +4,8 @@
 import { rename, writeFile } from 'node:fs/promises';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
-import { chalkFor, writeJson } from '../lib/output/render.js';
+import { chalkFor } from '../lib/output/render.js';
+import { writeJson } from '../lib/output/json.js';
 import { checkOutcome } from '../lib/sandbox/args.js';
 import type { CheckResult } from '../lib/sandbox/invariants.js';
 import { evaluate } from '../lib/sandbox/invariants.js';

@@ -50,7 +50,7 @@ describe('startup loads only what the run needs', () => {
     for (const builtin of UNUSED_BUILTINS) expect(r.builtins, builtin).not.toContain(builtin);
   });
 
-  it('an API command with key and URL from the environment loads the client, not the config store or prompts', async () => {
+  it('an API command with key and URL from the environment, --json, loads the client, not the config store, prompts or table renderer', async () => {
     // Nothing listens on port 9 of loopback: the request fails fast (exit 7).
     const r = await loaded(['tx', 'get', '0b6f6a3e-6b7e-4d8c-9b7a-1f2e3d4c5b6a', '--json', '--retries', '0'], {
       OFFRAMP_API_KEY: 'sk_test_startup',
@@ -58,7 +58,9 @@ describe('startup loads only what the run needs', () => {
     });
     expect(r.code).toBe(7);
     expect([...r.contents]).toEqual(expect.arrayContaining(['node_modules/commander', 'node_modules/undici', 'node_modules/zod']));
-    for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'src/emulator']) expect([...r.contents], heavy).not.toContain(heavy);
+    for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'node_modules/cli-table3', 'node_modules/chalk', 'src/emulator']) {
+      expect([...r.contents], heavy).not.toContain(heavy);
+    }
     expect(r.builtins).toContain('net');
     for (const builtin of UNUSED_BUILTINS) expect(r.builtins, builtin).not.toContain(builtin);
   });

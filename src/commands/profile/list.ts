@@ -1,7 +1,8 @@
 // offramp profile list: every profile, keys masked; the current one marked.
 import { maskSecret } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { renderTable, writeJson } from '../../lib/output/render.js';
+import { renderTable } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { resolveFormat } from '../../lib/output/format.js';
 
 export async function run(_opts: object, ctx: Context): Promise<void> {

@@ -2,7 +2,8 @@
 import { maskSecret } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
-import { renderRecord, writeJson } from '../../lib/output/render.js';
+import { renderRecord } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { resolveFormat } from '../../lib/output/format.js';
 
 export async function run(opts: { name?: string }, ctx: Context): Promise<void> {

@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import type { Context } from '../../lib/context.js';
 import { windowFlags } from '../../lib/window-input.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { renderTable, writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { planSlices } from '../../lib/revenue/slices.js';
 import { DecimalSum } from '../../lib/revenue/totals.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
@@ -47,6 +47,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     writeJson(ctx.io, { ...total, slices: summaries });
     return;
   }
+  const { renderTable } = await import('../../lib/output/render.js');
   const rows = [
     ...(summaries.length > 1 ? summaries.map((s, i) => ({ label: `slice ${i + 1}`, ...s })) : []),
     { label: 'total', ...total },

@@ -3,7 +3,7 @@
 import type { Context } from '../../lib/context.js';
 import { ApiError, UsageError } from '../../lib/errors.js';
 import { ask, uuidProblem, validator } from '../../lib/input.js';
-import { writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { checkTransactionId } from '../../lib/sandbox/args.js';
 import { explainConflict } from '../../lib/sandbox/conflict.js';
 import { renderTransaction } from '../../lib/tx/render.js';

@@ -2,7 +2,7 @@
 // given) and drive it to the outcome, one simulator event at a time, showing each status
 // change as it happens and the status history at the end. Staging only.
 import type { Context } from '../../lib/context.js';
-import { writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome, checkTransactionId } from '../../lib/sandbox/args.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
 import { runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';

@@ -7,10 +7,9 @@ import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
 import { parseIdempotencyKey, parseUuid, shellQuote } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
-import { renderTransaction } from '../../lib/tx/render.js';
 
 export type CancelOptions = { id: string; idempotencyKey?: string };
 
@@ -40,7 +39,7 @@ export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
   }
   if (answer.message) ctx.io.err(answer.message);
   if (format === 'json') writeJson(ctx.io, answer.data);
-  else renderTransaction(ctx.io, answer.data, ctx.now(), 'summary');
+  else (await import('../../lib/tx/render.js')).renderTransaction(ctx.io, answer.data, ctx.now(), 'summary');
 }
 
 /**

@@ -28,11 +28,10 @@ import {
 } from '../../lib/input.js';
 import { amountProblem, parseAmount } from '../../lib/money.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
-import { renderTransaction } from '../../lib/tx/render.js';
 
 export type CreateOptions = {
   quote?: string;
@@ -158,7 +157,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const { tx, recovered } = await createWithRecovery(await ctx.api(), body, key, { note, retry, keyGiven: opts.idempotencyKey !== undefined });
 
   if (format === 'json') writeJson(ctx.io, tx);
-  else renderTransaction(ctx.io, tx, ctx.now(), recovered ? 'snapshot' : 'summary');
+  else (await import('../../lib/tx/render.js')).renderTransaction(ctx.io, tx, ctx.now(), recovered ? 'snapshot' : 'summary');
 }
 
 /** The create as a command line that repeats it exactly, key included (never the API key). */

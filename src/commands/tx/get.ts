@@ -2,9 +2,8 @@
 // The full snapshot, grouped as transaction / deposit / partner fields; `—` for null.
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
-import { renderTransaction } from '../../lib/tx/render.js';
 
 export type GetOptions = { id?: string; ref?: string };
 
@@ -13,5 +12,5 @@ export async function run(opts: GetOptions, ctx: Context): Promise<void> {
   const target = await resolveTarget(ctx, opts.id, opts.ref);
   const tx = await fetchTarget(ctx, target);
   if (format === 'json') writeJson(ctx.io, tx);
-  else renderTransaction(ctx.io, tx, ctx.now(), 'snapshot');
+  else (await import('../../lib/tx/render.js')).renderTransaction(ctx.io, tx, ctx.now(), 'snapshot');
 }

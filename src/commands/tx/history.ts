@@ -3,8 +3,7 @@
 import type { Context } from '../../lib/context.js';
 import { parseUuid } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson } from '../../lib/output/render.js';
-import { renderHistory } from '../../lib/tx/render.js';
+import { writeJson } from '../../lib/output/json.js';
 
 export type HistoryOptions = { id: string };
 
@@ -17,5 +16,6 @@ export async function run(opts: HistoryOptions, ctx: Context): Promise<void> {
     return;
   }
   ctx.io.err(`transaction ${history.id}: ${history.status} (${history.history.length} ${history.history.length === 1 ? 'change' : 'changes'})`);
+  const { renderHistory } = await import('../../lib/tx/render.js');
   renderHistory(ctx.io, history, ctx.now());
 }

@@ -6,9 +6,9 @@ import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input.js';
 import { asPage } from '../../lib/client/paginate.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson, writeNdjsonLine } from '../../lib/output/render.js';
+import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import type { Transaction } from '../../lib/schemas.js';
-import { listTable } from '../../lib/tx/render.js';
+import type { listTable as ListTable } from '../../lib/tx/render.js';
 
 export type ListOptions = { limit?: string; cursor?: string; all?: boolean };
 
@@ -19,7 +19,9 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   if (cursor === '') throw new UsageError('--cursor must not be empty', 'pass the next_cursor a previous page printed');
   const api = await ctx.api();
   const query = { ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) };
-  const table = listTable(ctx.io, ctx.now());
+  // The table renderer (cli-table3, chalk) loads only for a table.
+  const table: ReturnType<typeof ListTable> | undefined =
+    format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
 
   if (!opts.all) {
     const answer = (await api.transactions.list(query)).data;
@@ -27,7 +29,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
     if (format === 'json') writeJson(ctx.io, answer);
     const page = asPage<Transaction>(answer);
     if (format === 'ndjson') for (const tx of page.data) writeNdjsonLine(ctx.io, tx);
-    if (format === 'table') for (const tx of page.data) table.row(tx);
+    if (table) for (const tx of page.data) table.row(tx);
     if (format === 'table' && page.data.length === 0) ctx.io.err('no transactions');
     if (page.next_cursor && page.has_more !== false) {
       const next = ['offramp tx list', ...(limit !== undefined ? [`--limit ${limit}`] : []), `--cursor ${shellQuote(page.next_cursor)}`];
@@ -41,7 +43,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   for await (const tx of api.transactions.all(query)) {
     if (format === 'json') ctx.io.out(`${count === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(tx, null, 2))}`);
     else if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
-    else table.row(tx);
+    else table?.row(tx);
     count++;
   }
   if (format === 'json') ctx.io.out(count === 0 ? '[]\n' : '\n]\n');

@@ -5,7 +5,7 @@
 import type { Context } from '../../lib/context.js';
 import { parseUuid } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { renderRecord, writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';
 
 export type Options = { eventId: string };
@@ -16,6 +16,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const { data: e } = await api.webhooks.get(id);
   if (format === 'json') return writeJson(ctx.io, e);
+  const { renderRecord } = await import('../../lib/output/render.js');
   const now = ctx.now();
   const tty = ctx.io.stdoutIsTTY;
   renderRecord(ctx.io, [

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, UsageError } from '../../lib/errors.js';
-import { writeJson } from '../../lib/output/render.js';
+import { writeJson } from '../../lib/output/json.js';
 import { verify } from '../../lib/signature.js';
 import { readStdin } from '../../lib/stdin.js';
 

@@ -1,4 +1,5 @@
-// Output is a layer: commands hand data here; it becomes a table, JSON, NDJSON or CSV.
+// Output is a layer: commands hand data here; it becomes a table, JSON, NDJSON or CSV
+// (JSON and NDJSON in json.ts, which loads neither cli-table3 nor chalk).
 // Tables are friendly on a terminal (colour, local times) and stable when piped.
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
@@ -44,14 +45,6 @@ export function renderRecord(io: IO, sections: Section[]): void {
     }
   });
   io.out(`${lines.join('\n')}\n`);
-}
-
-export function writeJson(io: IO, data: unknown): void {
-  io.out(`${JSON.stringify(data, null, 2)}\n`);
-}
-
-export function writeNdjsonLine(io: IO, data: unknown): void {
-  io.out(`${JSON.stringify(data)}\n`);
 }
 
 const NO_BORDERS = {
