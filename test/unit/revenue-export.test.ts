@@ -1,10 +1,12 @@
 // The export engine without a server: slice planning, exact totals, row formats, and the
 // ordered writer (later slices finishing first still come out in ledger order, through
 // spools that are removed afterwards).
-import { existsSync, readdirSync, mkdtempSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/dates.js';
 import { checkSlices, exportRevenue } from '../../src/lib/revenue/export.js';
@@ -176,6 +178,54 @@ describe('exportRevenue', () => {
     const api = { revenue: { page: async () => ({ data: { data: stray, has_more: false, limit: 100, next_cursor: null } }) } } as never;
     const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length);
     await expect(exportRevenue({ api, slices, concurrency: 1, summary: false, output })).rejects.toThrow(/outside the requested window/);
+  });
+
+  it('spools larger than the copy buffer reach a file and a socket byte for byte', async () => {
+    const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `{"slice":"${tag}","line":${i},"pad":"${'x'.repeat(i % 97)}"}\n`).join('');
+    // Slices 2 and 3 are written (spooled) before slice 1 is promoted: ~1.3 MB each, so the
+    // copy reuses its 256 KB buffer several times per spool.
+    const texts = [lines('a', 5_000), lines('b', 20_000), lines('c', 20_000)];
+    const run = async (out: Writable) => {
+      const output = new OrderedOutput(out, rowFormatter('ndjson'), 3, mkdtempSync(join(tmpdir(), 'offramp-spool-test-')));
+      await output.start();
+      const spooled = [output.slices[1]!.writeText(texts[1]!, 20_000), output.slices[2]!.writeText(texts[2]!, 20_000)];
+      await Promise.all(spooled);
+      for (const [i, sink] of output.slices.entries()) {
+        await sink.promote();
+        if (i === 0) await sink.writeText(texts[0]!, 5_000);
+      }
+      await output.finish();
+      await output.cleanup();
+      expect(output.rowsWritten).toBe(45_000);
+    };
+
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-copy-test-'));
+    const file = createWriteStream(join(dir, 'out.ndjson'));
+    // A slow disk: each write starts a little later, so a buffer reused before its write
+    // finished would reach the file overwritten.
+    const slow = file as unknown as { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void };
+    for (const method of ['_write', '_writev'] as const) {
+      const real = slow[method].bind(file);
+      slow[method] = (...args: unknown[]) => setTimeout(() => real(...args), 2);
+    }
+    await run(file);
+    file.end();
+    await once(file, 'close');
+    expect(readFileSync(join(dir, 'out.ndjson'), 'utf8')).toBe(texts.join(''));
+    rmSync(dir, { recursive: true, force: true });
+
+    const received: Buffer[] = [];
+    const server = createServer((socket) => socket.on('data', (d: Buffer) => received.push(d)));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const closed = new Promise<void>((done) => server.on('connection', (socket) => socket.on('end', done)));
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(client, 'connect');
+    await run(client);
+    client.end();
+    await closed;
+    server.close();
+    expect(Buffer.concat(received).toString('utf8')).toBe(texts.join(''));
   });
 
   it('the tempdir is not created when no slice has to wait', async () => {

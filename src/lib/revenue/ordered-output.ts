@@ -11,8 +11,9 @@
 // Spools live in a private directory under the OS temp dir (mode 0700), created only when
 // a slice has to wait, and removed when the export ends, however it ends.
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, WriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -23,6 +24,17 @@ import type { RowFormatter } from './row-format.js';
  * in a few large writes instead of one small write each.
  */
 const SPOOL_BUFFER_BYTES = 1024 * 1024;
+
+/** A finished spool is copied to the output in chunks of this size. */
+const COPY_BUFFER_BYTES = 256 * 1024;
+
+/** Writes a chunk and waits until the stream is done with it (its write callback), so its memory may be reused. */
+function writeThrough(stream: Writable, chunk: Buffer): Promise<void> {
+  if (stream.destroyed || stream.errored) return Promise.reject(stream.errored ?? new Error('output closed'));
+  return new Promise((resolve, reject) => {
+    stream.write(chunk, (err) => (err ? reject(err) : resolve()));
+  });
+}
 
 /** Writes a chunk and waits for `drain` when the stream asks to (backpressure). */
 export async function writeChunk(stream: Writable, chunk: string | Buffer): Promise<void> {
@@ -50,6 +62,8 @@ export class OrderedOutput {
   /** Rows already written to the output (not counting spooled ones). */
   private written = 0;
   private spoolDir: Promise<string> | undefined;
+  /** The one buffer spools are copied through (copies run one after another). */
+  private copyBuffer: Buffer | undefined;
   readonly slices: SliceSink[];
 
   constructor(
@@ -101,10 +115,35 @@ export class OrderedOutput {
     this.written += rows;
   }
 
-  /** @internal copies a finished spool to the output */
+  /**
+   * @internal copies a finished spool to the output.
+   *
+   * Reading a spool as a stream makes a new buffer for every chunk, outside V8's heap.
+   * The copy allocates little on the heap itself, so no GC comes to free them, and V8
+   * lets 32 MB of dead buffers pile up before it collects them. At the end of a large
+   * export, where the later slices' spools are copied, that was 9-13 MB more peak RSS at
+   * 100,000 rows, and more for larger exports. When the output hands its bytes straight
+   * to the system (a file or a socket: done with a chunk once its write callback runs),
+   * one buffer is read into and written again and again. Any other Writable (a Transform
+   * may pass the very same buffer on) gets a fresh buffer per chunk, as before.
+   */
   async copySpool(path: string, rows: number): Promise<void> {
     if (rows > 0 && this.written > 0) await writeChunk(this.out, this.formatter.separator);
-    for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) await writeChunk(this.out, chunk as Buffer);
+    if (!(this.out instanceof WriteStream || this.out instanceof Socket)) {
+      for await (const chunk of createReadStream(path, { highWaterMark: COPY_BUFFER_BYTES })) await writeChunk(this.out, chunk as Buffer);
+    } else {
+      const file = await open(path, 'r');
+      try {
+        this.copyBuffer ??= Buffer.allocUnsafeSlow(COPY_BUFFER_BYTES);
+        for (;;) {
+          const { bytesRead } = await file.read(this.copyBuffer, 0, COPY_BUFFER_BYTES, null);
+          if (bytesRead === 0) break;
+          await writeThrough(this.out, this.copyBuffer.subarray(0, bytesRead));
+        }
+      } finally {
+        await file.close();
+      }
+    }
     this.written += rows;
   }
 }
