@@ -40,11 +40,15 @@ export const TOP_LEVEL_COMMANDS = [
 export function registerCommands(program: Command, runtime: Runtime, only?: string): void {
   const branch = TOP_LEVEL_COMMANDS.find((name) => name === only);
   const wanted = (name: (typeof TOP_LEVEL_COMMANDS)[number]) => branch === undefined || branch === name;
-  /** Wires a command to its module; positional arguments are passed by name. */
-  const action = (cmd: Command, load: () => Promise<RunModule>, names: string[] = []) =>
+  /**
+   * Wires a command to its module; positional arguments are passed by name, and so are the
+   * global options in `globals` that the command reads as its own.
+   */
+  const action = (cmd: Command, load: () => Promise<RunModule>, names: string[] = [], globals: string[] = []) =>
     cmd.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
-      const positional = Object.fromEntries(names.map((name, i) => [name, args[i]]));
+      const all = self.optsWithGlobals();
+      const positional = Object.fromEntries([...names.map((name, i) => [name, args[i]]), ...globals.map((name) => [name, all[name]])]);
       await runtime.run(self, load, positional);
     });
   const examples = (cmd: Command, lines: string[]) =>
@@ -330,6 +334,9 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .option('--rate-limit <n>', 'requests per second per key')
           .addHelpText('after', '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).'),
         () => import('./emulator.js'),
+        [],
+        // --api-key is a global option; every one given is a partner of the emulator.
+        ['apiKey'],
       ),
       ['offramp emulator', 'offramp emulator --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_dev --fault-rate 0.2'],
     );

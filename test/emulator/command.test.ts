@@ -172,3 +172,41 @@ describe('offramp emulator', () => {
     expect(stderr).toMatch(/stopping emulator\nemulator stopped\n$/);
   });
 });
+
+describe('offramp emulator, the built binary', () => {
+  /** Starts the binary, waits for the URL on stdout; stopped with SIGINT after the test. */
+  async function start(args: string[]): Promise<{ url: string; stderr: () => string }> {
+    const { BIN } = await import('../helpers/cli.js');
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    cleanups.push(async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGINT');
+        await new Promise((done) => child.once('close', done));
+      }
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.once('close', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    return { url, stderr: () => stderr };
+  }
+
+  it.each([
+    ['after the command', ['emulator', '--port', '0', '--api-key', 'sk_bin_partner_a', '--api-key', 'sk_bin_partner_b']],
+    ['before the command', ['--api-key', 'sk_bin_partner_a', '--api-key', 'sk_bin_partner_b', 'emulator', '--port', '0']],
+  ])('serves every --api-key given %s, and not the default key', async (_where, args) => {
+    const emu = await start(args);
+    for (const key of ['sk_bin_partner_a', 'sk_bin_partner_b']) {
+      expect((await fetch(`${emu.url}/transactions`, { headers: { 'x-api-key': key } })).status).toBe(200);
+    }
+    expect((await fetch(`${emu.url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } })).status).toBe(401);
+    expect(emu.stderr()).toContain('2 partners, one per --api-key');
+    expect(emu.stderr()).not.toContain('sk_bin_partner');
+  });
+});
