@@ -26,7 +26,10 @@ export class IO {
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
-  /** Colour on stdout (tables) and on stderr (messages), each only on a terminal unless forced. */
+  /**
+   * Colour on stderr (messages) when it is a terminal; on stdout (tables) when both stdout and
+   * stderr are; FORCE_COLOR forces, NO_COLOR and --no-color win.
+   */
   readonly colorOut: boolean;
   readonly colorErr: boolean;
   private readonly noInput: boolean;
@@ -45,7 +48,8 @@ export class IO {
     this.stderrIsTTY = Boolean(opts.stderr.isTTY);
     this.noInput = Boolean(opts.noInput);
     this.ci = Boolean(opts.env.CI) && opts.env.CI !== 'false' && opts.env.CI !== '0';
-    this.colorOut = colorWanted(opts, this.stdoutIsTTY);
+    // The contract: colour only when stderr is a terminal; and never in piped data.
+    this.colorOut = colorWanted(opts, this.stdoutIsTTY && this.stderrIsTTY);
     this.colorErr = colorWanted(opts, this.stderrIsTTY);
   }
 

@@ -26,3 +26,28 @@ describe('IO stdin', () => {
     expect(new IO({ stdin: new PassThrough(), stdout: out(), stderr: out(), env: {} }).stdinIsTTY).toBe(false);
   });
 });
+
+describe('IO colour (contract: colour only when stderr is a terminal)', () => {
+  const tty = () => Object.assign(new PassThrough(), { isTTY: true });
+  const io = (o: { out: boolean; err: boolean; env?: NodeJS.ProcessEnv; noColor?: boolean }) =>
+    new IO({ stdin: new PassThrough(), stdout: o.out ? tty() : out(), stderr: o.err ? tty() : out(), env: o.env ?? {}, noColor: o.noColor });
+
+  it.each([
+    [true, true, true, true],
+    [true, false, false, false], // stdout a terminal, stderr redirected: no colour anywhere
+    [false, true, false, true], // piped data stays plain; messages on the terminal are coloured
+    [false, false, false, false],
+  ])('stdout terminal %s, stderr terminal %s → tables %s, messages %s', (outTTY, errTTY, colorOut, colorErr) => {
+    const x = io({ out: outTTY, err: errTTY });
+    expect([x.colorOut, x.colorErr]).toEqual([colorOut, colorErr]);
+  });
+
+  it('NO_COLOR and --no-color turn it off, FORCE_COLOR on (0/false: off)', () => {
+    expect(io({ out: true, err: true, env: { NO_COLOR: '1' } }).colorErr).toBe(false);
+    expect(io({ out: true, err: true, noColor: true }).colorOut).toBe(false);
+    const forced = io({ out: false, err: false, env: { FORCE_COLOR: '1' } });
+    expect([forced.colorOut, forced.colorErr]).toEqual([true, true]);
+    expect(io({ out: true, err: true, env: { FORCE_COLOR: '0' } }).colorOut).toBe(false);
+    expect(io({ out: false, err: false, env: { FORCE_COLOR: '1', NO_COLOR: '1' } }).colorOut).toBe(false);
+  });
+});
