@@ -17,7 +17,8 @@ const startupTrims = {
     // `import process from 'node:process'` (chalk) builds an ESM facade of the process
     // object, reading every getter on it: that opens process.stdin and loads the report
     // module. The default export is the global process object itself, so that is used.
-    // (A named import from node:process would fail the build here, not change meaning.)
+    // (A named import from node:process fails the build, and so does a property read off
+    // `import * as process`: see logOverride below.)
     b.onResolve({ filter: /^(node:)?process$/ }, (args) => (args.kind === 'import-statement' ? { path: 'process', namespace: 'startup-trims' } : undefined));
     b.onLoad({ filter: /^process$/, namespace: 'startup-trims' }, () => ({ contents: 'export default globalThis.process;', loader: 'js' }));
     // commander requires node:child_process at load, for running subcommands as separate
@@ -64,6 +65,9 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
     plugins: [startupTrims],
+    // A read of an export a module does not have is an error, not a warning that leaves
+    // undefined in its place (this guards the node:process trim above, among others).
+    logOverride: { 'import-is-undefined': 'error' },
     metafile: true,
   });
   writeFileSync(`${outdir}/THIRD-PARTY-NOTICES.txt`, notices(result.metafile));
