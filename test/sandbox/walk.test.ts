@@ -1,9 +1,10 @@
 // `offramp simulate walk` and `offramp simulate TX_ID EVENT` through the built binary,
-// against the emulator.
+// against the emulator (and the walk in a pseudo-terminal, with its spinners).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runInPty } from '../helpers/pty.js';
 import { scriptedServer } from '../helpers/server.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
@@ -144,5 +145,17 @@ describe('offramp simulate TX_ID EVENT', () => {
     const r = await runCli(['simulate', randomUUID(), 'deposit.detected'], { env: emu.env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/error: NOT_FOUND: /);
+  });
+});
+
+describe('offramp simulate walk on a terminal', () => {
+  it('turns a spinner per step into its line (✔), in order, and ends 0', async () => {
+    const s = runInPty(['simulate', 'walk', '--settle'], emu.env);
+    const r = await s.done;
+    expect(r.code).toBe(0);
+    const marks = [...r.output.matchAll(/✔ \[(\d)\/6\] (\S+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(marks).toEqual(['1 quote', '2 create', '3 deposit.detected', '4 deposit.confirmed', '5 transaction.completed', '6 payout.settled']);
+    // While a step runs, its spinner shows it with an ellipsis.
+    expect(r.output).toMatch(/\[3\/6\] deposit\.detected …/);
   });
 });

@@ -1,0 +1,42 @@
+// Progress on a terminal (issue 6: "progress (rows, pages, slices) on a TTY stderr"): the
+// built binary in a pseudo-terminal, exporting a seeded ledger to a file. The same export
+// with stderr not a terminal prints no progress, only its closing line.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { emulatorFor } from '../helpers/emulator.js';
+import { runInPty } from '../helpers/pty.js';
+
+let emu: Awaited<ReturnType<typeof emulatorFor>>;
+beforeAll(async () => {
+  // Slow enough answers that the spinner redraws between pages.
+  emu = await emulatorFor({ seedRevenue: 3_000, latencyMs: 15 });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+const DAY = 86_400_000;
+const window = () => ['--from', new Date(Date.now() - 181 * DAY).toISOString(), '--to', new Date(Date.now() + 60_000).toISOString()];
+
+describe('revenue export progress', { timeout: 60_000 }, () => {
+  it('shows rows, pages and slices on a terminal, then the closing line; the file has every row', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'offramp-progress-')), 'ledger.csv');
+    const s = runInPty(['revenue', 'export', ...window(), '-o', 'csv', '--out', out], emu.env);
+    await s.waitFor(/exporting: [\d,]+ rows, \d+ pages, slices \d+\/\d+ done/);
+    const r = await s.done;
+    expect(r.code).toBe(0);
+    expect(r.output).toMatch(/Exported 3000 rows \(\d+ slices, \d+ pages\) to .*ledger\.csv/);
+    expect(readFileSync(out, 'utf8').trimEnd().split('\r\n')).toHaveLength(3_001);
+  });
+
+  it('prints no progress when stderr is not a terminal', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'offramp-progress-')), 'ledger.csv');
+    const r = await runCli(['revenue', 'export', ...window(), '-o', 'csv', '--out', out], { env: emu.env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/exporting/);
+    expect(r.stderr).toMatch(/Exported 3000 rows/);
+  });
+});
