@@ -4,6 +4,7 @@
 // goes to stderr. API keys and the webhook secret are never printed.
 import type { IO } from '../lib/io.js';
 import { UsageError } from '../lib/errors.js';
+import { parseIntFlag } from '../lib/input.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 
 export type EmulatorCommandOptions = {
@@ -93,7 +94,7 @@ type Settings = Pick<
 /** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
 export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv): Settings {
   const settings: Settings = {};
-  if (opts.port !== undefined) settings.port = integer('--port', opts.port, 0, 65535);
+  if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
   if (opts.host !== undefined) {
     if (opts.host.trim() === '' || /\s/.test(opts.host)) throw new UsageError('--host: give a host name or IP address, e.g. 127.0.0.1');
     settings.host = opts.host;
@@ -116,7 +117,7 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
   }
   const secret = opts.webhookSecret ?? env.OFFRAMP_WEBHOOK_SECRET;
   if (secret !== undefined && secret !== '') settings.webhookSecret = secret;
-  if (opts.latency !== undefined) settings.latencyMs = integer('--latency', opts.latency, 0, 60_000);
+  if (opts.latency !== undefined) settings.latencyMs = parseIntFlag(opts.latency, '--latency', 0, 60_000);
   if (opts.faultRate !== undefined) {
     const raw = String(opts.faultRate).trim();
     const value = Number(raw);
@@ -125,8 +126,8 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
     }
     settings.faultRate = value;
   }
-  if (opts.seed !== undefined) settings.seed = integer('--seed', opts.seed, 0, 0xffff_ffff);
-  if (opts.seedRevenue !== undefined) settings.seedRevenue = integer('--seed-revenue', opts.seedRevenue, 0, 2_000_000);
+  if (opts.seed !== undefined) settings.seed = parseIntFlag(opts.seed, '--seed', 0, 0xffff_ffff);
+  if (opts.seedRevenue !== undefined) settings.seedRevenue = parseIntFlag(opts.seedRevenue, '--seed-revenue', 0, 2_000_000);
   if (opts.mode !== undefined) {
     if (opts.mode !== 'staging' && opts.mode !== 'production') throw new UsageError(`--mode: must be staging or production, got "${opts.mode}"`);
     settings.mode = opts.mode;
@@ -137,18 +138,10 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
     }
     settings.rate = opts.rate;
   }
-  if (opts.rateLimit !== undefined) settings.rateLimit = integer('--rate-limit', opts.rateLimit, 0, 1_000_000);
+  if (opts.rateLimit !== undefined) settings.rateLimit = parseIntFlag(opts.rateLimit, '--rate-limit', 0, 1_000_000);
   return settings;
 }
 
-function integer(flag: string, input: string | number, min: number, max: number): number {
-  const raw = String(input).trim();
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new UsageError(`${flag}: "${raw}" is not a whole number from ${min} to ${max}`);
-  }
-  return value;
-}
 
 /** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */
 function displayUrl(raw: string): string {

@@ -113,7 +113,7 @@ describe('offramp emulator', () => {
   });
 
   it.each<[EmulatorCommandOptions, RegExp]>([
-    [{ port: 'abc' }, /--port: "abc" is not a whole number from 0 to 65535/],
+    [{ port: 'abc' }, /--port must be a whole number, 0 to 65535 \(got "abc"\)/],
     [{ port: '70000' }, /--port/],
     [{ faultRate: '2' }, /--fault-rate: "2" is not a probability/],
     [{ faultRate: 'often' }, /--fault-rate/],
