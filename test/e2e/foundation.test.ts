@@ -1,5 +1,6 @@
 // The built binary, as a user runs it: version, help, profiles, the raw `api` command.
-import { statSync, readFileSync } from 'node:fs';
+import { existsSync, statSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { errorBody, json, scriptedServer } from '../helpers/server.js';
@@ -54,6 +55,16 @@ describe('profiles', () => {
     expect(JSON.parse(list.stdout)).toEqual([
       expect.objectContaining({ name: 'dev', current: true, env: 'local', base_url: 'http://127.0.0.1:4010/api/v1/partner', api_key: 'sk_…1234' }),
     ]);
+  });
+
+  it('reading the config never creates it: profile list, doctor, completion words, config path', async () => {
+    const home = tempHome();
+    const file = join(home.configDir, 'config.json');
+    for (const args of [['profile', 'list'], ['doctor'], ['__complete', 'profiles'], ['config', 'path']]) {
+      await runCli(args, { env: home.env });
+      expect(existsSync(file), args.join(' ')).toBe(false);
+    }
+    expect((await runCli(['config', 'path'], { env: home.env })).stdout.trim()).toBe(file);
   });
 
   it('switches and removes profiles; a missing one is a usage error', async () => {

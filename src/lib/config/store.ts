@@ -17,7 +17,8 @@ export class ConfigStore {
       projectSuffix: '',
       configName: 'config',
       configFileMode: 0o600,
-      defaults: { profiles: {} },
+      // No defaults: conf writes them to disk on first read, so merely reading (doctor,
+      // shell completion, profile list) created the file. A missing file reads as empty.
       ...(cwd ? { cwd } : {}),
     });
   }
