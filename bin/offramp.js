@@ -1,5 +1,10 @@
 #!/usr/bin/env node
 // Compiled entry: `npm run build` (run by `npm ci` through `prepare`) writes dist/.
+if (typeof process.getBuiltinModule !== 'function') {
+  // The build uses APIs of Node 20.16+ from its first line; say so rather than crash.
+  process.stderr.write(`offramp needs Node.js 20.19 or newer; this is ${process.version}\n`);
+  process.exit(1);
+}
 // Node 22.1+ keeps V8's compiled code for our chunks on disk (under the OS temp dir) and
 // reuses it on the next run, as tsc and eslint do; Node 20 has no such cache and skips it.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off.

@@ -65,3 +65,15 @@ describe('startup loads only what the run needs', () => {
     for (const builtin of UNUSED_BUILTINS) expect(r.builtins, builtin).not.toContain(builtin);
   });
 });
+
+describe('on a Node.js too old for the build', () => {
+  it('says which Node it needs instead of crashing', async () => {
+    // Node before 20.16 has no process.getBuiltinModule; a preload takes it away.
+    const old = join(probeDir, 'old-node.mjs');
+    writeFileSync(old, 'delete process.getBuiltinModule;\n');
+    const r = await runCli(['--version'], { env: { NODE_OPTIONS: `--import ${pathToFileURL(old).href}` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`offramp needs Node.js 20.19 or newer; this is ${process.version}\n`);
+    expect(r.stdout).toBe('');
+  });
+});
