@@ -86,7 +86,7 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     between(from, to).forEach((row) => share.add(row.share));
     expect(r.stderr).toMatch(new RegExp(`^1 +${from}T00:00:00.000Z +${to}T23:59:59.999Z +${between(from, to).length} +${share} +${between(from, to).length} +${share} +ok$`, 'm'));
     expect(r.stderr).toMatch(/^total .* ok$/m);
-    expect(r.stderr).toMatch(/Exported \d+ rows \(1 slice, \d+ pages\) in [\d.]+ s; totals match the service/);
+    expect(r.stderr).toMatch(/Exported [\d,]+ rows \(1 slice, \d+ pages\) in [\d.]+ s; totals match the service/);
   });
 
   it('91 days: a row on the last millisecond of the first slice and the next row land once each', async () => {
@@ -123,7 +123,7 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     const want = between(from, to);
     expect(body.map((line) => line.split(',')[0])).toEqual(ids(want));
     expect(r.stderr.match(/ ok$/gm)).toHaveLength(5); // four slices and the total
-    expect(r.stderr).toContain(`Exported ${want.length} rows (4 slices,`);
+    expect(r.stderr).toContain(`Exported ${want.length.toLocaleString('en-US')} rows (4 slices,`);
     expect(readdirSync(join(out, '..'))).toEqual(['ledger.csv']);
   });
 

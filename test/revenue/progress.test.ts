@@ -28,7 +28,7 @@ describe('revenue export progress', { timeout: 60_000 }, () => {
     await s.waitFor(/exporting: [\d,]+ rows, \d+ pages, slices \d+\/\d+ done/);
     const r = await s.done;
     expect(r.code).toBe(0);
-    expect(r.output).toMatch(/Exported 3000 rows \(\d+ slices, \d+ pages\) to .*ledger\.csv/);
+    expect(r.output).toMatch(/Exported 3,000 rows \(\d+ slices, \d+ pages\) to .*ledger\.csv/);
     expect(readFileSync(out, 'utf8').trimEnd().split('\r\n')).toHaveLength(3_001);
   });
 
@@ -37,6 +37,6 @@ describe('revenue export progress', { timeout: 60_000 }, () => {
     const r = await runCli(['revenue', 'export', ...window(), '-o', 'csv', '--out', out], { env: emu.env });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/exporting/);
-    expect(r.stderr).toMatch(/Exported 3000 rows/);
+    expect(r.stderr).toMatch(/Exported 3,000 rows/);
   });
 });

@@ -127,7 +127,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     const where = opts.out ? ` to ${opts.out}` : '';
     const checked = opts.summary ? '; totals match the service' : '';
     if (!(opts.summary && ctx.globals.json)) {
-      io.err(`Exported ${rows} row${rows === 1 ? '' : 's'} (${reports.length} slice${reports.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${where} in ${seconds} s${checked}`);
+      io.err(`Exported ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (${reports.length} slice${reports.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${where} in ${seconds} s${checked}`);
     }
   }
   return 0;
