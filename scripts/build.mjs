@@ -1,7 +1,7 @@
 // Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
 // its own chunk, loaded only when that command runs.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const dist = new URL('../dist', import.meta.url).pathname;

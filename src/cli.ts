@@ -23,8 +23,9 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
 
   const runtime: Runtime = {
     async run(cmd, load, args) {
-      globals = toGlobals(cmd.optsWithGlobals(), cmd.getOptionValueSourceWithGlobals('timeout') === 'cli');
-      io = new IO({ ...streams, noColor: cmd.optsWithGlobals().color === false, noInput: !globals.input });
+      const opts = cmd.optsWithGlobals();
+      globals = toGlobals(opts, cmd.getOptionValueSourceWithGlobals('timeout') === 'cli');
+      io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input });
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
         io,

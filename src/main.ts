@@ -32,11 +32,11 @@ function readHelpSnapshot(): HelpSnapshot | undefined {
 }
 
 async function run(args: string[]): Promise<number> {
-  const [{ main }, { isatty }] = await Promise.all([import('./cli.js'), import('node:tty')]);
+  const { main } = await import('./cli.js');
   const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
   return main(args, {
     stdin: () => process.stdin,
-    stdinIsTTY: isatty(0),
+    stdinIsTTY: process.getBuiltinModule('node:tty').isatty(0),
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

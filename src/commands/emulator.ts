@@ -142,7 +142,6 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
   return settings;
 }
 
-
 /** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */
 function displayUrl(raw: string): string {
   const url = new URL(raw);

@@ -43,7 +43,7 @@ export class IO {
     this.openStdin = typeof stdin === 'function' ? () => (opened ??= stdin()) : () => stdin;
     this.stdout = opts.stdout;
     this.stderr = opts.stderr;
-    this.stdinIsTTY = opts.stdinIsTTY ?? (typeof stdin === 'function' ? this.stdin.isTTY === true : stdin.isTTY === true);
+    this.stdinIsTTY = opts.stdinIsTTY ?? this.stdin.isTTY === true;
     this.stdoutIsTTY = Boolean(opts.stdout.isTTY);
     this.stderrIsTTY = Boolean(opts.stderr.isTTY);
     this.noInput = Boolean(opts.noInput);

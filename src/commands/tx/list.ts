@@ -8,7 +8,6 @@ import { asPage } from '../../lib/client/paginate.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import type { Transaction } from '../../lib/schemas.js';
-import type { listTable as ListTable } from '../../lib/tx/render.js';
 
 export type ListOptions = { limit?: string; cursor?: string; all?: boolean };
 
@@ -20,8 +19,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const query = { ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) };
   // The table renderer (cli-table3, chalk) loads only for a table.
-  const table: ReturnType<typeof ListTable> | undefined =
-    format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
+  const table = format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
 
   if (!opts.all) {
     const answer = (await api.transactions.list(query)).data;
