@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Compiled entry: `npm run build` (run by `npm ci` through `prepare`) writes dist/.
+// Compiled entry: `npm run build` (run by `npm ci` through `prepare`) writes dist/, which is
+// CommonJS, as this file is (bin/package.json): see scripts/build.mjs for why.
+'use strict';
 if (typeof process.getBuiltinModule !== 'function') {
   // The build uses APIs of Node 20.16+ from its first line; say so rather than crash.
   process.stderr.write(`offramp needs Node.js 20.19 or newer; this is ${process.version}\n`);
@@ -8,5 +10,5 @@ if (typeof process.getBuiltinModule !== 'function') {
 // Node 22.1+ keeps V8's compiled code for our chunks on disk (under the OS temp dir) and
 // reuses it on the next run, as tsc and eslint do; Node 20 has no such cache and skips it.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-process.getBuiltinModule('node:module').enableCompileCache?.();
-await import('../dist/main.js');
+require('node:module').enableCompileCache?.();
+require('../dist/main.js');

@@ -1,7 +1,17 @@
-// Builds dist/ from src/ with esbuild: ESM, code-split so that each command's module is
-// its own chunk, loaded only when that command runs.
-import { build } from 'esbuild';
+// Builds dist/ from src/ with esbuild: code-split so that each command's module is its own
+// chunk, loaded only when that command runs, then each file turned into CommonJS.
+//
+// Why CommonJS: esbuild splits only ESM output, but Node loads ESM slower at start-up (its
+// ESM loader costs ~12 ms to start and each module more to resolve, read and link than a
+// require), and on Node 20 only CommonJS code can use a V8 code cache (src/compile-cache.ts).
+// Measured (BENCHMARKS.md): `tx get --json` 3.4x bare node as ESM, 3.1x as CommonJS;
+// `--version` 1.33x -> 1.1x. So the split ESM chunks are transformed file by
+// file: `import` to `require`, `import()` to a deferred `require` (still loaded on first use),
+// each file strict as its ESM original was; dist/package.json marks them CommonJS.
+import { build, transform } from 'esbuild';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const dist = new URL('../dist', import.meta.url).pathname;
@@ -56,9 +66,8 @@ try {
     target: 'node20.19',
     // Dependencies are bundled too: one file per chunk instead of hundreds of small
     // modules to resolve and read, and only the parts of zod (etc.) that are used.
-    // CommonJS dependencies call require() for Node's built-ins; ESM output gives them one.
-    // (process.getBuiltinModule rather than an ESM import of node:module: no module facade.)
-    banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+    // (Bundled CommonJS packages call require() for Node's built-ins: every file becomes
+    // CommonJS below, where require is the module's own.)
     sourcemap: false,
     legalComments: 'none',
     define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },
@@ -70,9 +79,10 @@ try {
     logOverride: { 'import-is-undefined': 'error' },
     metafile: true,
   });
+  await toCommonJs(outdir, result.metafile);
   writeFileSync(`${outdir}/THIRD-PARTY-NOTICES.txt`, notices(result.metafile));
   const render = `${outdir}/help-render.js`;
-  const { renderHelpSnapshot } = await import(render);
+  const { renderHelpSnapshot } = createRequire(import.meta.url)(render);
   writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
   rmSync(render);
 } catch (err) {
@@ -82,6 +92,42 @@ try {
 
 rmSync(dist, { recursive: true, force: true });
 renameSync(outdir, dist);
+
+/**
+ * Every .js file of the build, from split ESM to CommonJS (see the top of this file). A
+ * dynamic import() left in the output would start Node's ESM loader after all, so one left
+ * behind fails the build. Each file starts with a line naming
+ * the packages and source modules it holds (the transform drops esbuild's per-module
+ * comments); the startup test reads it.
+ */
+async function toCommonJs(dir, metafile) {
+  const holds = new Map();
+  for (const [out, { inputs }] of Object.entries(metafile.outputs)) {
+    const names = Object.keys(inputs).map((input) => /^(node_modules\/(?:@[^/]+\/)?[^/]+|src\/[^/]+(?:\/[^/.]+)?)/.exec(input)?.[1] ?? input);
+    holds.set(resolve(out), [...new Set(names)].sort().join(' '));
+  }
+  const files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.js'));
+  for (const file of files) {
+    const path = `${dir}/${file}`;
+    const result = await transform(readFileSync(path, 'utf8'), {
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20.19',
+      // import() becomes Promise.resolve().then(() => require(...)): still loaded on first use.
+      supported: { 'dynamic-import': false },
+      define: { 'import.meta.url': 'import_meta_url' },
+      banner: `"use strict";\n// holds: ${holds.get(resolve(path)) ?? '?'}`,
+      logLevel: 'warning',
+      logOverride: { 'import-is-undefined': 'error' },
+    });
+    let code = result.code;
+    if (code.includes('import_meta_url')) code = code.replace(/\n/, `\nconst import_meta_url = require("node:url").pathToFileURL(__filename).href;\n`);
+    const stripped = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    if (/(?<![\w$.])import\s*\(/.test(stripped)) throw new Error(`${file}: a dynamic import() is left after the CommonJS transform`);
+    writeFileSync(path, code);
+  }
+  writeFileSync(`${dir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
+}
 
 /**
  * The licence of every package bundled into dist/ (their comments are not kept in the

@@ -17,7 +17,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // So does `--help`, from the text the build rendered through commander (help/snapshot.ts).
   const help = helpFromSnapshot(argv, process.stdout.isTTY ? process.stdout.columns : undefined, readHelpSnapshot);
   if (help !== undefined) process.stdout.write(help);
-  else process.exitCode = await run(argv);
+  // (No top-level await: dist/ is CommonJS, see scripts/build.mjs.)
+  else void run(argv).then((code) => (process.exitCode = code));
 }
 
 function readHelpSnapshot(): HelpSnapshot | undefined {

@@ -1,33 +1,36 @@
 // What each kind of run loads (issue 2): `--version` and `--help` load neither the parser
 // nor the HTTP client, the emulator or prompts; an API command with its key and base URL
-// in the environment loads the client but not the config store or prompts. Node's own
-// ESM debug log names every module the built binary loads.
+// in the environment loads the client but not the config store or prompts. dist/ is
+// CommonJS: a preloaded probe lists, at exit, every file of it the run required and every
+// Node module the run loaded.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-// A preloaded probe writes the Node modules the run loaded (process.moduleLoadList).
 const probeDir = mkdtempSync(join(tmpdir(), 'offramp-startup-'));
-const probe = join(probeDir, 'probe.mjs');
+const probe = join(probeDir, 'probe.cjs');
 writeFileSync(
   probe,
-  // (getBuiltinModule: an ESM import of node:fs would itself load fs's stream classes.)
-  `process.on('exit', () => process.getBuiltinModule('node:fs').writeFileSync(process.env.PROBE_OUT, process.moduleLoadList.join('\\n')));\n`,
+  `process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require('node:module')._cache) })));\n`,
 );
 
 /** The bundled packages (and our modules) each loaded file of dist/ contains, and Node's own modules loaded. */
 async function loaded(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; contents: Set<string>; builtins: string[] }> {
-  const out = join(probeDir, `${Math.random().toString(36).slice(2)}.txt`);
-  const r = await runCli(args, { env: { NODE_DEBUG: 'esm', NODE_OPTIONS: `--import ${pathToFileURL(probe).href}`, PROBE_OUT: out, ...env } });
-  const builtins = readFileSync(out, 'utf8').split('\n').filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
-  const files = new Set([...r.stderr.matchAll(/file:\/\/\/[^\s'",)]+\/dist\/[^\s'",)]+\.js/g)].map((m) => fileURLToPath(m[0])));
-  expect([...files].some((f) => f.endsWith('/dist/main.js')), 'the ESM debug log names dist/main.js').toBe(true);
+  const out = join(probeDir, `${Math.random().toString(36).slice(2)}.json`);
+  const r = await runCli(args, { env: { NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out, ...env } });
+  const probed = JSON.parse(readFileSync(out, 'utf8')) as { builtins: string[]; files: string[] };
+  const builtins = probed.builtins.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+  const files = probed.files.filter((f) => /[\\/]dist[\\/]/.test(f));
+  expect(files.some((f) => f.endsWith('/dist/main.js')), 'the run required dist/main.js').toBe(true);
   const contents = new Set<string>();
   for (const file of files) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/^\/\/ (node_modules\/(?:@[^/]+\/)?[^/]+|src\/[^/]+(?:\/[^/.]+)?)/gm)) contents.add(m[1]!);
+    // The build heads each file with what it holds: `// holds: node_modules/commander src/cli …`.
+    const holds = /^\/\/ holds: (.*)$/m.exec(readFileSync(file, 'utf8'));
+    expect(holds, `${file} names what it holds`).not.toBeNull();
+    for (const name of holds![1]!.split(' ')) contents.add(name);
   }
   return { code: r.code, stdout: r.stdout, contents, builtins };
 }
