@@ -4,10 +4,11 @@
 // Why CommonJS: esbuild splits only ESM output, but Node loads ESM slower at start-up (its
 // ESM loader costs ~12 ms to start and each module more to resolve, read and link than a
 // require), and on Node 20 only CommonJS code can use a V8 code cache (src/compile-cache.ts).
-// Measured (BENCHMARKS.md): `tx get --json` 3.4x bare node as ESM, 3.1x as CommonJS;
-// `--version` 1.33x -> 1.1x. So the split ESM chunks are transformed file by
-// file: `import` to `require`, `import()` to a deferred `require` (still loaded on first use),
+// Measured on Node 20 (BENCHMARKS.md): `tx get --json` 3.4x bare node as ESM, 3.1x as
+// CommonJS, 2.8x with the code cache. So the split ESM chunks are transformed file by file:
+// `import` to `require`, `import()` to a deferred `require` (still loaded on first use),
 // each file strict as its ESM original was; dist/package.json marks them CommonJS.
+import { createHash } from 'node:crypto';
 import { build, transform } from 'esbuild';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +19,7 @@ const dist = new URL('../dist', import.meta.url).pathname;
 // Built beside dist/ and swapped in whole, so a process running the CLI meanwhile never
 // sees half a build, and stale chunks never linger.
 const outdir = `${dist}.tmp-${process.pid}`;
+const BUILD_ID_SLOT = 'offramp-build-id-slot';
 
 // What bundled dependencies make every start pay for without using it (measured in
 // BENCHMARKS.md):
@@ -53,6 +55,8 @@ try {
   const result = await build({
     entryPoints: {
       main: 'src/main.ts',
+      // Node 20's code cache, installed by bin/offramp.js before anything else loads.
+      'compile-cache': 'src/compile-cache.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
       emulator: 'src/emulator/index.ts',
       // Build-time only: renders dist/help.json, then is removed (src/help/snapshot.ts).
@@ -70,7 +74,7 @@ try {
     // CommonJS below, where require is the module's own.)
     sourcemap: false,
     legalComments: 'none',
-    define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },
+    define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version), __OFFRAMP_BUILD_ID__: JSON.stringify(BUILD_ID_SLOT) },
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
     plugins: [startupTrims],
@@ -85,6 +89,7 @@ try {
   const { renderHelpSnapshot } = createRequire(import.meta.url)(render);
   writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
   rmSync(render);
+  stampBuildId(outdir);
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });
   throw err;
@@ -95,8 +100,9 @@ renameSync(outdir, dist);
 
 /**
  * Every .js file of the build, from split ESM to CommonJS (see the top of this file). A
- * dynamic import() left in the output would start Node's ESM loader after all, so one left
- * behind fails the build. Each file starts with a line naming
+ * dynamic import() left in the output would start Node's ESM loader after all, and fail
+ * under Node 20's code cache (vm.Script there has no module loader), so one left behind
+ * fails the build. Each file starts with a line naming
  * the packages and source modules it holds (the transform drops esbuild's per-module
  * comments); the startup test reads it.
  */
@@ -127,6 +133,22 @@ async function toCommonJs(dir, metafile) {
     writeFileSync(path, code);
   }
   writeFileSync(`${dir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
+}
+
+/**
+ * The build's identity, a hash of everything in it, written into compile-cache.js where
+ * the bundler left BUILD_ID_SLOT: the code cache of one build is never offered to another.
+ */
+function stampBuildId(dir) {
+  const hash = createHash('sha256');
+  for (const file of readdirSync(dir, { recursive: true }).map(String).sort()) {
+    if (file === 'compile-cache.js' || !/\.(js|json)$/.test(file)) continue;
+    hash.update(file).update('\0').update(readFileSync(`${dir}/${file}`)).update('\0');
+  }
+  const path = `${dir}/compile-cache.js`;
+  const code = readFileSync(path, 'utf8');
+  if (!code.includes(BUILD_ID_SLOT)) throw new Error('compile-cache.js has no build id slot');
+  writeFileSync(path, code.replaceAll(BUILD_ID_SLOT, hash.digest('hex').slice(0, 16)));
 }
 
 /**

@@ -33,6 +33,13 @@ function readHelpSnapshot(): HelpSnapshot | undefined {
 }
 
 async function run(args: string[]): Promise<number> {
+  // Node 20 has no compile cache of its own (bin/offramp.js enables Node's on 22.1+): ours
+  // covers all that a command loads from here, which is nearly all of its code. Not set up
+  // for --version and --help above, which compile little and would pay for its set-up.
+  if (!('enableCompileCache' in process.getBuiltinModule('node:module'))) {
+    const dist = process.getBuiltinModule('node:path').dirname(process.getBuiltinModule('node:url').fileURLToPath(import.meta.url));
+    (await import('./compile-cache.js')).install({ dist, env: process.env });
+  }
   const { main } = await import('./cli.js');
   const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
   return main(args, {

@@ -32,6 +32,9 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     const home = opts.env?.OFFRAMP_CONFIG_DIR ? {} : tempHome().env;
     const env: Record<string, string | undefined> = {
       PATH: process.env.PATH,
+      // The run's temp root (test/global-setup.ts): what the CLI keeps there, its compile
+      // cache on Node 20 among it, goes when the run ends.
+      TMPDIR: process.env.TMPDIR,
       ...home,
       CI: 'true',
       NO_COLOR: '1',

@@ -5,7 +5,6 @@
 // atomically to FILE. --summary checks each slice's row count and summed share against
 // the service's summary: the totals go to stderr, and a mismatch exits 8 naming the slice
 // (FILE is then not written: an export that fails its check must not look finished).
-import { setFlagsFromString } from 'node:v8';
 import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/atomic-file.js';
 import { CheckFailed, CliError, EXIT, UsageError } from '../../lib/errors.js';
@@ -18,6 +17,7 @@ import { OrderedOutput } from '../../lib/revenue/ordered-output.js';
 import { renderChecks } from '../../lib/revenue/report.js';
 import { rowFormatter, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
+import { setV8Flags } from '../../lib/v8-flags.js';
 
 export type Options = {
   from?: string;
@@ -195,6 +195,5 @@ async function startProgress(ctx: Context): Promise<{ update: (p: ExportProgress
  * heap as it did before the flag was added.
  */
 function keepHeapSmall(): void {
-  setFlagsFromString('--optimize-for-size');
-  setFlagsFromString('--semi-space-growth-factor=1');
+  setV8Flags('--optimize-for-size', '--semi-space-growth-factor=1');
 }
