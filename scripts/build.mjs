@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { build, transform } from 'esbuild';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
@@ -40,6 +41,36 @@ const startupTrims = {
     );
     b.onLoad({ filter: /^lazy-child-process$/, namespace: 'startup-trims' }, () => ({
       contents: "let cp; module.exports = new Proxy({}, { get: (_, key) => (cp ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+    // undici asserts its invariants with node:assert (~2 ms to load, with its error
+    // formatting and colour support); an invariant that holds needs none of it. A call
+    // whose value is falsy, or any other use of the module, loads the real one.
+    b.onResolve({ filter: /^node:assert$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer) ? { path: 'lazy-assert', namespace: 'startup-trims' } : undefined,
+    );
+    b.onLoad({ filter: /^lazy-assert$/, namespace: 'startup-trims' }, () => ({
+      contents: [
+        "let real; const load = () => (real ??= require('node:assert'));",
+        'function assert(value, message) { if (!value) load()(value, message); }',
+        'module.exports = new Proxy(assert, { get: (_, key) => load()[key] });',
+      ].join('\n'),
+      loader: 'js',
+    }));
+    // undici loads all of node:http (~3 ms: agent, client, server, parser bindings) for
+    // two things: an identity check in util.js's destroy() (a stream can be an
+    // IncomingMessage only once node:http is loaded, so the check loads it only for a class
+    // of that name) and the default maxHeaderSize of a Client built without one (ours pass
+    // it: src/lib/client/http.ts), read on first use instead.
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/](core[\\/]util|dispatcher[\\/]client)\.js$/ }, async (args) => ({
+      contents: replaceExactly(await readFile(args.path, 'utf8'), args.path, args.path.endsWith('util.js') ? [
+        ["const { IncomingMessage } = require('node:http')\n", "let IncomingMessage\nconst isIncomingMessage = (C) => C?.name === 'IncomingMessage' && C === (IncomingMessage ??= require('node:http').IncomingMessage)\n"],
+        ['Object.getPrototypeOf(stream).constructor === IncomingMessage', 'isIncomingMessage(Object.getPrototypeOf(stream).constructor)'],
+      ] : [
+        ["const http = require('node:http')\n", ''],
+        ['const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&', "const getDefaultNodeMaxHeaderSize = () => ((http) => http &&\n  http.maxHeaderSize &&"],
+        ["  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }\n", "  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') })(require('node:http'))()\n"],
+      ]),
       loader: 'js',
     }));
     // undici's HTTP/2 client (which loads node:http2 and node:tls) runs only on a connection
@@ -97,6 +128,16 @@ try {
 
 rmSync(dist, { recursive: true, force: true });
 renameSync(outdir, dist);
+
+/** `text` with each `[from, to]` replaced; `from` must occur exactly once (a changed dependency fails the build). */
+function replaceExactly(text, file, pairs) {
+  for (const [from, to] of pairs) {
+    const count = text.split(from).length - 1;
+    if (count !== 1) throw new Error(`startup trim: expected one ${JSON.stringify(from)} in ${file}, found ${count}`);
+    text = text.replace(from, () => to);
+  }
+  return text;
+}
 
 /**
  * Every .js file of the build, from split ESM to CommonJS (see the top of this file). A

@@ -37,10 +37,11 @@ async function loaded(args: string[], env: Record<string, string> = {}): Promise
 
 /**
  * Node modules no run needs on its way: loading them is what the build's startup trims
- * avoid (scripts/build.mjs): commander's child_process, undici's HTTP/2 client, and the
- * ESM facade of `process`, which opens stdin (internal/fs/streams) and loads the report.
+ * avoid (scripts/build.mjs): commander's child_process, undici's HTTP/2 client, its
+ * node:http (for one identity check) and node:assert, and the ESM facade of `process`,
+ * which opens stdin (internal/fs/streams) and loads the report.
  */
-const UNUSED_BUILTINS = ['child_process', 'http2', 'tls', 'perf_hooks', 'crypto', 'internal/fs/streams', 'internal/process/report'];
+const UNUSED_BUILTINS = ['child_process', 'http2', 'tls', 'http', 'assert', 'perf_hooks', 'crypto', 'internal/fs/streams', 'internal/process/report'];
 
 const HEAVY = ['node_modules/commander', 'node_modules/undici', 'node_modules/zod', 'node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'src/emulator'];
 

@@ -57,7 +57,9 @@ export class HttpClient {
 
   constructor(private readonly opts: HttpOptions) {
     baselineWasmOnly();
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    // maxHeaderSize: Node's default (16 KiB), given so that undici does not load node:http
+    // to read it (a build trim, scripts/build.mjs).
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, maxHeaderSize: 16 * 1024 });
     this.base = opts.baseUrl.replace(/\/+$/, '');
   }
 
