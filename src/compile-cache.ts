@@ -51,7 +51,7 @@ export type CacheOptions = {
  * off or the place is not safely the user's own.
  */
 export function cacheDirectory(env: NodeJS.ProcessEnv, buildId: string): string | undefined {
-  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
   const uid = process.getuid?.();
   const root = join(env.NODE_COMPILE_CACHE || tmpdir(), `offramp-compile-cache${uid === undefined ? '' : `-${uid}`}`);
   try {
