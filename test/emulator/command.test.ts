@@ -177,7 +177,7 @@ describe('offramp emulator, the built binary', () => {
   /** Starts the binary, waits for the URL on stdout; stopped with SIGINT after the test. */
   async function start(args: string[]): Promise<{ url: string; stderr: () => string }> {
     const { BIN } = await import('../helpers/cli.js');
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     cleanups.push(async () => {

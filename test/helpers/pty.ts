@@ -29,6 +29,7 @@ export function runInPty(args: string[], env: Record<string, string | undefined>
   const command = `stty cols 120 rows 40 2>/dev/null; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   const fullEnv: Record<string, string | undefined> = {
     PATH: process.env.PATH,
+    TMPDIR: process.env.TMPDIR,
     TERM: 'xterm-256color',
     NO_COLOR: '1',
     OFFRAMP_RETRY_BASE_MS: '5',

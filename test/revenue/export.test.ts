@@ -171,7 +171,7 @@ describe('an export that does not finish', { timeout: 60_000 }, () => {
 
   function start(out: string) {
     const child = spawn(process.execPath, [BIN, 'revenue', 'export', '--from', day(-180), '--to', day(0), '--out', out, '--concurrency', '2'], {
-      env: { PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...slow.env },
+      env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...slow.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

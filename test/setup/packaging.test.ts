@@ -12,7 +12,9 @@ describe('npm pack', () => {
   it('ships the compiled CLI, completions and README, and nothing else', () => {
     const [pack] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as [{ files: { path: string }[] }];
     const files = pack.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'dist/main.js', 'dist/help.json', 'dist/THIRD-PARTY-NOTICES.txt', 'completions/offramp.bash', 'README.md', 'package.json']));
+    // The two package.json files mark bin/ and dist/ CommonJS (scripts/build.mjs): without
+    // them Node would load both as ESM and fail.
+    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'bin/package.json', 'dist/package.json', 'dist/main.js', 'dist/compile-cache.js', 'dist/help.json', 'dist/THIRD-PARTY-NOTICES.txt', 'completions/offramp.bash', 'README.md', 'package.json']));
     const unwanted = files.filter((f) => /^(src|test|bench|scripts|\.ci)\/|\.map$|\.ts$|\.env|config\.json$|\.tgz$|node_modules/.test(f));
     expect(unwanted).toEqual([]);
   });
@@ -49,7 +51,7 @@ describe('npm pack', () => {
       execFileSync(join(dir, 'global', 'bin', 'offramp'), args, {
         encoding: 'utf8',
         cwd: dir,
-        env: { PATH: process.env.PATH, HOME: dir, OFFRAMP_CONFIG_DIR: join(dir, 'config'), CI: 'true', NO_COLOR: '1' },
+        env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, HOME: dir, OFFRAMP_CONFIG_DIR: join(dir, 'config'), CI: 'true', NO_COLOR: '1' },
       });
     expect(offramp(['--version'])).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1/);
     offramp(['profile', 'add', 'dev', '--env', 'local']);

@@ -21,7 +21,7 @@ afterAll(async () => {
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { ...emu.env, ...env } });
 /** The binary as a running process, to act while it watches (runCli only answers at the end). */
 function spawnWatch(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let sawLine: () => void;

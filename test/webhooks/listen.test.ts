@@ -19,7 +19,7 @@ const SECRET = 'whsec_listen_e2e_4b1f';
 
 function listen(args: string[]) {
   const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', ...tempHome().env, OFFRAMP_WEBHOOK_SECRET: SECRET },
+    env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...tempHome().env, OFFRAMP_WEBHOOK_SECRET: SECRET },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
