@@ -52,7 +52,7 @@ const startupTrims = {
     b.onLoad({ filter: /^lazy-assert$/, namespace: 'startup-trims' }, () => ({
       contents: [
         "let real; const load = () => (real ??= require('node:assert'));",
-        'function assert(value, message) { if (!value) load()(value, message); }',
+        "function assert(value, message) { if (!value) load()(value, message ?? 'undici: internal assertion failed'); }",
         'module.exports = new Proxy(assert, { get: (_, key) => load()[key] });',
       ].join('\n'),
       loader: 'js',
@@ -86,7 +86,7 @@ try {
   const result = await build({
     entryPoints: {
       main: 'src/main.ts',
-      // Node 20's code cache, installed by bin/offramp.js before anything else loads.
+      // Node 20's code cache, which dist/main.js sets up before a command loads.
       'compile-cache': 'src/compile-cache.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
       emulator: 'src/emulator/index.ts',
@@ -143,9 +143,9 @@ function replaceExactly(text, file, pairs) {
  * Every .js file of the build, from split ESM to CommonJS (see the top of this file). A
  * dynamic import() left in the output would start Node's ESM loader after all, and fail
  * under Node 20's code cache (vm.Script there has no module loader), so one left behind
- * fails the build. Each file starts with a line naming
- * the packages and source modules it holds (the transform drops esbuild's per-module
- * comments); the startup test reads it.
+ * fails the build. Near its top, each file has a `// holds:` line naming the packages and
+ * source modules in it (the transform drops esbuild's per-module comments); the startup
+ * test reads it.
  */
 async function toCommonJs(dir, metafile) {
   const holds = new Map();
@@ -183,7 +183,8 @@ async function toCommonJs(dir, metafile) {
 function stampBuildId(dir) {
   const hash = createHash('sha256');
   for (const file of readdirSync(dir, { recursive: true }).map(String).sort()) {
-    if (file === 'compile-cache.js' || !/\.(js|json)$/.test(file)) continue;
+    // compile-cache.js too, as it is before the stamp: a change to the cache's own code is a new build.
+    if (!/\.(js|json)$/.test(file)) continue;
     hash.update(file).update('\0').update(readFileSync(`${dir}/${file}`)).update('\0');
   }
   const path = `${dir}/compile-cache.js`;

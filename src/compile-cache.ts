@@ -9,20 +9,29 @@
 // run, and at exit saves the code of each file that had none (or whose cache V8 refused).
 // Measured: `tx get --json` 3.1x -> 2.8x bare node (BENCHMARKS.md).
 //
-// What keeps it safe:
-// - Code cache is code: the directory is the user's own (0700, owned by them, checked
-//   before use), under the OS temp dir as Node's own cache is, or NODE_COMPILE_CACHE.
-// - One directory per build (a hash of dist/, stamped in by the build), Node version and
-//   CPU, and the file's modification time in its cache's name: V8 checks its own version
-//   and flags, but of the source only its length.
-// - V8 refuses a cache that does not fit (another V8, other flags, a damaged file): the file
-//   is compiled from source as usual and its cache written again.
-// - Written at exit through a temporary file and a rename: a concurrent run reads a whole
-//   cache or none. Nothing is written after a run changed V8's flags (the export does):
-//   V8 would refuse such a cache on the next, ordinary, run.
+// A code cache is code, and V8 trusts it further than one would think: it checks its own
+// version, its flags and the source's length, and nothing else. In a release build it does
+// not checksum the data: a cache with one byte changed is accepted and crashes the process
+// (V8 "unreachable code"), or runs whatever it says. So:
+// - each cache file carries a hash of its data, checked before V8 sees it; a file that
+//   fails the check is compiled from source and written again;
+// - the cache lives where only the user can write: a directory of their own (0700, owner
+//   and mode checked), each file checked the same way when opened; under the OS temp dir
+//   on POSIX as Node's own cache is, under %LOCALAPPDATA% on Windows (per user), or under
+//   NODE_COMPILE_CACHE when set;
+// - it is keyed to the build (a hash of dist/ the build stamps in), the Node version and
+//   CPU, and each file's identity (inode, size, modification and change times): a dist/
+//   file edited in place runs as edited;
+// - it is written at exit, through a temporary file and a rename: a concurrent run reads a
+//   whole cache or none; nothing is written after a run changed V8's flags (the export
+//   does), since V8 would refuse such a cache in the next, ordinary, run.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
+//
+// The hook compiles dist/ files as Node's own _compile does, minus what they never use:
+// policy manifests (--experimental-policy), and module.children (each file gets a require
+// of its own, from Module.createRequire).
 import Module from 'node:module';
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -33,8 +42,14 @@ declare const __OFFRAMP_BUILD_ID__: string;
 /** Set by code that changes V8's flags while running (src/lib/v8-flags.ts sets it). */
 const FLAGS_CHANGED = Symbol.for('offramp.v8-flags-changed');
 
-/** A cache directory older than this, of another build or Node, is removed when one is written. */
+/** A cache directory of another build or Node not used for this long is removed when one is written. */
 const STALE_MS = 7 * 24 * 3600 * 1000;
+/** How stale a directory in use may look before a run marks it as used. */
+const TOUCH_MS = 24 * 3600 * 1000;
+
+/** A cache file: MAGIC, then the data's hash (4 bytes, little-endian), then V8's data. */
+const MAGIC = Buffer.from('ofc1');
+const HEADER = MAGIC.length + 4;
 
 type CompilingModule = { exports: unknown; _compile(content: string, filename: string): unknown };
 type Wrapper = (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => unknown;
@@ -46,6 +61,11 @@ export type CacheOptions = {
   buildId?: string;
 };
 
+/** Whether a directory or file is the user's own and nobody else may write it (POSIX). */
+function isPrivate(st: Stats, uid: number | undefined): boolean {
+  return uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0);
+}
+
 /**
  * The directory for this build's cache, created if need be, or undefined when the cache is
  * off or the place is not safely the user's own.
@@ -53,17 +73,61 @@ export type CacheOptions = {
 export function cacheDirectory(env: NodeJS.ProcessEnv, buildId: string): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined;
   const uid = process.getuid?.();
-  const root = join(env.NODE_COMPILE_CACHE || tmpdir(), `offramp-compile-cache${uid === undefined ? '' : `-${uid}`}`);
+  // Windows has no owner check here: only a per-user place (or the user's explicit choice).
+  const base = env.NODE_COMPILE_CACHE || (process.platform === 'win32' ? env.LOCALAPPDATA : tmpdir());
+  if (!base) return undefined;
+  const root = join(base, `offramp-compile-cache${uid === undefined ? '' : `-${uid}`}`);
   try {
     mkdirSync(root, { recursive: true, mode: 0o700 });
+    // lstat: a symbolic link put in its place is not a directory, and is not followed.
     const st = lstatSync(root);
-    if (!st.isDirectory()) return undefined;
-    if (uid !== undefined && (st.uid !== uid || (st.mode & 0o077) !== 0)) return undefined;
+    if (!st.isDirectory() || !isPrivate(st, uid) || (uid !== undefined && (st.mode & 0o077) !== 0)) return undefined;
     const dir = join(root, `${buildId}-node${process.versions.node}-${process.arch}`);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const own = lstatSync(dir);
+    if (!own.isDirectory() || !isPrivate(own, uid)) return undefined;
+    // Mark it used now and then, so that stale-directory removal never takes one in use.
+    if (Date.now() - own.mtimeMs > TOUCH_MS) utimesSync(dir, new Date(), new Date());
     return dir;
   } catch {
     return undefined;
+  }
+}
+
+/** A 32-bit hash of `data` (murmur-style mixing, 4 bytes a step): detects damage, not forgery. */
+export function hashOf(data: Uint8Array): number {
+  let h = 0x9747b28c ^ data.length;
+  // (A copy when the bytes do not start on a 4-byte boundary, as a typed view must.)
+  const words = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >>> 2) : new Uint32Array(new Uint8Array(data.subarray(0, data.length & ~3)).buffer);
+  for (let i = 0; i < words.length; i++) {
+    let k = Math.imul(words[i]!, 0x5bd1e995);
+    k ^= k >>> 24;
+    h = Math.imul(h, 0x5bd1e995) ^ Math.imul(k, 0x5bd1e995);
+  }
+  for (let i = data.length & ~3; i < data.length; i++) h = Math.imul(h ^ data[i]!, 0x5bd1e995);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0x5bd1e995);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/** V8's data from a cache file, or undefined when the file is missing, not private or damaged. */
+export function readCache(file: string, uid: number | undefined): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!isPrivate(fstatSync(fd), uid)) return undefined;
+    const bytes = readFileSync(fd);
+    if (bytes.length <= HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+    const data = bytes.subarray(HEADER);
+    return bytes.readUInt32LE(MAGIC.length) === hashOf(data) ? data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -77,36 +141,51 @@ export function install(opts: CacheOptions): boolean {
   if (installed) return true;
   const dir = cacheDirectory(opts.env, opts.buildId ?? __OFFRAMP_BUILD_ID__);
   if (!dir) return false;
+  installed = true;
   // The HTTP client asks V8 for baseline WebAssembly only (src/lib/client/undici.ts). V8
-  // keys a cache to its flags, so the flag is set before anything compiles, the same in
-  // every run: a cache written at exit then fits the next run from its first file.
+  // keys a cache to its flags, so the flag is set before anything it covers compiles, the
+  // same in every run: a cache written at exit then fits the next run from its first file.
   setFlagsFromString('--liftoff-only');
 
-  installed = true;
+  const uid = process.getuid?.();
   const prefix = opts.dist.endsWith(sep) ? opts.dist : opts.dist + sep;
-  const fresh: Array<{ file: string; script: Script }> = [];
+  const fresh: Array<{ name: string; file: string; script: Script }> = [];
   const proto = Module.prototype as unknown as CompilingModule;
   const compile = proto._compile;
   proto._compile = function (this: CompilingModule, content: string, filename: string) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
-    // V8 checks a cache against the source's length only: the file's modification time in
-    // the name keeps a dist/ file edited in place (same length, new code) from old code.
-    const file = join(dir, `${filename.slice(prefix.length).replaceAll(sep, '__')}@${Math.trunc(statSync(filename).mtimeMs * 1000)}`);
-    let cachedData: Buffer | undefined;
-    try {
-      cachedData = readFileSync(file);
-    } catch {
-      // none yet
-    }
+    const st = statSync(filename);
+    const name = filename.slice(prefix.length).replaceAll(sep, '__');
+    // The file's identity, so an edit in place (same length, new code) misses the cache.
+    const file = join(dir, `${name}@${st.ino}-${st.size}-${Math.trunc(st.mtimeMs * 1000)}-${Math.trunc(st.ctimeMs * 1000)}`);
+    const cachedData = readCache(file, uid);
     const script = new Script(Module.wrap(content), { filename, ...(cachedData ? { cachedData } : {}) });
-    if (!cachedData || script.cachedDataRejected) fresh.push({ file, script });
+    if (!cachedData || script.cachedDataRejected) fresh.push({ name, file, script });
     const wrapper = script.runInThisContext({ displayErrors: true }) as Wrapper;
     return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename));
   };
 
   process.once('exit', () => {
     if (fresh.length === 0 || (globalThis as Record<symbol, unknown>)[FLAGS_CHANGED]) return;
-    for (const { file, script } of fresh) writeAtomically(file, script.createCachedData());
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const { name, file, script } of fresh) {
+      try {
+        const data = script.createCachedData();
+        const header = Buffer.alloc(HEADER);
+        MAGIC.copy(header);
+        header.writeUInt32LE(hashOf(data), MAGIC.length);
+        writeAtomically(file, Buffer.concat([header, data]));
+        // The same dist/ file's caches from before an edit are of no more use.
+        for (const old of names) if (old.startsWith(`${name}@`) && join(dir, old) !== file) rmSync(join(dir, old), { force: true });
+      } catch {
+        // a cache is an optimisation: a failure to make or write one costs speed, never the run
+      }
+    }
     removeStale(dirname(dir), dir);
   });
   return true;
@@ -115,19 +194,14 @@ export function install(opts: CacheOptions): boolean {
 function writeAtomically(file: string, data: Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, data);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileSync(tmp, data, { mode: 0o600 });
     renameSync(tmp, file);
   } catch {
     rmSync(tmp, { force: true }); // a full or read-only disk costs speed, never the run
   }
 }
 
-/** Caches of other builds or Node versions not written to for a week. */
+/** Caches of other builds or Node versions not used for a week. */
 function removeStale(root: string, keep: string): void {
   try {
     for (const name of readdirSync(root)) {
