@@ -17,8 +17,26 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // So does `--help`, from the text the build rendered through commander (help/snapshot.ts).
   const help = helpFromSnapshot(argv, process.stdout.isTTY ? process.stdout.columns : undefined, readHelpSnapshot);
   if (help !== undefined) process.stdout.write(help);
-  // (No top-level await: dist/ is CommonJS, see scripts/build.mjs.)
-  else void run(argv).then((code) => (process.exitCode = code));
+  else runToExit(argv);
+}
+
+/**
+ * Runs the command and exits with its code. (Not a top-level await: dist/ is CommonJS, see
+ * scripts/build.mjs.) A run that never settles, its event loop drained, would otherwise
+ * end with exit 0 as if it had succeeded; Node gave such an await exit 13, this exit 1.
+ */
+function runToExit(args: string[]): void {
+  let settled = false;
+  // beforeExit: the event loop drained by itself (not a process.exit, e.g. on EPIPE).
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write('error: INTERNAL: the command stopped before it finished (a bug: please report it)\n');
+    process.exitCode = 1;
+  });
+  void run(args).then((code) => {
+    settled = true;
+    process.exitCode = code;
+  });
 }
 
 function readHelpSnapshot(): HelpSnapshot | undefined {

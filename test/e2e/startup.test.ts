@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 
 const probeDir = mkdtempSync(join(tmpdir(), 'offramp-startup-'));
 const probe = join(probeDir, 'probe.cjs');
@@ -54,13 +55,24 @@ describe('startup loads only what the run needs', () => {
     for (const builtin of UNUSED_BUILTINS) expect(r.builtins, builtin).not.toContain(builtin);
   });
 
-  it('an API command with key and URL from the environment, --json, loads the client, not the config store, prompts or table renderer', async () => {
+  it.each([
     // Nothing listens on port 9 of loopback: the request fails fast (exit 7).
-    const r = await loaded(['tx', 'get', '0b6f6a3e-6b7e-4d8c-9b7a-1f2e3d4c5b6a', '--json', '--retries', '0'], {
-      OFFRAMP_API_KEY: 'sk_test_startup',
-      OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner',
-    });
-    expect(r.code).toBe(7);
+    ['refused', 7],
+    // A whole answer from the emulator: undici's response path (parser, body, keep-alive).
+    ['answered', 0],
+  ] as const)('an API command (%s) with key and URL from the environment, --json, loads the client, not the config store, prompts or table renderer', async (how, code) => {
+    const emu = how === 'answered' ? await emulatorFor() : undefined;
+    let id = '0b6f6a3e-6b7e-4d8c-9b7a-1f2e3d4c5b6a';
+    if (emu) {
+      const created = await runCli(['tx', 'create', '--fiat-amount', '50000', '--token', 'usdt', '--network', 'bep20', '--ref', 'startup-1', '--json'], { env: emu.env });
+      id = (JSON.parse(created.stdout) as { id: string }).id;
+    }
+    const r = await loaded(['tx', 'get', id, '--json', '--retries', '0'], {
+      OFFRAMP_API_KEY: emu ? TEST_KEY : 'sk_test_startup',
+      OFFRAMP_BASE_URL: emu ? emu.emulator.url : 'http://127.0.0.1:9/api/v1/partner',
+    }).finally(() => emu?.close());
+    expect(r.code).toBe(code);
+    if (emu) expect(JSON.parse(r.stdout)).toMatchObject({ id });
     expect([...r.contents]).toEqual(expect.arrayContaining(['node_modules/commander', 'node_modules/undici', 'node_modules/zod']));
     for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'node_modules/cli-table3', 'node_modules/chalk', 'src/emulator']) {
       expect([...r.contents], heavy).not.toContain(heavy);
@@ -81,3 +93,20 @@ describe('on a Node.js too old for the build', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('a command that never finishes', () => {
+  it('exits 1 with a one-line error, not 0 as if it had succeeded', async () => {
+    // A preload stands in for a bug: the command module's main() returns a promise that
+    // never settles, and nothing keeps the event loop alive.
+    const hang = join(probeDir, 'hang.cjs');
+    writeFileSync(
+      hang,
+      `const Module = require('node:module'); const load = Module._load;
+Module._load = function (request, ...rest) { const m = load.call(this, request, ...rest); return /[\\/]chunks[\\/]cli-\\w+\\.js$/.test(request) ? { ...m, main: () => new Promise(() => {}) } : m; };\n`,
+    );
+    const r = await runCli(['profile', 'list'], { env: { NODE_OPTIONS: `--require ${hang}` } });
+    expect(r.stderr).toBe('error: INTERNAL: the command stopped before it finished (a bug: please report it)\n');
+    expect(r.code).toBe(1);
+  });
+});
+
