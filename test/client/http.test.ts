@@ -2,7 +2,8 @@
 // idempotency, timeouts, schema errors and the verbose trace.
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { HttpClient } from '../../src/lib/client/http.js';
+import { HttpClient, nodeMaxHeaderSize } from '../../src/lib/client/http.js';
+import { runCli } from '../helpers/cli.js';
 import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
 import { drop, errorBody, json, scriptedServer } from '../helpers/server.js';
 
@@ -124,5 +125,34 @@ describe('HttpClient', () => {
     expect(trace.join('\n')).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner\/t\?limit=5/);
     expect(trace.join('\n')).toMatch(/< 200 .* request-id=req_test/);
     expect(trace.join('\n')).not.toContain(KEY);
+  });
+});
+
+describe("response header limit (Node's, read without loading node:http)", () => {
+  it('is --max-http-header-size when given, in NODE_OPTIONS or on the command line (which wins), else 16 KiB', () => {
+    expect(nodeMaxHeaderSize([], undefined)).toBe(16384);
+    expect(nodeMaxHeaderSize([], '--max-http-header-size=65536')).toBe(65536);
+    expect(nodeMaxHeaderSize(['--max-http-header-size', '32768'], '')).toBe(32768);
+    expect(nodeMaxHeaderSize(['--max-http-header-size=8192'], '--max-http-header-size=65536 --no-warnings')).toBe(8192);
+    expect(nodeMaxHeaderSize(['--max-http-header-size=abc'], '')).toBe(16384);
+  });
+
+  it('the built CLI refuses a response head over 16 KiB, and takes it under --max-http-header-size', async () => {
+    const big = (_req: unknown, res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-padding': 'p'.repeat(20_000) });
+      res.end(JSON.stringify({ data: { ok: true } }));
+    };
+    const server = await scriptedServer([big, big]);
+    try {
+      const env = { OFFRAMP_API_KEY: 'sk_test_headers', OFFRAMP_BASE_URL: server.baseUrl };
+      const refused = await runCli(['api', 'GET', '/anything', '--retries', '0'], { env });
+      expect(refused.code).toBe(7);
+      expect(refused.stderr).toMatch(/^error: NETWORK: /);
+      const taken = await runCli(['api', 'GET', '/anything'], { env: { ...env, NODE_OPTIONS: '--max-http-header-size=65536' } });
+      expect(taken.code, taken.stderr).toBe(0);
+      expect(JSON.parse(taken.stdout)).toMatchObject({ data: { ok: true } });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -51,15 +51,30 @@ export type RawResponse = { status: number; body: unknown; requestId?: string; d
  */
 type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number };
 
+/**
+ * The longest response head Node accepts, as `http.maxHeaderSize` reports it: the value of
+ * --max-http-header-size (NODE_OPTIONS, then the command line, which wins), else 16 KiB.
+ */
+export function nodeMaxHeaderSize(execArgv: readonly string[], nodeOptions = ''): number {
+  const args = [...nodeOptions.split(/\s+/), ...execArgv];
+  let size = 16 * 1024;
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--max-http-header-size(?:=(.*))?$/.exec(args[i]!);
+    const value = m && (m[1] ?? args[i + 1]);
+    if (value && /^\d+$/.test(value) && Number(value) > 0) size = Number(value);
+  }
+  return size;
+}
+
 export class HttpClient {
   private readonly agent: InstanceType<typeof Agent>;
   private readonly base: string;
 
   constructor(private readonly opts: HttpOptions) {
     baselineWasmOnly();
-    // maxHeaderSize: Node's default (16 KiB), given so that undici does not load node:http
-    // to read it (a build trim, scripts/build.mjs).
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, maxHeaderSize: 16 * 1024 });
+    // maxHeaderSize: Node's, given so that undici does not load node:http to read it (a
+    // build trim, scripts/build.mjs).
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, maxHeaderSize: nodeMaxHeaderSize(process.execArgv, process.env.NODE_OPTIONS) });
     this.base = opts.baseUrl.replace(/\/+$/, '');
   }
 
