@@ -10,11 +10,11 @@
 // Measured: `tx get --json` 3.1x -> 2.8x bare node (BENCHMARKS.md).
 //
 // A code cache is code, and V8 trusts it further than one would think: it checks its own
-// version, its flags and the source's length, and nothing else. In a release build it does
-// not checksum the data: a cache with one byte changed is accepted and crashes the process
-// (V8 "unreachable code"), or runs whatever it says. So:
-// - each cache file carries a hash of its data, checked before V8 sees it; a file that
-//   fails the check is compiled from source and written again;
+// version, its flags and the source's length, and by default nothing else. A release build
+// does not verify the checksum each cache carries: a cache with one byte changed is
+// accepted and crashes the process (V8 "unreachable code"), or runs whatever it says. So:
+// - V8 is told to verify it (--verify-snapshot-checksum, set with --liftoff-only below): a
+//   damaged cache is refused, the file compiled from source and its cache written again;
 // - the cache lives where only the user can write: a directory of their own (0700, owner
 //   and mode checked), each file checked the same way when opened; under the OS temp dir
 //   on POSIX as Node's own cache is, under %LOCALAPPDATA% on Windows (per user), or under
@@ -46,10 +46,6 @@ const FLAGS_CHANGED = Symbol.for('offramp.v8-flags-changed');
 const STALE_MS = 7 * 24 * 3600 * 1000;
 /** How stale a directory in use may look before a run marks it as used. */
 const TOUCH_MS = 24 * 3600 * 1000;
-
-/** A cache file: MAGIC, then the data's hash (4 bytes, little-endian), then V8's data. */
-const MAGIC = Buffer.from('ofc1');
-const HEADER = MAGIC.length + 4;
 
 type CompilingModule = { exports: unknown; _compile(content: string, filename: string): unknown };
 type Wrapper = (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => unknown;
@@ -94,23 +90,7 @@ export function cacheDirectory(env: NodeJS.ProcessEnv, buildId: string): string 
   }
 }
 
-/** A 32-bit hash of `data` (murmur-style mixing, 4 bytes a step): detects damage, not forgery. */
-export function hashOf(data: Uint8Array): number {
-  let h = 0x9747b28c ^ data.length;
-  // (A copy when the bytes do not start on a 4-byte boundary, as a typed view must.)
-  const words = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >>> 2) : new Uint32Array(new Uint8Array(data.subarray(0, data.length & ~3)).buffer);
-  for (let i = 0; i < words.length; i++) {
-    let k = Math.imul(words[i]!, 0x5bd1e995);
-    k ^= k >>> 24;
-    h = Math.imul(h, 0x5bd1e995) ^ Math.imul(k, 0x5bd1e995);
-  }
-  for (let i = data.length & ~3; i < data.length; i++) h = Math.imul(h ^ data[i]!, 0x5bd1e995);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0x5bd1e995);
-  return (h ^ (h >>> 15)) >>> 0;
-}
-
-/** V8's data from a cache file, or undefined when the file is missing, not private or damaged. */
+/** A cache file's contents, or undefined when the file is missing or others may write it. */
 export function readCache(file: string, uid: number | undefined): Buffer | undefined {
   let fd: number;
   try {
@@ -119,11 +99,7 @@ export function readCache(file: string, uid: number | undefined): Buffer | undef
     return undefined;
   }
   try {
-    if (!isPrivate(fstatSync(fd), uid)) return undefined;
-    const bytes = readFileSync(fd);
-    if (bytes.length <= HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-    const data = bytes.subarray(HEADER);
-    return bytes.readUInt32LE(MAGIC.length) === hashOf(data) ? data : undefined;
+    return isPrivate(fstatSync(fd), uid) ? readFileSync(fd) : undefined;
   } catch {
     return undefined;
   } finally {
@@ -143,9 +119,11 @@ export function install(opts: CacheOptions): boolean {
   if (!dir) return false;
   installed = true;
   // The HTTP client asks V8 for baseline WebAssembly only (src/lib/client/undici.ts). V8
-  // keys a cache to its flags, so the flag is set before anything it covers compiles, the
-  // same in every run: a cache written at exit then fits the next run from its first file.
+  // keys a cache to its flags, so the flags are set before anything they cover compiles,
+  // the same in every run: a cache written at exit then fits the next run from its first
+  // file. --verify-snapshot-checksum: see the top of this file (native, ~1 ms a megabyte).
   setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--verify-snapshot-checksum');
 
   const uid = process.getuid?.();
   const prefix = opts.dist.endsWith(sep) ? opts.dist : opts.dist + sep;
@@ -175,11 +153,7 @@ export function install(opts: CacheOptions): boolean {
     }
     for (const { name, file, script } of fresh) {
       try {
-        const data = script.createCachedData();
-        const header = Buffer.alloc(HEADER);
-        MAGIC.copy(header);
-        header.writeUInt32LE(hashOf(data), MAGIC.length);
-        writeAtomically(file, Buffer.concat([header, data]));
+        writeAtomically(file, script.createCachedData());
         // The same dist/ file's caches from before an edit are of no more use.
         for (const old of names) if (old.startsWith(`${name}@`) && join(dir, old) !== file) rmSync(join(dir, old), { force: true });
       } catch {
