@@ -4,6 +4,7 @@
 // pages stable while records are inserted: new transactions sort before a "newest first"
 // cursor, new ledger rows or events after an "oldest first" one, so nothing is skipped or
 // repeated. A cursor from another list, or anything that does not decode, is a 400.
+import type { Page } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
 
 export type CursorKind = 'tx' | 'evt' | 'rev';
@@ -19,6 +20,33 @@ export function decodeSeqCursor(kind: 'tx' | 'evt', cursor: string): number {
   const value = decode(kind, cursor);
   if (typeof value.s !== 'number' || !Number.isSafeInteger(value.s) || value.s < 0) throw invalid();
   return value.s;
+}
+
+/**
+ * One page of a list kept in creation order, where the item of sequence number n sits at
+ * index n - 1 (transactions, events): walked newest or oldest first from the item after
+ * the cursor, keeping the items `keep` accepts, each shown through `view`.
+ */
+export function seqPage<T extends { seq: number }, R>(
+  list: readonly T[],
+  opts: { kind: 'tx' | 'evt'; cursor: string | undefined; limit: number; newestFirst: boolean; keep: (item: T) => boolean; view: (item: T) => R },
+): Page<R> {
+  const step = opts.newestFirst ? -1 : 1;
+  let index = opts.cursor ? decodeSeqCursor(opts.kind, opts.cursor) - 1 + step : opts.newestFirst ? list.length - 1 : 0;
+  const data: R[] = [];
+  let last: T | undefined;
+  let hasMore = false;
+  for (; index >= 0 && index < list.length; index += step) {
+    const item = list[index]!;
+    if (!opts.keep(item)) continue;
+    if (data.length === opts.limit) {
+      hasMore = true;
+      break;
+    }
+    data.push(opts.view(item));
+    last = item;
+  }
+  return { data, has_more: hasMore, limit: opts.limit, next_cursor: hasMore && last ? encodeCursor(opts.kind, { s: last.seq }) : null };
 }
 
 export function decodeLedgerCursor(cursor: string): { t: number; id: string } {

@@ -24,7 +24,7 @@ import { CANCEL_STEP, CANCELLABLE, CREATED_STEP, EXPIRY_STEP } from '../lib/life
 import { Decimal } from '../lib/money.js';
 import { depositAddress } from './addresses.js';
 import { iso } from './clock.js';
-import { decodeSeqCursor, encodeCursor } from './cursor.js';
+import { seqPage } from './cursor.js';
 import { badRequest, conflict, notFound } from './envelope.js';
 import type { Query } from './params.js';
 import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
@@ -175,25 +175,14 @@ export function listTransactions(partner: PartnerState, query: Query): Page<Tran
   const from = parseDateParam(query, 'from');
   const to = parseDateParam(query, 'to');
   checkOrder(from, to);
-  const cursor = query.get('cursor');
-  // Newest first: seq n sits at index n - 1, so the item after cursor seq s is at index s - 2.
-  let index = cursor ? decodeSeqCursor('tx', cursor) - 2 : partner.txList.length - 1;
-  const data: Transaction[] = [];
-  let last: TxRecord | undefined;
-  let hasMore = false;
-  for (; index >= 0; index--) {
-    const tx = partner.txList[index]!;
-    if (status !== undefined && tx.status !== status) continue;
-    if (from !== undefined && tx.createdMs < from) continue;
-    if (to !== undefined && tx.createdMs > to) continue;
-    if (data.length === limit) {
-      hasMore = true;
-      break;
-    }
-    data.push(snapshot(tx));
-    last = tx;
-  }
-  return { data, has_more: hasMore, limit, next_cursor: hasMore && last ? encodeCursor('tx', { s: last.seq }) : null };
+  return seqPage(partner.txList, {
+    kind: 'tx',
+    cursor: query.get('cursor'),
+    limit,
+    newestFirst: true,
+    keep: (tx) => (status === undefined || tx.status === status) && (from === undefined || tx.createdMs >= from) && (to === undefined || tx.createdMs <= to),
+    view: snapshot,
+  });
 }
 
 /** Cancellation is allowed from the lifecycle's CANCELLABLE statuses only; otherwise 409 naming the status. */

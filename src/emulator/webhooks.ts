@@ -30,7 +30,7 @@ import { EVENT_TYPES } from '../lib/schemas.js';
 import { sign } from '../lib/signature.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
-import { decodeSeqCursor, encodeCursor } from './cursor.js';
+import { seqPage } from './cursor.js';
 import { notFound } from './envelope.js';
 import type { Query } from './params.js';
 import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
@@ -116,27 +116,19 @@ export class Webhooks {
     const from = parseDateParam(query, 'from');
     const to = parseDateParam(query, 'to');
     checkOrder(from, to);
-    const cursor = query.get('cursor');
-    // Oldest first: seq n sits at index n - 1, so the item after cursor seq s is at index s.
-    let index = cursor ? decodeSeqCursor('evt', cursor) : 0;
-    const data: WebhookEvent[] = [];
-    let last: EventRecord | undefined;
-    let hasMore = false;
-    for (; index < partner.eventList.length; index++) {
-      const evt = partner.eventList[index]!;
-      if (txId !== undefined && evt.aggregate_id !== txId) continue;
-      if (type !== undefined && evt.event_type !== type) continue;
-      if (status !== undefined && evt.delivery_status !== status) continue;
-      if (from !== undefined && evt.createdMs < from) continue;
-      if (to !== undefined && evt.createdMs > to) continue;
-      if (data.length === limit) {
-        hasMore = true;
-        break;
-      }
-      data.push(telemetry(evt));
-      last = evt;
-    }
-    return { data, has_more: hasMore, limit, next_cursor: hasMore && last ? encodeCursor('evt', { s: last.seq }) : null };
+    return seqPage(partner.eventList, {
+      kind: 'evt',
+      cursor: query.get('cursor'),
+      limit,
+      newestFirst: false,
+      keep: (evt) =>
+        (txId === undefined || evt.aggregate_id === txId) &&
+        (type === undefined || evt.event_type === type) &&
+        (status === undefined || evt.delivery_status === status) &&
+        (from === undefined || evt.createdMs >= from) &&
+        (to === undefined || evt.createdMs <= to),
+      view: telemetry,
+    });
   }
 
   /** Requeues an event for redelivery under the same id (a new round, same bytes). */

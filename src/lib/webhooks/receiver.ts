@@ -42,7 +42,7 @@ import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, verify } from '../signature.js';
 import { Forwarder, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts } from './status-tracker.js';
-import { EventStore, type StoreLoadReport } from './store.js';
+import { EventStore, parseStoredLine, type StoreLoadReport } from './store.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -272,18 +272,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 }
 
+/** A delivery's body as an event: what the store accepts as a line, with a type and data besides. */
 function parseEvent(text: string): { id: string; type: string; data: Record<string, unknown> } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  if (typeof v.id !== 'string' || v.id === '' || typeof v.type !== 'string') return undefined;
-  if (!v.data || typeof v.data !== 'object' || Array.isArray(v.data)) return undefined;
-  return { id: v.id, type: v.type, data: v.data as Record<string, unknown> };
+  const event = parseStoredLine(text);
+  return event?.type !== undefined && event.data ? { id: event.id, type: event.type, data: event.data } : undefined;
 }
 
 /** The raw body, or undefined when it is over MAX_BODY_BYTES (events, not an async iterator: cheaper per request). */
