@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --fault-rate --fiat-amount --file --forward-to --from --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --secret --seed --seed-revenue --seller-phone --signature --status --store --terminal-id --timeout --to --token --tx --type --until --webhook-secret --webhook-url -o '
+  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --failed-status --fault-rate --fiat-amount --file --forward-to --from --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --secret --seed --seed-revenue --seller-phone --signature --status --store --terminal-id --timeout --to --token --tx --type --until --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -100,6 +100,9 @@ _offramp() {
     'tx list:-o'|'tx list:--output') COMPREPLY=($(compgen -W 'table json csv ndjson' -- "$cur")); return 0 ;;
     'tx list:--timeout') return 0 ;;
     'tx list:--retries') return 0 ;;
+    'tx list:--status') return 0 ;;
+    'tx list:--from') return 0 ;;
+    'tx list:--to') return 0 ;;
     'tx list:--limit') return 0 ;;
     'tx list:--cursor') return 0 ;;
     'tx cancel:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
@@ -150,6 +153,8 @@ _offramp() {
     'revenue summary:--retries') return 0 ;;
     'revenue summary:--from') return 0 ;;
     'revenue summary:--to') return 0 ;;
+    'revenue summary:--token') return 0 ;;
+    'revenue summary:--network') return 0 ;;
     'reconcile:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'reconcile:--api-key') return 0 ;;
     'reconcile:--base-url') return 0 ;;
@@ -192,6 +197,7 @@ _offramp() {
     'webhooks replay:--tx') return 0 ;;
     'webhooks replay:--from') return 0 ;;
     'webhooks replay:--to') return 0 ;;
+    'webhooks replay:--failed-status') return 0 ;;
     'webhooks replay:--concurrency') return 0 ;;
     'webhooks listen:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'webhooks listen:--api-key') return 0 ;;
@@ -335,18 +341,18 @@ _offramp() {
       'tx') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'tx create') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --quote --fiat-amount --token --network --ref --merchant-id --terminal-id --seller-phone --idempotency-key -h --help' -- "$cur")) ;;
       'tx get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --ref -h --help' -- "$cur")) ;;
-      'tx list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --limit --cursor --all -h --help' -- "$cur")) ;;
+      'tx list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
       'tx cancel') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --idempotency-key -h --help' -- "$cur")) ;;
       'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --ref --until --interval -h --help' -- "$cur")) ;;
       'revenue') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --from --to --token --network --out --summary --concurrency -h --help' -- "$cur")) ;;
-      'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --from --to -h --help' -- "$cur")) ;;
+      'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --from --to --token --network -h --help' -- "$cur")) ;;
       'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --from --to -h --help' -- "$cur")) ;;
       'webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --tx --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
-      'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --failed --tx --from --to --concurrency -h --help' -- "$cur")) ;;
+      'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
       'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --port --secret --store --forward-to -h --help' -- "$cur")) ;;
       'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --secret --signature --file -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --deposit-id --hash -h --help' -- "$cur")) ;;

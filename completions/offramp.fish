@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --fault-rate --fiat-amount --file --forward-to --from --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --secret --seed --seed-revenue --seller-phone --signature --status --store --terminal-id --timeout --to --token --tx --type --until --webhook-secret --webhook-url -o
+  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --failed-status --fault-rate --fiat-amount --file --forward-to --from --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --secret --seed --seed-revenue --seller-phone --signature --status --store --terminal-id --timeout --to --token --tx --type --until --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -167,7 +167,10 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose 
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l no-color -d 'no colour (also NO_COLOR)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l limit -d 'page size, 1 to 100' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l status -d 'only transactions in this status' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l cursor -d 'continue from a previous page' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l all -d 'follow every page to the end (streams)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s h -l help -d 'show help'
@@ -263,6 +266,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-in
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l token -d 'only rows of this token (totals then come from the rows)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l network -d 'only rows of this network (totals then come from the rows)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -311,10 +316,10 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-inpu
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l type -d 'only this event type' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (pending, delivered, failed)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (the emulator'\''s: pending, delivered, failed)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l limit -d 'page size, 1 to 100' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l cursor -d 'continue from a previous page' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l all -d 'follow every page to the end'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s h -l help -d 'show help'
@@ -347,6 +352,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l faile
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed: created at or after' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l to -d 'with --failed: created at or before' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed-status -d 'the delivery_status --failed means (default: the profile'\''s, else failed)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l concurrency -d 'replays sent at once' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s V -l version -d 'print the version and the API version it speaks'

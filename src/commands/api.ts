@@ -1,9 +1,11 @@
 // offramp api METHOD PATH [--data JSON] [--paginate]: an authenticated raw request, like
-// `gh api`. Prints the response body as JSON; --paginate follows next_cursor and prints
-// every item of every page as one JSON array.
+// `gh api`. Prints the response body as JSON; --paginate follows the cursor wherever the
+// service puts it (src/lib/client/paginate.ts) and prints every item of every page as one
+// JSON array.
 import type { Context } from '../lib/context.js';
 import { UsageError } from '../lib/errors.js';
-import { asPage, paginate, type PageLike } from '../lib/client/paginate.js';
+import { FULL_PAGE } from '../lib/client/api.js';
+import { paginate, readPage } from '../lib/client/paginate.js';
 import { writeJson } from '../lib/output/json.js';
 
 export type Options = { method: string; path: string; data?: string; idempotencyKey?: string; paginate?: boolean };
@@ -25,11 +27,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
   if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
   const { http } = await ctx.api();
-  const send = (cursor?: string) =>
+  const send = (cursor?: string, extra: Record<string, string> = {}) =>
     http.send({
       method,
       path,
-      query: { ...search, ...(cursor ? { cursor } : {}) },
+      query: { ...search, ...extra, ...(cursor ? { cursor } : {}) },
       ...(body !== undefined ? { body } : {}),
       ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}),
     });
@@ -38,15 +40,18 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     writeJson(ctx.io, (await send()).body);
     return;
   }
+  // Without a limit in the path, pages of the spec's largest size: a full page that comes
+  // back without a cursor can then be told from the last one.
+  const limit = search.limit !== undefined && /^\d+$/.test(search.limit) ? Number(search.limit) : FULL_PAGE;
   const items: unknown[] = [];
-  const pages = paginate<unknown>(async (cursor) => {
-    const answer = (await send(cursor)).body as { data?: unknown };
-    const data = answer?.data;
-    if (!Array.isArray(data) && !(data && typeof data === 'object' && Array.isArray((data as PageLike<unknown>).data))) {
-      throw new UsageError(`${path} does not answer with a list; drop --paginate`);
-    }
-    return asPage(data as unknown[] | PageLike<unknown>);
-  }, search.cursor);
+  const pages = paginate<unknown>(
+    async (cursor) => {
+      const page = readPage((await send(cursor, { limit: String(limit) })).body);
+      if (!page) throw new UsageError(`${path} does not answer with a list; drop --paginate`);
+      return { items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };
+    },
+    { cursor: search.cursor, limit, what: `GET ${path}` },
+  );
   for await (const item of pages) items.push(item);
   writeJson(ctx.io, items);
 }

@@ -5,13 +5,14 @@
 // the exact `offramp webhooks replay` command that redelivers it.
 //
 // What is read (our choices; the spec does not say how far to look):
-// - transactions created in the window (GET /transactions with from/to, then filtered on
-//   created_at here too, in case a service ignores the filter);
+// - transactions created in the window (GET /transactions with from/to; the client
+//   applies the filter to the records too, in case a service ignores it);
 // - ledger rows from --from to now (or --to when later): a transaction created near the
 //   end of the window may complete after it. Rows stamped inside the window whose
 //   transaction was created earlier are checked against that transaction (one read each);
 // - webhook events created from --from on (events never precede their transaction).
 import pLimit from 'p-limit';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../lib/config/profile.js';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, exitCodeOf, EXIT } from '../lib/errors.js';
 import { windowFlags } from '../lib/window-input.js';
@@ -33,16 +34,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
   const window = await windowFlags(opts, ctx);
   const api = await ctx.api();
-  const fromMs = window.from.getTime();
   const toMs = window.to.getTime();
   const from = window.from.toISOString();
   const to = window.to.toISOString();
 
   const transactions: Transaction[] = [];
-  for await (const tx of api.transactions.all({ from, to, limit: PAGE })) {
-    const created = Date.parse(tx.created_at);
-    if (created >= fromMs && created <= toMs) transactions.push(tx);
-  }
+  for await (const tx of api.transactions.all({ from, to, limit: PAGE })) transactions.push(tx);
   const inWindow = new Set(transactions.map((t) => t.id));
 
   // Ledger: the window's rows, and later rows of the window's transactions.
@@ -84,7 +81,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ),
   );
 
-  const discrepancies = reconcile({ transactions, ledger, events, earlier, replayCommand: (ids) => replayCommand(ctx.globals, ids) });
+  const delivery = { delivered: api.service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS, failed: api.service.failedStatus ?? DEFAULT_FAILED_STATUS };
+  const discrepancies = reconcile({ transactions, ledger, events, earlier, delivery, replayCommand: (ids) => replayCommand(ctx.globals, ids) });
   const undelivered = discrepancies.flatMap((d) => (d.kind === 'event_not_delivered' && d.event_id ? [d.event_id] : []));
   const replayAll = undelivered.length > 1 ? replayCommand(ctx.globals, undelivered) : null;
   const checked = { transactions: transactions.length + earlier.size, ledger_rows: ledger.length, events: events.length };

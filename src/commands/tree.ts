@@ -113,12 +113,15 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
         tx
           .command('list')
           .description('list transactions, newest first')
-          .option('--limit <n>', 'page size, 1 to 100')
+          .option('--status <status>', 'only transactions in this status')
+          .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
+          .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
+          .option('--limit <n>', 'page size, 1 to 100 (default 20)')
           .option('--cursor <cursor>', 'continue from a previous page')
           .option('--all', 'follow every page to the end (streams)'),
         () => import('./tx/list.js'),
       ),
-      ['offramp tx list --limit 10', 'offramp tx list --all -o ndjson'],
+      ['offramp tx list --limit 10', 'offramp tx list --status completed --from 2026-11-01 --all -o ndjson'],
     );
     examples(
       action(
@@ -182,7 +185,9 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .command('summary')
           .description('total partner share and transaction count for a date range')
           .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
-          .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive'),
+          .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive')
+          .option('--token <symbol>', 'only rows of this token (totals then come from the rows)')
+          .option('--network <network>', 'only rows of this network (totals then come from the rows)'),
         () => import('./revenue/summary.js'),
       ),
       ['offramp revenue summary --from 2026-10-01 --to 2026-10-31'],
@@ -213,10 +218,10 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .description('list webhook events with their delivery status')
           .option('--tx <id>', 'only events about this transaction')
           .option('--type <type>', 'only this event type')
-          .option('--status <status>', 'only this delivery status (pending, delivered, failed)')
+          .option('--status <status>', "only this delivery status (the emulator's: pending, delivered, failed)")
           .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
           .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
-          .option('--limit <n>', 'page size, 1 to 100')
+          .option('--limit <n>', 'page size, 1 to 100 (default 20)')
           .option('--cursor <cursor>', 'continue from a previous page')
           .option('--all', 'follow every page to the end'),
         () => import('./webhooks/list.js'),
@@ -241,6 +246,7 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .option('--tx <id>', 'with --failed: only events about this transaction')
           .option('--from <date>', 'with --failed: created at or after')
           .option('--to <date>', 'with --failed: created at or before')
+          .option('--failed-status <value>', "the delivery_status --failed means (default: the profile's, else failed)")
           .option('--concurrency <n>', 'replays sent at once', '4'),
         () => import('./webhooks/replay.js'),
         ['eventIds'],

@@ -4,7 +4,7 @@
 // `--version` never pay for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
 import type { ConfigStore } from './config/store.js';
-import type { Resolved } from './config/profile.js';
+import type { Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 
@@ -37,6 +37,8 @@ export type Context = {
   settings(): Promise<Resolved>;
   /** Webhook secret: the flag, else OFFRAMP_WEBHOOK_SECRET, else the profile's; no API key needed. */
   webhookSecret(flag?: string): Promise<string | undefined>;
+  /** The profile's record of what the service chose on the spec's open points; no API key needed. */
+  service(): Promise<ServiceChoices>;
   api(): Promise<Api>;
   prompts(): Promise<Prompts>;
   /** Asks before a change on a production profile (or whenever `always`); --yes skips. */
@@ -106,6 +108,12 @@ export function createContext(deps: ContextDeps): Context {
       return secret;
     },
 
+    async service() {
+      const { profileNameFor } = await import('./config/profile.js');
+      const data = (await ctx.config()).read();
+      return data.profiles[profileNameFor({ flags: { profile: globals.profile }, env }, data) ?? '']?.service ?? {};
+    },
+
     api() {
       api ??= (async () => {
         const s = await ctx.settings();
@@ -120,7 +128,7 @@ export function createContext(deps: ContextDeps): Context {
           ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
         });
         closeApi = () => http.close();
-        return createApi(http);
+        return createApi(http, { service: s.service, onIgnoredFilter: (message) => io.err(`warning: ${message}`) });
       })();
       return api;
     },

@@ -63,6 +63,10 @@ export type ApiErrorInit = {
   url: string;
   /** The error envelope as the service sent it, printed on stderr with `--json`. */
   envelope?: unknown;
+  /** Response headers as received (conform reads Retry-After's form from them). */
+  headers?: Record<string, string | string[] | undefined>;
+  /** Whether the body was the spec's error envelope (conform reports when it is not). */
+  enveloped?: boolean;
 };
 
 /** The service answered with an error status. */
@@ -73,6 +77,8 @@ export class ApiError extends CliError {
   readonly method: string;
   readonly url: string;
   readonly envelope: unknown;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly enveloped: boolean;
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.code, exitCodeForStatus(init.status), hintForStatus(init.status));
@@ -82,6 +88,8 @@ export class ApiError extends CliError {
     this.method = init.method;
     this.url = init.url;
     this.envelope = init.envelope;
+    this.headers = init.headers ?? {};
+    this.enveloped = init.enveloped ?? false;
   }
 }
 

@@ -1,9 +1,18 @@
-// The --from/--to pair of the finance commands (revenue export, revenue summary,
-// reconcile): both required, asked for at a prompt when a person is there (input.ts's
+// The --from/--to pair: optional on the lists (windowFilter), and for the finance commands
+// (revenue export, revenue summary, reconcile, windowFlags) both required, asked for at a prompt when a person is there (input.ts's
 // rule for missing values), checked by dates.parseWindow before any request.
 import type { Context } from './context.js';
 import { parseDateArg, parseWindow, type Window } from './dates.js';
+import { UsageError } from './errors.js';
 import { missingFlags, promptContext } from './input.js';
+
+/** An optional --from/--to pair as RFC 3339 filter values, checked before any request. */
+export function windowFilter(opts: { from?: string | undefined; to?: string | undefined }): { from?: string; to?: string } {
+  const from = opts.from !== undefined ? parseDateArg(opts.from, 'start', '--from') : undefined;
+  const to = opts.to !== undefined ? parseDateArg(opts.to, 'end', '--to') : undefined;
+  if (from && to && to < from) throw new UsageError(`--to (${to.toISOString()}) is before --from (${from.toISOString()})`);
+  return { ...(from ? { from: from.toISOString() } : {}), ...(to ? { to: to.toISOString() } : {}) };
+}
 
 const HINT = 'give a day (YYYY-MM-DD, UTC, inclusive) or an RFC 3339 date-time';
 

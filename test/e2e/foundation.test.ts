@@ -129,7 +129,26 @@ describe('offramp api', () => {
     await server.close();
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([{ n: 1 }, { n: 2 }]);
-    expect(server.requests[1]!.url).toBe('/api/v1/partner/transactions?cursor=c2');
+    // Without a limit in the path it asks for full pages, so a full page without a cursor shows.
+    expect(server.requests[1]!.url).toBe('/api/v1/partner/transactions?limit=100&cursor=c2');
+  });
+
+  it('--paginate finds the cursor beside data, percent-encodes it, and refuses a full page without one', async () => {
+    const server = await scriptedServer([
+      json(200, { success: true, data: [{ n: 1 }, { n: 2 }], has_more: true, next_cursor: 'a+b/c==' }),
+      json(200, { success: true, data: [{ n: 3 }], meta: { has_more: false } }),
+      json(200, { success: true, data: [{ n: 1 }, { n: 2 }] }),
+    ]);
+    const env = { OFFRAMP_API_KEY: 'sk_t_1234567', OFFRAMP_BASE_URL: server.baseUrl };
+    const ok = await runCli(['api', 'GET', '/transactions?limit=2', '--paginate'], { env });
+    const full = await runCli(['api', 'GET', '/transactions?limit=2', '--paginate'], { env });
+    await server.close();
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(server.requests[1]!.url).toBe('/api/v1/partner/transactions?limit=2&cursor=a%2Bb%2Fc%3D%3D');
+    expect(full.code).toBe(1);
+    expect(full.stdout).toBe('');
+    expect(full.stderr).toMatch(/^error: INCOMPLETE_LIST: GET \/transactions: a full page \(2 of limit 2\) came back with no cursor/);
   });
 
   it('maps API errors to exit codes; --json puts the envelope on stderr', async () => {

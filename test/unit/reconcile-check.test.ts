@@ -118,6 +118,19 @@ describe('reconcile', () => {
     expect(found[5]!.detail).toBe('transaction.created is failed after 1 attempt (endpoint answered HTTP 500)');
   });
 
+  it('reads delivery words as the profile names them; a word it does not know is its own finding, never a guess', () => {
+    const t = tx(1, 'completed');
+    const words = { delivered: 'succeeded', failed: 'errored' };
+    expect(run({ transactions: [t], ledger: [row(t)], events: events(t, FULL, 'succeeded'), delivery: words })).toEqual([]);
+    const failed = run({ transactions: [t], ledger: [row(t)], events: events(t, ['transaction.created'], 'errored'), delivery: words });
+    expect(failed.filter((d) => d.kind !== 'event_missing').map((d) => d.kind)).toEqual(['event_not_delivered']);
+    // Without the words: "succeeded" is neither delivered nor failed to the CLI.
+    const unknown = run({ transactions: [t], ledger: [row(t)], events: events(t, FULL, 'succeeded') });
+    expect(unknown.map((d) => d.kind)).toEqual(Array(4).fill('event_status_unknown'));
+    expect(unknown[0]!.detail).toBe('transaction.created has delivery_status "succeeded", which is neither "delivered" nor "failed"');
+    expect(unknown[0]!.fix).toMatch(/offramp conform --save/);
+  });
+
   it('checks ledger rows of earlier transactions against them', () => {
     const earlier = tx(7, 'failed');
     const found = run({ ledger: [row(earlier)], earlier: new Map([[earlier.id, earlier]]) });

@@ -15,6 +15,8 @@ import { rowFormatter } from '../../src/lib/revenue/row-format.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
 import { DecimalSum } from '../../src/lib/revenue/totals.js';
 import { REVENUE_COLUMNS, type RevenuePage, type RevenueRow } from '../../src/lib/schemas.js';
+import { Decimal } from 'decimal.js';
+import { FilterCheck, type RevenueFilters } from '../../src/lib/client/filters.js';
 import { csvStream } from '../../src/lib/output/csv.js';
 
 describe('planSlices', () => {
@@ -107,11 +109,13 @@ describe('row formats', () => {
 /** An in-memory ledger answering like GET /revenue, with a delay per slice. */
 function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from: string) => number; failAt?: string; summaryOff?: number }) {
   const calls: string[] = [];
+  const ignored: string[] = [];
   return {
     calls,
+    ignored,
     api: {
       revenue: {
-        async page(q: { from: string; to: string; cursor?: string; limit?: number; include_summary?: boolean }) {
+        async page(q: { from: string; to: string; cursor?: string; limit?: number; include_summary?: boolean }, check?: FilterCheck<'revenue'>) {
           calls.push(`${q.from}|${q.cursor ?? ''}`);
           await new Promise((r) => setTimeout(r, opts.delayFor?.(q.from) ?? 0));
           if (opts.failAt && q.from === opts.failAt && q.cursor) throw new Error('boom in a later page');
@@ -125,8 +129,11 @@ function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from:
             inWindow.forEach((r) => share.add(r.share));
             page.summary = { from: q.from, to: q.to, total_partner_share: share.toString(), transaction_count: inWindow.length + (opts.summaryOff ?? 0) };
           }
-          return { data: page, message: null, status: 200, requestId: undefined };
+          // A service that ignores the token filter: every pair's rows come back.
+          const items = check ? data.filter((r) => check.keep(r)) : data;
+          return { items, received: data, data: page, nextCursor: page.next_cursor, last: !more, location: 'data', ...(page.summary ? { summary: page.summary } : {}) };
         },
+        filterCheck: (filters: RevenueFilters) => new FilterCheck('revenue', filters, {}, (f) => ignored.push(f.filter)),
       },
     } as never,
   };
@@ -172,10 +179,35 @@ describe('exportRevenue', () => {
     expect(checks[0]!.problem).toMatch(/^\d+ rows exported, the service counts \d+$/);
   });
 
+  it('a service that ignored --token: only matching rows are written, and the summary is checked against what it sent', async () => {
+    const mixed = rows.map((r, i) => (i % 4 === 0 ? { ...r, crypto_currency: 'usdc', share: '1.01' } : r));
+    const slices = planSlices(window, 2);
+    const { api, ignored } = fakeApi(mixed, { pageSize: 50 });
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d) => (text += d));
+    const output = new OrderedOutput(out, rowFormatter('ndjson'), slices.length);
+    const reports = await exportRevenue({ api, slices, concurrency: 2, summary: true, output, pageSize: 50, filters: { crypto_currency: 'usdt' } });
+    const written = text.trim().split('\n').map((l) => JSON.parse(l) as RevenueRow);
+    expect(written).toHaveLength(300);
+    expect(new Set(written.map((r) => r.crypto_currency))).toEqual(new Set(['usdt']));
+    expect(ignored).toEqual(['crypto_currency']);
+    // Neither a false mismatch (the service's summary covers every pair) nor a false match.
+    expect(checkSlices(reports).every((c) => c.ok)).toBe(true);
+    expect(reports.reduce((n, r) => n + r.received, 0)).toBe(400);
+    const share = reports.reduce((sum, r) => sum.plus(r.share.toString()), new Decimal(0));
+    expect(share.toFixed(2)).toBe(new Decimal('3.83').times(300).toFixed(2));
+  });
+
   it('refuses a row outside the slice it asked for (it would be written twice)', async () => {
     const slices = planSlices(window, 1);
     const stray = [row(1, { ts: '2025-12-31T23:59:59.999Z' })];
-    const api = { revenue: { page: async () => ({ data: { data: stray, has_more: false, limit: 100, next_cursor: null } }) } } as never;
+    const api = {
+      revenue: {
+        page: async () => ({ items: stray, received: stray, data: stray, nextCursor: null, last: true, location: 'none' }),
+        filterCheck: (f: RevenueFilters) => new FilterCheck('revenue', f, {}),
+      },
+    } as never;
     const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length);
     await expect(exportRevenue({ api, slices, concurrency: 1, summary: false, output })).rejects.toThrow(/outside the requested window/);
   });

@@ -122,7 +122,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     const again = await cli(['webhooks', 'replay', '--failed', '--tx', txId, '--json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual([]);
-    expect(again.stderr).toContain('No failed events match; nothing to replay.');
+    expect(again.stderr).toContain('No events with delivery_status "failed" match; nothing to replay.');
   });
 
   it('replay by id: a partial failure names what did not replay and exits with its code', async () => {

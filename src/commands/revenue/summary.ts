@@ -1,12 +1,14 @@
-// offramp revenue summary --from T --to T
+// offramp revenue summary --from T --to T [--token T] [--network N]
 // The service's totals (partner share, transaction count) for the window: one request per
 // legal slice (at most 90 days each, `include_summary=true`, `limit=1`), the slices'
-// figures and the grand total summed with decimal.js.
+// figures and the grand total summed with decimal.js. With a filter, each slice's rows are
+// read and summed here instead (see sumFromRows).
 //
 // --json prints the same shape whatever the window: the service's summary fields for the
 // whole window plus `slices` (one summary per request), so a script need not care whether
 // the window was split.
 import pLimit from 'p-limit';
+import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
 import { windowFlags } from '../../lib/window-input.js';
 import { resolveFormat } from '../../lib/output/format.js';
@@ -14,26 +16,25 @@ import { writeJson } from '../../lib/output/json.js';
 import { planSlices } from '../../lib/revenue/slices.js';
 import { DecimalSum } from '../../lib/revenue/totals.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
+import type { Window } from '../../lib/dates.js';
+import { filterFlags } from './export.js';
+import type { RevenueFilters } from '../../lib/client/api.js';
 
-export type Options = { from?: string; to?: string };
+export type Options = { from?: string; to?: string; token?: string; network?: string };
 
 const PARALLEL = 4;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
   const window = await windowFlags(opts, ctx);
+  const filters = filterFlags(opts);
   // Whole 90-day slices (planSlices with no parallel split), the borders at midnight UTC.
   const slices = planSlices(window, 1);
   const api = await ctx.api();
   const limit = pLimit(PARALLEL);
+  const filtered = Object.keys(filters).length > 0;
   const summaries = await Promise.all(
-    slices.map((slice, i) =>
-      limit(async () => {
-        const { data } = await api.revenue.page({ from: slice.from.toISOString(), to: slice.to.toISOString(), include_summary: true, limit: 1 });
-        if (!data.summary) throw new Error(`the service sent no summary for ${slice.from.toISOString()} … ${slice.to.toISOString()} (slice ${i + 1})`);
-        return data.summary;
-      }),
-    ),
+    slices.map((slice, i) => limit(() => (filtered ? sumFromRows(api, slice, filters) : serviceSummary(api, slice, i)))),
   );
   const share = new DecimalSum();
   for (const s of summaries) share.add(s.total_partner_share);
@@ -44,7 +45,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     transaction_count: summaries.reduce((n, s) => n + s.transaction_count, 0),
   };
   if (format === 'json') {
-    writeJson(ctx.io, { ...total, slices: summaries });
+    writeJson(ctx.io, { ...total, ...filters, slices: summaries });
     return;
   }
   const { renderTable } = await import('../../lib/output/render.js');
@@ -59,4 +60,25 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     { header: 'TRANSACTIONS', value: (r) => r.transaction_count },
     { header: 'PARTNER SHARE (NGN)', value: (r) => r.total_partner_share },
   ], rows);
+}
+
+async function serviceSummary(api: Api, slice: Window, i: number): Promise<RevenueSummary> {
+  const page = await api.revenue.page({ from: slice.from.toISOString(), to: slice.to.toISOString(), include_summary: true, limit: 1 });
+  if (!page.summary) throw new Error(`the service sent no summary for ${slice.from.toISOString()} … ${slice.to.toISOString()} (slice ${i + 1})`);
+  return page.summary;
+}
+
+/**
+ * With --token or --network the totals are summed from the rows themselves: a service that
+ * ignores a filter's name would otherwise answer with the totals of every pair, and
+ * nothing in one summary would show it (docs/api.md, "Filters").
+ */
+async function sumFromRows(api: Api, slice: Window, filters: RevenueFilters): Promise<RevenueSummary> {
+  const share = new DecimalSum();
+  let count = 0;
+  for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), ...filters })) {
+    share.add(row.share);
+    count++;
+  }
+  return { from: slice.from.toISOString(), to: slice.to.toISOString(), total_partner_share: share.toString(), transaction_count: count };
 }

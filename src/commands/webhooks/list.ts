@@ -6,7 +6,7 @@
 // page, an array of every event with --all; -o ndjson prints one event per line.
 import { once } from 'node:events';
 import type { Context } from '../../lib/context.js';
-import { parseIntFlag } from '../../lib/input.js';
+import { parseIntFlag, shellQuote } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { csvStream } from '../../lib/output/csv.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
@@ -19,25 +19,26 @@ export type Options = EventFilterFlags & { limit?: string; cursor?: string; all?
 
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
 
+/** Page size of a single page when --limit is not given (docs/api.md, "Lists"). */
+export const DEFAULT_PAGE = 20;
+
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson', 'csv']);
   const query = eventFilters(opts);
-  if (opts.limit !== undefined) query.limit = parseIntFlag(opts.limit, '--limit', 1, 100);
+  const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
   if (opts.cursor !== undefined) query.cursor = opts.cursor;
   const api = await ctx.api();
 
   if (!opts.all) {
-    const { data: page } = await api.webhooks.list(query);
-    const events = Array.isArray(page) ? page : page.data;
-    const next = Array.isArray(page) ? null : page.next_cursor;
-    if (format === 'json') return writeJson(io, page);
-    await render(ctx, format, events);
-    if (next) io.err(`more events: --cursor ${next} (or --all)`);
+    const page = await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
+    if (format === 'json') return writeJson(io, page.data);
+    await render(ctx, format, page.items, page.last);
+    if (!page.last && page.nextCursor) io.err(`more events: --cursor ${shellQuote(page.nextCursor)} (or --all)`);
     return;
   }
 
-  const events = api.webhooks.all(query);
+  const events = api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
   if (format === 'ndjson') {
     for await (const event of events) writeNdjsonLine(io, event);
   } else if (format === 'json') {
@@ -52,11 +53,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     // A table aligns its columns, so it needs every row first.
     const all: WebhookEvent[] = [];
     for await (const event of events) all.push(event);
-    await render(ctx, format, all);
+    await render(ctx, format, all, true);
   }
 }
 
-async function render(ctx: Context, format: string, events: WebhookEvent[]): Promise<void> {
+async function render(ctx: Context, format: string, events: WebhookEvent[], last: boolean): Promise<void> {
   const { io } = ctx;
   if (format === 'ndjson') {
     for (const event of events) writeNdjsonLine(io, event);
@@ -64,7 +65,7 @@ async function render(ctx: Context, format: string, events: WebhookEvent[]): Pro
   }
   if (format === 'csv') return writeCsv(ctx, events);
   if (events.length === 0) {
-    io.err('No webhook events match.');
+    io.err(last ? 'No webhook events match.' : 'No matching webhook events on this page.');
     return;
   }
   const now = ctx.now();

@@ -1,5 +1,5 @@
 // offramp webhooks replay EVENT_ID...
-// offramp webhooks replay --failed [--tx ID] [--from T] [--to T] [--concurrency N]
+// offramp webhooks replay --failed [--tx ID] [--from T] [--to T] [--failed-status S] [--concurrency N]
 // Requeues each chosen event once (same event id, partner-api.md "replay"), a few at a
 // time; the client waits out a 429's Retry-After and retries. Prints one row per event
 // (type, attempts, publish status, or the error). When some do not replay, they are named
@@ -13,10 +13,19 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { ReplayResult } from '../../lib/schemas.js';
-import { eventFilters } from '../../lib/webhooks/filters.js';
+import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
+import { DELIVERY_STATUSES, eventFilters, openValue } from '../../lib/webhooks/filters.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
 
-export type Options = { eventIds?: string[]; failed?: boolean; tx?: string; from?: string; to?: string; concurrency?: string };
+export type Options = {
+  eventIds?: string[];
+  failed?: boolean;
+  failedStatus?: string;
+  tx?: string;
+  from?: string;
+  to?: string;
+  concurrency?: string;
+};
 
 type Target = { event_id: string; event_type?: string; aggregate_id?: string };
 type Outcome = { target: Target; result?: ReplayResult; error?: unknown };
@@ -27,20 +36,36 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const given = opts.eventIds ?? [];
   if (given.length > 0 && opts.failed) throw new UsageError('give event ids or --failed, not both');
   if (given.length === 0 && !opts.failed) throw new UsageError('nothing to replay: give one or more EVENT_IDs, or --failed');
-  if (!opts.failed && (opts.tx !== undefined || opts.from !== undefined || opts.to !== undefined)) {
-    throw new UsageError('--tx, --from and --to narrow --failed; with event ids, leave them out');
+  if (!opts.failed && (opts.tx !== undefined || opts.from !== undefined || opts.to !== undefined || opts.failedStatus !== undefined)) {
+    throw new UsageError('--tx, --from, --to and --failed-status narrow --failed; with event ids, leave them out');
   }
   const ids = [...new Set(given.map((id) => parseUuid(id, 'EVENT_ID').toLowerCase()))];
-  const query = opts.failed ? { ...eventFilters({ tx: opts.tx, from: opts.from, to: opts.to }), delivery_status: 'failed' } : undefined;
+  const filters = opts.failed ? eventFilters({ tx: opts.tx, from: opts.from, to: opts.to }) : undefined;
+  const flagStatus = opts.failedStatus !== undefined ? openValue(opts.failedStatus, '--failed-status') : undefined;
   const concurrency = parseIntFlag(opts.concurrency ?? 4, '--concurrency', 1, 16);
   const api = await ctx.api();
 
   let targets: Target[] = ids.map((event_id) => ({ event_id }));
-  if (query) {
+  if (filters) {
+    // The spec leaves delivery_status values open: which one means "failed" is a setting.
+    const failed = flagStatus ?? api.service.failedStatus ?? DEFAULT_FAILED_STATUS;
+    const statuses = new Set<string>();
     targets = [];
-    for await (const e of api.webhooks.all({ ...query, limit: 100 })) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
+    // Only events the CLI itself saw match every filter are replayed (the API layer drops
+    // the rest), whatever the service did with the parameters.
+    const events = api.webhooks.all({ ...filters, delivery_status: failed }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });
+    for await (const e of events) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
     if (targets.length === 0) {
-      io.err('No failed events match; nothing to replay.');
+      const unknown = [...statuses].filter((s) => s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
+      if (unknown.length > 0) {
+        throw new CliError(
+          `cannot tell which events failed: none has delivery_status "${failed}", and the service also reports ${unknown.map((s) => `"${s}"`).join(', ')}`,
+          'UNKNOWN_STATUS',
+          EXIT.failure,
+          'if one of them means failed, pass --failed-status VALUE, or let `offramp conform --save` record it in the profile',
+        );
+      }
+      io.err(`No events with delivery_status "${failed}" match; nothing to replay.`);
       if (format === 'json') writeJson(io, []);
       return;
     }

@@ -41,8 +41,17 @@ export type RequestOptions<T extends z.core.$ZodType> = {
 
 export type Response<T> = { data: T; message: string | null | undefined; status: number; requestId: string | undefined };
 
-/** A 2xx answer before schema checks; `date` is the service's Date header (doctor's clock check). */
-export type RawResponse = { status: number; body: unknown; requestId?: string; date?: string | undefined };
+/**
+ * A 2xx answer before schema checks; `date` is the service's Date header (doctor's clock
+ * check); `headers` as received (conform reads which request-id header the service uses).
+ */
+export type RawResponse = {
+  status: number;
+  body: unknown;
+  requestId?: string;
+  date?: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+};
 
 /**
  * Outcome of one attempt that did not succeed; tells the loop whether to go again.
@@ -89,14 +98,7 @@ export class HttpClient {
   async request<T extends z.core.$ZodType>(req: RequestOptions<T>): Promise<Response<z.infer<T>>> {
     const raw = await this.send(req);
     const parsed = z.safeParse(successWrapper(req.schema), raw.body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? issue.path.join('.') : 'body';
-      throw new SchemaError(
-        `unexpected response from ${req.method} ${req.path}: ${where}: ${issue?.message ?? 'invalid'}`,
-        raw.requestId,
-      );
-    }
+    if (!parsed.success) throw new SchemaError(`unexpected response from ${req.method} ${req.path}: ${issueMessage(parsed.error)}`, raw.requestId);
     // The raw object (not zod's copy) is returned so `--json` prints exactly what was sent.
     const body = raw.body as { data: z.infer<T>; message?: string | null };
     return { data: body.data, message: body.message, status: raw.status, requestId: raw.requestId };
@@ -158,16 +160,16 @@ export class HttpClient {
       return classifyTransportError(err, req.method, url, this.opts.timeoutMs);
     }
     const ms = millisSince(started);
-    const requestId = headerValue(res.headers['x-request-id']);
+    const requestId = requestIdOf(res.headers);
     this.trace(`< ${res.statusCode} ${req.method} ${url} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
     const body = parseJson(text);
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (body === undefined) {
         return { error: new SchemaError(`${req.method} ${url} answered ${res.statusCode} without a JSON body`, requestId), retryable: false };
       }
-      return { status: res.statusCode, body, date: headerValue(res.headers.date), ...(requestId ? { requestId } : {}) };
+      return { status: res.statusCode, body, date: headerValue(res.headers.date), headers: res.headers, ...(requestId ? { requestId } : {}) };
     }
-    const error = toApiError(res.statusCode, body, req.method, url, requestId);
+    const error = toApiError(res.statusCode, body, req.method, url, requestId, res.headers);
     const retryable = res.statusCode === 429 || res.statusCode >= 500;
     const retryAfterMs = parseRetryAfter(headerValue(res.headers['retry-after']));
     return { error, retryable, unprocessed: res.statusCode === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
@@ -193,11 +195,32 @@ export class HttpClient {
   }
 }
 
+/** `data.3.status: expected string`: where the first problem of a parse is, and what. */
+export function issueMessage(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }, prefix: readonly PropertyKey[] = []): string {
+  const issue = error.issues[0];
+  const path = [...prefix, ...(issue?.path ?? [])];
+  return `${path.length ? path.map(String).join('.') : 'body'}: ${issue?.message ?? 'invalid'}`;
+}
+
 function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
+/**
+ * The spec names no request-id header; these are the names services commonly use, the
+ * emulator's first (docs/api.md, "Open points").
+ */
+export const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid', 'x-trace-id'] as const;
+
+export function requestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headerValue(headers[name]);
+    if (value) return value;
+  }
+  return undefined;
+}
+
+export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -218,11 +241,18 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function toApiError(status: number, body: unknown, method: string, url: string, requestId?: string): ApiError {
+export function toApiError(
+  status: number,
+  body: unknown,
+  method: string,
+  url: string,
+  requestId?: string,
+  headers: Record<string, string | string[] | undefined> = {},
+): ApiError {
   const envelope = ErrorEnvelope.safeParse(body);
   if (envelope.success) {
     const { code, message, timestamp } = envelope.data.error;
-    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: body });
+    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: body, headers, enveloped: true });
   }
   const code = codeForStatus(status);
   return new ApiError({
@@ -233,6 +263,7 @@ export function toApiError(status: number, body: unknown, method: string, url: s
     method,
     url,
     envelope: { error: { code, message: `HTTP ${status}`, timestamp: new Date().toISOString() } },
+    headers,
   });
 }
 

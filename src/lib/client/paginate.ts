@@ -1,29 +1,153 @@
-// Lists page with an opaque cursor (partner-api.md: "never built by the caller").
-// `paginate` follows next_cursor to the end and yields items as pages arrive, so a caller
-// streaming an export never holds more than one page.
+// One pagination path for every list (docs/api.md, "Lists"). The spec says a list pages
+// with an opaque cursor but not where the cursor travels, so `readPage` looks wherever
+// common APIs put it: inside a page object in `data`, beside `data` in the wrapper, or
+// under a `meta` / `pagination` object of either. `paginate` follows it to the end and
+// yields items as pages arrive, so a caller streaming an export never holds more than a
+// page; a page that came back full with no cursor anywhere is an error, never a quiet end.
+import { CliError, EXIT } from '../errors.js';
 
-export type PageLike<T> = { data: T[]; has_more?: boolean; next_cursor?: string | null };
+/** Where a page's cursor was found; `none` when nowhere. */
+export type CursorLocation = 'data' | 'data.meta' | 'data.pagination' | 'wrapper' | 'meta' | 'pagination' | 'none';
 
-/** The spec leaves list shapes open: accept a page object or a bare array (one page). */
-export function asPage<T>(answer: T[] | PageLike<T>): PageLike<T> {
-  return Array.isArray(answer) ? { data: answer, has_more: false, next_cursor: null } : answer;
+/** One list answer, read. `items` are not yet checked against a schema. */
+export type RawPage = {
+  items: unknown[];
+  nextCursor: string | null;
+  /** has_more as the service stated it; undefined when it did not. */
+  hasMore: boolean | undefined;
+  location: CursorLocation;
+  /** Where the items were: a page object in `data`, or `data` itself as an array. */
+  shape: 'page-object' | 'array';
+  /** A `summary` found next to the cursor or the items (revenue pages). */
+  summary?: unknown;
+};
+
+const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next'] as const;
+const HAS_MORE_KEYS = ['has_more', 'hasMore'] as const;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The items and the cursor of one list answer (`body` is the whole response body, the
+ * wrapper included); undefined when the body holds no list at all.
+ */
+export function readPage(body: unknown): RawPage | undefined {
+  if (!isObject(body)) return undefined;
+  const data = body.data;
+  let items: unknown[];
+  let holders: [CursorLocation, unknown][];
+  let shape: RawPage['shape'];
+  if (Array.isArray(data)) {
+    items = data;
+    shape = 'array';
+    holders = [['wrapper', body], ['meta', body.meta], ['pagination', body.pagination]];
+  } else if (isObject(data) && Array.isArray(data.data)) {
+    items = data.data;
+    shape = 'page-object';
+    holders = [
+      ['data', data],
+      ['data.meta', data.meta],
+      ['data.pagination', data.pagination],
+      ['wrapper', body],
+      ['meta', body.meta],
+      ['pagination', body.pagination],
+    ];
+  } else {
+    return undefined;
+  }
+  let found: { location: CursorLocation; cursor: string | null; hasMore: boolean | undefined } | undefined;
+  for (const [location, holder] of holders) {
+    if (!isObject(holder)) continue;
+    const cursor = firstString(holder, CURSOR_KEYS);
+    const hasMore = firstBoolean(holder, HAS_MORE_KEYS);
+    if (cursor !== undefined || hasMore !== undefined) {
+      found = { location, cursor: cursor ?? null, hasMore };
+      break;
+    }
+  }
+  let summary: unknown;
+  for (const [, holder] of holders) {
+    if (isObject(holder) && holder.summary !== undefined) {
+      summary = holder.summary;
+      break;
+    }
+  }
+  return {
+    items,
+    nextCursor: found?.cursor ?? null,
+    hasMore: found?.hasMore,
+    location: found?.location ?? 'none',
+    shape,
+    ...(summary !== undefined ? { summary } : {}),
+  };
 }
 
-export type PageFetcher<T> = (cursor: string | undefined) => Promise<T[] | PageLike<T>>;
+function firstString(holder: Json, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const v = holder[key];
+    // `next` is often a URL in other APIs; a cursor is opaque text, and null means "none".
+    if (typeof v === 'string' && v !== '' && !(key === 'next' && /^https?:\/\//i.test(v))) return v;
+  }
+  return undefined;
+}
 
-export type PaginateHooks = { onPage?: (info: { page: number; items: number; nextCursor: string | null }) => void };
+function firstBoolean(holder: Json, keys: readonly string[]): boolean | undefined {
+  for (const key of keys) if (typeof holder[key] === 'boolean') return holder[key] as boolean;
+  return undefined;
+}
 
-export async function* paginate<T>(fetchPage: PageFetcher<T>, startCursor?: string, hooks: PaginateHooks = {}): AsyncGenerator<T> {
-  let cursor = startCursor;
+/** A list that may have more than we were given, but no way to ask for it. */
+export class IncompleteListError extends CliError {
+  constructor(message: string) {
+    super(message, 'INCOMPLETE_LIST', EXIT.failure, 'run `offramp conform` to see how this service pages its lists');
+  }
+}
+
+/**
+ * Whether a page is the last one. Throws when the answer cannot be trusted to be the end:
+ * has_more true with no cursor, or a full page (as many items as `limit` asked) with no
+ * cursor and no has_more anywhere.
+ */
+export function isLastPage(page: Pick<RawPage, 'items' | 'nextCursor' | 'hasMore'>, limit: number | undefined, what: string): boolean {
+  if (page.nextCursor) return page.hasMore === false;
+  if (page.hasMore === true) throw new IncompleteListError(`${what}: the service says there is more (has_more true) but sent no cursor to ask for it`);
+  if (page.hasMore === undefined && limit !== undefined && page.items.length >= limit) {
+    throw new IncompleteListError(
+      `${what}: a full page (${page.items.length} of limit ${limit}) came back with no cursor in data, beside it, or under meta/pagination; the list may go on, so it is not reported as complete`,
+    );
+  }
+  return true;
+}
+
+export type PageInfo = { page: number; items: number; nextCursor: string | null };
+export type PaginateHooks = { onPage?: (info: PageInfo) => void };
+
+/** One page, read and checked: what the fetcher of `paginate` resolves with. */
+export type ListPage<T> = { items: T[]; nextCursor: string | null; hasMore: boolean | undefined };
+
+export type PaginateOptions = {
+  /** Cursor to start from (a user's --cursor). */
+  cursor?: string | undefined;
+  /** The limit every request asks for: a page this full with no cursor is an error. */
+  limit: number | undefined;
+  /** What is being listed, for messages ("GET /transactions"). */
+  what: string;
+  hooks?: PaginateHooks | undefined;
+};
+
+export async function* paginate<T>(fetchPage: (cursor: string | undefined) => Promise<ListPage<T>>, opts: PaginateOptions): AsyncGenerator<T> {
+  let cursor = opts.cursor;
   const seen = new Set<string>();
   for (let page = 1; ; page++) {
-    const answer = asPage(await fetchPage(cursor));
-    const next = answer.next_cursor ?? null;
-    hooks.onPage?.({ page, items: answer.data.length, nextCursor: next });
-    yield* answer.data;
-    if (!next || answer.has_more === false) return;
+    const answer = await fetchPage(cursor);
+    const last = isLastPage(answer, opts.limit, opts.what);
+    opts.hooks?.onPage?.({ page, items: answer.items.length, nextCursor: last ? null : answer.nextCursor });
+    yield* answer.items;
+    if (last) return;
+    const next = answer.nextCursor!;
     // A service that hands back a cursor it already gave would loop forever.
-    if (seen.has(next)) throw new Error(`the service returned the same cursor twice (${next}); stopping`);
+    if (seen.has(next)) throw new IncompleteListError(`${opts.what}: the service returned the same cursor twice; stopping`);
     seen.add(next);
     cursor = next;
   }

@@ -11,11 +11,50 @@ export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
 /** The emulator's documented default key (a public test value, not a secret). */
 export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 
+/**
+ * What a service chose where the spec says "not shown" and the CLI needs to know it
+ * (docs/api.md, "Open points"). Empty means the emulator's choices; `offramp conform
+ * --save` fills it from what it observed.
+ */
+export type ServiceChoices = {
+  /** Query parameter name the service reads for each of the CLI's filters, per list. */
+  filterNames?: {
+    transactions?: Partial<Record<TransactionFilter, string>>;
+    webhooks?: Partial<Record<WebhookFilter, string>>;
+    revenue?: Partial<Record<RevenueFilter, string>>;
+  };
+  /** delivery_status of an event whose delivery failed: what `webhooks replay --failed` picks. */
+  failedStatus?: string;
+  /** delivery_status of an event the partner's endpoint accepted (reconcile). */
+  deliveredStatus?: string;
+  /** Pin one webhook signature scheme of the catalogue (src/lib/signature.ts); default: any. */
+  signatureScheme?: string;
+};
+
+/** The CLI's own names for the filters of each list: the records' field names. */
+export const FILTERS = {
+  transactions: ['status', 'from', 'to'],
+  webhooks: ['transaction_id', 'event_type', 'delivery_status', 'from', 'to'],
+  revenue: ['crypto_currency', 'network'],
+} as const;
+export type TransactionFilter = (typeof FILTERS.transactions)[number];
+export type WebhookFilter = (typeof FILTERS.webhooks)[number];
+export type RevenueFilter = (typeof FILTERS.revenue)[number];
+export type FilteredList = keyof typeof FILTERS;
+
+/** The delivery_status `--failed` means unless the profile says otherwise (the emulator's). */
+export const DEFAULT_FAILED_STATUS = 'failed';
+/** The delivery_status of a delivered event unless the profile says otherwise (the emulator's). */
+export const DEFAULT_DELIVERED_STATUS = 'delivered';
+/** The emulator's word for an event not yet delivered (waiting for its first try or a retry). */
+export const PENDING_STATUS = 'pending';
+
 export type Profile = {
   env: Environment;
   baseUrl: string;
   apiKey?: string;
   webhookSecret?: string;
+  service?: ServiceChoices;
 };
 
 export type ConfigData = { current?: string; profiles: Record<string, Profile> };
@@ -32,6 +71,7 @@ export type Resolved = {
   baseUrl: string;
   apiKey: string;
   webhookSecret?: string;
+  service: ServiceChoices;
 };
 
 /** Whether a command needs to read the config file at all for these flags and env. */
@@ -75,6 +115,7 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
     baseUrl,
     apiKey,
     ...(webhookSecret ? { webhookSecret } : {}),
+    service: profile?.service ?? {},
   };
 }
 

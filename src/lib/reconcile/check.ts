@@ -11,7 +11,10 @@
 // - a lifecycle event the transaction's state implies but the event history lacks
 //   (replay cannot fix that: there is no event to replay);
 // - an event that is not delivered (failed, or still pending): fixed by the exact
-//   `offramp webhooks replay` command given with it.
+//   `offramp webhooks replay` command given with it;
+// - an event whose delivery_status is a word the CLI does not know as delivered or failed
+//   (the spec leaves the values open; the profile may name the service's words).
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, PENDING_STATUS } from '../config/profile.js';
 import { decimalEquals } from '../money.js';
 import { TRANSITIONS } from '../lifecycle.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../schemas.js';
@@ -25,6 +28,7 @@ export const DISCREPANCY_KINDS = [
   'amount_mismatch',
   'event_missing',
   'event_not_delivered',
+  'event_status_unknown',
 ] as const;
 export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
 
@@ -49,10 +53,13 @@ export type ReconcileInput = {
   /** Transactions behind in-window ledger rows that were created before the window (null: not found). */
   earlier: Map<string, Transaction | null>;
   replayCommand: (eventIds: string[]) => string;
+  /** The service's words for a delivered and a failed event (docs/api.md, profile settings). */
+  delivery?: { delivered: string; failed: string };
 };
 
 export function reconcile(input: ReconcileInput): Discrepancy[] {
   const out: Discrepancy[] = [];
+  const delivery = input.delivery ?? { delivered: DEFAULT_DELIVERED_STATUS, failed: DEFAULT_FAILED_STATUS };
   const rowsByTx = groupBy(input.ledger, (r) => r.transaction_id);
   const eventsByTx = groupBy(input.events, (e) => e.aggregate_id);
 
@@ -88,7 +95,21 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
       });
     }
     for (const e of events) {
-      if (e.delivery_status === 'delivered') continue;
+      if (e.delivery_status === delivery.delivered) continue;
+      if (e.delivery_status !== delivery.failed && e.delivery_status !== PENDING_STATUS) {
+        // A word the CLI does not know could mean either; calling it undelivered (or
+        // delivered) would be a guess presented as a finding.
+        out.push({
+          transaction_id: tx.id,
+          merchant_reference: tx.merchant_reference ?? null,
+          kind: 'event_status_unknown',
+          detail: `${e.event_type} has delivery_status "${e.delivery_status}", which is neither "${delivery.delivered}" nor "${delivery.failed}"`,
+          event_id: e.event_id,
+          event_type: e.event_type,
+          fix: '`offramp conform --save` records the words this service uses',
+        });
+        continue;
+      }
       out.push({
         transaction_id: tx.id,
         merchant_reference: tx.merchant_reference ?? null,

@@ -2,9 +2,15 @@
 // following its cursor to the end), writes rows in ledger order through OrderedOutput,
 // counts rows and sums `share` per slice with decimal.js, and, when asked, keeps the
 // service's summary of each slice (include_summary=true on the slice's first page; the
-// summary covers the whole slice window, partner-api.md "Revenue page") to check against.
+// summary covers the whole slice window, docs/api.md "Revenue") to check against.
+//
+// Filters (--token, --network) are applied again to the rows that come back
+// (src/lib/client/filters.ts). The service's summary describes the rows the service
+// selected, so the check compares it with every row received, not only the rows kept:
+// when the service ignored a filter, its summary covers the other pairs too, and comparing
+// it with the kept rows would report a mismatch that is not one.
 import pLimit from 'p-limit';
-import type { Api, RevenueQuery } from '../client/api.js';
+import type { Api, RevenueFilters } from '../client/api.js';
 import type { Window } from '../dates.js';
 import type { RevenueSummary } from '../schemas.js';
 import type { OrderedOutput, SliceSink } from './ordered-output.js';
@@ -14,15 +20,19 @@ import { DecimalSum } from './totals.js';
 /** partner-api.md: page size 1 to 100; the largest page means the fewest round trips. */
 export const EXPORT_PAGE_SIZE = 100;
 
-export type RevenueFilters = Pick<RevenueQuery, 'crypto_currency' | 'network'>;
+export type { RevenueFilters };
 
 export type SliceReport = {
   index: number;
   window: Window;
+  /** Rows written (those that satisfy the filters). */
   rows: number;
   pages: number;
-  /** Sum of `share` (with `summary: true` only). */
+  /** Sum of `share` of the rows written (with `summary: true` only). */
   share: DecimalSum;
+  /** Rows the service sent, and the sum of their `share`: what its summary describes. */
+  received: number;
+  receivedShare: DecimalSum;
   /** The service's summary of the slice window (with `summary: true`). */
   service?: RevenueSummary;
   done: boolean;
@@ -50,7 +60,17 @@ export class ExportAborted extends Error {
 
 /** Runs the export; resolves with one report per slice once every row is written. */
 export async function exportRevenue(o: ExportOptions): Promise<SliceReport[]> {
-  const reports: SliceReport[] = o.slices.map((window, index) => ({ index, window, rows: 0, pages: 0, share: new DecimalSum(), done: false }));
+  const reports: SliceReport[] = o.slices.map((window, index) => ({
+    index,
+    window,
+    rows: 0,
+    pages: 0,
+    share: new DecimalSum(),
+    received: 0,
+    receivedShare: new DecimalSum(),
+    done: false,
+  }));
+  const check = o.api.revenue.filterCheck(o.filters ?? {});
   const progress: ExportProgress = { rows: 0, pages: 0, slicesDone: 0, slices: o.slices.length };
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort();
@@ -63,31 +83,36 @@ export async function exportRevenue(o: ExportOptions): Promise<SliceReport[]> {
    */
   const fetchPage = async (report: SliceReport, cursor: string | undefined, first: boolean) => {
     const { from, to } = report.window;
-    const { data: page } = await o.api.revenue.page({
-      from: from.toISOString(),
-      to: to.toISOString(),
-      limit: o.pageSize ?? EXPORT_PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
-      ...(o.summary && first ? { include_summary: true } : {}),
-      ...o.filters,
-    });
+    const page = await o.api.revenue.page(
+      {
+        from: from.toISOString(),
+        to: to.toISOString(),
+        limit: o.pageSize ?? EXPORT_PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+        ...(o.summary && first ? { include_summary: true } : {}),
+        ...o.filters,
+      },
+      check,
+    );
     if (o.summary && first) {
       if (!page.summary) throw new Error(`the service sent no summary for slice ${report.index + 1} (${describeSlice(report.window)})`);
       report.service = page.summary;
     }
     const fromMs = from.getTime();
     const toMs = to.getTime();
-    for (const row of page.data) {
+    for (const row of page.received) {
       const ts = Date.parse(row.ts);
       // A row outside the window asked for would be written twice (it belongs to another slice).
       if (!(ts >= fromMs && ts <= toMs)) {
         throw new Error(`the service returned a row outside the requested window (transaction ${row.transaction_id}, ts ${row.ts}, window ${describeSlice(report.window)})`);
       }
-      if (o.summary) report.share.add(row.share);
+      if (o.summary) report.receivedShare.add(row.share);
     }
-    report.rows += page.data.length;
+    if (o.summary) for (const row of page.items) report.share.add(row.share);
+    report.rows += page.items.length;
+    report.received += page.received.length;
     report.pages++;
-    return { text: page.data.length > 0 ? o.output.format(page.data) : '', rows: page.data.length, next: page.has_more ? page.next_cursor : null };
+    return { text: page.items.length > 0 ? o.output.format(page.items) : '', rows: page.items.length, next: page.last ? null : page.nextCursor };
   };
 
   /**
@@ -156,15 +181,16 @@ export async function exportRevenue(o: ExportOptions): Promise<SliceReport[]> {
 
 export type SliceCheck = { report: SliceReport; ok: boolean; problem?: string };
 
-/** Compares each slice's count and summed share with the service's summary. */
+/** Compares each slice's count and summed share, as received, with the service's summary. */
 export function checkSlices(reports: SliceReport[]): SliceCheck[] {
   return reports.map((report) => {
     const service = report.service;
     if (!service) return { report, ok: false, problem: 'no summary from the service' };
     const problems: string[] = [];
-    if (service.transaction_count !== report.rows) problems.push(`${report.rows} rows exported, the service counts ${service.transaction_count}`);
-    if (!report.share.equals(service.total_partner_share)) {
-      problems.push(`share sums to ${report.share.toString()}, the service says ${service.total_partner_share}`);
+    const what = report.received === report.rows ? 'exported' : 'received';
+    if (service.transaction_count !== report.received) problems.push(`${report.received} rows ${what}, the service counts ${service.transaction_count}`);
+    if (!report.receivedShare.equals(service.total_partner_share)) {
+      problems.push(`share sums to ${report.receivedShare.toString()}, the service says ${service.total_partner_share}`);
     }
     return problems.length ? { report, ok: false, problem: problems.join('; ') } : { report, ok: true };
   });

@@ -21,6 +21,9 @@ export type CheckRow = {
   to: string;
   rows: number;
   share: string;
+  /** Rows the service sent, and their share: what its summary is compared with. */
+  received: number;
+  received_share: string;
   service_rows: number | null;
   service_share: string | null;
   ok: boolean;
@@ -33,14 +36,18 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
     to: report.window.to.toISOString(),
     rows: report.rows,
     share: report.share.toString(),
+    received: report.received,
+    received_share: report.receivedShare.toString(),
     service_rows: report.service?.transaction_count ?? null,
     service_share: report.service?.total_partner_share ?? null,
     ok,
   }));
   const share = new DecimalSum();
+  const receivedShare = new DecimalSum();
   const serviceShare = new DecimalSum();
   for (const { report } of checks) {
     share.addSum(report.share);
+    receivedShare.addSum(report.receivedShare);
     if (report.service) serviceShare.add(report.service.total_partner_share);
   }
   const total: CheckRow = {
@@ -49,6 +56,8 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
     to: slices[slices.length - 1]?.to ?? '',
     rows: slices.reduce((n, s) => n + s.rows, 0),
     share: share.toString(),
+    received: slices.reduce((n, s) => n + s.received, 0),
+    received_share: receivedShare.toString(),
     service_rows: slices.reduce((n, s) => n + (s.service_rows ?? 0), 0),
     service_share: serviceShare.toString(),
     ok: checks.every((c) => c.ok),
@@ -58,6 +67,8 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
 
 export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void {
   const { slices, total } = checkRows(checks);
+  // Received and exported differ only when the service ignored a filter.
+  const filtered = [...slices, total].some((r) => r.received !== r.rows);
   if (json) {
     io.err(JSON.stringify({ slices, total, ok: total.ok }));
     return;
@@ -68,6 +79,12 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void 
     { header: 'TO', value: (r) => r.to },
     { header: 'ROWS', value: (r) => r.rows },
     { header: 'SHARE', value: (r) => r.share },
+    ...(filtered
+      ? ([
+          { header: 'RECEIVED', value: (r) => r.received },
+          { header: 'RECEIVED SHARE', value: (r) => r.received_share },
+        ] satisfies Column<CheckRow>[])
+      : []),
     { header: 'SERVICE ROWS', value: (r) => r.service_rows },
     { header: 'SERVICE SHARE', value: (r) => r.service_share },
     { header: 'CHECK', value: (r) => (r.ok ? 'ok' : 'MISMATCH') },

@@ -1,0 +1,205 @@
+// Lists, filters, replay and exports through the built `offramp`, against the emulator
+// and against the variant server (test/helpers/variant-server.ts), which keeps the spec's
+// rules but chose differently on every open point: other list shapes, cursors with `+/=`,
+// filter names the CLI does not send, other status words, 200 on create. Every command
+// must give the same right answer against both, or fail loudly; none may exit 0 with a
+// wrong or partial result.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { runCli, tempHome } from '../helpers/cli.js';
+import { startVariant, VARIANT, type RunningVariant, type VariantShape } from '../helpers/variant-server.js';
+
+type Target = { name: string; baseUrl: string; key: string; variant?: RunningVariant; emu: RunningEmulator; close(): Promise<void> };
+
+const TX_COUNT = 47;
+/** The seeded ledger spans the last 180 days: two legal slices cover it. */
+const SEED_FROM = new Date(Date.now() - 182 * 86_400_000).toISOString().slice(0, 10);
+const SEED_TO = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+const CANCELLED = 3;
+
+async function call(t: Target, method: string, path: string, body?: unknown, idem?: string) {
+  const headers: Record<string, string> = { 'x-api-key': t.key };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idem) headers['idempotency-key'] = idem;
+  const res = await fetch(t.baseUrl + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const json = (await res.json()) as { data?: any };
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+/** 47 transactions, 3 of them cancelled, 1 walked to completed; webhooks fail (no endpoint). */
+async function populate(t: Target): Promise<{ ids: string[]; cancelled: string[]; completed: string }> {
+  const ids: string[] = [];
+  for (let i = 0; i < TX_COUNT; i++) {
+    const tx = await call(t, 'POST', '/transactions', { fiat_amount: '5000.00', crypto_currency: 'usdt', network: 'bep20', merchant_reference: `${t.name}-${i}` }, `k-${t.name}-${i}`);
+    ids.push(tx.id);
+  }
+  const cancelled = ids.slice(5, 5 + CANCELLED);
+  for (const id of cancelled) await call(t, 'POST', `/transactions/${id}/cancel`, undefined, `c-${id}`);
+  const completed = ids[10]!;
+  for (const event of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await call(t, 'POST', '/sandbox/simulate', { transaction_id: completed, event });
+  return { ids, cancelled, completed };
+}
+
+const SHAPES: VariantShape[] = ['beside', 'meta', 'pagination'];
+const targets: Target[] = [];
+/** The same servers in production mode: their seeded ledger holds every pair, not only the sandbox's. */
+const ledgers: Target[] = [];
+const facts = new Map<string, Awaited<ReturnType<typeof populate>>>();
+
+beforeAll(async () => {
+  for (const mode of ['staging', 'production'] as const) {
+    const into = mode === 'staging' ? targets : ledgers;
+    const seedRevenue = mode === 'staging' ? 0 : 300;
+    const emu = await startEmulator({ port: 0, apiKeys: ['sk_test_lists'], mode, seedRevenue, webhookRetry: { maxAttempts: 1, baseDelayMs: 5 } });
+    into.push({ name: 'emulator', baseUrl: emu.url, key: 'sk_test_lists', emu, close: () => emu.close() });
+    for (const shape of SHAPES) {
+      const variant = await startVariant({ shape, seedRevenue, emulator: { mode, webhookRetry: { maxAttempts: 1, baseDelayMs: 5 } } });
+      into.push({ name: `variant-${shape}`, baseUrl: variant.baseUrl, key: variant.apiKey, variant, emu: variant.emu, close: () => variant.close() });
+    }
+  }
+  for (const t of targets) facts.set(t.name, await populate(t));
+}, 60_000);
+
+afterAll(async () => {
+  for (const t of [...targets, ...ledgers]) await t.close();
+});
+
+const env = (t: Target, extra: Record<string, string> = {}) => ({ OFFRAMP_API_KEY: t.key, OFFRAMP_BASE_URL: t.baseUrl, ...extra });
+const byName = (name: string) => targets.find((t) => t.name === name)!;
+const ledgerOf = (name: string) => ledgers.find((t) => t.name === name)!;
+const each = () => ['emulator', ...SHAPES.map((s) => `variant-${s}`)].map((name) => [name]);
+
+describe.each(each())('lists against %s', (name) => {
+  it('tx list --all walks every page to the end', async () => {
+    const t = byName(name);
+    const r = await runCli(['tx', 'list', '--all', '--limit', '7', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    const ids = (JSON.parse(r.stdout) as { id: string }[]).map((tx) => tx.id);
+    expect(ids).toHaveLength(TX_COUNT);
+    expect(new Set(ids)).toEqual(new Set(facts.get(name)!.ids));
+  });
+
+  it('one page prints the command for the next; the printed cursor continues where it stopped', async () => {
+    const t = byName(name);
+    const first = await runCli(['tx', 'list', '--limit', '30', '-o', 'ndjson'], { env: env(t) });
+    expect(first.code, first.stderr).toBe(0);
+    const more = /^more: offramp tx list --limit 30 --cursor (.+)$/m.exec(first.stderr);
+    expect(more, first.stderr).not.toBeNull();
+    const cursor = more![1]!.replace(/^'(.*)'$/, '$1');
+    const second = await runCli(['tx', 'list', '--limit', '30', '-o', 'ndjson', '--cursor', cursor], { env: env(t) });
+    expect(second.code, second.stderr).toBe(0);
+    const ids = [...first.stdout.trim().split('\n'), ...second.stdout.trim().split('\n')].map((l) => JSON.parse(l).id);
+    expect(ids).toHaveLength(TX_COUNT);
+    expect(new Set(ids).size).toBe(TX_COUNT);
+    expect(second.stderr).not.toMatch(/^more:/m);
+  });
+
+  it('tx list --status keeps only that status, and says when the service ignored the filter', async () => {
+    const t = byName(name);
+    const r = await runCli(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    const listed = JSON.parse(r.stdout) as { id: string; status: string }[];
+    expect(new Set(listed.map((tx) => tx.id))).toEqual(new Set(facts.get(name)!.cancelled));
+    if (t.variant) expect(r.stderr).toBe('warning: the service ignored --status (sent as status=cancelled): it returned records that do not match, and they were left out here. `offramp conform --save` finds the name this service reads\n');
+    else expect(r.stderr).toBe('');
+  });
+
+  it('tx list --from after every creation lists nothing (a window the service may ignore)', async () => {
+    const t = byName(name);
+    const r = await runCli(['tx', 'list', '--from', '2099-01-01', '--all', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+
+  it('webhooks list --tx lists only that transaction’s events', async () => {
+    const t = byName(name);
+    const { completed } = facts.get(name)!;
+    const r = await runCli(['webhooks', 'list', '--tx', completed, '--all', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    const events = JSON.parse(r.stdout) as { aggregate_id: string; event_type: string }[];
+    expect(events.map((e) => e.event_type).sort()).toEqual(['deposit.confirmed', 'deposit.detected', 'transaction.completed', 'transaction.created']);
+    expect(new Set(events.map((e) => e.aggregate_id))).toEqual(new Set([completed]));
+    if (t.variant) expect(r.stderr).toMatch(/^warning: the service ignored --tx \(sent as transaction_id=/);
+  });
+
+  it('revenue export --token/--network writes only that pair, and --summary neither falsely matches nor falsely fails', async () => {
+    const t = ledgerOf(name);
+    const all = await runCli(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '-o', 'ndjson'], { env: env(t) });
+    expect(all.code, all.stderr).toBe(0);
+    const rows = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as { crypto_currency: string; network: string; transaction_id: string });
+    const want = rows.filter((row) => row.crypto_currency === 'usdt' && row.network === 'trc20');
+    expect(want.length).toBeGreaterThan(0);
+    expect(want.length).toBeLessThan(rows.length);
+    const r = await runCli(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdt', '--network', 'trc20', '-o', 'ndjson', '--summary'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).transaction_id)).toEqual(want.map((row) => row.transaction_id));
+    if (t.variant) expect(r.stderr).toMatch(/warning: the service ignored --token \(sent as crypto_currency=usdt\)/);
+    expect(r.stderr).toMatch(/totals match the service/);
+  });
+
+  it('revenue summary --token sums that token’s rows', async () => {
+    const t = ledgerOf(name);
+    const rows = await runCli(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdc', '-o', 'ndjson'], { env: env(t) });
+    const list = rows.stdout.trim().split('\n').map((l) => JSON.parse(l) as { share: string });
+    const r = await runCli(['revenue', 'summary', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdc', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { transaction_count: number; total_partner_share: string; crypto_currency: string };
+    expect(summary.transaction_count).toBe(list.length);
+    const cents = list.reduce((n, row) => n + BigInt(row.share.replace('.', '')), 0n);
+    expect(summary.total_partner_share.replace('.', '')).toBe(String(cents));
+    expect(summary.crypto_currency).toBe('usdc');
+  });
+});
+
+describe('webhooks replay --failed against the variant', () => {
+  it('replays only the failed events of the transaction asked for, once told the failed word', async () => {
+    const t = byName('variant-beside');
+    const { completed } = facts.get('variant-beside')!;
+    const before = t.variant!.requests.length;
+    const unknown = await runCli(['webhooks', 'replay', '--failed', '--tx', completed, '--yes'], { env: env(t) });
+    // No event says "failed"; the variant says "errored", which the CLI cannot take for failed by itself.
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: UNKNOWN_STATUS: cannot tell which events failed: none has delivery_status "failed", and the service also reports "errored"/m);
+    expect(t.variant!.requests.slice(before).filter((q) => q.method === 'POST')).toEqual([]);
+
+    const r = await runCli(['webhooks', 'replay', '--failed', '--failed-status', VARIANT.deliveryStatus.failed, '--tx', completed, '--yes', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    const replayed = JSON.parse(r.stdout) as { aggregate_id: string }[];
+    expect(replayed).toHaveLength(4);
+    expect(new Set(replayed.map((x) => x.aggregate_id))).toEqual(new Set([completed]));
+    const posts = t.variant!.requests.slice(before).filter((q) => q.method === 'POST');
+    expect(posts).toHaveLength(4);
+    expect(posts.every((q) => q.path.endsWith('/replay'))).toBe(true);
+  });
+
+  it('against the emulator the default word is right', async () => {
+    const t = byName('emulator');
+    const { ids } = facts.get('emulator')!;
+    const r = await runCli(['webhooks', 'replay', '--failed', '--tx', ids[0]!, '--yes', '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { aggregate_id: string }[]).map((x) => x.aggregate_id)).toEqual([ids[0]]);
+  });
+});
+
+describe('filter names saved in the profile', () => {
+  it('are sent under the service’s names: no warning, the same answer', async () => {
+    const t = byName('variant-beside');
+    const home = tempHome();
+    const add = await runCli(['profile', 'add', 'variant', '--env', 'staging', '--base-url', t.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${t.key}\n` });
+    expect(add.code, add.stderr).toBe(0);
+    const file = join(home.configDir, 'config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8'));
+    config.profiles.variant.service = { filterNames: VARIANT.filterNames, failedStatus: VARIANT.deliveryStatus.failed };
+    writeFileSync(file, JSON.stringify(config));
+    const before = t.variant!.requests.length;
+    const r = await runCli(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: { ...home.env, OFFRAMP_PROFILE: 'variant' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(new Set((JSON.parse(r.stdout) as { id: string }[]).map((tx) => tx.id))).toEqual(new Set(facts.get('variant-beside')!.cancelled));
+    const sent = t.variant!.requests.slice(before).filter((q) => q.path.endsWith('/transactions'));
+    expect(sent.every((q) => q.query.get('state') === 'cancelled' && !q.query.has('status'))).toBe(true);
+  });
+});
