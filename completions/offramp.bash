@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --failed-status --fault-rate --fiat-amount --file --forward-to --from --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --secret --seed --seed-revenue --seller-phone --signature --status --store --terminal-id --timeout --to --token --tx --type --until --webhook-secret --webhook-url -o '
+  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --event --failed-status --fault-rate --fiat-amount --file --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -209,6 +209,8 @@ _offramp() {
     'webhooks listen:--secret') return 0 ;;
     'webhooks listen:--store') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'webhooks listen:--forward-to') return 0 ;;
+    'webhooks listen:--scheme') return 0 ;;
+    'webhooks listen:--tolerance') return 0 ;;
     'webhooks verify:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'webhooks verify:--api-key') return 0 ;;
     'webhooks verify:--base-url') return 0 ;;
@@ -218,6 +220,10 @@ _offramp() {
     'webhooks verify:--secret') return 0 ;;
     'webhooks verify:--signature') return 0 ;;
     'webhooks verify:--file') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'webhooks verify:--scheme') return 0 ;;
+    'webhooks verify:--tolerance') return 0 ;;
+    'webhooks verify:--from-store') return 0 ;;
+    'webhooks verify:--event') return 0 ;;
     'simulate:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'simulate:--api-key') return 0 ;;
     'simulate:--base-url') return 0 ;;
@@ -258,6 +264,7 @@ _offramp() {
     'emulator:--mode') COMPREPLY=($(compgen -W 'staging production' -- "$cur")); return 0 ;;
     'emulator:--rate') return 0 ;;
     'emulator:--rate-limit') return 0 ;;
+    'emulator:--signature-scheme') return 0 ;;
     'demo:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'demo:--api-key') return 0 ;;
     'demo:--base-url') return 0 ;;
@@ -353,12 +360,12 @@ _offramp() {
       'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --tx --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
-      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --port --secret --store --forward-to -h --help' -- "$cur")) ;;
-      'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --secret --signature --file -h --help' -- "$cur")) ;;
+      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --port --secret --store --forward-to --scheme --tolerance -h --help' -- "$cur")) ;;
+      'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --secret --signature --file --scheme --tolerance --detect --from-store --event -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --outcome --junit -h --help' -- "$cur")) ;;
-      'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit -h --help' -- "$cur")) ;;
+      'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme -h --help' -- "$cur")) ;;
       'demo') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'profile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --env --api-key-stdin --webhook-secret-stdin -h --help' -- "$cur")) ;;

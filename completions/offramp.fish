@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --failed-status --fault-rate --fiat-amount --file --forward-to --from --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --secret --seed --seed-revenue --seller-phone --signature --status --store --terminal-id --timeout --to --token --tx --type --until --webhook-secret --webhook-url -o
+  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --event --failed-status --fault-rate --fiat-amount --file --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -371,6 +371,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified deliveries to your app'\''s endpoint' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -387,6 +389,11 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-co
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secret -d 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l file -d 'read the raw body from this file' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l detect -d 'print every scheme (and which secret) the delivery verifies under'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -a 'walk' -d 'walk a transaction (a new one unless given) to an outcome, step by step'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -458,6 +465,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed-revenue
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l mode -d 'behave as staging or production' -r -f -a 'staging production'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate -d 'NGN per token' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate-limit -d 'requests per second per key' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l signature-scheme -d 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'

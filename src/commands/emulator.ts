@@ -5,6 +5,7 @@
 import type { IO } from '../lib/io.js';
 import { UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input.js';
+import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 
 export type EmulatorCommandOptions = {
@@ -20,6 +21,7 @@ export type EmulatorCommandOptions = {
   mode?: string;
   rate?: string;
   rateLimit?: string | number;
+  signatureScheme?: string;
 };
 
 export type EmulatorCommandContext = {
@@ -60,7 +62,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     ? `${emulator.apiKeys.length} partner${emulator.apiKeys.length === 1 ? '' : 's'}, one per --api-key`
     : '1 partner, default key (see README)';
   io.err(`offramp emulator listening on ${emulator.url} (${emulator.mode} mode, ${keys})`);
-  io.err(`webhooks: ${settings.webhookUrl ? `delivered to ${displayUrl(settings.webhookUrl)}, signed with ${settings.webhookSecret ? 'the given secret' : 'the default secret (see README)'}` : 'recorded only (no --webhook-url)'}`);
+  io.err(`webhooks: ${settings.webhookUrl ? `delivered to ${displayUrl(settings.webhookUrl)}, signed with ${settings.webhookSecret ? 'the given secret' : 'the default secret (see README)'} (${settings.signatureScheme ?? DEFAULT_SCHEME})` : 'recorded only (no --webhook-url)'}`);
   if (settings.latencyMs || settings.faultRate) {
     io.err(`faults: latency ${settings.latencyMs ?? 0} ms, fault rate ${settings.faultRate ?? 0}, seed ${emulator.seed}`);
   }
@@ -88,7 +90,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
 /** The options of startEmulator that flags can set. */
 type Settings = Pick<
   EmulatorOptions,
-  'port' | 'host' | 'apiKeys' | 'webhookUrl' | 'webhookSecret' | 'latencyMs' | 'faultRate' | 'seed' | 'seedRevenue' | 'mode' | 'rate' | 'rateLimit'
+  'port' | 'host' | 'apiKeys' | 'webhookUrl' | 'webhookSecret' | 'latencyMs' | 'faultRate' | 'seed' | 'seedRevenue' | 'mode' | 'rate' | 'rateLimit' | 'signatureScheme'
 >;
 
 /** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
@@ -139,6 +141,11 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
     settings.rate = opts.rate;
   }
   if (opts.rateLimit !== undefined) settings.rateLimit = parseIntFlag(opts.rateLimit, '--rate-limit', 0, 1_000_000);
+  if (opts.signatureScheme !== undefined) {
+    const name = opts.signatureScheme.trim();
+    if (!isScheme(name)) throw new UsageError(`--signature-scheme: unknown scheme "${opts.signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
+    settings.signatureScheme = name;
+  }
   return settings;
 }
 

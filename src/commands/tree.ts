@@ -261,7 +261,9 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .option('--port <port>', 'port on 127.0.0.1', '8787')
           .option('--secret <secret>', 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)')
           .option('--store <file>', 'append each new event to this NDJSON file', 'webhooks.ndjson')
-          .option('--forward-to <url>', "relay verified deliveries to your app's endpoint"),
+          .option('--forward-to <url>', "relay verified deliveries to your app's endpoint")
+          .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
+          .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300'),
         () => import('./webhooks/listen.js'),
       ),
       ['offramp webhooks listen --port 8787', 'offramp webhooks listen --forward-to http://127.0.0.1:3000/webhooks'],
@@ -273,7 +275,12 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .description('check the signature of one delivery offline (body on stdin by default)')
           .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
           .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
-          .option('--file <body>', 'read the raw body from this file'),
+          .option('--file <body>', 'read the raw body from this file')
+          .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
+          .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300')
+          .option('--detect', 'print every scheme (and which secret) the delivery verifies under')
+          .option('--from-store <file>', "take body and signature from a `webhooks listen` store (the last event, or --event)")
+          .option('--event <id>', 'with --from-store: the event to check'),
         () => import('./webhooks/verify.js'),
       ),
       ['offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'],
@@ -338,6 +345,7 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .addOption(new Option('--mode <mode>', 'behave as staging or production').choices(['staging', 'production']).default('staging'))
           .option('--rate <ngn>', 'NGN per token')
           .option('--rate-limit <n>', 'requests per second per key')
+          .option('--signature-scheme <name>', 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)')
           .addHelpText('after', '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).'),
         () => import('./emulator.js'),
         [],

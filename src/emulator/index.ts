@@ -4,6 +4,7 @@
 // Nothing here runs at import time.
 import { EMULATOR_DEFAULT_API_KEY } from '../lib/config/profile.js';
 import { Decimal } from '../lib/money.js';
+import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
 import type { Clock } from './clock.js';
 import { ManualClock, systemClock } from './clock.js';
 import { FaultInjector } from './faults.js';
@@ -40,6 +41,11 @@ export type EmulatorOptions = {
   webhookUrl?: string;
   /** HMAC key for X-SVC-Webhook-Signature. Default: DEFAULT_WEBHOOK_SECRET. */
   webhookSecret?: string;
+  /**
+   * How X-SVC-Webhook-Signature is computed: a scheme of the catalogue in
+   * src/lib/signature.ts (docs/emulator.md, Webhooks). Default `hmac-sha256-hex`.
+   */
+  signatureScheme?: string;
   /** Delay added to every answer, in ms. */
   latencyMs?: number;
   /** Probability (0-1) that a request gets an injected fault. */
@@ -99,12 +105,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? '127.0.0.1';
   const clock = options.clock ?? systemClock;
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
+  const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
+  if (!isScheme(signatureScheme)) throw new RangeError(`signatureScheme must be one of ${SCHEMES.join(', ')}, got ${signatureScheme}`);
 
   const store = new Store(apiKeys);
   const webhooks = new Webhooks(
     {
       url: options.webhookUrl,
       secret: webhookSecret,
+      scheme: signatureScheme,
       maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
       baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
       timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,

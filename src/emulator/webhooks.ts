@@ -1,14 +1,18 @@
-// The webhook event log and its delivery worker (partner-api.md, "Events").
+// The webhook event log and its delivery worker (the spec, "Events").
 // Every lifecycle step records an event whose delivery body is `{ id, type, data }`, with
 // `data` the transaction snapshot at that moment (deposit events therefore carry
 // deposit_id, deposit_status, confirmations, received_at... as the snapshot does). The
 // body is serialised once (at the first attempt, so an emulator without a webhook URL never
-// pays for it), and every redelivery sends the same bytes and signature.
+// pays for it), and every redelivery sends the same bytes (and, except under
+// timestamped-sha256, the same signature).
 //
 // Delivery (all "not shown" in the spec; our choices):
 // - POST to the configured URL, `Content-Type: application/json`,
-//   `X-SVC-Webhook-Signature` = lowercase hex HMAC-SHA256 of the raw body keyed with the
-//   webhook secret (src/lib/signature.ts), `X-SVC-Webhook-Id` = the event id;
+//   `X-SVC-Webhook-Signature` = the raw body signed with the webhook secret under the
+//   configured scheme of the catalogue (src/lib/signature.ts; default hmac-sha256-hex,
+//   lowercase hex HMAC-SHA256), `X-SVC-Webhook-Id` = the event id. Each attempt signs
+//   anew: under timestamped-sha256 `t` is the emulator's clock at that attempt, as a
+//   service stamping its sends would, so a retry is not refused as stale;
 // - a 2xx answer means delivered; anything else (other status, refused connection, no
 //   answer within 5 s) counts as a failed attempt and is retried after baseDelay × 2^(n−1)
 //   until the attempt ceiling, then the event is `failed`;
@@ -27,7 +31,7 @@ import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
-import { sign } from '../lib/signature.js';
+import { sign, type SchemeName } from '../lib/signature.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -50,6 +54,8 @@ export const NO_ENDPOINT_ERROR = 'no webhook endpoint configured (start the emul
 export type WebhookSettings = {
   url: string | undefined;
   secret: string;
+  /** Signature scheme of the catalogue (src/lib/signature.ts); default hmac-sha256-hex. */
+  scheme?: SchemeName;
   maxAttempts: number;
   baseDelayMs: number;
   timeoutMs: number;
@@ -253,7 +259,7 @@ export class Webhooks {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'offramp-emulator',
-          [SIGNATURE_HEADER_NAME]: sign(body, this.settings.secret),
+          [SIGNATURE_HEADER_NAME]: sign(body, this.settings.secret, this.settings.scheme, new Date(this.clock.now())),
           [EVENT_ID_HEADER_NAME]: evt.event_id,
         },
         headersTimeout: this.settings.timeoutMs,

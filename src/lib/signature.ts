@@ -1,19 +1,331 @@
-// Webhook signature scheme. partner-api.md leaves the algorithm "not shown"; the CLI
-// contract fixes it: lowercase hex HMAC-SHA256 of the raw request body, keyed with the
-// webhook secret, carried in X-SVC-Webhook-Signature.
+// Webhook signatures: a catalogue of schemes, how to sign with each, and how to verify and
+// detect which one a delivery uses. The spec leaves the algorithm "not shown"; the CLI
+// contract fixes the emulator's default (lowercase hex HMAC-SHA256 of the raw request body,
+// keyed with the webhook secret, in X-SVC-Webhook-Signature) and has `webhooks listen` and
+// `webhooks verify` accept any scheme of this catalogue unless one is pinned, because a
+// real service may sign in any of the common ways and refusing its every delivery with a
+// 401 helps no one.
+//
+// The catalogue (what a signer emits; what a verifier also accepts):
+//   hmac-sha256-hex      HMAC-SHA256(secret, body), lowercase hex     hex in either case; optional `sha256=` prefix
+//   hmac-sha256-base64   the same digest, standard base64, padded     url-safe alphabet too, padding optional; optional `sha256=`
+//   hmac-sha512-hex      HMAC-SHA512, lowercase hex                   as hmac-sha256-hex, with `sha512=`
+//   hmac-sha512-base64   HMAC-SHA512, standard base64                 as hmac-sha256-base64, with `sha512=`
+//   prefixed-sha256-hex  `sha256=<hex>`                               the prefix is required (any case)
+//   prefixed-sha512-hex  `sha512=<hex>`                               the prefix is required (any case)
+//   timestamped-sha256   `t=<unix seconds>,v1=<hex>`, hex = HMAC-SHA256(secret, "<t>.<body>")
+//                        several v1 entries (any may match; a signer rotating secrets sends
+//                        one per secret), other keys ignored, spaces around commas allowed;
+//                        t must be within the tolerance of now (300 s by default, both ways:
+//                        clocks drift either way), which is what stops a captured delivery
+//                        from being replayed later.
+//
+// Every comparison of a digest is constant time (timingSafeEqual on equal-length buffers)
+// and every candidate is compared even after one matched, so the time taken never depends
+// on how much of a forged signature was right. What is branched on is only the header's
+// form (its length, alphabet, prefix): the sender chose that, and it says nothing about the
+// expected digest. The form also decides which digests are computed at all, so the common
+// case (one hex HMAC-SHA256) costs one HMAC, as before the catalogue existed.
+//
+// Secrets never appear in a result or a reason.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { UsageError } from './errors.js';
 
 export const SIGNATURE_HEADER = 'x-svc-webhook-signature';
 
-export function sign(rawBody: string | Buffer, secret: string): string {
-  return createHmac('sha256', secret).update(rawBody).digest('hex');
+export const SCHEMES = [
+  'hmac-sha256-hex',
+  'hmac-sha256-base64',
+  'hmac-sha512-hex',
+  'hmac-sha512-base64',
+  'prefixed-sha256-hex',
+  'prefixed-sha512-hex',
+  'timestamped-sha256',
+] as const;
+export type SchemeName = (typeof SCHEMES)[number];
+
+/** What the emulator signs with unless told otherwise (docs/api.md, "Open points"). */
+export const DEFAULT_SCHEME: SchemeName = 'hmac-sha256-hex';
+/** Largest difference between a timestamped signature's `t` and now, either way. */
+export const DEFAULT_TOLERANCE_SEC = 300;
+
+export function isScheme(name: string): name is SchemeName {
+  return (SCHEMES as readonly string[]).includes(name);
 }
 
-/** Constant-time check of a received signature against the body; never throws. */
-export function verify(rawBody: string | Buffer, secret: string, signature: string | undefined): boolean {
-  if (!signature) return false;
-  const expected = Buffer.from(sign(rawBody, secret), 'hex');
-  const given = signature.trim().toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(given)) return false;
-  return timingSafeEqual(expected, Buffer.from(given, 'hex'));
+/** What `--scheme any` means: every scheme of the catalogue (overrides a profile's pin). */
+export const ANY_SCHEME = 'any';
+
+/**
+ * A scheme setting from a flag or a profile: a scheme of the catalogue, or undefined for
+ * "any" (the value `any`, or nothing set). Anything else is a UsageError naming `source`
+ * and listing the catalogue.
+ */
+export function schemeSetting(value: string | undefined, source: string): SchemeName | undefined {
+  const name = value?.trim();
+  if (name === undefined || name === ANY_SCHEME) return undefined;
+  if (isScheme(name)) return name;
+  throw new UsageError(`${source}: unknown signature scheme "${value}"`, `the catalogue: ${SCHEMES.join(', ')} (or ${ANY_SCHEME})`);
+}
+
+export type VerifyOptions = {
+  /** Accept only this scheme; default: any scheme of the catalogue. */
+  scheme?: string;
+  /** For timestamped-sha256; default DEFAULT_TOLERANCE_SEC. */
+  toleranceSec?: number;
+  /** The clock timestamped signatures are checked against; default the system's. */
+  now?: Date;
+};
+
+/** Why a verification failed, for callers that word their own message or hint. */
+export type FailureKind =
+  | 'no-signature' // header absent or empty
+  | 'no-secret' // nothing to verify with
+  | 'unknown-scheme' // the pinned scheme is not in the catalogue
+  | 'malformed' // the header has the form of no (pinned) scheme
+  | 'other-scheme' // it verifies, but under another scheme than the pinned one
+  | 'mismatch' // right form, wrong digest: wrong secret or changed body
+  | 'outside-tolerance'; // timestamped, correct, but t is too far from now
+
+export type VerifyResult =
+  | { ok: true; scheme: SchemeName; secretIndex: number }
+  | { ok: false; reason: string; kind: FailureKind; /** with kind other-scheme: the scheme that verifies */ scheme?: SchemeName };
+
+export type DetectMatch = { scheme: SchemeName; secretLabel: string };
+
+/**
+ * The header value for `rawBody` under `scheme`. With two arguments: the emulator's default,
+ * lowercase hex HMAC-SHA256. `now` is the signing time of timestamped-sha256 (default: now).
+ */
+export function sign(rawBody: string | Buffer, secret: string, scheme: string = DEFAULT_SCHEME, now?: Date): string {
+  switch (scheme) {
+    case 'hmac-sha256-hex':
+      return hmac('sha256', secret, rawBody).toString('hex');
+    case 'hmac-sha256-base64':
+      return hmac('sha256', secret, rawBody).toString('base64');
+    case 'hmac-sha512-hex':
+      return hmac('sha512', secret, rawBody).toString('hex');
+    case 'hmac-sha512-base64':
+      return hmac('sha512', secret, rawBody).toString('base64');
+    case 'prefixed-sha256-hex':
+      return `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`;
+    case 'prefixed-sha512-hex':
+      return `sha512=${hmac('sha512', secret, rawBody).toString('hex')}`;
+    case 'timestamped-sha256': {
+      const t = Math.floor((now ?? new Date()).getTime() / 1000);
+      return `t=${t},v1=${hmac('sha256', secret, timestampedPayload(String(t), rawBody)).toString('hex')}`;
+    }
+    default:
+      throw new RangeError(`unknown signature scheme "${scheme}"; the catalogue: ${SCHEMES.join(', ')}`);
+  }
+}
+
+/**
+ * Checks `header` against the body with each secret (in order; `secretIndex` says which
+ * matched). Without `opts.scheme`, any scheme of the catalogue is accepted and the most
+ * specific one that matched is reported (`prefixed-sha256-hex` for `sha256=<hex>`, though
+ * `hmac-sha256-hex` accepts that form too). Never throws.
+ */
+export function verify(
+  rawBody: string | Buffer,
+  secrets: string | readonly string[],
+  header: string | undefined,
+  opts: VerifyOptions = {},
+): VerifyResult {
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
+  if (opts.scheme !== undefined && !isScheme(opts.scheme)) {
+    return { ok: false, kind: 'unknown-scheme', reason: `unknown signature scheme "${opts.scheme}"; the catalogue: ${SCHEMES.join(', ')}` };
+  }
+  if (!keys.some((k) => typeof k === 'string' && k !== '')) return { ok: false, kind: 'no-secret', reason: 'no webhook secret to verify with' };
+  const value = header?.trim() ?? '';
+  if (value === '') return { ok: false, kind: 'no-signature', reason: 'no signature' };
+  const pinned = opts.scheme as SchemeName | undefined;
+  const candidates = parseHeader(value).filter((c) => pinned === undefined || c.scheme === pinned);
+  if (candidates.length === 0) {
+    if (pinned !== undefined) {
+      const other = verify(rawBody, keys, value, { ...opts, scheme: undefined });
+      if (other.ok) {
+        return { ok: false, kind: 'other-scheme', scheme: other.scheme, reason: `signed with ${other.scheme}, but only ${pinned} is accepted` };
+      }
+      return { ok: false, kind: 'malformed', reason: `the signature is not in the form of ${pinned} (${FORMS[pinned]})` };
+    }
+    return { ok: false, kind: 'malformed', reason: 'the signature has the form of no scheme of the catalogue' };
+  }
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+  const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+  let found: { scheme: SchemeName; secretIndex: number } | undefined;
+  let stale: { t: number } | undefined;
+  // Candidates come most specific first; the first match wins, but every one is compared.
+  for (const candidate of candidates) {
+    for (let secretIndex = 0; secretIndex < keys.length; secretIndex++) {
+      // An empty secret is no secret: an HMAC under it would be anyone's to forge.
+      const secret = keys[secretIndex];
+      if (!secret || !matches(candidate, body, secret)) continue;
+      if (candidate.t !== undefined && !(Math.abs(nowSec - candidate.t) <= tolerance)) stale ??= { t: candidate.t };
+      else found ??= { scheme: candidate.scheme, secretIndex };
+    }
+  }
+  if (found) return { ok: true, ...found };
+  if (stale) {
+    const diff = nowSec - stale.t;
+    const how = diff > 0 ? `${diff} s old` : `${-diff} s in the future`;
+    return {
+      ok: false,
+      kind: 'outside-tolerance',
+      reason: `the timestamped signature matches, but its timestamp (t=${stale.t}) is ${how}, outside the tolerance of ${tolerance} s`,
+    };
+  }
+  if (pinned !== undefined) {
+    const other = verify(rawBody, keys, value, { ...opts, scheme: undefined });
+    if (other.ok) return { ok: false, kind: 'other-scheme', scheme: other.scheme, reason: `signed with ${other.scheme}, but only ${pinned} is accepted` };
+  }
+  return { ok: false, kind: 'mismatch', reason: 'signature does not match the body' };
+}
+
+/**
+ * Every (scheme, secret) under which the delivery verifies, most specific scheme first,
+ * secrets in the order given. `opts.scheme` narrows the search to one scheme. For a
+ * delivery read back from a store, pass `now` = the time it was received, so a
+ * timestamped signature is judged as it was then (or `toleranceSec: Infinity` to ignore
+ * the timestamp).
+ */
+export function detect(
+  rawBody: string | Buffer,
+  header: string | undefined,
+  secrets: readonly { label: string; secret: string }[],
+  opts: VerifyOptions = {},
+): DetectMatch[] {
+  const out: DetectMatch[] = [];
+  if (opts.scheme !== undefined && !isScheme(opts.scheme)) return out;
+  const value = header?.trim() ?? '';
+  if (value === '') return out;
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+  const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+  const candidates = parseHeader(value).filter((c) => opts.scheme === undefined || c.scheme === opts.scheme);
+  for (const candidate of candidates) {
+    for (const { label, secret } of secrets) {
+      if (!secret) continue;
+      if (!matches(candidate, body, secret)) continue;
+      if (candidate.t !== undefined && !(Math.abs(nowSec - candidate.t) <= tolerance)) continue;
+      if (!out.some((m) => m.scheme === candidate.scheme && m.secretLabel === label)) out.push({ scheme: candidate.scheme, secretLabel: label });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------- internals
+
+type Algorithm = 'sha256' | 'sha512';
+const DIGEST_BYTES: Record<Algorithm, number> = { sha256: 32, sha512: 64 };
+
+/** One way the header could be read: a scheme, the digest(s) it claims, and what was signed. */
+type Candidate = {
+  scheme: SchemeName;
+  algorithm: Algorithm;
+  /** Claimed digests, each already DIGEST_BYTES long; any may match (several v1 entries). */
+  digests: Buffer[];
+  /** timestamped-sha256: the `t` value as sent (signed verbatim) and as a number. */
+  tText?: string;
+  t?: number;
+};
+
+const FORMS: Record<SchemeName, string> = {
+  'hmac-sha256-hex': '64 hex characters, optionally after sha256=',
+  'hmac-sha256-base64': '44 base64 characters (43 unpadded), optionally after sha256=',
+  'hmac-sha512-hex': '128 hex characters, optionally after sha512=',
+  'hmac-sha512-base64': '88 base64 characters (86 unpadded), optionally after sha512=',
+  'prefixed-sha256-hex': 'sha256= then 64 hex characters',
+  'prefixed-sha512-hex': 'sha512= then 128 hex characters',
+  'timestamped-sha256': 't=<unix seconds>,v1=<64 hex characters>',
+};
+
+function hmac(algorithm: Algorithm, secret: string, data: string | Buffer): Buffer {
+  return createHmac(algorithm, secret).update(data).digest();
+}
+
+function timestampedPayload(t: string, body: string | Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${t}.`, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
+}
+
+/** Compares every claimed digest (no early exit) against the HMAC under `secret`. */
+function matches(candidate: Candidate, body: Buffer, secret: string): boolean {
+  const signed = candidate.tText !== undefined ? timestampedPayload(candidate.tText, body) : body;
+  const expected = hmac(candidate.algorithm, secret, signed);
+  let ok = false;
+  for (const digest of candidate.digests) {
+    // Equal lengths by construction (parseHeader keeps only full-length digests).
+    if (digest.length === expected.length && timingSafeEqual(digest, expected)) ok = true;
+  }
+  return ok;
+}
+
+const HEX = /^[0-9a-fA-F]+$/;
+const BASE64_STD = /^[A-Za-z0-9+/]+={0,2}$/;
+const BASE64_URL = /^[A-Za-z0-9_-]+={0,2}$/;
+
+/** The header's possible readings, most specific first; form only, nothing secret. */
+function parseHeader(value: string): Candidate[] {
+  const out: Candidate[] = [];
+  const timestamped = parseTimestamped(value);
+  if (timestamped) out.push(timestamped);
+  const prefix = /^(sha256|sha512)=(.*)$/is.exec(value);
+  const algorithmOfPrefix = prefix ? (prefix[1]!.toLowerCase() as Algorithm) : undefined;
+  const rest = prefix ? prefix[2]!.trim() : value;
+  const algorithms: Algorithm[] = algorithmOfPrefix ? [algorithmOfPrefix] : ['sha256', 'sha512'];
+  for (const algorithm of algorithms) {
+    const hex = decodeHex(rest, DIGEST_BYTES[algorithm]);
+    if (hex) {
+      if (algorithmOfPrefix) out.push({ scheme: `prefixed-${algorithm}-hex`, algorithm, digests: [hex] });
+      out.push({ scheme: `hmac-${algorithm}-hex`, algorithm, digests: [hex] });
+    }
+  }
+  for (const algorithm of algorithms) {
+    const b64 = decodeBase64(rest, DIGEST_BYTES[algorithm]);
+    if (b64) out.push({ scheme: `hmac-${algorithm}-base64`, algorithm, digests: [b64] });
+  }
+  return out;
+}
+
+function decodeHex(text: string, bytes: number): Buffer | undefined {
+  return text.length === bytes * 2 && HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
+}
+
+function decodeBase64(text: string, bytes: number): Buffer | undefined {
+  if (!BASE64_STD.test(text) && !BASE64_URL.test(text)) return undefined;
+  const unpadded = text.replace(/=+$/, '');
+  const padded = Math.ceil(bytes / 3) * 4;
+  const bare = Math.ceil((bytes * 4) / 3);
+  // Unpadded, or padded exactly as the standard pads this length.
+  if (!(text.length === bare && unpadded.length === bare) && !(text.length === padded && unpadded.length === bare)) return undefined;
+  const standard = unpadded.replace(/-/g, '+').replace(/_/g, '/');
+  const decoded = Buffer.from(standard, 'base64');
+  // Canonical only: the last character's unused bits must be zero, or one digest would
+  // have several accepted spellings (an altered header that still verifies).
+  return decoded.length === bytes && decoded.toString('base64').replace(/=+$/, '') === standard ? decoded : undefined;
+}
+
+/** `t=<digits>,v1=<hex>[,v1=<hex>...]` with any other keys; undefined when not that form. */
+function parseTimestamped(value: string): Candidate | undefined {
+  if (!/(^|,)\s*t\s*=/.test(value)) return undefined;
+  let tText: string | undefined;
+  let tCount = 0;
+  const digests: Buffer[] = [];
+  for (const part of value.split(',')) {
+    const at = part.indexOf('=');
+    if (at < 0) continue;
+    const key = part.slice(0, at).trim();
+    const val = part.slice(at + 1).trim();
+    if (key === 't') {
+      tCount++;
+      tText = val;
+    } else if (key === 'v1') {
+      const digest = decodeHex(val, DIGEST_BYTES.sha256);
+      if (digest) digests.push(digest);
+    }
+  }
+  // One timestamp exactly: with two, which one was signed would be a guess.
+  if (tCount !== 1 || tText === undefined || !/^\d{1,12}$/.test(tText) || digests.length === 0) return undefined;
+  return { scheme: 'timestamped-sha256', algorithm: 'sha256', digests, tText, t: Number(tText) };
 }

@@ -98,7 +98,7 @@ describe('offramp emulator', () => {
     });
     expect(res.status).toBe(201);
     await eventually(() => expect(hooks.deliveries).toHaveLength(1));
-    expect(verify(hooks.deliveries[0]!.raw, secret, hooks.deliveries[0]!.headers['x-svc-webhook-signature'] as string)).toBe(true);
+    expect(verify(hooks.deliveries[0]!.raw, secret, hooks.deliveries[0]!.headers['x-svc-webhook-signature'] as string).ok).toBe(true);
     await cli.stop();
     expect(cli.stderr()).not.toContain(secret);
     expect(cli.stderr()).not.toContain('abc123');

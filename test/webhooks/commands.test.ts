@@ -203,12 +203,12 @@ describe('webhooks verify', () => {
   it('exit 0 for a valid signature (stdin, --file, env secret), 8 for an invalid one', async () => {
     const ok = await verifyCli(['--secret', SECRET, '--signature', signature], body);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toBe(`valid: the signature matches the ${body.length}-byte body (event 5d0e0000-0000-4000-8000-00000000007a, deposit.detected)\n`);
+    expect(ok.stdout).toBe(`valid: the signature matches the ${body.length}-byte body under hmac-sha256-hex (event 5d0e0000-0000-4000-8000-00000000007a, deposit.detected)\n`);
     const file = join(mkdtempSync(join(tmpdir(), 'offramp-verify-')), 'body.json');
     writeFileSync(file, body);
     const fromFile = await verifyCli(['--signature', signature.toUpperCase(), '--file', file, '--json'], '', { OFFRAMP_WEBHOOK_SECRET: SECRET });
     expect(fromFile.code).toBe(0);
-    expect(JSON.parse(fromFile.stdout)).toEqual({ valid: true, bytes: body.length, id: '5d0e0000-0000-4000-8000-00000000007a', type: 'deposit.detected' });
+    expect(JSON.parse(fromFile.stdout)).toEqual({ valid: true, scheme: 'hmac-sha256-hex', bytes: body.length, id: '5d0e0000-0000-4000-8000-00000000007a', type: 'deposit.detected' });
 
     const tampered = await verifyCli(['--secret', SECRET, '--signature', signature], body.replace('deposit', 'Deposit'));
     expect(tampered.code).toBe(8);
@@ -223,9 +223,13 @@ describe('webhooks verify', () => {
     expect(r.stderr).toMatch(/hint: it matches the body without its trailing newline/);
   });
 
-  it('bad input is exit 2', async () => {
+  it('bad input is exit 2; a signature of no known form is a failed check (8)', async () => {
     expect((await verifyCli(['--secret', SECRET], body)).code).toBe(2);
-    expect((await verifyCli(['--secret', SECRET, '--signature', 'abc'], body)).code).toBe(2);
+    expect((await verifyCli(['--secret', SECRET, '--signature', '  '], body)).code).toBe(2);
+    // Other schemes look different, so the form is not a usage error: it just does not verify.
+    const odd = await verifyCli(['--secret', SECRET, '--signature', 'abc'], body);
+    expect(odd.code).toBe(8);
+    expect(odd.stderr).toMatch(/error: CHECK_FAILED: invalid: the signature has the form of no scheme of the catalogue/);
     expect((await verifyCli(['--signature', signature], body)).stderr).toMatch(/error: USAGE: no webhook secret/);
     expect((await verifyCli(['--secret', SECRET, '--signature', signature, '--file', '/nonexistent/body'], '')).code).toBe(2);
   });

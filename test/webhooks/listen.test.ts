@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/signature.js';
+import { parseStoredLine } from '../../src/lib/webhooks/store.js';
 import { BIN, tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
@@ -68,7 +69,7 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(tx.id, e);
     const delivered = await first.lines(4);
     expect(delivered).toHaveLength(4);
-    expect(delivered[3]).toMatch(new RegExp(`^\\S+Z  200  transaction\\.completed +[0-9a-f-]{36}  tx ${tx.id}  completed$`));
+    expect(delivered[3]).toMatch(new RegExp(`^\\S+Z  200  transaction\\.completed +[0-9a-f-]{36}  tx ${tx.id}  completed  hmac-sha256-hex$`));
 
     // A forged delivery is refused and not stored.
     const forged = JSON.stringify({ id: 'forged-1', type: 'transaction.completed', data: { id: tx.id } });
@@ -84,8 +85,8 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     const all = await first.lines(7);
     expect(all[4]).toMatch(/  401  bad signature, not stored  \(claims id forged-1\)/);
     const dup = all.slice(5).find((l) => l.includes(detected.event_id))!;
-    expect(dup).toMatch(new RegExp(`200  deposit\\.detected +${detected.event_id}  tx ${tx.id}  completed  duplicate$`));
-    expect(all.find((l) => l.includes('late-1'))).toMatch(/200  deposit\.confirmed +late-1  tx \S+  completed  out of order \(reports selling_crypto\)$/);
+    expect(dup).toMatch(new RegExp(`200  deposit\\.detected +${detected.event_id}  tx ${tx.id}  completed  hmac-sha256-hex  duplicate$`));
+    expect(all.find((l) => l.includes('late-1'))).toMatch(/200  deposit\.confirmed +late-1  tx \S+  completed  hmac-sha256-hex  out of order \(reports selling_crypto\)$/);
 
     first.child.kill('SIGINT');
     const stopped = await first.done;
@@ -94,7 +95,10 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     expect(stopped.stderr).toContain(`  ${tx.id}  completed`);
     const stored = readFileSync(store, 'utf8').split('\n').filter(Boolean);
     expect(stored.map((l) => JSON.parse(l).id)).toEqual([...events.map((e) => e.event_id), 'late-1']);
-    expect(stored.at(-1)).toBe(late);
+    // The exact body, with the header it came with and the scheme that matched.
+    const lastStored = parseStoredLine(stored.at(-1)!)!;
+    expect(lastStored.body.toString('utf8')).toBe(late);
+    expect(lastStored).toMatchObject({ scheme: 'hmac-sha256-hex', signature: sign(late, SECRET) });
     expect(stopped.stdout + stopped.stderr).not.toContain(SECRET);
 
     // Restart on the same store, forwarding to an app.
@@ -110,11 +114,12 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     const second = listen(['--store', store, '--forward-to', appUrl]);
     const url2 = await second.url;
     expect(second.stderr()).toContain('(5 events already in it count as received)');
-    expect(await post(url2, stored[0]!)).toBe(200);
+    const firstBody = parseStoredLine(stored[0]!)!.body.toString('utf8');
+    expect(await post(url2, firstBody)).toBe(200);
     const after = await second.lines(2);
-    expect(after[0]).toMatch(new RegExp(`  200  transaction\\.created +${JSON.parse(stored[0]!).id}  tx ${tx.id}  completed  duplicate$`));
+    expect(after[0]).toMatch(new RegExp(`  200  transaction\\.created +${JSON.parse(stored[0]!).id}  tx ${tx.id}  completed  hmac-sha256-hex  duplicate$`));
     expect(after[1]).toBe(`  → ${appUrl} answered 202 in ${after[1]!.match(/in (\d+) ms/)![1]} ms`);
-    expect(relayed).toEqual([`${sign(stored[0]!, SECRET)}|${stored[0]}`]);
+    expect(relayed).toEqual([`${sign(firstBody, SECRET)}|${firstBody}`]);
     second.child.kill('SIGTERM');
     const end = await second.done;
     app.close();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/signature.js';
 import { startReceiver, type DeliveryInfo, type Receiver } from '../../src/lib/webhooks/receiver.js';
+import { parseStoredLine } from '../../src/lib/webhooks/store.js';
 
 const SECRET = 'whsec_receiver_test';
 const TX = '0b6f6a4e-6d2b-4c57-9a57-2a3f1f0e9a91';
@@ -37,15 +38,19 @@ afterEach(async () => {
 });
 
 const tmp = () => join(mkdtempSync(join(tmpdir(), 'offramp-recv-')), 'events.ndjson');
+const storedLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
 
 describe('startReceiver', () => {
-  it('accepts a signed event, stores the raw body as one line, and rejects a bad signature with 401', async () => {
+  it('accepts a signed event, stores the raw body with its signature as one line, and rejects a bad signature with 401', async () => {
     const store = tmp();
-    const { r, events } = await start({ storePath: store });
+    const at = new Date('2026-11-23T10:00:00.000Z');
+    const { r, events } = await start({ storePath: store, now: () => at });
     expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const good = event('evt-1', 'transaction.created');
     expect((await post(r.url, good, undefined, 'any/path')).status).toBe(200);
-    expect(readFileSync(store, 'utf8')).toBe(`${good}\n`);
+    expect(readFileSync(store, 'utf8')).toBe(
+      `${JSON.stringify({ v: 2, id: 'evt-1', type: 'transaction.created', received_at: at.toISOString(), scheme: 'hmac-sha256-hex', signature: sign(good, SECRET), body: good })}\n`,
+    );
 
     const forged = event('evt-2', 'deposit.detected');
     const bad = await post(r.url, forged, sign(forged, 'other-secret'));
@@ -56,12 +61,14 @@ describe('startReceiver', () => {
     const upper = event('evt-3', 'deposit.detected');
     expect((await post(r.url, upper, sign(upper, SECRET).toUpperCase())).status).toBe(200);
 
-    expect(readFileSync(store, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['evt-1', 'evt-3']);
-    expect(events.map((e) => [e.outcome, e.id, e.verified, e.httpStatus])).toEqual([
-      ['accepted', 'evt-1', true, 200],
-      ['rejected', 'evt-2', false, 401],
-      ['rejected', 'evt-2', false, 401],
-      ['accepted', 'evt-3', true, 200],
+    expect(storedLines(store).map((l) => JSON.parse(l).id)).toEqual(['evt-1', 'evt-3']);
+    // The header is kept as received (upper case here), so the exact bytes can be re-checked.
+    expect(parseStoredLine(storedLines(store)[1]!)).toMatchObject({ id: 'evt-3', signature: sign(upper, SECRET).toUpperCase(), scheme: 'hmac-sha256-hex' });
+    expect(events.map((e) => [e.outcome, e.id, e.verified, e.httpStatus, e.scheme])).toEqual([
+      ['accepted', 'evt-1', true, 200, 'hmac-sha256-hex'],
+      ['rejected', 'evt-2', false, 401, undefined],
+      ['rejected', 'evt-2', false, 401, undefined],
+      ['accepted', 'evt-3', true, 200, 'hmac-sha256-hex'],
     ]);
     expect(events[2]!.error).toMatch(/no x-svc-webhook-signature header/);
     expect(r.stats).toMatchObject({ received: 4, accepted: 2, rejected: 2 });
@@ -95,7 +102,7 @@ describe('startReceiver', () => {
     const body = event('same', 'transaction.created');
     const answers = await Promise.all(Array.from({ length: 8 }, () => post(r.url, body)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    expect(readFileSync(store, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    expect(storedLines(store)).toHaveLength(1);
     expect(r.stats).toMatchObject({ accepted: 1, duplicates: 7 });
   });
 
@@ -115,18 +122,52 @@ describe('startReceiver', () => {
     expect(second.events[0]).toMatchObject({ outcome: 'duplicate', duplicate: true });
     expect((await post(second.r.url, event('c', 'deposit.confirmed'))).status).toBe(200);
     expect(second.events[1]).toMatchObject({ outcome: 'accepted', status: 'selling_crypto' });
-    const lines = readFileSync(store, 'utf8').split('\n');
-    expect(lines.filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(['a', 'b', 'c']);
+    expect(storedLines(store).map((l) => JSON.parse(l).id)).toEqual(['a', 'b', 'c']);
   });
 
-  it('answers 400 to a signed body that is not an event, and compacts a multi-line body', async () => {
+  it('answers 400 to a signed body that is not an event, and keeps a multi-line body exactly, on one line', async () => {
     const store = tmp();
     const { r } = await start({ storePath: store });
     expect((await post(r.url, '{"hello":1}')).status).toBe(400);
-    const pretty = JSON.stringify({ id: 'p', type: 'transaction.created', data: { id: TX } }, null, 2);
+    const pretty = `${JSON.stringify({ id: 'p', type: 'transaction.created', data: { id: TX } }, null, 2)}\r\n`;
     expect((await post(r.url, pretty)).status).toBe(200);
-    expect(readFileSync(store, 'utf8')).toBe(`${JSON.stringify(JSON.parse(pretty))}\n`);
+    const lines = storedLines(store);
+    expect(lines).toHaveLength(1);
+    const stored = parseStoredLine(lines[0]!)!;
+    expect(stored.body.toString('utf8')).toBe(pretty);
+    expect(stored.signature).toBe(sign(pretty, SECRET));
     expect(r.stats).toMatchObject({ invalid: 1, accepted: 1 });
+  });
+
+  it('keeps a body that is not valid UTF-8 byte for byte (base64 in the line)', async () => {
+    const store = tmp();
+    const { r } = await start({ storePath: store });
+    // A Latin-1 "é" inside a string: JSON.parse reads it (as U+FFFD), but as text it would not round-trip.
+    const raw = Buffer.concat([Buffer.from('{"id":"bin","type":"transaction.created","data":{"id":"'), Buffer.from([0xe9]), Buffer.from('"}}')]);
+    const res = await fetch(r.url, { method: 'POST', body: raw, headers: { 'x-svc-webhook-signature': sign(raw, SECRET) } });
+    expect(res.status).toBe(200);
+    const line = storedLines(store)[0]!;
+    expect(JSON.parse(line)).toHaveProperty('body_base64');
+    expect(parseStoredLine(line)!.body.equals(raw)).toBe(true);
+  });
+
+  it('reads an older store (lines that are just the event) and appends the new form after it', async () => {
+    const store = tmp();
+    const old = event('old-1', 'deposit.detected');
+    appendFileSync(store, `${old}\n`);
+    const { r } = await start({ storePath: store });
+    expect(r.loaded).toEqual({ events: 1, unreadable: 0, tornBytes: 0 });
+    expect(r.status(TX)).toBe('deposit_confirming');
+    expect((await post(r.url, old)).status).toBe(200);
+    expect(r.stats).toMatchObject({ duplicates: 1 });
+    const fresh = event('new-1', 'deposit.confirmed');
+    expect((await post(r.url, fresh)).status).toBe(200);
+    const [first, second] = storedLines(store).map((l) => parseStoredLine(l)!);
+    expect(first).toMatchObject({ id: 'old-1', type: 'deposit.detected', line: old });
+    expect(first!.signature).toBeUndefined();
+    expect(first!.body.toString()).toBe(old);
+    expect(second).toMatchObject({ id: 'new-1', type: 'deposit.confirmed', scheme: 'hmac-sha256-hex', signature: sign(fresh, SECRET) });
+    expect(second!.body.toString()).toBe(fresh);
   });
 
   it('answers 500 and forgets the id when the store cannot be written, so a retry is tried again', async () => {

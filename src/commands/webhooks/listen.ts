@@ -1,17 +1,24 @@
 // offramp webhooks listen [--port P] [--secret S] [--store FILE.ndjson] [--forward-to URL]
+//                         [--scheme NAME|any] [--tolerance SECONDS]
 // A local webhook endpoint (src/lib/webhooks/receiver.ts does the work): the URL to give
 // the service goes to stderr at start, one line per delivery to stdout (`-o ndjson` for
 // JSON lines), and Ctrl-C (or SIGTERM) stops it with a summary on stderr, exit 0.
+// Signatures: any scheme of the catalogue (src/lib/signature.ts) unless --scheme, or else
+// the profile's saved choice (`offramp conform --save`), pins one.
 import { resolve } from 'node:path';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardLine, summaryLine, type LineStyle } from '../../lib/webhooks/describe.js';
 import { startReceiver, type Receiver } from '../../lib/webhooks/receiver.js';
 
-export type Options = { port?: string; secret?: string; store?: string; forwardTo?: string };
+export type Options = { port?: string; secret?: string; store?: string; forwardTo?: string; scheme?: string; tolerance?: string };
+
+/** --tolerance ceiling: a day; beyond that a timestamp no longer guards against replays. */
+const MAX_TOLERANCE_SEC = 86_400;
 
 /** How many transactions the stop summary lists. */
 const SUMMARY_TRANSACTIONS = 10;
@@ -24,6 +31,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
   const storePath = opts.store ? resolve(opts.store) : undefined;
+  const toleranceSec = parseIntFlag(opts.tolerance ?? DEFAULT_TOLERANCE_SEC, '--tolerance', 0, MAX_TOLERANCE_SEC);
+  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
   const secret = await ctx.webhookSecret(opts.secret);
   if (!secret) {
     throw new UsageError(
@@ -40,6 +49,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       port,
       host: '127.0.0.1',
       secret,
+      ...(scheme ? { scheme } : {}),
+      toleranceSec,
       ...(storePath ? { storePath } : {}),
       ...(forwardTo ? { forwardTo } : {}),
       now: ctx.now,
@@ -64,6 +75,9 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     if (loaded?.tornBytes) io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes, a crash mid-write); it was removed`);
     if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
   }
+  const pinnedBy = opts.scheme !== undefined ? '--scheme' : "the profile's setting; --scheme any accepts every scheme";
+  const window = scheme === undefined || scheme === 'timestamped-sha256' ? `timestamps within ${toleranceSec} s` : '';
+  io.err(scheme ? `Accepting only ${scheme} signatures (${pinnedBy})${window ? `, ${window}` : ''}` : `Accepting any signature scheme of the catalogue (${window})`);
   if (forwardTo) io.err(`Forwarding verified deliveries to ${forwardTo}`);
   io.err('Press Ctrl-C to stop.');
 

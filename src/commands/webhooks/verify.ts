@@ -1,17 +1,119 @@
-// offramp webhooks verify --secret S --signature SIG [--file BODY]
-// Offline check of one delivery: is SIG the lowercase hex HMAC-SHA256 of the raw body under
-// the webhook secret? Exit 0 valid, 8 invalid. The body is read byte for byte (stdin by
-// default); the secret is never printed.
+// offramp webhooks verify --secret S --signature SIG [--file BODY] [--scheme NAME|any] [--tolerance SECONDS]
+// offramp webhooks verify --detect ...
+// offramp webhooks verify --from-store FILE [--event ID] ...
+// Offline check of one delivery: does SIG verify against the raw body under the webhook
+// secret, in a scheme of the catalogue (src/lib/signature.ts; any of them unless --scheme
+// or the profile pins one)? Exit 0 valid, saying which scheme; 8 invalid. `--detect` tries
+// every scheme with every secret at hand (--secret, OFFRAMP_WEBHOOK_SECRET, the profile's)
+// and names each match by where the secret came from. `--from-store` reads body and
+// signature from a `webhooks listen` store. The body is read byte for byte (stdin by
+// default); a secret is never printed.
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, UsageError } from '../../lib/errors.js';
+import { parseIntFlag } from '../../lib/input.js';
 import { writeJson } from '../../lib/output/json.js';
-import { verify } from '../../lib/signature.js';
+import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/signature.js';
 import { readStdin } from '../../lib/stdin.js';
+import { parseStoredLine, type StoredEvent } from '../../lib/webhooks/store.js';
 
-export type Options = { secret?: string; signature?: string; file?: string };
+export type Options = {
+  secret?: string;
+  signature?: string;
+  file?: string;
+  scheme?: string;
+  tolerance?: string;
+  detect?: boolean;
+  fromStore?: string;
+  event?: string;
+};
+
+/** --tolerance ceiling, as for `webhooks listen`: a day. */
+const MAX_TOLERANCE_SEC = 86_400;
+
+/** What is checked: the body, the header value, and the clock a timestamp is judged by. */
+type Delivery = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
+  const toleranceSec = parseIntFlag(opts.tolerance ?? DEFAULT_TOLERANCE_SEC, '--tolerance', 0, MAX_TOLERANCE_SEC);
+  // --detect searches: only an explicit --scheme narrows it, not the profile's pin.
+  const scheme =
+    opts.scheme !== undefined
+      ? schemeSetting(opts.scheme, '--scheme')
+      : opts.detect
+        ? undefined
+        : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
+  if (opts.event !== undefined && opts.fromStore === undefined) throw new UsageError('--event goes with --from-store', 'give the store: --from-store FILE --event ID');
+
+  const delivery = opts.fromStore !== undefined ? await fromStore(opts, ctx) : await fromFlags(opts, ctx);
+  return opts.detect ? runDetect(delivery, { scheme, toleranceSec }, opts, ctx) : runVerify(delivery, { scheme, toleranceSec }, opts, ctx);
+}
+
+async function runVerify(d: Delivery, check: { scheme: SchemeName | undefined; toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {
+  const { io } = ctx;
+  const secret = await ctx.webhookSecret(opts.secret);
+  if (!secret) {
+    throw new UsageError('no webhook secret', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
+  }
+  const options = { ...(check.scheme ? { scheme: check.scheme } : {}), toleranceSec: check.toleranceSec, now: d.now };
+  const result = verify(d.body, secret, d.signature, options);
+  const event = describeBody(d.body);
+  if (result.ok) {
+    if (ctx.globals.json) writeJson(io, { valid: true, scheme: result.scheme, bytes: d.body.length, ...event });
+    else io.out(`valid: the signature matches the ${d.body.length}-byte body under ${result.scheme}${event.id ? ` (event ${event.id}, ${event.type})` : ''}\n`);
+    return 0;
+  }
+  const where = d.stored ? ` (stored event ${d.stored.id})` : '';
+  switch (result.kind) {
+    case 'outside-tolerance':
+      throw new CheckFailed(
+        `invalid: ${result.reason}${where}`,
+        `a timestamp guards against replays; --tolerance SECONDS widens the window${d.stored ? '' : ' (or check this machine’s clock)'}`,
+      );
+    case 'other-scheme':
+      throw new CheckFailed(`invalid: ${result.reason}${where}`, `--scheme ${result.scheme} (or --scheme any) accepts it`);
+    case 'malformed':
+      throw new CheckFailed(`invalid: ${result.reason}${where}`, `the header value as received; the catalogue: ${SCHEMES.join(', ')}`);
+    default: {
+      // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
+      const trimmed = stripTrailingNewlines(d.body);
+      const hint =
+        trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
+          ? 'it matches the body without its trailing newline: the body was changed after delivery (echo adds one; use printf or --file with the exact bytes)'
+          : 'check the secret, and that the body is the exact bytes delivered (no reformatting, no added newline)';
+      throw new CheckFailed(`invalid: the signature does not match the ${d.body.length}-byte body${where}`, hint);
+    }
+  }
+}
+
+async function runDetect(d: Delivery, check: { scheme: SchemeName | undefined; toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {
+  const { io } = ctx;
+  const secrets = await secretsAtHand(opts, ctx);
+  if (secrets.length === 0) {
+    throw new UsageError('no webhook secret to try', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
+  }
+  const options = { ...(check.scheme ? { scheme: check.scheme } : {}), toleranceSec: check.toleranceSec, now: d.now };
+  const matches = detect(d.body, d.signature, secrets, options);
+  const event = describeBody(d.body);
+  if (ctx.globals.json) {
+    writeJson(io, { matches: matches.map((m) => ({ scheme: m.scheme, secret: m.secretLabel })), bytes: d.body.length, ...event });
+  } else {
+    for (const m of matches) io.out(`${m.scheme}  secret from ${m.secretLabel}\n`);
+  }
+  if (matches.length > 0) return 0;
+  const tried = `${secrets.length} secret${secrets.length === 1 ? '' : 's'} (${secrets.map((s) => s.label).join(', ')})`;
+  // The one near miss worth naming: right signature, timestamp outside the window.
+  const stale = detect(d.body, d.signature, secrets, { ...options, toleranceSec: Infinity });
+  const hint = stale.length
+    ? `${stale[0]!.scheme} with the secret from ${stale[0]!.secretLabel} matches but its timestamp is outside the ${check.toleranceSec} s tolerance (--tolerance widens it)`
+    : 'check the secrets, and that the body is the exact bytes delivered (no reformatting, no added newline)';
+  throw new CheckFailed(`no scheme${check.scheme ? ` (of ${check.scheme})` : ' of the catalogue'} verifies the ${d.body.length}-byte body with any of ${tried}`, hint);
+}
+
+/** --signature and --file (or stdin), as before the store existed. */
+async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
   const { io } = ctx;
   let signature = opts.signature?.trim();
   if (!signature) {
@@ -20,13 +122,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     }
     const { input } = await ctx.prompts();
     signature = (await input({ message: 'X-SVC-Webhook-Signature value:' }, { output: io.stderr })).trim();
-  }
-  if (!/^[0-9a-fA-F]{64}$/.test(signature)) {
-    throw new UsageError('--signature: expected 64 hex characters (an HMAC-SHA256 in hex)');
-  }
-  const secret = await ctx.webhookSecret(opts.secret);
-  if (!secret) {
-    throw new UsageError('no webhook secret', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
+    if (!signature) throw new UsageError('--signature is required', 'give the X-SVC-Webhook-Signature header value with --signature');
   }
   let body: Buffer;
   if (opts.file !== undefined) {
@@ -39,21 +135,67 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     if (io.stdinIsTTY) throw new UsageError('no body: pipe the raw body on stdin or give it with --file');
     body = await readStdin(io.stdin);
   }
+  return { body, signature, now: ctx.now() };
+}
 
-  const valid = verify(body, secret, signature);
-  const event = describeBody(body);
-  if (valid) {
-    if (ctx.globals.json) writeJson(io, { valid: true, bytes: body.length, ...event });
-    else io.out(`valid: the signature matches the ${body.length}-byte body${event.id ? ` (event ${event.id}, ${event.type})` : ''}\n`);
-    return 0;
+/**
+ * The last event of a `webhooks listen` store, or the one with --event. A timestamped
+ * signature is judged against the time the listener received it: that is when it was
+ * checked, and a stored delivery is older than any tolerance.
+ */
+async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
+  const file = opts.fromStore!;
+  if (file.trim() === '') throw new UsageError('--from-store: give a file name');
+  if (opts.signature !== undefined || opts.file !== undefined) {
+    throw new UsageError('--from-store takes the body and signature from the store', 'drop --signature and --file, or drop --from-store');
   }
-  // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
-  const trimmed = stripTrailingNewlines(body);
-  const hint =
-    trimmed.length !== body.length && verify(trimmed, secret, signature)
-      ? 'it matches the body without its trailing newline: the body was changed after delivery (echo adds one; use printf or --file with the exact bytes)'
-      : 'check the secret, and that the body is the exact bytes delivered (no reformatting, no added newline)';
-  throw new CheckFailed(`invalid: the signature does not match the ${body.length}-byte body`, hint);
+  let found: StoredEvent | undefined;
+  try {
+    const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      const event = parseStoredLine(line);
+      if (event && (opts.event === undefined || event.id === opts.event)) found = event;
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`--from-store ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  if (!found) {
+    throw new UsageError(
+      opts.event !== undefined ? `--from-store ${file}: no event ${opts.event} in it` : `--from-store ${file}: it holds no events`,
+      'a store written by `offramp webhooks listen --store FILE`',
+    );
+  }
+  if (found.signature === undefined) {
+    throw new UsageError(
+      `--from-store ${file}: event ${found.id} was stored without its signature (by an offramp older than the store's v2 lines), so it cannot be re-verified`,
+      'give the body and header yourself with --file and --signature, or check an event received since',
+    );
+  }
+  const received = found.receivedAt !== undefined ? new Date(found.receivedAt) : undefined;
+  const now = received && !Number.isNaN(received.getTime()) ? received : ctx.now();
+  return { body: found.body, signature: found.signature, now, stored: found };
+}
+
+/** Every secret available, each labelled by where it came from (never by its value). */
+async function secretsAtHand(opts: Options, ctx: Context): Promise<{ label: string; secret: string }[]> {
+  const out: { label: string; secret: string }[] = [];
+  if (opts.secret) {
+    ctx.io.addSecret(opts.secret);
+    out.push({ label: '--secret', secret: opts.secret });
+  }
+  if (ctx.env.OFFRAMP_WEBHOOK_SECRET) out.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
+  // The profile's secret, read as ctx.webhookSecret reads it, but on its own: the others may be set too.
+  const { profileNameFor } = await import('../../lib/config/profile.js');
+  const data = (await ctx.config()).read();
+  const name = profileNameFor({ flags: { profile: ctx.globals.profile }, env: ctx.env }, data);
+  const secret = name !== undefined ? data.profiles[name]?.webhookSecret : undefined;
+  if (name !== undefined && secret) {
+    ctx.io.addSecret(secret);
+    out.push({ label: `profile ${name}`, secret });
+  }
+  return out;
 }
 
 function describeBody(body: Buffer): { id?: string; type?: string } {

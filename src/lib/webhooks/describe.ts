@@ -6,7 +6,7 @@ import type { DeliveryInfo, ReceiverStats } from './receiver.js';
 
 export type LineStyle = { color: ChalkInstance; friendlyTime: boolean };
 
-/** `time  HTTP  type  event id  tx id  status  [duplicate] [out of order ...]` */
+/** `time  HTTP  type  event id  tx id  status  scheme  [duplicate] [out of order ...]` */
 export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
   const c = style.color;
   const time = style.friendlyTime ? info.receivedAt.toTimeString().slice(0, 8) : info.receivedAt.toISOString();
@@ -20,7 +20,9 @@ export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
   const marks: string[] = [];
   if (info.duplicate) marks.push(c.yellow('duplicate'));
   if (info.outOfOrder) marks.push(c.yellow(`out of order (reports ${info.eventStatus})`));
-  return [time, code, (info.type ?? '?').padEnd(21), info.id ?? '?', `tx ${info.transactionId ?? '—'}`, info.status ?? '—', ...marks].join('  ');
+  // The scheme that verified: with several accepted, which one the service uses is worth seeing.
+  const scheme = c.dim(info.scheme ?? '—');
+  return [time, code, (info.type ?? '?').padEnd(21), info.id ?? '?', `tx ${info.transactionId ?? '—'}`, info.status ?? '—', scheme, ...marks].join('  ');
 }
 
 export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
@@ -29,6 +31,7 @@ export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
     outcome: info.outcome,
     http_status: info.httpStatus,
     verified: info.verified,
+    scheme: info.scheme ?? null,
     id: info.id ?? null,
     type: info.type ?? null,
     transaction_id: info.transactionId ?? null,

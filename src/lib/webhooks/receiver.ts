@@ -1,5 +1,5 @@
 // The webhook receiver behind `offramp webhooks listen` and `offramp demo`: a loopback
-// HTTP server that follows the spec's consumer order (partner-api.md, Events, rule 4):
+// HTTP server that follows the spec's consumer order (the spec, Events, rule 4):
 // verify the signature, deduplicate by event id, store the raw event, apply the status
 // update idempotently, answer quickly.
 //
@@ -8,7 +8,9 @@
 //   const receiver = await startReceiver({
 //     port: 0,                    // 0 = a free port (default 0)
 //     host: '127.0.0.1',          // default; the URL printed uses it
-//     secret,                     // webhook secret (HMAC-SHA256 key; src/lib/signature.ts)
+//     secret,                     // webhook secret (the HMAC key; src/lib/signature.ts)
+//     scheme: 'hmac-sha256-hex',  // optional: accept only this scheme of the catalogue; default any
+//     toleranceSec: 300,          // optional: for timestamped signatures, largest |t − now|
 //     storePath: 'events.ndjson', // optional: durable NDJSON store; its ids count as seen
 //     forwardTo: 'http://127.0.0.1:3000/hook', // optional: relay verified deliveries
 //     onEvent(info) {},           // every delivery, after it was answered (DeliveryInfo)
@@ -24,12 +26,15 @@
 //
 // Behaviour (what the CLI contract fixes, and our choices where it is silent):
 // - POST to any path is a delivery; other methods get 405. Bodies over 1 MiB get 413.
-// - `X-SVC-Webhook-Signature` must be the lowercase hex HMAC-SHA256 of the raw body,
-//   compared in constant time; otherwise 401 and nothing is stored.
+// - `X-SVC-Webhook-Signature` must verify against the raw body under a scheme of the
+//   catalogue (src/lib/signature.ts), or the pinned one, compared in constant time;
+//   otherwise 401 and nothing is stored. Any scheme by default: the spec does not say how
+//   the service signs, and the CLI contract has the listener accept what verifies. The
+//   scheme that matched is reported with the delivery and kept in the store.
 // - A signed body that is not an event (`{ id, type, data }`) gets 400, not stored.
-// - A new event id: the raw body is appended to the store as one line and synced to disk,
-//   then 200. The line is the body byte for byte when it is single-line JSON (as the
-//   emulator sends); a body spread over several lines is re-serialised compactly.
+// - A new event id: the delivery (its exact body, the signature header as received, the
+//   scheme that matched, the time received) is appended to the store as one line
+//   (store.ts has the format) and synced to disk, then 200.
 // - A known id (seen since start, or already in the store): 200, nothing stored, marked
 //   `duplicate`. A second copy arriving while the first is being written waits for it.
 // - Storing failed (disk full...): 500 so the service retries; the id is not remembered.
@@ -39,10 +44,10 @@
 //   the first time, and because the app should prove its own idempotency.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADER, verify } from '../signature.js';
+import { isScheme, SCHEMES, SIGNATURE_HEADER, verify, type SchemeName } from '../signature.js';
 import { Forwarder, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts } from './status-tracker.js';
-import { EventStore, parseStoredLine, type StoreLoadReport } from './store.js';
+import { EventStore, formatStoredLine, parseEventText, type StoreLoadReport } from './store.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -67,6 +72,8 @@ export type DeliveryInfo = {
   eventStatus: string | undefined;
   /** The body as received (UTF-8). */
   raw: string;
+  /** The signature scheme that verified (absent when none did). */
+  scheme?: SchemeName;
   /** Why it was refused or not stored. */
   error?: string;
 };
@@ -89,6 +96,10 @@ export type ReceiverOptions = {
   port?: number;
   host?: string;
   secret: string;
+  /** Accept only this scheme of the catalogue; default: any that verifies. */
+  scheme?: string;
+  /** Timestamped signatures: largest difference from now, in seconds (default 300). */
+  toleranceSec?: number;
   storePath?: string;
   forwardTo?: string;
   onEvent?: (info: DeliveryInfo) => void;
@@ -109,6 +120,13 @@ export type Receiver = {
 
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   if (!options.secret) throw new Error('startReceiver: a webhook secret is required');
+  if (options.scheme !== undefined && !isScheme(options.scheme)) {
+    throw new RangeError(`startReceiver: unknown signature scheme "${options.scheme}"; the catalogue: ${SCHEMES.join(', ')}`);
+  }
+  const verifyOptions = {
+    ...(options.scheme !== undefined ? { scheme: options.scheme } : {}),
+    ...(options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {}),
+  };
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? (() => new Date());
   const tracker = new StatusTracker();
@@ -159,10 +177,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const base = { receivedAt, path, raw: text, duplicate: false, outOfOrder: false };
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
 
-    if (!verify(raw, options.secret, signature)) {
+    const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
+    if (!checked.ok) {
       counters.rejected++;
       const claimed = parseEvent(text);
-      const error = signature ? 'signature does not match the body' : `no ${SIGNATURE_HEADER} header`;
+      const error = signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`;
       reply(res, 401, { error: { code: 'BAD_SIGNATURE', message: error } });
       emit({ ...base, outcome: 'rejected', httpStatus: 401, verified: false, id: claimed?.id, type: claimed?.type, transactionId: undefined, status: undefined, eventStatus: undefined, error });
       return;
@@ -173,11 +192,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       counters.invalid++;
       const error = 'signed body is not a webhook event ({ id, type, data })';
       reply(res, 400, { error: { code: 'NOT_AN_EVENT', message: error } });
-      emit({ ...base, outcome: 'invalid', httpStatus: 400, verified: true, id: undefined, type: undefined, transactionId: undefined, status: undefined, eventStatus: undefined, error });
+      emit({ ...base, outcome: 'invalid', httpStatus: 400, verified: true, scheme: checked.scheme, id: undefined, type: undefined, transactionId: undefined, status: undefined, eventStatus: undefined, error });
       return;
     }
     const facts = eventFacts(event.type, event.data);
-    const info = { ...base, verified: true, id: event.id, type: event.type, transactionId: facts.transactionId };
+    const info = { ...base, verified: true, scheme: checked.scheme, id: event.id, type: event.type, transactionId: facts.transactionId };
 
     const pending = writing.get(event.id);
     const firstCopyStored = pending ? await pending : seen.has(event.id);
@@ -192,7 +211,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
     seen.add(event.id);
     if (store) {
-      const line = text.includes('\n') || text.includes('\r') ? JSON.stringify(JSON.parse(text)) : text;
+      const line = formatStoredLine({ body: raw, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type });
       const stored = store.append(line).then(
         () => true,
         (err: Error) => {
@@ -272,9 +291,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 }
 
-/** A delivery's body as an event: what the store accepts as a line, with a type and data besides. */
+/** A delivery's body as an event: what the store reads as one, with a type and data besides. */
 function parseEvent(text: string): { id: string; type: string; data: Record<string, unknown> } | undefined {
-  const event = parseStoredLine(text);
+  const event = parseEventText(text);
   return event?.type !== undefined && event.data ? { id: event.id, type: event.type, data: event.data } : undefined;
 }
 

@@ -1,6 +1,23 @@
-// The listener's event store: an NDJSON file, one raw event per line, appended and
+// The listener's event store: an NDJSON file, one received event per line, appended and
 // flushed to disk before the delivery is answered 2xx, so an accepted event
-// survives a crash (partner-api.md, Events: "store the raw event" before answering).
+// survives a crash (the spec, Events: "store the raw event" before answering).
+//
+// Line format (one JSON object per line; what `webhooks listen` writes):
+//
+//   {"v":2,"id":"<event id>","type":"<event type>","received_at":"<RFC 3339>",
+//    "scheme":"<signature scheme that matched>","signature":"<X-SVC-Webhook-Signature as received>",
+//    "body":"<the delivered body, as a JSON string>"}
+//
+// - `body` holds the delivery's bytes exactly (a JSON string escapes newlines, so even a
+//   pretty-printed body stays on one line); a body that is not valid UTF-8 goes in
+//   `body_base64` instead. The signature was computed over those bytes, so a reader can
+//   re-verify them (`webhooks verify --from-store`, `conform`), with `received_at` as the
+//   clock for a timestamped signature.
+// - `id` and `type` repeat the body's, for grep and `jq .id`; the body is what counts.
+// - Older stores hold lines that are just the event (`{"id","type","data"}`, the body byte
+//   for byte when it was one line); they are still read, but carry no signature, scheme
+//   or time. A line is the v2 form only when it has `"v":2` and a string `body` or
+//   `body_base64`; anything else is read as an event.
 //
 // Appends that arrive while a write is running are written together as the next batch
 // (group commit): each delivery still waits for its own line to be on disk, but a burst
@@ -108,21 +125,83 @@ export class EventStore {
   }
 }
 
-/** What the store hands back for each line: the parsed event and its line. */
-export type StoredEvent = { id: string; type: string | undefined; data: Record<string, unknown> | undefined; line: string };
+/** What the store hands back for each line: the parsed event, its bytes as received, and its line. */
+export type StoredEvent = {
+  id: string;
+  type: string | undefined;
+  data: Record<string, unknown> | undefined;
+  line: string;
+  /** The event's bytes: exactly as delivered for a v2 line; for an older line, the line itself. */
+  body: Buffer;
+  /** v2 lines only: when it was received (RFC 3339), the scheme that matched, the header as received. */
+  receivedAt?: string;
+  scheme?: string;
+  signature?: string;
+};
 
+/** What the receiver knows of a delivery when it stores it. */
+export type Delivery = { body: Buffer; receivedAt: Date; scheme: string; signature: string; id: string; type: string };
+
+/** The store line for a delivery (without its newline). */
+export function formatStoredLine(d: Delivery): string {
+  const text = d.body.toString('utf8');
+  // Only when the text encodes back to the same bytes is a JSON string an exact copy.
+  const exact = Buffer.byteLength(text) === d.body.length && Buffer.from(text, 'utf8').equals(d.body);
+  return JSON.stringify({
+    v: 2,
+    id: d.id,
+    type: d.type,
+    received_at: d.receivedAt.toISOString(),
+    scheme: d.scheme,
+    signature: d.signature,
+    ...(exact ? { body: text } : { body_base64: d.body.toString('base64') }),
+  });
+}
+
+/** A store line (either form) as an event; undefined when it is not one. */
 export function parseStoredLine(line: string): StoredEvent | undefined {
+  const value = parseObject(line);
+  if (!value) return undefined;
+  if (value.v === 2 && (typeof value.body === 'string' || typeof value.body_base64 === 'string')) {
+    const body = typeof value.body === 'string' ? Buffer.from(value.body, 'utf8') : Buffer.from(value.body_base64 as string, 'base64');
+    const event = parseEventText(body.toString('utf8'));
+    if (!event) return undefined;
+    return {
+      ...event,
+      line,
+      body,
+      ...(typeof value.received_at === 'string' ? { receivedAt: value.received_at } : {}),
+      ...(typeof value.scheme === 'string' ? { scheme: value.scheme } : {}),
+      ...(typeof value.signature === 'string' ? { signature: value.signature } : {}),
+    };
+  }
+  const event = eventOf(value);
+  return event ? { ...event, line, body: Buffer.from(line, 'utf8') } : undefined;
+}
+
+/**
+ * An event's JSON text (a delivery's body, an older store line) as `{ id, type, data }`:
+ * a JSON object with a non-empty string id; type and data when present and well typed.
+ */
+export function parseEventText(text: string): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
+  const value = parseObject(text);
+  return value ? eventOf(value) : undefined;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
   if (typeof v.id !== 'string' || v.id === '') return undefined;
   const data = v.data && typeof v.data === 'object' && !Array.isArray(v.data) ? (v.data as Record<string, unknown>) : undefined;
-  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data, line };
+  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data };
 }
 
 /** Truncates the file after its last newline when it does not end with one; returns the bytes cut. */
