@@ -19,6 +19,7 @@ _offramp() {
       ':webhooks') cmdpath='webhooks'; n=0 ;;
       ':simulate') cmdpath='simulate'; n=0 ;;
       ':smoke') cmdpath='smoke'; n=0 ;;
+      ':conform') cmdpath='conform'; n=0 ;;
       ':emulator') cmdpath='emulator'; n=0 ;;
       ':demo') cmdpath='demo'; n=0 ;;
       ':profile') cmdpath='profile'; n=0 ;;
@@ -247,6 +248,13 @@ _offramp() {
     'smoke:--retries') return 0 ;;
     'smoke:--outcome') COMPREPLY=($(compgen -W 'completed failed expired refunded' -- "$cur")); return 0 ;;
     'smoke:--junit') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'conform:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'conform:--api-key') return 0 ;;
+    'conform:--base-url') return 0 ;;
+    'conform:-o'|'conform:--output') COMPREPLY=($(compgen -W 'table json csv ndjson' -- "$cur")); return 0 ;;
+    'conform:--timeout') return 0 ;;
+    'conform:--retries') return 0 ;;
+    'conform:--store') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'emulator:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'emulator:--api-key') return 0 ;;
     'emulator:--base-url') return 0 ;;
@@ -365,6 +373,7 @@ _offramp() {
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --outcome --junit -h --help' -- "$cur")) ;;
+      'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --store --save -h --help' -- "$cur")) ;;
       'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme -h --help' -- "$cur")) ;;
       'demo') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
       'profile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color -h --help' -- "$cur")) ;;
@@ -382,7 +391,7 @@ _offramp() {
     return 0
   fi
   case "$cmdpath" in
-    '') COMPREPLY=($(compgen -W 'quote tx revenue reconcile webhooks simulate smoke emulator demo profile config api doctor completion' -- "$cur")) ;;
+    '') COMPREPLY=($(compgen -W 'quote tx revenue reconcile webhooks simulate smoke conform emulator demo profile config api doctor completion' -- "$cur")) ;;
     'tx') COMPREPLY=($(compgen -W 'create get list cancel history watch' -- "$cur")) ;;
     'revenue') COMPREPLY=($(compgen -W 'export summary' -- "$cur")) ;;
     'webhooks') COMPREPLY=($(compgen -W 'list get replay listen verify' -- "$cur")) ;;

@@ -20,6 +20,7 @@ function __fish_offramp_path
       case ':webhooks'; set cmdpath 'webhooks'
       case ':simulate'; set cmdpath 'simulate'
       case ':smoke'; set cmdpath 'smoke'
+      case ':conform'; set cmdpath 'conform'
       case ':emulator'; set cmdpath 'emulator'
       case ':demo'; set cmdpath 'demo'
       case ':profile'; set cmdpath 'profile'
@@ -63,6 +64,7 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'reconcile' -d 'cross-chec
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'webhooks' -d 'find, inspect, replay, receive and verify webhook events'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'simulate' -d 'drive a staging transaction through its lifecycle (staging only)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'smoke' -d 'CI check: one full walk plus invariants (exit 8 on a failure)'
+complete -c offramp -n '__fish_offramp_path_is ""' -a 'conform' -d 'find out what the service chose where the spec says "not shown", beside the emulator'\''s choice'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'emulator' -d 'run the local emulator of the partner API'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'demo' -d 'the one-command tour: emulator, listener, one transaction end to end'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'profile' -d 'stored profiles, one per environment'
@@ -442,6 +444,21 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l no-color -d 'no
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l outcome -d 'outcome to walk to' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l junit -d 'write a JUnit XML report' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l store -d 'a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l save -d 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r

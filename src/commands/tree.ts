@@ -21,6 +21,7 @@ export const TOP_LEVEL_COMMANDS = [
   'webhooks',
   'simulate',
   'smoke',
+  'conform',
   'emulator',
   'demo',
   'profile',
@@ -326,6 +327,19 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
         () => import('./smoke.js'),
       ),
       ['offramp smoke', 'offramp smoke --junit smoke.xml --json'],
+    );
+  }
+  if (wanted('conform')) {
+    examples(
+      action(
+        program
+          .command('conform')
+          .description("find out what the service chose where the spec says \"not shown\", beside the emulator's choice")
+          .option('--store <file>', "a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too")
+          .option('--save', 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'),
+        () => import('./conform.js'),
+      ),
+      ['offramp conform --profile staging', 'offramp conform --profile staging --save', 'offramp conform --profile live --json'],
     );
   }
   if (wanted('emulator')) {

@@ -1,5 +1,6 @@
-// offramp profile show [NAME]: one profile (default: the current one), secrets masked.
-import { maskSecret } from '../../lib/config/profile.js';
+// offramp profile show [NAME]: one profile (default: the current one), secrets masked, and
+// what the profile records about its service's choices (`offramp conform --save`).
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type ServiceChoices } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
@@ -22,6 +23,7 @@ export async function run(opts: { name?: string }, ctx: Context): Promise<void> 
     api_key: maskSecret(profile.apiKey),
     webhook_secret: profile.webhookSecret ? maskSecret(profile.webhookSecret) : null,
     config_path: store.path,
+    service: profile.service ?? {},
   };
   if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, view);
   renderRecord(ctx.io, [
@@ -35,5 +37,25 @@ export async function run(opts: { name?: string }, ctx: Context): Promise<void> 
         ['config', view.config_path],
       ],
     },
+    { title: 'Service choices (offramp conform --save)', fields: serviceFields(view.service) },
   ]);
+}
+
+/**
+ * One line per choice the profile records; those it does not record are the emulator's,
+ * which is what the CLI assumes, so the defaults are shown too.
+ */
+function serviceFields(service: ServiceChoices): [string, string][] {
+  const fields: [string, string][] = [];
+  for (const list of Object.keys(FILTERS) as (keyof typeof FILTERS)[]) {
+    const names = (service.filterNames?.[list] ?? {}) as Record<string, string | undefined>;
+    const renamed = FILTERS[list].filter((f) => names[f] && names[f] !== f).map((f) => `${f} → ${names[f]}`);
+    // One renamed filter a line, so the section stays inside 80 columns.
+    if (renamed.length === 0) fields.push([`${list} filters`, "the CLI's names"]);
+    else renamed.forEach((r, i) => fields.push([i === 0 ? `${list} filters` : '', r]));
+  }
+  fields.push(['failed status', service.failedStatus ?? `${DEFAULT_FAILED_STATUS} (default)`]);
+  fields.push(['delivered status', service.deliveredStatus ?? `${DEFAULT_DELIVERED_STATUS} (default)`]);
+  fields.push(['signature scheme', service.signatureScheme ?? 'any of the catalogue (default)']);
+  return fields;
 }

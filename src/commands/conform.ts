@@ -1,0 +1,157 @@
+// offramp conform [--store FILE] [--save]: what the service behind the profile chose on
+// every point the spec leaves "not shown", beside what the emulator chose, and what the
+// CLI does about each difference (docs/api.md, "Open points"). The same probes
+// (src/lib/conform/probes.ts) run against the target and a fresh in-process emulator, so
+// pointed at an emulator it reports no difference by construction.
+//
+// Exit 0 when every point is same, handled, saved or skipped; 8 when one is unsupported,
+// or needs a setting that --save was not asked to write.
+import type { Context } from '../lib/context.js';
+import { CheckFailed, UsageError } from '../lib/errors.js';
+import { writeJson } from '../lib/output/json.js';
+import { startSpinner } from '../lib/output/spinner.js';
+import type { Observation, Setting } from '../lib/conform/verdicts.js';
+
+export type Options = { store?: string; save?: boolean };
+
+/** The key of the 401 probe: one no service issues. */
+const WRONG_KEY = 'conform-invalid-key';
+/** How long the target's deliveries of the walk's events get before their statuses are read. */
+const TARGET_SETTLE_MS = 500;
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const settings = await ctx.settings();
+  // Everything that can be refused is refused before the first request.
+  if (opts.save && !settings.profileName) {
+    throw new UsageError(
+      '--save writes into a profile, and this run uses none',
+      'name one with --profile NAME (create it with `offramp profile add NAME --env staging`), or make one current',
+    );
+  }
+  const [{ HttpClient }, probes, verdicts, signatures, { startEmulatorSide }] = await Promise.all([
+    import('../lib/client/http.js'),
+    import('../lib/conform/probes.js'),
+    import('../lib/conform/verdicts.js'),
+    import('../lib/conform/signatures.js'),
+    import('../lib/conform/emulator-side.js'),
+  ]);
+  let stored: Awaited<ReturnType<typeof signatures.readStore>> | undefined;
+  let secret: string | undefined;
+  if (opts.store !== undefined) {
+    if (opts.store.trim() === '') throw new UsageError('--store: give a file name');
+    secret = await ctx.webhookSecret();
+    if (!secret) {
+      throw new UsageError(
+        '--store: no webhook secret to check the stored signatures with',
+        'set OFFRAMP_WEBHOOK_SECRET, or store one with `offramp profile add NAME --webhook-secret-stdin`',
+      );
+    }
+    stored = await signatures.readStore(opts.store);
+  }
+
+  const readOnly = settings.env === 'production';
+  const userAgent = `offramp-cli/${ctx.version} node/${process.versions.node} (conform)`;
+  const client = (baseUrl: string, apiKey: string, trace: boolean) =>
+    new HttpClient({
+      baseUrl,
+      apiKey,
+      userAgent,
+      timeoutMs: ctx.globals.timeout,
+      // The sender retries by itself, so that it sees every 429 (probes.ts).
+      retries: 0,
+      ...(trace && ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
+    });
+  const senderOpts = { retries: ctx.globals.retries, sleep: ctx.sleep };
+  const target = client(settings.baseUrl, settings.apiKey, true);
+  const targetWrong = client(settings.baseUrl, WRONG_KEY, true);
+  const spinner = ctx.globals.json ? undefined : await startSpinner(io, `probing ${settings.baseUrl} and a local emulator`);
+  const emu = await startEmulatorSide();
+  const emuClient = client(emu.url, emu.apiKey, false);
+  const emuWrong = client(emu.url, WRONG_KEY, false);
+
+  let emuObs: Observation;
+  let targetObs: Observation;
+  const started = performance.now();
+  try {
+    // Both sides run to their end before anything closes, so a target that cannot be
+    // reached never leaves the emulator's half of the run talking to a closed emulator.
+    const [emuRun, targetRun] = await Promise.allSettled([
+      probes.runProbes({
+        sender: probes.createSender((req) => emuClient.send(req), senderOpts),
+        wrongKey: probes.createSender((req) => emuWrong.send(req), { ...senderOpts, retries: 0 }),
+        readOnly: false,
+        settle: (send) => emu.settle(send),
+        now: ctx.now,
+      }),
+      probes.runProbes({
+        sender: probes.createSender((req) => target.send(req), senderOpts),
+        wrongKey: probes.createSender((req) => targetWrong.send(req), { ...senderOpts, retries: 0 }),
+        readOnly,
+        settle: () => ctx.sleep(TARGET_SETTLE_MS),
+        now: ctx.now,
+        preferredNames: settings.service.filterNames,
+      }),
+    ]);
+    if (targetRun.status === 'rejected') throw targetRun.reason;
+    if (emuRun.status === 'rejected') throw emuRun.reason;
+    [emuObs, targetObs] = [emuRun.value, targetRun.value];
+  } catch (err) {
+    spinner?.fail();
+    throw err;
+  } finally {
+    await Promise.allSettled([emu.close(), emuClient.close(), emuWrong.close(), target.close(), targetWrong.close()]);
+  }
+  spinner?.stop();
+  if (ctx.globals.verbose) io.err(`conform: probes took ${Math.round(performance.now() - started)} ms`);
+
+  emuObs.signature = signatures.schemesOf(emu.deliveries, emu.webhookSecret, 'emulator');
+  targetObs.signature = stored && secret ? signatures.schemesOf(stored, secret, 'webhook secret') : { skipped: 'no --store given' };
+
+  let findings = verdicts.assess(emuObs, targetObs, { service: settings.service });
+  let saved: { profile: string; service: unknown; settings: string[] } | undefined;
+  const needed = findings.flatMap((f) => (f.verdict === 'needs-setting' && f.setting ? [f.setting] : []));
+  if (opts.save && settings.profileName && needed.length > 0) {
+    saved = await save(ctx, settings.profileName, needed, verdicts.applySettings);
+    findings = verdicts.markSaved(findings, settings.profileName);
+    saved.settings = needed.map(verdicts.describeSetting);
+  }
+  const report = { target: settings.baseUrl, env: settings.env, findings: findings.map(verdicts.publicFinding) };
+
+  if (ctx.globals.json) {
+    writeJson(io, { ...report, ...(saved ? { saved: { profile: saved.profile, service: saved.service } } : {}) });
+  } else {
+    const { renderReport } = await import('../lib/conform/render.js');
+    const width = io.stdoutIsTTY && (io.stdout.columns ?? 0) > 0 ? io.stdout.columns! : undefined;
+    renderReport(io, { ...report, ...(saved ? { saved: { profile: saved.profile, settings: saved.settings } } : {}) }, width);
+  }
+
+  const t = verdicts.tally(report.findings);
+  if (!verdicts.passes(report.findings)) {
+    const parts = [
+      ...(t['needs-setting'] ? [`${t['needs-setting']} need${t['needs-setting'] === 1 ? 's' : ''} a profile setting`] : []),
+      ...(t.unsupported ? [`${t.unsupported} ${t.unsupported === 1 ? 'is' : 'are'} unsupported`] : []),
+    ];
+    throw new CheckFailed(
+      `conform: of ${report.findings.length} points, ${parts.join(' and ')}`,
+      t['needs-setting']
+        ? `run \`offramp conform${settings.profileName ? ` --profile ${settings.profileName}` : ''} --save\` to store the settings in the profile`
+        : undefined,
+    );
+  }
+}
+
+/** Writes the settings into the profile, keeping every other choice it already had. */
+async function save(
+  ctx: Context,
+  name: string,
+  settings: Setting[],
+  apply: typeof import('../lib/conform/verdicts.js').applySettings,
+): Promise<{ profile: string; service: unknown; settings: string[] }> {
+  const store = await ctx.config();
+  const profile = store.read().profiles[name];
+  if (!profile) throw new UsageError(`no profile named "${name}"`);
+  const service = apply(profile.service ?? {}, settings);
+  store.setProfile(name, { ...profile, service });
+  return { profile: name, service, settings: [] };
+}

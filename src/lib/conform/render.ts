@@ -1,0 +1,118 @@
+// The report of `offramp conform` as a table: POINT, EMULATOR, OBSERVED, VERDICT, fitted to
+// the terminal (80 columns when piped) by wrapping cells at spaces, never cutting them;
+// then what the CLI does about each difference, one wrapped line per point, and the tally.
+import type { ChalkInstance } from 'chalk';
+import type { IO } from '../io.js';
+import { chalkFor, renderTable } from '../output/render.js';
+import { tally, type Finding, type Verdict } from './verdicts.js';
+
+export const REPORT_WIDTH = 80;
+/** Space cli-table3 puts between columns (render.ts: padding-right 2). */
+const GAP = 2;
+
+export type Report = { target: string; env: string; findings: Finding[]; saved?: { profile: string; settings: string[] } };
+
+export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void {
+  const c = chalkFor(io);
+  io.out(`${c.bold('Target')}: ${report.target} (env: ${report.env})\n`);
+  io.out(`${c.dim('EMULATOR is a fresh in-process emulator, sent the very same probes')}\n\n`);
+  const w = fitColumns(report.findings, width);
+  renderTable(
+    io,
+    [
+      { header: 'POINT', value: (f: Finding) => wrap(f.point, w.point) },
+      { header: 'EMULATOR', value: (f: Finding) => wrap(f.emulator, w.emulator) },
+      { header: 'OBSERVED', value: (f: Finding) => wrap(f.observed, w.observed) },
+      { header: 'VERDICT', value: (f: Finding) => paint(c, f.verdict) },
+    ],
+    report.findings,
+  );
+  const acted = report.findings.filter((f) => f.action && f.verdict !== 'same');
+  if (acted.length > 0) {
+    const lines = ['', c.bold('What the CLI does about each difference')];
+    for (const f of acted) lines.push(...hang(`${f.point}: ${f.action}`, width, '  ', '    '));
+    io.out(`${lines.join('\n')}\n`);
+  }
+  const t = tally(report.findings);
+  const parts = (Object.entries(t) as [Verdict, number][]).filter(([, n]) => n > 0).map(([v, n]) => `${n} ${v}`);
+  io.out(`\n${report.findings.length} points: ${parts.join(', ')}\n`);
+  if (report.saved) {
+    io.out(`${hang(`saved in profile ${report.saved.profile}: ${report.saved.settings.join('; ')}`, width, '', '  ').join('\n')}\n`);
+  }
+}
+
+function paint(c: ChalkInstance, verdict: Verdict): string {
+  switch (verdict) {
+    case 'same':
+      return c.green(verdict);
+    case 'handled':
+    case 'saved':
+      return c.cyan(verdict);
+    case 'needs-setting':
+      return c.yellow(verdict);
+    case 'unsupported':
+      return c.red(verdict);
+    case 'skipped':
+      return c.dim(verdict);
+  }
+}
+
+export type Widths = { point: number; emulator: number; observed: number };
+
+/**
+ * Column widths that fit `width`. VERDICT keeps its width; EMULATOR and OBSERVED get at
+ * least their longest word (a value such as `x-correlation-id` is never split), POINT what
+ * remains up to its longest cell, and any width still left goes to the two values.
+ */
+export function fitColumns(findings: Finding[], width: number): Widths {
+  const longest = (header: string, pick: (f: Finding) => string) => Math.max(header.length, ...findings.map((f) => pick(f).length));
+  const longestWord = (pick: (f: Finding) => string) => Math.max(8, ...findings.flatMap((f) => pick(f).split(/\s+/).map((w) => w.length)));
+  const verdict = longest('VERDICT', (f) => f.verdict);
+  const natural = { point: longest('POINT', (f) => f.point), emulator: longest('EMULATOR', (f) => f.emulator), observed: longest('OBSERVED', (f) => f.observed) };
+  const budget = width - verdict - 3 * GAP;
+  const emulator = Math.min(natural.emulator, longestWord((f) => f.emulator));
+  const observed = Math.min(natural.observed, longestWord((f) => f.observed));
+  const point = Math.max(16, Math.min(natural.point, budget - emulator - observed));
+  let left = Math.max(0, budget - point - emulator - observed);
+  const out: Widths = { point, emulator, observed };
+  // The narrower value column first: what it does not need goes to the other.
+  for (const key of natural.emulator <= natural.observed ? (['emulator', 'observed'] as const) : (['observed', 'emulator'] as const)) {
+    const share = key === (natural.emulator <= natural.observed ? 'emulator' : 'observed') ? Math.floor(left / 2) : left;
+    const grow = Math.min(share, natural[key] - out[key]);
+    out[key] += grow;
+    left -= grow;
+  }
+  return out;
+}
+
+/** Breaks `text` at spaces into lines of at most `width` (a longer word is split). */
+export function wrap(text: string, width: number): string {
+  return lines(text, width).join('\n');
+}
+
+function lines(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (let word of text.split(/\s+/).filter(Boolean)) {
+    while (word.length > width) {
+      if (line) out.push(line);
+      line = '';
+      out.push(word.slice(0, width));
+      word = word.slice(width);
+    }
+    if (!line) line = word;
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      out.push(line);
+      line = word;
+    }
+  }
+  if (line || out.length === 0) out.push(line);
+  return out;
+}
+
+/** A paragraph with a hanging indent. */
+function hang(text: string, width: number, first: string, rest: string): string[] {
+  const body = lines(text, width - rest.length);
+  return body.map((l, i) => (i === 0 ? first : rest) + l);
+}

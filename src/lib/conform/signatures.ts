@@ -1,0 +1,61 @@
+// Which signature scheme of the catalogue (src/lib/signature.ts) a service signs its
+// webhooks with. The spec does not say (docs/api.md, "Open points": webhook signature),
+// and conform cannot make the target deliver to it, so the target's scheme is
+// read from deliveries a `webhooks listen --store` already received: each stored line
+// keeps the body's bytes and the signature header as they arrived (src/lib/webhooks/store.ts).
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { UsageError } from '../errors.js';
+import { detect } from '../signature.js';
+import { parseStoredLine } from '../webhooks/store.js';
+import type { SignatureObs } from './verdicts.js';
+
+export type SignedDelivery = { body: Buffer; signature: string | undefined; receivedAt?: Date | undefined };
+
+/** At most this many deliveries of a store are checked: the scheme does not change per event. */
+const MAX_CHECKED = 100;
+
+/**
+ * The scheme each delivery verifies under with `secret` (the most specific one when
+ * several forms match); deliveries without a signature are not counted.
+ */
+export function schemesOf(deliveries: readonly SignedDelivery[], secret: string, label: string): SignatureObs {
+  const signed = deliveries.filter((d) => d.signature).slice(0, MAX_CHECKED);
+  const schemes: string[] = [];
+  for (const d of signed) {
+    // Judged at the time it was received, so an old store still verifies its timestamped
+    // signatures; with no time on record the timestamp is not judged at all.
+    const opts = d.receivedAt ? { now: d.receivedAt } : { toleranceSec: Number.POSITIVE_INFINITY };
+    const match = detect(d.body, d.signature, [{ label, secret }], opts)[0];
+    if (match) schemes.push(match.scheme);
+  }
+  return { schemes, deliveries: signed.length };
+}
+
+/** The signed deliveries of a `webhooks listen` store; a UsageError when it cannot be read. */
+export async function readStore(path: string): Promise<SignedDelivery[]> {
+  const out: SignedDelivery[] = [];
+  let lines = 0;
+  try {
+    const reader = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const line of reader) {
+      if (line.trim() === '') continue;
+      lines++;
+      const event = parseStoredLine(line);
+      if (!event?.signature) continue;
+      const receivedAt = event.receivedAt ? new Date(event.receivedAt) : undefined;
+      out.push({ body: event.body, signature: event.signature, receivedAt: receivedAt && !Number.isNaN(receivedAt.getTime()) ? receivedAt : undefined });
+      if (out.length >= MAX_CHECKED) break;
+    }
+  } catch (err) {
+    throw new UsageError(`--store ${path}: ${(err as Error).message}`);
+  }
+  if (lines === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
+  if (out.length === 0) {
+    throw new UsageError(
+      `--store ${path}: its lines carry no signature header (written by an older \`webhooks listen\`)`,
+      'collect a few deliveries with this version of `offramp webhooks listen --store FILE`',
+    );
+  }
+  return out;
+}

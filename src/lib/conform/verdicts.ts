@@ -1,0 +1,514 @@
+// What `offramp conform` concludes from two observations of the same probes: one of a
+// fresh in-process emulator, one of the target service. Pure: no I/O, so every verdict
+// rule is tested from hand-made observations (test/unit/conform-verdicts.test.ts).
+//
+// Verdicts:
+//   same           the target chose what the emulator chose
+//   handled        it chose otherwise, and the CLI copes without being told
+//   needs-setting  the CLI copes only once the profile records the choice (`--save`)
+//   saved          a needs-setting that `--save` just wrote into the profile
+//   unsupported    the CLI cannot work with what the target does
+//   skipped        not probed (production is read-only, nothing to probe with, no --store)
+import type { CursorLocation } from '../client/paginate.js';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
+
+export const VERDICTS = ['same', 'handled', 'needs-setting', 'saved', 'unsupported', 'skipped'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** One line of the report, as `--json` prints it. */
+export type Finding = { point: string; emulator: string; observed: string; verdict: Verdict; action?: string };
+
+/** What `--save` writes for a needs-setting finding. */
+export type Setting =
+  | { kind: 'filterName'; list: FilteredList; filter: string; name: string }
+  | { kind: 'failedStatus'; value: string }
+  | { kind: 'deliveredStatus'; value: string }
+  | { kind: 'signatureScheme'; value: string };
+
+/** A finding with the setting that would settle it (never printed as such). */
+export type Assessed = Finding & { setting?: Setting };
+
+// ------------------------------------------------------------------ observations
+
+/** The calls whose success status is probed, in report order. */
+export const CALLS = [
+  'quote',
+  'create',
+  'get',
+  'get by reference',
+  'list',
+  'cancel',
+  'status-history',
+  'revenue',
+  'webhook list',
+  'webhook get',
+  'webhook replay',
+  'simulate',
+] as const;
+export type CallName = (typeof CALLS)[number];
+
+/** A call answered 2xx (`status`), answered an error (`failed`), or was not made (`skipped`). */
+export type CallObs = { status: number } | { failed: { status: number; code?: string | undefined; message: string } } | { skipped: string };
+
+export type DefaultSize = {
+  /** The page size the answer states (`limit`, `page_size`, `per_page`), when it does. */
+  stated?: number;
+  /** Items on the page asked for without a limit. */
+  count: number;
+  /** Whether that page said more follow. */
+  more: boolean;
+};
+
+export type ListObs =
+  | { skipped: string }
+  | {
+      /** Where the items were; `none` when the answer held no list. */
+      shape: 'page-object' | 'array' | 'none';
+      /** Where the cursor (or has_more) of a `limit=1` page was found. */
+      location: CursorLocation;
+      /** Whether at least 2 records exist, so the `limit=1` page had to continue. */
+      mustContinue: boolean;
+      /** Following the `limit=1` page's cursor: worked, was refused, came back with the same record, or there was no cursor. */
+      follow: 'ok' | 'refused' | 'same-page' | 'no-cursor' | 'not-needed';
+      followError?: string;
+      defaultSize: DefaultSize;
+    };
+
+/** For one filter: the name the service honoured, or that none of those tried was. */
+export type FilterObs = { honoured: string } | { ignored: string[] } | { unclear: string } | { skipped: string };
+
+export type ErrorCase = '400' | '401' | '404' | '409';
+export type ErrorObs = { status: number; code: string | undefined; enveloped: boolean } | { accepted: number } | { skipped: string };
+
+/** Values seen for an open field (`null` written as "null"). */
+export type ValuesObs = { seen: string[] } | { skipped: string };
+
+export type SignatureObs = { schemes: string[]; deliveries: number } | { skipped: string };
+
+export type Observation = {
+  calls: Partial<Record<CallName, CallObs>>;
+  lists: Partial<Record<FilteredList, ListObs>>;
+  filters: { [L in FilteredList]?: Partial<Record<string, FilterObs>> };
+  errors: Partial<Record<ErrorCase, ErrorObs>>;
+  /** Request-id headers (of REQUEST_ID_HEADERS) seen on the answers. */
+  requestIdHeaders: string[];
+  values: { deposit_status: ValuesObs; delivery_status: ValuesObs; publish_status: ValuesObs };
+  /** Retry-After of every 429 met ('' when a 429 came without one). */
+  retryAfter: string[];
+  signature: SignatureObs;
+};
+
+export function emptyObservation(): Observation {
+  return {
+    calls: {},
+    lists: {},
+    filters: {},
+    errors: {},
+    requestIdHeaders: [],
+    values: { deposit_status: { seen: [] }, delivery_status: { seen: [] }, publish_status: { seen: [] } },
+    retryAfter: [],
+    signature: { skipped: 'not checked' },
+  };
+}
+
+// ------------------------------------------------------------------ comparison
+
+export type AssessOptions = {
+  /** What the profile already records about the target (`offramp conform --save` wrote it). */
+  service: ServiceChoices;
+};
+
+/** Every finding, in report order. */
+export function assess(emu: Observation, target: Observation, opts: AssessOptions): Assessed[] {
+  return [
+    ...CALLS.map((name) => assessCall(name, emu.calls[name], target.calls[name])),
+    ...LISTS.map((list) => assessList(list, emu.lists[list], target.lists[list])),
+    ...LISTS.map((list) => assessPageSize(list, emu.lists[list], target.lists[list])),
+    ...LISTS.flatMap((list) =>
+      FILTERS[list].map((filter) => assessFilter(list, filter, emu.filters[list]?.[filter], target.filters[list]?.[filter], opts.service)),
+    ),
+    ...(['400', '401', '404', '409'] as const).map((c) => assessError(c, emu.errors[c], target.errors[c])),
+    assessRequestId(emu.requestIdHeaders, target.requestIdHeaders),
+    assessValues('values: deposit_status', emu.values.deposit_status, target.values.deposit_status),
+    assessDeliveryStatus(emu.values.delivery_status, target.values.delivery_status, opts.service),
+    assessDeliveredStatus(emu.values.delivery_status, target.values.delivery_status, opts.service),
+    assessValues('values: publish_status', emu.values.publish_status, target.values.publish_status),
+    assessRetryAfter(emu.retryAfter, target.retryAfter),
+    assessSignature(emu.signature, target.signature, opts.service),
+  ];
+}
+
+const LISTS = ['transactions', 'webhooks', 'revenue'] as const satisfies readonly FilteredList[];
+const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
+
+const skippedOf = (o: unknown): string | undefined =>
+  o && typeof o === 'object' && 'skipped' in o ? String((o as { skipped: string }).skipped) : undefined;
+
+function finding(point: string, emulator: string, observed: string, verdict: Verdict, action?: string, setting?: Setting): Assessed {
+  return { point, emulator, observed, verdict, ...(action ? { action } : {}), ...(setting ? { setting } : {}) };
+}
+
+// -- success statuses
+
+export function describeCall(o: CallObs | undefined): string {
+  if (!o) return 'not probed';
+  if ('skipped' in o) return `skipped (${o.skipped})`;
+  if ('failed' in o) return `${o.failed.status || 'no answer'}${o.failed.code ? ` ${o.failed.code}` : ''}`;
+  return String(o.status);
+}
+
+export function assessCall(name: CallName, emu: CallObs | undefined, target: CallObs | undefined): Assessed {
+  const point = `status: ${name}`;
+  const e = describeCall(emu);
+  const t = describeCall(target);
+  if (!target || 'skipped' in target) return finding(point, e, target ? target.skipped : 'not probed', 'skipped');
+  if ('failed' in target) {
+    if (emu && 'failed' in emu && emu.failed.status === target.failed.status) return finding(point, e, t, 'same');
+    return finding(point, e, t, 'unsupported', `the call failed: ${target.failed.message}`);
+  }
+  if (emu && 'status' in emu && emu.status === target.status) return finding(point, e, t, 'same');
+  // The client takes any 2xx as success (src/lib/client/http.ts); the status is not checked.
+  return finding(point, e, t, 'handled', 'the CLI accepts any 2xx');
+}
+
+// -- lists
+
+const LOCATION_TEXT: Record<CursorLocation, string> = {
+  data: 'cursor in data',
+  'data.meta': 'cursor in data.meta',
+  'data.pagination': 'cursor in data.pagination',
+  wrapper: 'cursor beside data',
+  meta: 'cursor in meta',
+  pagination: 'cursor in pagination',
+  none: 'no cursor found',
+};
+
+export function describeList(o: ListObs | undefined): string {
+  if (!o) return 'not probed';
+  if ('skipped' in o) return `skipped (${o.skipped})`;
+  if (o.shape === 'none') return 'no list in the answer';
+  return `${o.shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[o.location]}`;
+}
+
+export function assessList(list: FilteredList, emu: ListObs | undefined, target: ListObs | undefined): Assessed {
+  const point = `list: ${LIST_LABEL[list]}`;
+  const e = describeList(emu);
+  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  const t = describeList(target);
+  if (target.shape === 'none') return finding(point, e, t, 'unsupported', 'the answer holds no list the CLI can read');
+  if (target.mustContinue && target.follow === 'no-cursor') {
+    // paginate() errors on such a page rather than stopping quietly (IncompleteListError).
+    return finding(point, e, t, 'unsupported', 'a page that must continue carried no cursor: the CLI stops with an error, so these lists cannot be used');
+  }
+  if (target.follow === 'refused' || target.follow === 'same-page') {
+    const why = target.follow === 'refused' ? `the next page was refused${target.followError ? ` (${target.followError})` : ''}` : 'the next page repeated the first';
+    return finding(point, e, `${t}; cursor does not work`, 'unsupported', `${why}: the CLI cannot page this list`);
+  }
+  if (!target.mustContinue && target.location === 'none') {
+    return finding(point, e, `${t} (fewer than 2 records)`, 'skipped', 'not enough records to see where the cursor goes');
+  }
+  if (e === t) return finding(point, e, t, 'same');
+  return finding(point, e, t, 'handled', 'the CLI reads the cursor there');
+}
+
+export function describeSize(o: ListObs | undefined): string {
+  if (!o) return 'not probed';
+  if ('skipped' in o) return `skipped (${o.skipped})`;
+  const d = o.defaultSize;
+  if (d.stated !== undefined) return String(d.stated);
+  if (d.more) return String(d.count);
+  return d.count === 0 ? 'unknown (no records)' : `${d.count} or more`;
+}
+
+export function assessPageSize(list: FilteredList, emu: ListObs | undefined, target: ListObs | undefined): Assessed {
+  const point = `page size: ${LIST_LABEL[list]}`;
+  const e = describeSize(emu);
+  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  const t = describeSize(target);
+  if (e === t) return finding(point, e, t, 'same');
+  return finding(point, e, t, 'handled', 'informational: the CLI always sends a limit');
+}
+
+// -- filters
+
+export function describeFilter(o: FilterObs | undefined): string {
+  if (!o) return 'not probed';
+  if ('honoured' in o) return o.honoured;
+  if ('ignored' in o) return 'ignored';
+  if ('unclear' in o) return 'unclear';
+  return `skipped (${o.skipped})`;
+}
+
+export function assessFilter(
+  list: FilteredList,
+  filter: string,
+  emu: FilterObs | undefined,
+  target: FilterObs | undefined,
+  service: ServiceChoices,
+): Assessed {
+  const point = `filter: ${list} ${filter}`;
+  const e = describeFilter(emu);
+  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  const t = describeFilter(target);
+  // Whatever the service does, the CLI also filters the records on their own fields
+  // (src/lib/client/filters.ts), so a name it ignores costs bandwidth, not correctness.
+  if ('ignored' in target) {
+    return finding(point, e, t, 'handled', `no name tried was honoured (${target.ignored.join(', ')}): filtered on the CLI's side only`);
+  }
+  if ('unclear' in target) return finding(point, e, t, 'handled', `could not tell (${target.unclear}): filtered on the CLI's side too`);
+  const names = (service.filterNames?.[list] ?? {}) as Record<string, string | undefined>;
+  const sent = names[filter] ?? filter;
+  if (target.honoured === sent) {
+    if (target.honoured === e) return finding(point, e, t, 'same');
+    return finding(point, e, t, 'handled', `the profile sends it as ${sent}`);
+  }
+  return finding(
+    point,
+    e,
+    t,
+    'needs-setting',
+    `--save stores ${target.honoured} (till then the CLI filters on its side too)`,
+    { kind: 'filterName', list, filter, name: target.honoured },
+  );
+}
+
+// -- errors
+
+export function describeError(o: ErrorObs | undefined): string {
+  if (!o) return 'not probed';
+  if ('skipped' in o) return `skipped (${o.skipped})`;
+  if ('accepted' in o) return `accepted (${o.accepted})`;
+  return `${o.status} ${o.enveloped ? (o.code ?? '—') : 'no envelope'}`;
+}
+
+const ERROR_POINT: Record<ErrorCase, string> = {
+  '400': 'error: 400 (both amounts)',
+  '401': 'error: 401 (wrong key)',
+  '404': 'error: 404 (unknown id)',
+  '409': 'error: 409 (cancel completed)',
+};
+
+export function assessError(which: ErrorCase, emu: ErrorObs | undefined, target: ErrorObs | undefined): Assessed {
+  const point = ERROR_POINT[which];
+  const e = describeError(emu);
+  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  const t = describeError(target);
+  if (e === t) return finding(point, e, t, 'same');
+  if ('accepted' in target) {
+    if (which === '400') return finding(point, e, t, 'handled', 'the CLI refuses both amounts itself, before sending');
+    if (which === '401') return finding(point, e, t, 'unsupported', 'a wrong API key was accepted: is this the partner API?');
+    return finding(point, e, t, 'unsupported', `the CLI expects ${which} here (exit ${which === '404' ? 4 : 5}); the call succeeded instead`);
+  }
+  // Exit codes come from the HTTP status alone (src/lib/errors.ts), so a 404 or a 409
+  // under another status would be reported as something else.
+  if ((which === '404' || which === '409') && target.status !== Number(which)) {
+    return finding(point, e, t, 'unsupported', `the CLI reads ${which} by its status (exit ${which === '404' ? 4 : 5}); ${target.status} maps to another exit code`);
+  }
+  const parts = ['the CLI maps exit codes by HTTP status'];
+  if (!target.enveloped) parts.push('and names the status when the body is not the envelope');
+  return finding(point, e, t, 'handled', parts.join(' '));
+}
+
+// -- headers and open values
+
+export function assessRequestId(emu: string[], target: string[]): Assessed {
+  const e = emu.length ? emu.join(', ') : 'none';
+  const t = target.length ? target.join(', ') : 'none';
+  if (e === t) return finding('request-id header', e, t, 'same');
+  return finding(
+    'request-id header',
+    e,
+    t,
+    'handled',
+    target.length ? 'the CLI reads the request id from any of the common headers' : 'errors will carry no request id',
+  );
+}
+
+function describeValues(o: ValuesObs): string {
+  if ('skipped' in o) return `skipped (${o.skipped})`;
+  return o.seen.length ? o.seen.join(', ') : 'none seen';
+}
+
+/** Values the emulator never showed. */
+function unknownValues(emu: ValuesObs, target: { seen: string[] }): string[] {
+  const known = new Set('seen' in emu ? emu.seen : []);
+  return target.seen.filter((v) => !known.has(v));
+}
+
+export function assessValues(point: string, emu: ValuesObs, target: ValuesObs): Assessed {
+  const e = describeValues(emu);
+  if ('skipped' in target) return finding(point, e, target.skipped, 'skipped');
+  const t = describeValues(target);
+  if (target.seen.length === 0) return finding(point, e, t, 'skipped', 'no value to look at');
+  // Subset, not equality: a value the probe did not happen to catch on one side (a
+  // delivery still in flight) is no difference in what the service chose.
+  const unknown = unknownValues(emu, target);
+  if (unknown.length === 0) return finding(point, e, t, 'same');
+  return finding(point, e, t, 'handled', `${unknown.join(', ')}: shown as the service sends it`);
+}
+
+/** Unknown delivery statuses that read as a failed delivery. */
+const FAILURE_WORD = /fail|error|dead|undeliver/i;
+
+export function assessDeliveryStatus(emu: ValuesObs, target: ValuesObs, service: ServiceChoices): Assessed {
+  const point = 'values: delivery_status';
+  const base = assessValues(point, emu, target);
+  if ('skipped' in target || base.verdict === 'same' || base.verdict === 'skipped') return base;
+  const failed = service.failedStatus ?? DEFAULT_FAILED_STATUS;
+  if (target.seen.includes(failed)) {
+    return { ...base, action: `${base.action}; \`webhooks replay --failed\` looks for ${failed}, which the service uses` };
+  }
+  const candidate = unknownValues(emu, target).find((v) => FAILURE_WORD.test(v));
+  if (candidate) {
+    return finding(
+      point,
+      base.emulator,
+      base.observed,
+      'needs-setting',
+      `\`webhooks replay --failed\` looks for ${failed}, never seen; --save stores ${candidate} as the failed status`,
+      { kind: 'failedStatus', value: candidate },
+    );
+  }
+  return { ...base, action: `${base.action}; no failed delivery seen, \`--failed\` keeps looking for ${failed}` };
+}
+
+/** Unknown delivery statuses that read as an accepted delivery (and not as a failed one). */
+const DELIVERED_WORD = /succe|deliver|^sent$|^ok$|^ack/i;
+
+/**
+ * The word for a delivered event: what `reconcile` needs to tell a delivered event from
+ * one to replay. A word it does not know there is reported, never guessed at.
+ */
+export function assessDeliveredStatus(emu: ValuesObs, target: ValuesObs, service: ServiceChoices): Assessed {
+  const point = 'delivery_status: delivered';
+  const delivered = service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS;
+  const e = 'seen' in emu && emu.seen.includes(DEFAULT_DELIVERED_STATUS) ? DEFAULT_DELIVERED_STATUS : 'not seen';
+  if ('skipped' in target) return finding(point, e, target.skipped, 'skipped');
+  if (target.seen.includes(delivered)) {
+    return finding(point, e, delivered, delivered === e ? 'same' : 'handled', delivered === e ? undefined : 'the profile names it');
+  }
+  const candidate = unknownValues(emu, target).find((v) => DELIVERED_WORD.test(v) && !FAILURE_WORD.test(v));
+  if (!candidate) return finding(point, e, 'not seen', 'skipped', 'no delivered event seen');
+  return finding(
+    point,
+    e,
+    candidate,
+    'needs-setting',
+    `\`reconcile\` looks for ${delivered}, never seen; --save stores ${candidate} as the delivered status`,
+    { kind: 'deliveredStatus', value: candidate },
+  );
+}
+
+export function retryAfterForm(value: string): string {
+  if (value.trim() === '') return 'absent';
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return 'seconds';
+  return Number.isNaN(Date.parse(value)) ? 'unreadable' : 'HTTP-date';
+}
+
+export function assessRetryAfter(emu: string[], target: string[]): Assessed {
+  const forms = (values: string[]) => (values.length ? [...new Set(values.map(retryAfterForm))].join(', ') : 'no 429 seen');
+  const e = forms(emu);
+  const t = forms(target);
+  if (e === t) return finding('Retry-After', e, t, 'same');
+  if (target.length === 0) return finding('Retry-After', e, t, 'skipped', 'no 429 came during the probes');
+  const unreadable = target.some((v) => ['absent', 'unreadable'].includes(retryAfterForm(v)));
+  return finding(
+    'Retry-After',
+    e,
+    t,
+    'handled',
+    unreadable ? 'without a readable Retry-After the CLI backs off on its own' : 'seconds and HTTP-dates are both honoured',
+  );
+}
+
+// -- signature
+
+function describeSignature(o: SignatureObs): string {
+  if ('skipped' in o) return `skipped (${o.skipped})`;
+  return o.schemes.length ? mostCommon(o.schemes)! : 'none verifies';
+}
+
+function mostCommon(values: string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+export function assessSignature(emu: SignatureObs, target: SignatureObs, service: ServiceChoices): Assessed {
+  const point = 'signature scheme';
+  const e = describeSignature(emu);
+  if ('skipped' in target) return finding(point, e, target.skipped, 'skipped', 'give --store FILE (a `webhooks listen` store of its deliveries) to check it');
+  const t = describeSignature(target);
+  const observed = mostCommon(target.schemes);
+  if (!observed) {
+    return finding(
+      point,
+      e,
+      t,
+      'unsupported',
+      `no scheme of the catalogue verifies the ${target.deliveries} stored deliveries with the webhook secret: check the secret, or the scheme is one the CLI does not know`,
+    );
+  }
+  const pinned = service.signatureScheme;
+  if (pinned === observed) return finding(point, e, t, observed === e ? 'same' : 'handled', observed === e ? undefined : 'the profile pins it');
+  if (observed === e && !pinned) return finding(point, e, t, 'same');
+  return finding(
+    point,
+    e,
+    t,
+    'needs-setting',
+    `\`webhooks listen\` and \`verify\` accept it already (any scheme of the catalogue); --save pins ${observed}`,
+    { kind: 'signatureScheme', value: observed },
+  );
+}
+
+// ------------------------------------------------------------------ saving
+
+/** The profile's service choices with `settings` applied; every other choice kept. */
+export function applySettings(service: ServiceChoices, settings: Setting[]): ServiceChoices {
+  const next: ServiceChoices = structuredClone(service);
+  for (const s of settings) {
+    if (s.kind === 'failedStatus') next.failedStatus = s.value;
+    else if (s.kind === 'deliveredStatus') next.deliveredStatus = s.value;
+    else if (s.kind === 'signatureScheme') next.signatureScheme = s.value;
+    else {
+      const lists = (next.filterNames ??= {}) as Record<string, Record<string, string> | undefined>;
+      const names = (lists[s.list] ??= {});
+      // The CLI's own name needs no entry: the profile stays as short as the service allows.
+      if (s.name === s.filter) delete names[s.filter];
+      else names[s.filter] = s.name;
+      if (Object.keys(names).length === 0) delete lists[s.list];
+    }
+  }
+  if (next.filterNames && Object.keys(next.filterNames).length === 0) delete next.filterNames;
+  return next;
+}
+
+/** Marks the findings whose setting was written as `saved`. */
+export function markSaved(findings: Assessed[], profileName: string): Assessed[] {
+  return findings.map((f) => (f.setting && f.verdict === 'needs-setting' ? { ...f, verdict: 'saved', action: `saved in profile ${profileName}: ${describeSetting(f.setting)}` } : f));
+}
+
+export function describeSetting(s: Setting): string {
+  if (s.kind === 'filterName') return `filterNames.${s.list}.${s.filter} = ${s.name}`;
+  return `${s.kind} = ${s.value}`;
+}
+
+/** The findings as `--json` prints them (the setting stays internal). */
+export function publicFinding(f: Assessed): Finding {
+  const { setting: _setting, ...rest } = f;
+  return rest;
+}
+
+export type Tally = Record<Verdict, number>;
+
+export function tally(findings: Finding[]): Tally {
+  const t = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Tally;
+  for (const f of findings) t[f.verdict]++;
+  return t;
+}
+
+/** Whether conform passes: nothing unsupported, nothing left needing a setting. */
+export function passes(findings: Finding[]): boolean {
+  return findings.every((f) => f.verdict !== 'unsupported' && f.verdict !== 'needs-setting');
+}
