@@ -154,6 +154,39 @@ describe.each(each())('lists against %s', (name) => {
   });
 });
 
+describe('single reads and writes against the variant', () => {
+  it('tx create (answered 200, not 201) and tx get keep extra fields and the service’s times verbatim', async () => {
+    const t = byName('variant-beside');
+    const created = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'variant-create-1', '--json'], { env: env(t) });
+    expect(created.code, created.stderr).toBe(0);
+    const tx = JSON.parse(created.stdout) as { id: string; risk_score?: string; expires_at: string };
+    expect(tx.risk_score).toBe('0.12');
+    expect(tx.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
+    const got = await runCli(['tx', 'get', tx.id, '--json'], { env: env(t) });
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: tx.id, risk_score: '0.12' });
+  });
+
+  it('a gateway’s HTML 502 is retried like any 5xx', async () => {
+    const t = byName('variant-beside');
+    t.variant!.failNext(2, 'html502');
+    const r = await runCli(['tx', 'get', facts.get('variant-beside')!.ids[0]!, '--json'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    // Two tries (--retries 1) use up both: the command fails as a 5xx after retries does.
+    t.variant!.failNext(2, 'html502');
+    const gave = await runCli(['tx', 'get', facts.get('variant-beside')!.ids[0]!, '--retries', '1'], { env: env(t) });
+    expect(gave.code).toBe(1);
+    expect(gave.stderr).toMatch(/^error: \w+: GET \/api\/v1\/partner\/transactions\/[0-9a-f-]+ answered HTTP 502$/m);
+  });
+
+  it('api --paginate walks the variant’s lists too', async () => {
+    const t = byName('variant-pagination');
+    const r = await runCli(['api', 'GET', '/transactions?limit=9', '--paginate'], { env: env(t) });
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as unknown[]).length).toBe(TX_COUNT);
+  });
+});
+
 describe('webhooks replay --failed against the variant', () => {
   it('replays only the failed events of the transaction asked for, once told the failed word', async () => {
     const t = byName('variant-beside');
