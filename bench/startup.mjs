@@ -31,7 +31,7 @@ export async function main() {
       { name: 'offramp --help', cmd: process.execPath, args: [BIN, '--help'] },
       { name: 'offramp tx get ID --json', cmd: process.execPath, args: [BIN, 'tx', 'get', id, '--json'] },
       // What a first run after an install or upgrade costs, before a compile cache exists
-      // (Node's own on 22.1+, src/compile-cache.ts on Node 20): for information, no target.
+      // (Node's own, on 22.1+; Node 20 has none): for information, no target.
       { name: 'tx get, compile cache off', cmd: process.execPath, args: [BIN, 'tx', 'get', id, '--json'], env: { NODE_DISABLE_COMPILE_CACHE: '1' } },
     ];
     if (spawnSync('sh', ['-c', 'command -v gh']).status === 0) cases.push({ name: 'gh --version', cmd: 'gh', args: ['--version'] });

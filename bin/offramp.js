@@ -7,9 +7,8 @@ if (typeof process.getBuiltinModule !== 'function') {
   process.stderr.write(`offramp needs Node.js 20.19 or newer; this is ${process.version}\n`);
   process.exit(1);
 }
-// V8 keeps the code it compiled for dist/ on disk (under the OS temp dir) and reuses it on
-// the next run, as tsc and eslint do: Node's own cache on Node 22.1+, enabled here, and on
-// Node 20 ours (src/compile-cache.ts, set up by dist/main.js for the commands that need
-// it). NODE_DISABLE_COMPILE_CACHE=1 turns either off.
+// On Node 22.1+ V8 keeps the code it compiled for dist/ on disk and reuses it on the next
+// run, as tsc and eslint do (Node's own cache; Node 20 has none and compiles each time).
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 require('node:module').enableCompileCache?.();
 require('../dist/main.js');

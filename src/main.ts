@@ -1,4 +1,6 @@
 // Process entry: run one command with the real streams, then exit with its code.
+import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
 import { VERSION_TEXT } from './version.js';
 
@@ -41,9 +43,6 @@ function runToExit(args: string[]): void {
 
 function readHelpSnapshot(): HelpSnapshot | undefined {
   try {
-    // Not `import … from 'node:fs'`: an ESM import of fs builds its module facade, which
-    // loads fs's stream classes (~5 ms) that this path never uses.
-    const { readFileSync } = process.getBuiltinModule('node:fs');
     return JSON.parse(readFileSync(new URL('./help.json', import.meta.url), 'utf8')) as HelpSnapshot;
   } catch {
     return undefined; // not built (running from source): commander renders it
@@ -51,18 +50,11 @@ function readHelpSnapshot(): HelpSnapshot | undefined {
 }
 
 async function run(args: string[]): Promise<number> {
-  // Node 20 has no compile cache of its own (bin/offramp.js enables Node's on 22.1+): ours
-  // covers all that a command loads from here, which is nearly all of its code. Not set up
-  // for --version and --help above, which compile little and would pay for its set-up.
-  if (!('enableCompileCache' in process.getBuiltinModule('node:module'))) {
-    const dist = process.getBuiltinModule('node:path').dirname(process.getBuiltinModule('node:url').fileURLToPath(import.meta.url));
-    (await import('./compile-cache.js')).install({ dist, env: process.env });
-  }
   const { main } = await import('./cli.js');
   const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
   return main(args, {
     stdin: () => process.stdin,
-    stdinIsTTY: process.getBuiltinModule('node:tty').isatty(0),
+    stdinIsTTY: isatty(0),
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

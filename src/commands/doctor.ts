@@ -37,10 +37,20 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   }
 
   const url = new URL(settings.baseUrl);
-  const { isLoopback } = await import('../lib/config/profile.js');
-  if (url.protocol === 'https:') add('base url', 'pass', `${settings.baseUrl}`);
-  else add('base url', isLoopback(url) ? 'pass' : 'fail', `${settings.baseUrl}${isLoopback(url) ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
+  const [{ isLoopback }, { proxyFor }, { displayUrl, TLS_INTERCEPTION_HINT }] = await Promise.all([
+    import('../lib/config/profile.js'),
+    import('../lib/client/proxy.js'),
+    import('../lib/client/http.js'),
+  ]);
+  const shown = displayUrl(settings.baseUrl);
+  if (url.protocol === 'https:') add('base url', 'pass', shown);
+  else add('base url', isLoopback(url) ? 'pass' : 'fail', `${shown}${isLoopback(url) ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
   if (!url.pathname.replace(/\/+$/, '').endsWith('/api/v1/partner')) add('base url path', 'warn', 'does not end in /api/v1/partner');
+
+  const proxy = proxyFor(url, ctx.env);
+  if (proxy.via === 'direct') add('proxy', 'pass', 'none (no HTTP_PROXY / HTTPS_PROXY set)');
+  else if (proxy.via === 'proxy') add('proxy', 'pass', `${proxy.proxy} (from ${proxy.from})`);
+  else add('proxy', 'pass', `not used for ${url.hostname}: NO_PROXY has ${proxy.entry} (${proxy.proxy} from ${proxy.from} otherwise)`);
 
   const api = await ctx.api();
   const started = performance.now();
@@ -64,7 +74,7 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
       add('reachable', 'pass', `${Math.round(performance.now() - started)} ms`);
       add('api key', 'fail', `rejected (${e.status}): ${e.message}`);
     } else {
-      add('reachable', 'fail', e.message);
+      add('reachable', 'fail', `${e.message}${e.hint === TLS_INTERCEPTION_HINT ? ` — ${e.hint}` : ''}`);
     }
   }
 

@@ -18,7 +18,7 @@ export type QuoteOptions = {
 
 export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
-  // Exactly one amount (partner-api.md, POST /quotes). Neither is refused here too, rather
+  // Exactly one amount (the spec, POST /quotes). Neither is refused here too, rather
   // than prompted for: which amount to price is the one choice a quote is about.
   if (opts.cryptoAmount !== undefined && opts.fiatAmount !== undefined) {
     throw new UsageError('give either --crypto-amount or --fiat-amount, not both', 'a quote prices one amount: token units or NGN');

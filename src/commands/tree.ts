@@ -35,8 +35,8 @@ export const TOP_LEVEL_COMMANDS = [
 /**
  * Registers the tree, or only the top-level command `only` with everything below it:
  * a run of one command parses against that branch, and registering the whole tree cost
- * ~10 ms of every start. Anything else (no command, an unknown one) gets the whole tree,
- * for the program's help and commander's suggestions.
+ * a measurable part of every start (BENCHMARKS.md). Anything else (no command, an
+ * unknown one) gets the whole tree, for the program's help and commander's suggestions.
  */
 export function registerCommands(program: Command, runtime: Runtime, only?: string): void {
   const branch = TOP_LEVEL_COMMANDS.find((name) => name === only);

@@ -6,7 +6,7 @@ const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 export const DAY_MS = 86_400_000;
-/** partner-api.md: a revenue window may not exceed 90 days. */
+/** the spec: a revenue window may not exceed 90 days. */
 export const MAX_WINDOW_MS = 90 * DAY_MS;
 
 export function parseDateArg(input: string, edge: 'start' | 'end', flag: string): Date {

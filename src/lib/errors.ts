@@ -1,4 +1,4 @@
-// Errors are types; exit codes are one table (cli-contract.md, "Exit codes").
+// Errors are types; exit codes are one table (the CLI contract (README), "Exit codes").
 
 export const EXIT = {
   ok: 0,

@@ -54,7 +54,7 @@ export class IO {
   }
 
   /**
-   * stdin, opened on first use: creating process.stdin sets up a stream (~7 ms) that most
+   * stdin, opened on first use: creating process.stdin sets up a stream (a measurable cost, BENCHMARKS.md) that most
    * commands never read.
    */
   get stdin(): Stdin {

@@ -3,7 +3,7 @@
 // transactions through it; the CLI reads it to explain a 409, to know when `tx watch` is
 // done, and to keep a webhook listener's status from moving backwards.
 //
-// partner-api.md gives create → awaiting_deposit, order_filled → completed (`order:settled`),
+// the spec gives create → awaiting_deposit, order_filled → completed (`order:settled`),
 // cancel refused on completed, and "invalid simulator step → 409". Every other edge is
 // "not shown"; the ones below are our choice, listed in the README.
 import type { SimulatorEvent, TransactionStatus } from './vocabulary.js';

@@ -1,6 +1,6 @@
 // The partner API's resources as zod schemas: the one description the client parses
 // responses with and the emulator validates requests and builds answers with, so the two
-// agree by construction (partner-api.md, "Resources and their fields").
+// agree by construction (the spec, "Resources and their fields").
 //
 // Response schemas are loose objects: unknown fields pass through untouched (the service
 // may add fields, and `--json` prints exactly what it sent), and fields whose values the
@@ -14,9 +14,9 @@ import en from 'zod/v4/locales/en.js';
 z.config(en());
 
 /**
- * A schema built on first use. Building all of them took 8-15 ms of every command's start
- * and a command needs two or three; `z.lazy` builds its inner schema on its first parse
- * and keeps it.
+ * A schema built on first use. Building all of them cost every command's start a
+ * noticeable share (BENCHMARKS.md) and a command needs two or three; `z.lazy` builds its
+ * inner schema on its first parse and keeps it.
  */
 const lazily = <T extends z.core.$ZodType>(build: () => T) => z.lazy(build);
 
@@ -201,7 +201,7 @@ export const ReplayResult = lazily(() =>
 );
 export type ReplayResult = z.infer<typeof ReplayResult>;
 
-/** Body of a webhook delivery: `{ id, type, data }` (partner-api.md, Events). */
+/** Body of a webhook delivery: `{ id, type, data }` (the spec, Events). */
 export const WebhookDelivery = lazily(() =>
   z.looseObject({
     id: z.string(),

@@ -2,7 +2,7 @@
 // idempotency, timeouts, schema errors and the verbose trace.
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { HttpClient, nodeMaxHeaderSize } from '../../src/lib/client/http.js';
+import { displayUrl, HttpClient } from '../../src/lib/client/http.js';
 import { runCli } from '../helpers/cli.js';
 import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
 import { drop, errorBody, json, scriptedServer } from '../helpers/server.js';
@@ -119,6 +119,11 @@ describe('HttpClient', () => {
     expect(err.message).toMatch(/data\.id/);
   });
 
+  it('shows URLs without their password', () => {
+    expect(displayUrl('https://ops:s3cret@api.example.com/api/v1/partner')).toBe('https://ops:***@api.example.com/api/v1/partner');
+    expect(displayUrl('https://api.example.com/x')).toBe('https://api.example.com/x');
+  });
+
   it('never puts the key in the verbose trace', async () => {
     const { client, trace } = await setup([json(503, errorBody('X', 'y')), ok({ id: 'f' })]);
     await client.request({ method: 'GET', path: '/t', query: { limit: 5 }, schema: Thing });
@@ -128,15 +133,7 @@ describe('HttpClient', () => {
   });
 });
 
-describe("response header limit (Node's, read without loading node:http)", () => {
-  it('is --max-http-header-size when given, in NODE_OPTIONS or on the command line (which wins), else 16 KiB', () => {
-    expect(nodeMaxHeaderSize([], undefined)).toBe(16384);
-    expect(nodeMaxHeaderSize([], '--max-http-header-size=65536')).toBe(65536);
-    expect(nodeMaxHeaderSize(['--max-http-header-size', '32768'], '')).toBe(32768);
-    expect(nodeMaxHeaderSize(['--max-http-header-size=8192'], '--max-http-header-size=65536 --no-warnings')).toBe(8192);
-    expect(nodeMaxHeaderSize(['--max-http-header-size=abc'], '')).toBe(16384);
-  });
-
+describe("response header limit (Node's)", () => {
   it('the built CLI refuses a response head over 16 KiB, and takes it under --max-http-header-size', async () => {
     const big = (_req: unknown, res: import('node:http').ServerResponse) => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-padding': 'p'.repeat(20_000) });

@@ -14,7 +14,7 @@ describe('npm pack', () => {
     const files = pack.files.map((f) => f.path);
     // The two package.json files mark bin/ and dist/ CommonJS (scripts/build.mjs): without
     // them Node would load both as ESM and fail.
-    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'bin/package.json', 'dist/package.json', 'dist/main.js', 'dist/compile-cache.js', 'dist/help.json', 'dist/THIRD-PARTY-NOTICES.txt', 'completions/offramp.bash', 'README.md', 'package.json']));
+    expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'bin/package.json', 'dist/package.json', 'dist/main.js', 'dist/help.json', 'dist/THIRD-PARTY-NOTICES.txt', 'completions/offramp.bash', 'README.md', 'package.json']));
     const unwanted = files.filter((f) => /^(src|test|bench|scripts|\.ci)\/|\.map$|\.ts$|\.env|config\.json$|\.tgz$|node_modules/.test(f));
     expect(unwanted).toEqual([]);
   });

@@ -1,4 +1,4 @@
-// Transaction answers for scripted-server tests: the shapes of partner-api.md, filled in.
+// Transaction answers for scripted-server tests: the shapes of the spec, filled in.
 export const TX_ID = '0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91';
 export const QUOTE_ID = '6f1c2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b';
 export const KEY = 'sk_test_scripted_9876';

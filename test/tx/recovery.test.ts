@@ -35,7 +35,7 @@ describe('tx create: recovery when the create gets no answer', () => {
     expect(summarize(server.requests)).toEqual(['POST /transactions', 'GET /transactions/reference/order-1']);
     const post = server.requests[0]!;
     expect(post.headers['idempotency-key']).toBe(keyOf(r.stderr));
-    // The partner never sends rate or crypto_amount (partner-api.md, create rule 2).
+    // The partner never sends rate or crypto_amount (the spec, create rule 2).
     expect(JSON.parse(post.body)).toEqual({ fiat_amount: '5000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: 'order-1' });
   });
 

@@ -2,7 +2,7 @@
 //                   [--merchant-id ID] [--terminal-id ID] [--seller-phone P] [--idempotency-key K]
 //
 // Creates a transaction and shows where to send the deposit. Every create carries an
-// Idempotency-Key (printed on stderr) and never `rate` or `crypto_amount` (partner-api.md,
+// Idempotency-Key (printed on stderr) and never `rate` or `crypto_amount` (the spec,
 // POST /transactions, rule 2). When the create gets no answer, the reference decides:
 // the transaction is looked up by merchant_reference, the create is sent once more with
 // the same key if it is not found, and if the outcome is still unknown the command exits 7

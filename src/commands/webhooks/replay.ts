@@ -1,6 +1,6 @@
 // offramp webhooks replay EVENT_ID...
 // offramp webhooks replay --failed [--tx ID] [--from T] [--to T] [--failed-status S] [--concurrency N]
-// Requeues each chosen event once (same event id, partner-api.md "replay"), a few at a
+// Requeues each chosen event once (same event id, the spec "replay"), a few at a
 // time; the client waits out a 429's Retry-After and retries. Prints one row per event
 // (type, attempts, publish status, or the error). When some do not replay, they are named
 // on stderr and the exit code is theirs (4 when all were not found, and so on), 1 when

@@ -4,8 +4,11 @@
 //
 // Own retry loop rather than undici's RetryAgent: RetryHandler backs off without jitter,
 // decides POST retries by method list rather than by the presence of an Idempotency-Key,
-// and exposes no per-attempt hook for the --verbose trace; this loop is ~60 lines.
-import { Agent, baselineWasmOnly, errors as undiciErrors, request as undiciRequest } from './undici.js';
+// and exposes no per-attempt hook for the --verbose trace.
+//
+// undici through its public API only. EnvHttpProxyAgent reads HTTP_PROXY, HTTPS_PROXY and
+// NO_PROXY (either case) as curl does, and is a plain Agent when none is set.
+import { EnvHttpProxyAgent, errors as undiciErrors } from 'undici';
 import * as z from 'zod/mini';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
@@ -60,30 +63,12 @@ export type RawResponse = {
  */
 type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number };
 
-/**
- * The longest response head Node accepts, as `http.maxHeaderSize` reports it: the value of
- * --max-http-header-size (NODE_OPTIONS, then the command line, which wins), else 16 KiB.
- */
-export function nodeMaxHeaderSize(execArgv: readonly string[], nodeOptions = ''): number {
-  const args = [...nodeOptions.split(/\s+/), ...execArgv];
-  let size = 16 * 1024;
-  for (let i = 0; i < args.length; i++) {
-    const m = /^--max-http-header-size(?:=(.*))?$/.exec(args[i]!);
-    const value = m && (m[1] ?? args[i + 1]);
-    if (value && /^\d+$/.test(value) && Number(value) > 0) size = Number(value);
-  }
-  return size;
-}
-
 export class HttpClient {
-  private readonly agent: InstanceType<typeof Agent>;
+  private readonly agent: EnvHttpProxyAgent;
   private readonly base: string;
 
   constructor(private readonly opts: HttpOptions) {
-    baselineWasmOnly();
-    // maxHeaderSize: Node's, given so that undici does not load node:http to read it (a
-    // build trim, scripts/build.mjs).
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, maxHeaderSize: nodeMaxHeaderSize(process.execArgv, process.env.NODE_OPTIONS) });
+    this.agent = new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
     this.base = opts.baseUrl.replace(/\/+$/, '');
   }
 
@@ -134,12 +119,13 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     const started = process.hrtime.bigint();
-    const label = `${req.method} ${url}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
+    const shown = displayUrl(url);
+    const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
     this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
     let res;
     try {
       const target = new URL(url);
-      res = await undiciRequest(this.agent, {
+      res = await this.agent.request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: req.method,
@@ -149,7 +135,7 @@ export class HttpClient {
       });
     } catch (err) {
       const ms = millisSince(started);
-      const failure = classifyTransportError(err, req.method, url, this.opts.timeoutMs);
+      const failure = classifyTransportError(err, req.method, shown, this.opts.timeoutMs);
       this.trace(`< ${failure.error.message} ${ms}ms`);
       return failure;
     }
@@ -157,19 +143,19 @@ export class HttpClient {
     try {
       text = await res.body.text();
     } catch (err) {
-      return classifyTransportError(err, req.method, url, this.opts.timeoutMs);
+      return classifyTransportError(err, req.method, shown, this.opts.timeoutMs);
     }
     const ms = millisSince(started);
     const requestId = requestIdOf(res.headers);
-    this.trace(`< ${res.statusCode} ${req.method} ${url} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
+    this.trace(`< ${res.statusCode} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
     const body = parseJson(text);
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (body === undefined) {
-        return { error: new SchemaError(`${req.method} ${url} answered ${res.statusCode} without a JSON body`, requestId), retryable: false };
+        return { error: new SchemaError(`${req.method} ${shown} answered ${res.statusCode} without a JSON body`, requestId), retryable: false };
       }
       return { status: res.statusCode, body, date: headerValue(res.headers.date), headers: res.headers, ...(requestId ? { requestId } : {}) };
     }
-    const error = toApiError(res.statusCode, body, req.method, url, requestId, res.headers);
+    const error = toApiError(res.statusCode, body, req.method, shown, requestId, res.headers);
     const retryable = res.statusCode === 429 || res.statusCode >= 500;
     const retryAfterMs = parseRetryAfter(headerValue(res.headers['retry-after']));
     return { error, retryable, unprocessed: res.statusCode === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
@@ -186,7 +172,7 @@ export class HttpClient {
   }
 
   private trace(line: string): void {
-    // The key is never part of the line: headers are not traced, and the URL cannot hold it.
+    // The key is never part of the line: headers are not traced, and URLs are shown without a password.
     this.opts.trace?.(line);
   }
 
@@ -283,12 +269,39 @@ const NETWORK_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/** Certificate errors a TLS-inspecting proxy causes when its CA is not trusted. */
+const CERT_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+]);
+
+export const TLS_INTERCEPTION_HINT =
+  "the certificate is not one Node trusts: behind a proxy that inspects TLS, point NODE_EXTRA_CA_CERTS at your organisation's CA bundle (a PEM file)";
+
+/** `url` as it may be shown: a password in it is replaced by `***` (a user name stays). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 function classifyTransportError(err: unknown, method: string, url: string, timeoutMs: number): Failure {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError) {
     return { error: new TimeoutError(`${method} ${url}: no answer within ${timeoutMs} ms`), retryable: true };
   }
   const code = e?.code ?? e?.cause?.code;
+  if (code && CERT_CODES.has(code)) {
+    return { error: new NetworkError(`${method} ${url}: TLS certificate not trusted (${code})`, TLS_INTERCEPTION_HINT), retryable: false };
+  }
   if (code && NETWORK_CODES.has(code)) {
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : 'connection lost';
     const hint = 'is the service (or `offramp emulator`) running at that address?';
@@ -299,7 +312,7 @@ function classifyTransportError(err: unknown, method: string, url: string, timeo
 
 /**
  * Whole milliseconds since a process.hrtime.bigint() reading. (The global `performance`
- * would load node:perf_hooks, ~5 ms of every API command's start, for a trace line.)
+ * would load node:perf_hooks at every API command's start, for a trace line.)
  */
 function millisSince(started: bigint): number {
   return Number((process.hrtime.bigint() - started + 500_000n) / 1_000_000n);

@@ -1,4 +1,4 @@
-// Creating a transaction safely (cli-contract.md, "Behaviour that matters"): one
+// Creating a transaction safely (the CLI contract (README), "Behaviour that matters"): one
 // Idempotency-Key for every attempt, and when a create gets no answer the reference
 // decides what happened. Used by `tx create` and by the sandbox walk.
 import type { Api } from '../client/api.js';
@@ -19,7 +19,7 @@ export type RecoveryOptions = {
 };
 
 /**
- * The create, and what happens when it gets no answer (cli-contract.md, "Behaviour that
+ * The create, and what happens when it gets no answer (the CLI contract (README), "Behaviour that
  * matters"): look the reference up; if absent, send the same create again with the same
  * key; if still unknown, exit 7 with the command to retry.
  */

@@ -1,5 +1,5 @@
 // The token and network of a quote or a direct-mode create, asked for with the staging
-// pair preselected (partner-api.md, Limits: sandbox is usdt on bep20). Flags are parsed
+// pair preselected (the spec, Limits: sandbox is usdt on bep20). Flags are parsed
 // by the command first (parseSymbol), so a bad flag fails before any question is asked.
 import type { Context } from '../context.js';
 import { ask } from '../input.js';
