@@ -7,7 +7,7 @@ import { CommanderError } from 'commander';
 import { createProgram } from './commands/program.js';
 import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
 import type { Runtime } from './commands/tree.js';
-import { CliError, EXIT, type ExitCode } from './lib/errors.js';
+import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
 import { IO, type IOOptions } from './lib/io.js';
 
@@ -25,6 +25,9 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     async run(cmd, load, args) {
       const opts = cmd.optsWithGlobals();
       globals = toGlobals(opts, cmd.getOptionValueSourceWithGlobals('timeout') === 'cli');
+      if (opts.json && typeof opts.output === 'string' && opts.output !== 'json') {
+        throw new UsageError(`--json and -o ${opts.output} ask for two formats`, 'give one of them');
+      }
       io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input });
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
@@ -42,40 +45,70 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     },
   };
 
+  // Before parsing, so that a line commander refuses (an unknown command or flag) is
+  // reported as the error envelope too when JSON was asked for.
+  const jsonAsked = wantsJson(argv);
   const program = createProgram(runtime, {
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
-    outputError: (text, write) => write(text.replace(/^error: /, 'error: USAGE: ')),
+    outputError: (text, write) =>
+      write(jsonAsked ? `${JSON.stringify(envelope('USAGE', text.replace(/^error: /, '').trim()))}\n` : text.replace(/^error: /, 'error: USAGE: ')),
     // Help wraps to the terminal the help goes to; 80 columns when it is not one.
     getOutHelpWidth: () => (streams.stdout.isTTY && streams.stdout.columns) || DEFAULT_HELP_WIDTH,
     getErrHelpWidth: () => (streams.stderr.isTTY && streams.stderr.columns) || DEFAULT_HELP_WIDTH,
   }, argv);
 
   try {
+    // `offramp help NAME` for a NAME that is no command: commander would print the program's
+    // help as if NAME were nothing; it is a typo, said as one.
+    if (argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !program.commands.some((c) => c.name() === argv[1])) {
+      throw new UsageError(`unknown command '${argv[1]}'`, 'offramp --help lists the commands');
+    }
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    exitCode = report(err, io, globals);
+    exitCode = report(err, io, globals, jsonAsked);
   } finally {
     await ctx?.close().catch(() => undefined);
   }
   return exitCode;
 }
 
-function report(err: unknown, io: IO, globals: Globals | undefined): ExitCode {
+/** Whether the command line asks for JSON (`--json`, `-o json`, `--output json`), read before commander parses it. */
+export function wantsJson(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === '--json' || a === '--output=json' || a === '-ojson') return true;
+    if ((a === '-o' || a === '--output') && argv[i + 1] === 'json') return true;
+  }
+  return false;
+}
+
+function envelope(code: string, message: string) {
+  return { error: { code, message, timestamp: new Date().toISOString() } };
+}
+
+function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = false): ExitCode {
   if (err instanceof CommanderError) {
     // --help and --version arrive here as "errors" with exit code 0.
     if (err.exitCode === 0) return EXIT.ok;
     return EXIT.usage;
   }
+  if (err instanceof Declined) {
+    io.err(err.message);
+    return EXIT.ok;
+  }
   if (isPromptAbort(err)) {
-    io.err('cancelled; nothing was sent');
-    return EXIT.usage;
+    // Ctrl-C at a prompt: an interruption like any other.
+    io.err('interrupted at a prompt; nothing was sent');
+    return EXIT.sigint;
   }
   const verbose = globals?.verbose ?? false;
+  const json = globals?.json ?? jsonAsked;
   if (err instanceof CliError) {
-    if (globals?.json) {
-      const envelope = 'envelope' in err && err.envelope ? err.envelope : { error: { code: err.code, message: err.message, timestamp: new Date().toISOString() } };
-      io.err(JSON.stringify(envelope));
+    if (json) {
+      const body = 'envelope' in err && err.envelope ? err.envelope : envelope(err.code, err.message);
+      io.err(JSON.stringify(body));
     } else {
       io.err(`error: ${err.code}: ${err.message}`);
       if (err.hint) io.err(`hint: ${err.hint}`);
@@ -85,8 +118,8 @@ function report(err: unknown, io: IO, globals: Globals | undefined): ExitCode {
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  if (globals?.json) {
-    io.err(JSON.stringify({ error: { code: 'INTERNAL', message, timestamp: new Date().toISOString() } }));
+  if (json) {
+    io.err(JSON.stringify(envelope('INTERNAL', message)));
   } else {
     io.err(`error: INTERNAL: ${message.split('\n')[0]}`);
     if (!verbose) io.err('hint: run again with --verbose for details');

@@ -10,6 +10,9 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
+// With stderr closed, a message that cannot be written is lost, but the exit code must
+// not be: a failed write there is not allowed to end the run as a crash (exit 1).
+process.stderr.on('error', () => undefined);
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {

@@ -3,6 +3,7 @@
 // service puts it (src/lib/client/paginate.ts) and prints every item of every page as one
 // JSON array.
 import type { Context } from '../lib/context.js';
+import { resolveFormat } from '../lib/output/format.js';
 import { UsageError } from '../lib/errors.js';
 import { FULL_PAGE } from '../lib/client/api.js';
 import { paginate, readPage } from '../lib/client/paginate.js';
@@ -14,6 +15,8 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
+  // The answer is JSON whatever the flags; -o asks for a rendering this command has not.
+  resolveFormat(ctx.globals, ['table', 'json']);
   const method = opts.method.toUpperCase() as Method;
   if (!METHODS.includes(method)) throw new UsageError(`unknown method "${opts.method}"`, `use one of: ${METHODS.join(', ')}`);
   const [path, search] = splitPath(opts.path);

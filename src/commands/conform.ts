@@ -7,6 +7,7 @@
 // Exit 0 when every point is same, handled, saved or skipped; 8 when one is unsupported,
 // or needs a setting that --save was not asked to write.
 import type { Context } from '../lib/context.js';
+import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, UsageError } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
@@ -20,6 +21,7 @@ const WRONG_KEY = 'conform-invalid-key';
 const TARGET_SETTLE_MS = 500;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
+  resolveFormat(ctx.globals, ['table', 'json']);
   const { io } = ctx;
   const settings = await ctx.settings();
   // Everything that can be refused is refused before the first request.

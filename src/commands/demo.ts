@@ -6,6 +6,7 @@
 // and the generated secrets are never printed.
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../lib/context.js';
+import { resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import type { RevenueRow } from '../lib/schemas.js';
@@ -20,6 +21,7 @@ import type { DeliveryInfo } from '../lib/webhooks/receiver.js';
 const DELIVERY_WAIT_MS = 5_000;
 
 export async function run(_opts: unknown, ctx: Context): Promise<void> {
+  resolveFormat(ctx.globals, ['table', 'json']);
   const { io } = ctx;
   const apiKey = `sk_demo_${randomBytes(16).toString('hex')}`;
   const secret = `whsec_demo_${randomBytes(24).toString('hex')}`;

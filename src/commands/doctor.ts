@@ -2,6 +2,7 @@
 // (pass / warn / fail), exit 8 when any check fails.
 import { statSync } from 'node:fs';
 import type { Context } from '../lib/context.js';
+import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
 import { writeJson } from '../lib/output/json.js';
@@ -12,6 +13,7 @@ export type Check = { name: string; status: 'pass' | 'warn' | 'fail'; detail: st
 const SKEW_WARN_MS = 5_000;
 
 export async function run(_opts: object, ctx: Context): Promise<void> {
+  resolveFormat(ctx.globals, ['table', 'json']);
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
 

@@ -5,7 +5,7 @@
 import type { Api } from './client/api.js';
 import type { ConfigStore } from './config/store.js';
 import type { Resolved, ServiceChoices } from './config/profile.js';
-import { AuthError, UsageError } from './errors.js';
+import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
 
 export type Globals = {
@@ -148,7 +148,7 @@ export function createContext(deps: ContextDeps): Context {
       }
       const { confirm } = await ctx.prompts();
       const ok = await confirm({ message: `${question}${where}?`, default: false }, { output: io.stderr });
-      if (!ok) throw new UsageError('cancelled; nothing was sent');
+      if (!ok) throw new Declined();
     },
 
     async refuseProduction(what) {

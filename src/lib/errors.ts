@@ -10,6 +10,9 @@ export const EXIT = {
   rateLimited: 6,
   network: 7,
   checkFailed: 8,
+  /** Interrupted: 128 + the signal's number, as a shell reports a process the signal killed. */
+  sigint: 130,
+  sigterm: 143,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -93,8 +96,34 @@ export class ApiError extends CliError {
   }
 }
 
+/** The exit code of a run a signal stopped (the contract's 130 / 143). */
+export function exitCodeForSignal(signal: NodeJS.Signals): ExitCode {
+  return signal === 'SIGTERM' ? EXIT.sigterm : EXIT.sigint;
+}
+
+/** Stopped by Ctrl-C or SIGTERM before it finished: its output, if any, is not complete. */
+export class Interrupted extends CliError {
+  constructor(what: string, signal: NodeJS.Signals) {
+    super(`${what} interrupted (${signal})`, 'INTERRUPTED', exitCodeForSignal(signal));
+  }
+}
+
+/**
+ * A confirmation the user answered No: their choice, not a failure and not a usage error.
+ * The run ends with exit 0 and says on stderr that nothing was sent (README, exit codes).
+ */
+export class Declined extends Error {
+  constructor() {
+    super('cancelled at the confirmation; nothing was sent');
+    this.name = 'Declined';
+  }
+}
+
 /** No answer: connection refused, reset or dropped. */
 export class NetworkError extends CliError {
+  /** No connection was ever made (refused, host not found): the request never left. */
+  neverSent = false;
+
   constructor(message: string, hint?: string) {
     super(message, 'NETWORK', EXIT.network, hint);
   }

@@ -71,7 +71,7 @@ describe('interactive tx create', { timeout: 60_000 }, () => {
     expect((await byRef(offered!)).data).toMatchObject({ crypto_amount: '12.500000', merchant_reference: offered });
   });
 
-  it('asks only for what is missing; declining sends nothing (exit 2)', async () => {
+  it('asks only for what is missing; declining sends nothing (exit 0: the user’s choice, not an error)', async () => {
     const s = runInPty(['tx', 'create', '--fiat-amount', '1000', '--token', 'usdt'], emu.env);
     await s.waitFor('bep20 (staging)');
     s.type(KEYS.enter);
@@ -80,8 +80,9 @@ describe('interactive tx create', { timeout: 60_000 }, () => {
     await s.waitFor('Create this transaction?');
     s.type(`n${KEYS.enter}`);
     const r = await s.done;
-    expect(r.code).toBe(2);
-    expect(r.output).toContain('cancelled; nothing was sent');
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('cancelled at the confirmation; nothing was sent');
+    expect(r.output).not.toContain('error:');
     expect(r.output).not.toContain('Pricing mode');
     expect(r.output).not.toContain('Amount in NGN');
     expect((await byRef('pty-declined')).status).toBe(404);
@@ -94,7 +95,7 @@ describe('tx cancel on a terminal', { timeout: 60_000 }, () => {
     const no = runInPty(['tx', 'cancel', tx.id], emu.env);
     await no.waitFor(`cancel transaction ${tx.id}?`);
     no.type(`n${KEYS.enter}`);
-    expect((await no.done).code).toBe(2);
+    expect((await no.done).code).toBe(0);
     expect((await api.get(`/transactions/${tx.id}`)).status).toBe('awaiting_deposit');
 
     const yes = runInPty(['tx', 'cancel', tx.id], emu.env);

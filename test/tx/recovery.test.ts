@@ -51,6 +51,16 @@ describe('tx create: recovery when the create gets no answer', () => {
     expect(second!.body).toBe(first!.body);
   });
 
+  it('a connection never made is not an unknown outcome: nothing was sent, one error, no recovery dance', async () => {
+    const r = await runCli(['--retries', '1', ...CREATE], { env: env('http://127.0.0.1:9/api/v1/partner') });
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('idempotency-key: '));
+    expect(lines[0]).toMatch(/^error: NOT_SENT: transaction "order-1" was not created: POST http:\/\/127\.0\.0\.1:9\/api\/v1\/partner\/transactions: connection refused \(ECONNREFUSED\); nothing was sent$/);
+    expect(lines[1]).toMatch(/^hint: is the service/);
+    expect(r.stderr).not.toMatch(/warning|looking up|OUTCOME_UNKNOWN/);
+  });
+
   it('still unknown: exit 7 with the exact command, whose rerun sends the same key (and never the API key)', async () => {
     const fail = json(500, errorBody('INTERNAL_ERROR', 'boom'));
     const busy = json(503, errorBody('SERVICE_UNAVAILABLE', 'down'));

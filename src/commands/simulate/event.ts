@@ -1,6 +1,7 @@
 // offramp simulate TX_ID EVENT [--deposit-id ID] [--hash H]: one simulator event, then the
 // resulting snapshot. Staging only: refused on a production profile before any request.
 import type { Context } from '../../lib/context.js';
+import { resolveFormat } from '../../lib/output/format.js';
 import { ApiError, UsageError } from '../../lib/errors.js';
 import { ask, uuidProblem, validator } from '../../lib/input.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -14,6 +15,7 @@ export type Options = { txId?: string; event?: string; depositId?: string; hash?
 const EVENT_LIST = `events: ${SIMULATOR_EVENTS.join(', ')}`;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
+  resolveFormat(ctx.globals, ['table', 'json']);
   // Everything given is checked first; only then is anything missing asked for.
   const given = opts.txId !== undefined ? checkTransactionId(opts.txId) : undefined;
   const givenEvent = opts.event !== undefined ? checkEvent(opts.event) : undefined;

@@ -2,6 +2,7 @@
 // given) and drive it to the outcome, one simulator event at a time, showing each status
 // change as it happens and the status history at the end. Staging only.
 import type { Context } from '../../lib/context.js';
+import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome, checkTransactionId } from '../../lib/sandbox/args.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
@@ -11,6 +12,7 @@ import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 export type Options = { txId?: string; outcome?: string; settle?: boolean };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
+  resolveFormat(ctx.globals, ['table', 'json']);
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const txId = opts.txId ? checkTransactionId(opts.txId) : undefined;
   await ctx.refuseProduction('simulate walk');

@@ -11,7 +11,7 @@
 // answer, and the reference is unique.
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../lib/context.js';
-import { UsageError } from '../../lib/errors.js';
+import { Declined, UsageError } from '../../lib/errors.js';
 import {
   ask,
   generateReference,
@@ -149,7 +149,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   };
 
   if (asked) await confirmSummary(ctx, body);
-  else await ctx.confirm(`create transaction ${ref}`);
+  else await ctx.confirm(`create transaction ${ref}: ${describePlan(body)}`);
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, body, key);
@@ -200,7 +200,7 @@ async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Pro
     { message: `Create this transaction${production ? ` on PRODUCTION (profile ${s.profileName})` : ''}?`, default: !production },
     promptContext(ctx.io),
   );
-  if (!ok) throw new UsageError('cancelled; nothing was sent');
+  if (!ok) throw new Declined();
 }
 
 function optionalId(value: string | undefined, flag: string): string | undefined {
@@ -215,4 +215,11 @@ function optionalPhone(value: string | undefined): string | undefined {
   const v = value.trim();
   if (!PHONE.test(v)) throw new UsageError(`--seller-phone "${value}" is not a phone number (like +2348012345678)`);
   return v;
+}
+
+/** What a create asks for, in the words of a confirmation: amount, token, network. */
+export function describePlan(body: CreateTransactionRequest): string {
+  return body.quote_id !== undefined
+    ? `quote ${body.quote_id} on ${body.network}`
+    : `${body.fiat_amount} NGN paid out for ${body.crypto_currency} on ${body.network}`;
 }

@@ -12,6 +12,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Context } from '../../lib/context.js';
+import { resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -37,6 +38,7 @@ const MAX_TOLERANCE_SEC = 86_400;
 type Delivery = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
+  resolveFormat(ctx.globals, ['table', 'json']);
   const toleranceSec = parseIntFlag(opts.tolerance ?? DEFAULT_TOLERANCE_SEC, '--tolerance', 0, MAX_TOLERANCE_SEC);
   // --detect searches: only an explicit --scheme narrows it, not the profile's pin.
   const scheme =

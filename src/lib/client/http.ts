@@ -61,7 +61,7 @@ export type RawResponse = {
  * `unprocessed`: the service certainly did nothing (429, connection refused), so even a
  * POST without an idempotency key may be sent again.
  */
-type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number };
+type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number; notConnected?: boolean };
 
 export class HttpClient {
   private readonly agent: EnvHttpProxyAgent;
@@ -93,11 +93,17 @@ export class HttpClient {
   async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
+    let everConnected = false;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(req, url, attempt);
       if ('body' in outcome) return outcome;
+      everConnected ||= !outcome.notConnected;
       const again = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
-      if (!again) throw outcome.error;
+      if (!again) {
+        // A write that never reached the service is known not to have happened.
+        if (outcome.error instanceof NetworkError && !everConnected) outcome.error.neverSent = true;
+        throw outcome.error;
+      }
       await this.backoff(attempt + 1, outcome);
     }
   }
@@ -269,6 +275,9 @@ const NETWORK_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/** Failures before any byte of the request left: the service cannot have acted on it. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
 /** Certificate errors a TLS-inspecting proxy causes when its CA is not trusted. */
 const CERT_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -305,7 +314,8 @@ function classifyTransportError(err: unknown, method: string, url: string, timeo
   if (code && NETWORK_CODES.has(code)) {
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : 'connection lost';
     const hint = 'is the service (or `offramp emulator`) running at that address?';
-    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, hint), retryable: true, unprocessed: code === 'ECONNREFUSED' };
+    const notConnected = NOT_CONNECTED.has(code);
+    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, hint), retryable: true, unprocessed: notConnected, notConnected };
   }
   return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
 }

@@ -2,7 +2,7 @@
 // Idempotency-Key for every attempt, and when a create gets no answer the reference
 // decides what happened. Used by `tx create` and by the sandbox walk.
 import type { Api } from '../client/api.js';
-import { ApiError, CliError, EXIT } from '../errors.js';
+import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
 import { shellQuote } from '../input.js';
 import { decimalEquals } from '../money.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
@@ -36,6 +36,15 @@ export async function createWithRecovery(
   try {
     return { tx: await send(), recovered: false };
   } catch (err) {
+    if (err instanceof NetworkError && err.neverSent) {
+      // No connection was ever made: nothing to recover, and nothing was created.
+      throw new CliError(
+        `transaction ${JSON.stringify(ref)} was not created: ${err.message}; nothing was sent`,
+        'NOT_SENT',
+        EXIT.network,
+        `${err.hint ?? 'check the base URL'}; then run the same command again`,
+      );
+    }
     if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
     lastError = err;
     note(`warning: the create's outcome is unknown (${describe(err)}); looking up reference ${ref}`);
