@@ -20,13 +20,21 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   add('node', major > 20 || (major === 20 && minor >= 19) ? 'pass' : 'fail', `v${process.versions.node} (needs >= 20.19)`);
 
-  const store = await ctx.config();
+  // The mode as found, before opening the store puts a too-open file right (with a warning).
+  const path = (await import('../lib/config/store.js')).configPath(ctx.env);
+  let mode: number | undefined;
   try {
-    const mode = statSync(store.path).mode & 0o777;
-    add('config file', mode === 0o600 ? 'pass' : 'warn', `${store.path} (mode ${mode.toString(8).padStart(4, '0')}${mode === 0o600 ? '' : ', should be 0600: chmod 600 it'})`);
+    mode = statSync(path).mode & 0o777;
   } catch {
     // Nothing stored, nothing exposed: the check is about the file's permissions.
-    add('config file', 'pass', `${store.path} not created yet (no profiles; offramp profile add creates it)`);
+  }
+  try {
+    await ctx.config();
+    if (mode === undefined) add('config file', 'pass', `${path} not created yet (no profiles; offramp profile add creates it)`);
+    else add('config file', mode === 0o600 ? 'pass' : 'warn', `${path} (mode ${mode.toString(8).padStart(4, '0')}${mode === 0o600 ? '' : ', was too open: now 0600'})`);
+  } catch (err) {
+    add('config file', 'fail', err instanceof CliError ? `${err.message}${err.hint ? ` — ${err.hint}` : ''}` : String(err));
+    return finish(ctx, checks);
   }
 
   let settings;

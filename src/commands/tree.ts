@@ -383,12 +383,13 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
       action(
         profile
           .command('add')
-          .description('add or replace a profile (the key comes from a hidden prompt or stdin)')
+          .description('add a profile, or replace one (the key comes from a hidden prompt or stdin)')
           .argument('<name>', 'profile name')
           .addOption(new Option('--env <env>', 'environment').choices(['staging', 'production', 'local']))
           .option('--base-url <url>', 'base address including /api/v1/partner (local: the emulator)')
           .option('--api-key-stdin', 'read the API key from stdin')
-          .option('--webhook-secret-stdin', 'read the webhook secret from stdin (after the key, on its own line)'),
+          .option('--webhook-secret-stdin', 'read the webhook secret from stdin (after the key, on its own line)')
+          .option('--force', 'replace a profile of that name without asking'),
         () => import('./profile/add.js'),
         ['name'],
       ),

@@ -78,7 +78,7 @@ export function createContext(deps: ContextDeps): Context {
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
 
     config() {
-      store ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env));
+      store ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env, (line) => io.err(line)));
       return store;
     },
 

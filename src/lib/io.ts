@@ -76,21 +76,47 @@ export class IO {
     if (value && value.length >= 4) this.secrets.add(value);
   }
 
+  /**
+   * `text` with every secret replaced by `***` where it stands as a whole value: not inside
+   * a longer word (a key `test` leaves the reference `test-order-1` alone). A line that is
+   * JSON is redacted inside its strings, so it still parses (`--json` errors).
+   */
   redact(text: string): string {
+    if (this.secrets.size === 0) return text;
+    const trimmed = text.trimEnd();
+    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+      try {
+        const value: unknown = JSON.parse(trimmed);
+        return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? this.redactWords(v) : v)) + text.slice(trimmed.length);
+      } catch {
+        // Not JSON after all: redacted as text.
+      }
+    }
+    return this.redactWords(text);
+  }
+
+  private redactWords(text: string): string {
     let out = text;
-    for (const secret of this.secrets) out = out.split(secret).join('***');
+    for (const secret of this.secrets) {
+      if (!out.includes(secret)) continue;
+      out = out.replace(new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(secret)}(?![A-Za-z0-9_-])`, 'g'), '***');
+    }
     return out;
   }
 
-  /** Data: stdout, as is. */
+  /** Data: stdout, as is (the service never sends a key back; redaction must not alter data). */
   out(text: string): void {
-    this.stdout.write(this.redact(text));
+    this.stdout.write(text);
   }
 
-  /** Everything else: stderr, one line. */
+  /** Everything else: stderr, one line, secrets redacted. */
   err(line: string): void {
     this.stderr.write(this.redact(line.endsWith('\n') ? line : `${line}\n`));
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function colorWanted(opts: IOOptions, isTTY: boolean): boolean {

@@ -54,7 +54,9 @@ describe('offramp doctor', () => {
     const checks = byName(r.stdout);
     expect(checks['config file']).toMatchObject({ status: 'warn' });
     expect(checks['config file']!.detail).toMatch(/0644/);
-    expect(checks['base url']).toMatchObject({ status: 'fail' });
+    // The base URL is refused wherever it comes from, before any request: the profile fails.
+    expect(checks['profile']).toMatchObject({ status: 'fail' });
+    expect(checks['profile']!.detail).toMatch(/is plain http: the API key would cross the network in clear — use https:\/\/staging\.invalid\/api\/v1\/partner/);
     expect(r.code).toBe(8);
   });
 });

@@ -51,3 +51,40 @@ describe('IO colour (contract: colour only when stderr is a terminal)', () => {
     expect(io({ out: false, err: false, env: { FORCE_COLOR: '1', NO_COLOR: '1' } }).colorOut).toBe(false);
   });
 });
+
+describe('IO redaction (secrets as whole values, data never altered)', () => {
+  const captured = () => {
+    const stdout = out();
+    const stderr = out();
+    let o = '';
+    let e = '';
+    stdout.on('data', (d) => (o += d));
+    stderr.on('data', (d) => (e += d));
+    const io = new IO({ stdin: new PassThrough(), stdout, stderr, env: {} });
+    return { io, text: () => ({ out: o, err: e }) };
+  };
+
+  it('a short key inside other words is left alone; the key as a value is redacted', () => {
+    const { io, text } = captured();
+    io.addSecret('test');
+    io.out('{"merchant_reference":"test-order-1"}\n');
+    io.err('reference test-order-1 exists; key test was rejected');
+    expect(text().out).toBe('{"merchant_reference":"test-order-1"}\n');
+    expect(text().err).toBe('reference test-order-1 exists; key *** was rejected\n');
+  });
+
+  it('a JSON line on stderr still parses whatever the key is', () => {
+    const { io, text } = captured();
+    io.addSecret('null');
+    io.addSecret('sk_live_4f9a2c1d');
+    io.err(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'invalid API key sk_live_4f9a2c1d', timestamp: null } }));
+    expect(JSON.parse(text().err)).toEqual({ error: { code: 'UNAUTHORIZED', message: 'invalid API key ***', timestamp: null } });
+  });
+
+  it('stdout is data, never rewritten', () => {
+    const { io, text } = captured();
+    io.addSecret('abcd');
+    io.out('abcd\n');
+    expect(text().out).toBe('abcd\n');
+  });
+});

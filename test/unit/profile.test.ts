@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecret, needsConfig, resolveSettings, type ConfigData } from '../../src/lib/config/profile.js';
+import { maskSecret, needsConfig, resolveSettings, type ConfigData, checkBaseUrl } from '../../src/lib/config/profile.js';
 import { AuthError, UsageError } from '../../src/lib/errors.js';
 
 const config: ConfigData = {
@@ -31,9 +31,35 @@ describe('settings precedence: flag > env > profile', () => {
 
   it('names what is missing', () => {
     expect(() => resolveSettings({ flags: {}, env: {} }, { profiles: {} })).toThrow(UsageError);
-    expect(() => resolveSettings({ flags: { baseUrl: 'http://127.0.0.1:1' }, env: {} }, { profiles: {} })).toThrow(AuthError);
+    expect(() => resolveSettings({ flags: { baseUrl: 'http://127.0.0.1:1/api/v1/partner' }, env: {} }, { profiles: {} })).toThrow(AuthError);
     expect(() => resolveSettings({ flags: { profile: 'nope' }, env: {} }, config)).toThrow(/no profile named "nope"/);
     expect(() => resolveSettings({ flags: { baseUrl: 'ftp://x', apiKey: 'k' }, env: {} }, undefined)).toThrow(/http/);
+  });
+});
+
+describe('base URLs, wherever they come from', () => {
+  it('need https off loopback and the /api/v1/partner path, suggesting the URL meant', () => {
+    expect(checkBaseUrl('https://api.example.com/api/v1/partner/').host).toBe('api.example.com');
+    expect(checkBaseUrl('http://127.0.0.1:4010/api/v1/partner').port).toBe('4010');
+    expect(checkBaseUrl('http://localhost:4010/api/v1/partner').port).toBe('4010');
+    const refusal = (url: string) => {
+      try {
+        checkBaseUrl(url);
+      } catch (err) {
+        return `${(err as UsageError).message} | ${(err as UsageError).hint}`;
+      }
+      return 'accepted';
+    };
+    expect(refusal('http://api.example.com/api/v1/partner')).toBe(
+      'base URL http://api.example.com/api/v1/partner is plain http: the API key would cross the network in clear | use https://api.example.com/api/v1/partner (http is accepted only for loopback addresses, such as the emulator)',
+    );
+    expect(refusal('https://api.example.com')).toBe('base URL https://api.example.com/ does not end in /api/v1/partner | did you mean https://api.example.com/api/v1/partner?');
+    expect(refusal('https://api.example.com/api/v1/partner/transactions')).toBe(
+      'base URL https://api.example.com/api/v1/partner/transactions does not end in /api/v1/partner | did you mean https://api.example.com/api/v1/partner?',
+    );
+    expect(refusal('https://ops:s3cret@api.example.com/v2')).not.toContain('s3cret');
+    // Every source goes through the same check.
+    expect(() => resolveSettings({ flags: { apiKey: 'k' }, env: { OFFRAMP_BASE_URL: 'http://api.example.com/api/v1/partner' } }, undefined)).toThrow(/plain http/);
   });
 });
 

@@ -4,6 +4,7 @@ import { resolveFormat } from '../../lib/output/format.js';
 
 export async function run(_opts: object, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
-  const path = (await ctx.config()).path;
+  // Not through the store: the path is known even when the file cannot be read.
+  const path = (await import('../../lib/config/store.js')).configPath(ctx.env);
   ctx.io.out(ctx.globals.json ? `${JSON.stringify({ path })}\n` : `${path}\n`);
 }

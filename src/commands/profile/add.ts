@@ -1,8 +1,11 @@
-// offramp profile add NAME --env staging|production|local [--base-url URL] [--api-key-stdin] [--webhook-secret-stdin]
-// The key never comes from an argument: a hidden prompt, or stdin.
+// offramp profile add NAME --env staging|production|local [--base-url URL] [--api-key-stdin]
+//                         [--webhook-secret-stdin] [--force]
+// The key never comes from an argument: a hidden prompt, or stdin. An existing profile of
+// that name is replaced only when the user says so (a prompt, or --force).
 import { checkBaseUrl, EMULATOR_DEFAULT_API_KEY, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { UsageError } from '../../lib/errors.js';
+import { displayUrl } from '../../lib/url.js';
+import { Declined, UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/stdin.js';
 
 export type Options = {
@@ -11,10 +14,24 @@ export type Options = {
   baseUrl?: string;
   apiKeyStdin?: boolean;
   webhookSecretStdin?: boolean;
+  force?: boolean;
 };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const name = validateProfileName(opts.name);
+  // --api-key is a global flag, so commander accepts it here too; storing it would put the
+  // key in shell history, and ignoring it would store something else.
+  if (ctx.globals.apiKey !== undefined) {
+    throw new UsageError('profile add does not take the key as an argument (it would stay in shell history and the process list)', 'pipe it: printf %s "$KEY" | offramp profile add NAME --api-key-stdin, or type it at the hidden prompt');
+  }
+  const store = await ctx.config();
+  const existing = store.read().profiles[name];
+  if (existing && !opts.force) {
+    if (!ctx.io.canPrompt()) throw new UsageError(`profile "${name}" exists (${existing.env}, ${displayUrl(existing.baseUrl)})`, 'pass --force to replace it');
+    const { confirm } = await ctx.prompts();
+    const replace = await confirm({ message: `Replace profile "${name}" (${existing.env}, ${displayUrl(existing.baseUrl)})?`, default: false }, { output: ctx.io.stderr });
+    if (!replace) throw new Declined();
+  }
   // --base-url is also a global flag; commander hands it to whichever command sees it.
   const baseUrl = opts.baseUrl ?? ctx.globals.baseUrl;
   const env = opts.env ?? (await ask(ctx, 'environment', '--env <staging|production|local>', async (p) =>
@@ -32,6 +49,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (opts.apiKeyStdin) {
     profile.apiKey = lines.shift();
     if (!profile.apiKey) throw new UsageError('--api-key-stdin: stdin was empty');
+    if (/[\x00-\x1f\x7f]/.test(profile.apiKey)) throw new UsageError('--api-key-stdin: the key contains a control character (a stray carriage return?)');
   } else if (ctx.io.canPrompt()) {
     const { password } = await ctx.prompts();
     const key = await password({ message: 'API key (hidden; empty to skip)', mask: false }, { output: ctx.io.stderr });
@@ -47,12 +65,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   ctx.io.addSecret(profile.apiKey);
   ctx.io.addSecret(profile.webhookSecret);
 
-  const store = await ctx.config();
   const first = Object.keys(store.read().profiles).length === 0;
   store.setProfile(name, profile);
   if (first) store.setCurrent(name);
   const notes = [profile.apiKey ? 'key stored' : 'no key stored', first ? 'now the current profile' : ''].filter(Boolean);
-  ctx.io.err(`Saved profile "${name}" (${env}, ${profile.baseUrl}); ${notes.join(', ')}.`);
+  ctx.io.err(`${existing ? 'Replaced' : 'Saved'} profile "${name}" (${env}, ${displayUrl(profile.baseUrl)}); ${notes.join(', ')}.`);
   if (env === 'production') ctx.io.err('Production profile: changes will ask for confirmation, and simulate is refused.');
 }
 

@@ -1,5 +1,6 @@
 // offramp profile list: every profile, keys masked; the current one marked.
 import { maskSecret } from '../../lib/config/profile.js';
+import { displayUrl } from '../../lib/url.js';
 import type { Context } from '../../lib/context.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -11,7 +12,7 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     name,
     current: name === data.current,
     env: p.env,
-    base_url: p.baseUrl,
+    base_url: displayUrl(p.baseUrl),
     api_key: maskSecret(p.apiKey),
     webhook_secret: p.webhookSecret ? maskSecret(p.webhookSecret) : null,
   }));

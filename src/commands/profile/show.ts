@@ -1,6 +1,7 @@
 // offramp profile show [NAME]: one profile (default: the current one), secrets masked, and
 // what the profile records about its service's choices (`offramp conform --save`).
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type ServiceChoices } from '../../lib/config/profile.js';
+import { displayUrl } from '../../lib/url.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
@@ -19,7 +20,7 @@ export async function run(opts: { name?: string }, ctx: Context): Promise<void> 
     name,
     current: name === data.current,
     env: profile.env,
-    base_url: profile.baseUrl,
+    base_url: displayUrl(profile.baseUrl),
     api_key: maskSecret(profile.apiKey),
     webhook_secret: profile.webhookSecret ? maskSecret(profile.webhookSecret) : null,
     config_path: store.path,

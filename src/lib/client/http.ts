@@ -12,6 +12,9 @@ import { EnvHttpProxyAgent, errors as undiciErrors } from 'undici';
 import * as z from 'zod/mini';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
+import { displayUrl } from '../url.js';
+
+export { displayUrl };
 
 export type HttpOptions = {
   baseUrl: string;
@@ -289,18 +292,6 @@ const CERT_CODES = new Set([
 
 export const TLS_INTERCEPTION_HINT =
   "the certificate is not one Node trusts: behind a proxy that inspects TLS, point NODE_EXTRA_CA_CERTS at your organisation's CA bundle (a PEM file)";
-
-/** `url` as it may be shown: a password in it is replaced by `***` (a user name stays). */
-export function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
 
 function classifyTransportError(err: unknown, method: string, url: string, timeoutMs: number): Failure {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };

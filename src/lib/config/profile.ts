@@ -108,6 +108,14 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
       'set OFFRAMP_API_KEY, or store one with `offramp profile add NAME --api-key-stdin`',
     );
   }
+  // A header value cannot hold a line break: sent, it fails as a network error after every
+  // retry; said here, the user knows what to fix.
+  if (/[\x00-\x1f\x7f]/.test(apiKey)) {
+    throw new AuthError(
+      'the API key contains a line break or another control character',
+      'store it again without one: printf %s "$KEY" | offramp profile add NAME --api-key-stdin --force (or fix OFFRAMP_API_KEY)',
+    );
+  }
   const webhookSecret = src.env.OFFRAMP_WEBHOOK_SECRET || profile?.webhookSecret;
   return {
     ...(name && profile ? { profileName: name } : {}),
@@ -119,15 +127,42 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
   };
 }
 
+/** The path every base URL ends in: the version prefix and the partner segment. */
+export const BASE_PATH = '/api/v1/partner';
+
+/**
+ * A base URL the CLI will send a key to, wherever it came from (flag, environment,
+ * profile): http(s); https unless the host is loopback (the key would cross the network in
+ * clear); a path ending in /api/v1/partner (anything else answers every call with 404).
+ * A refusal suggests the URL that was probably meant.
+ */
 export function checkBaseUrl(value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`"${value}" is not a URL; expected something like https://host/api/v1/partner`);
+    throw new UsageError(`"${value}" is not a URL; expected something like https://host${BASE_PATH}`);
   }
+  const shown = () => {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u;
+  };
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url)) {
+    const https = shown();
+    https.protocol = 'https:';
+    throw new UsageError(`base URL ${shown()} is plain http: the API key would cross the network in clear`, `use ${https} (http is accepted only for loopback addresses, such as the emulator)`);
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(BASE_PATH)) {
+    const fixed = shown();
+    const at = path.indexOf(BASE_PATH);
+    fixed.pathname = at >= 0 ? path.slice(0, at + BASE_PATH.length) : `${path}${BASE_PATH}`;
+    fixed.search = '';
+    throw new UsageError(`base URL ${shown()} does not end in ${BASE_PATH}`, `did you mean ${fixed}?`);
   }
   return url;
 }

@@ -1,30 +1,78 @@
 // The config file, through `conf`: one JSON file, mode 0600 in a 0700 directory.
 // OFFRAMP_CONFIG_DIR moves it (tests, several setups side by side); otherwise it lives in
 // the platform's config directory (XDG_CONFIG_HOME on Linux).
-import { chmodSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, statSync, type Stats } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import Conf from 'conf';
+import { CliError, EXIT } from '../errors.js';
 import type { ConfigData, Profile } from './profile.js';
+
+/**
+ * Where the config file lives: OFFRAMP_CONFIG_DIR, else the platform's config directory as
+ * conf places it. Known without reading the file, so `config path` answers even when the
+ * file is damaged.
+ */
+export function configPath(env: NodeJS.ProcessEnv): string {
+  return join(configDir(env), 'config.json');
+}
+
+function configDir(env: NodeJS.ProcessEnv): string {
+  if (env.OFFRAMP_CONFIG_DIR) return env.OFFRAMP_CONFIG_DIR;
+  const home = env.HOME || homedir();
+  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'offramp');
+  if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'offramp', 'Config');
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'offramp');
+}
+
+/** A config directory or file the CLI will not trust (exit 3), as ssh treats its keys. */
+export class UnsafeConfig extends CliError {
+  constructor(message: string, hint: string) {
+    super(message, 'CONFIG_UNSAFE', EXIT.auth, hint);
+  }
+}
 
 export class ConfigStore {
   private readonly conf: Conf<ConfigData>;
+  readonly path: string;
 
-  constructor(env: NodeJS.ProcessEnv) {
-    const cwd = env.OFFRAMP_CONFIG_DIR || undefined;
-    if (cwd) mkdirSync(cwd, { recursive: true, mode: 0o700 });
-    this.conf = new Conf<ConfigData>({
-      projectName: 'offramp',
-      projectSuffix: '',
-      configName: 'config',
-      configFileMode: 0o600,
-      // No defaults: conf writes them to disk on first read, so merely reading (doctor,
-      // shell completion, profile list) created the file. A missing file reads as empty.
-      ...(cwd ? { cwd } : {}),
-    });
-  }
-
-  get path(): string {
-    return this.conf.path;
+  /** `warn` hears of what was put right on the way (a file other users could read, now 0600). */
+  constructor(env: NodeJS.ProcessEnv, warn: (line: string) => void = () => undefined) {
+    this.path = configPath(env);
+    const dir = dirname(this.path);
+    // The file holds API keys and the base URL they are sent to: a directory or file that
+    // another user owns or can write could hand us their URL and receive the key.
+    // Reading creates nothing: conf makes the directory when it first writes (tighten()
+    // then brings it to 0700).
+    const dirStat = statIfThere(dir);
+    if (dirStat) trusted(dir, dirStat, 'directory');
+    const fileStat = statIfThere(this.path);
+    if (fileStat) {
+      trusted(this.path, fileStat, 'file');
+      if (process.platform !== 'win32' && (fileStat.mode & 0o077) !== 0) {
+        chmodSync(this.path, 0o600);
+        warn(`warning: the config file ${this.path} was readable by other users (mode ${(fileStat.mode & 0o777).toString(8).padStart(4, '0')}); it is now 0600`);
+      }
+    }
+    try {
+      this.conf = new Conf<ConfigData>({
+        projectName: 'offramp',
+        projectSuffix: '',
+        configName: 'config',
+        configFileMode: 0o600,
+        // No defaults: conf writes them to disk on first read, so merely reading (doctor,
+        // shell completion, profile list) created the file. A missing file reads as empty.
+        cwd: dir,
+      });
+    } catch (err) {
+      // The parser's message can quote the file, keys included: only the file is named.
+      throw new CliError(
+        `the config file ${this.path} cannot be read (${err instanceof SyntaxError ? 'it is not valid JSON' : (err as NodeJS.ErrnoException).code ?? 'unreadable'}); nothing in it was changed`,
+        'CONFIG',
+        EXIT.usage,
+        'fix it in an editor, or move it away and add the profiles again (offramp profile add)',
+      );
+    }
   }
 
   read(): ConfigData {
@@ -53,5 +101,29 @@ export class ConfigStore {
   private tighten(): void {
     chmodSync(this.conf.path, 0o600);
     chmodSync(dirname(this.conf.path), 0o700);
+  }
+}
+
+function statIfThere(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Owned by this user and writable by no one else; otherwise UnsafeConfig. */
+function trusted(path: string, st: Stats, what: 'directory' | 'file'): void {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return;
+  const uid = process.getuid();
+  if (st.uid !== uid) {
+    throw new UnsafeConfig(`the config ${what} ${path} is owned by another user (uid ${st.uid})`, `use a config ${what} of your own (OFFRAMP_CONFIG_DIR), or have it chowned to you`);
+  }
+  if ((st.mode & 0o022) !== 0) {
+    throw new UnsafeConfig(
+      `the config ${what} ${path} can be written by other users (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`,
+      `chmod ${what === 'directory' ? '700' : '600'} ${path}`,
+    );
   }
 }
