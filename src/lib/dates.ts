@@ -23,6 +23,10 @@ export function parseDateArg(input: string, edge: 'start' | 'end', flag: string)
     const date = new Date(value);
     if (!Number.isNaN(date.getTime())) return date;
   }
+  if (/^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value)) {
+    // The commonest slip: a date-time without its zone, which would be read in no zone at all.
+    throw new UsageError(`${flag}: "${input}" has no time zone; add Z for UTC or an offset, like ${value.replace(' ', 'T')}Z or ${value.replace(' ', 'T')}+01:00`);
+  }
   throw new UsageError(`${flag}: "${input}" is not a date; use YYYY-MM-DD or an RFC 3339 date-time like 2026-01-31T23:59:59Z`);
 }
 

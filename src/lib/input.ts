@@ -35,7 +35,15 @@ export function referenceProblem(value: string): string | null {
   if (v === '') return 'must not be empty';
   if (v.length > MAX_REFERENCE_LENGTH) return `is ${v.length} characters; at most ${MAX_REFERENCE_LENGTH}`;
   if (/[\u0000-\u001f\u007f]/.test(v)) return 'must not contain control characters';
-  return null;
+  return textProblem(v);
+}
+
+/**
+ * Bytes of an argument that are not UTF-8 reach the program as U+FFFD, so two different
+ * references would be sent as the same text: refused rather than sent altered.
+ */
+export function textProblem(value: string): string | null {
+  return value.includes('\uFFFD') ? 'contains bytes that are not valid UTF-8 (shown as U+FFFD); write it in UTF-8' : null;
 }
 
 export function idempotencyKeyProblem(value: string): string | null {

@@ -7,6 +7,11 @@ const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
 export const FIAT_DECIMALS = 2;
 export const TOKEN_DECIMALS = 18;
+/**
+ * Integer digits an amount may have: the spec names no maximum, and beyond a trillion
+ * trillion NGN a value is a typo, not a payout (docs/api.md); refused before sending.
+ */
+export const MAX_INTEGER_DIGITS = 15;
 
 export type AmountKind = 'fiat' | 'token';
 
@@ -19,6 +24,8 @@ export function amountProblem(input: string, kind: AmountKind): string | null {
     return `"${input}" is not a plain positive decimal (write it like ${example})`;
   }
   if (new Decimal(value).isZero()) return `amount must be greater than zero (write it like ${example})`;
+  const integer = value.split('.')[0]!.replace(/^0+(?=\d)/, '');
+  if (integer.length > MAX_INTEGER_DIGITS) return `"${input}" has ${integer.length} digits before the point; amounts take at most ${MAX_INTEGER_DIGITS}`;
   const fraction = value.split('.')[1] ?? '';
   if (fraction.length > places) {
     return `"${input}" has ${fraction.length} decimal places; ${kind === 'fiat' ? 'NGN' : 'token'} amounts take at most ${places}`;

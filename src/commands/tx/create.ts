@@ -22,6 +22,7 @@ import {
   parseUuid,
   promptContext,
   referenceProblem,
+  textProblem,
   shellQuote,
   uuidProblem,
   validator,
@@ -207,6 +208,8 @@ function optionalId(value: string | undefined, flag: string): string | undefined
   if (value === undefined) return undefined;
   const v = value.trim();
   if (v === '' || v.length > MAX_ID_LENGTH) throw new UsageError(`${flag} must be 1 to ${MAX_ID_LENGTH} characters`);
+  const problem = textProblem(v);
+  if (problem) throw new UsageError(`${flag} ${problem}`);
   return v;
 }
 
