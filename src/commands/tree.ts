@@ -129,7 +129,7 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
         tx
           .command('cancel')
           .description('cancel a transaction that has not received a deposit')
-          .argument('<id>', 'transaction id')
+          .argument('[id]', 'transaction id (asked for on a terminal when left out)')
           .option('--idempotency-key <key>', 'reuse a key to retry a cancel safely (default: a fresh UUID)'),
         () => import('./tx/cancel.js'),
         ['id'],
@@ -138,7 +138,7 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
     );
     examples(
       action(
-        tx.command('history').description("show a transaction's status history").argument('<id>', 'transaction id'),
+        tx.command('history').description("show a transaction's status history").argument('[id]', 'transaction id (asked for on a terminal when left out)'),
         () => import('./tx/history.js'),
         ['id'],
       ),
@@ -231,7 +231,7 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
     );
     examples(
       action(
-        webhooks.command('get').description("show an event's delivery telemetry (the service keeps no payload)").argument('<event_id>', 'event id'),
+        webhooks.command('get').description("show an event's delivery telemetry (the service keeps no payload)").argument('[event_id]', 'event id (asked for on a terminal when left out)'),
         () => import('./webhooks/get.js'),
         ['eventId'],
       ),

@@ -5,17 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
-import { parseIdempotencyKey, parseUuid, shellQuote } from '../../lib/input.js';
+import { parseIdempotencyKey, shellQuote, uuidArgument } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
 
-export type CancelOptions = { id: string; idempotencyKey?: string };
+export type CancelOptions = { id?: string; idempotencyKey?: string };
 
 export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
-  const id = parseUuid(opts.id, 'ID');
+  const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id to cancel');
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
   await ctx.confirm(`cancel transaction ${id}`, { always: ctx.io.canPrompt() });
   ctx.io.err(`idempotency-key: ${key}`);

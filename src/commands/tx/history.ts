@@ -1,15 +1,15 @@
 // offramp tx history ID
 // Every status change: from → to, when, reason, metadata.
 import type { Context } from '../../lib/context.js';
-import { parseUuid } from '../../lib/input.js';
+import { uuidArgument } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 
-export type HistoryOptions = { id: string };
+export type HistoryOptions = { id?: string };
 
 export async function run(opts: HistoryOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
-  const id = parseUuid(opts.id, 'ID');
+  const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id');
   const history = (await (await ctx.api()).transactions.history(id)).data;
   if (format === 'json') {
     writeJson(ctx.io, history);

@@ -3,16 +3,16 @@
 // state only and does not return the payload", so the table says where a payload can be
 // found instead (a listener's store, or a replay to an endpoint that keeps it).
 import type { Context } from '../../lib/context.js';
-import { parseUuid } from '../../lib/input.js';
+import { uuidArgument } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';
 
-export type Options = { eventId: string };
+export type Options = { eventId?: string };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
-  const id = parseUuid(opts.eventId, 'EVENT_ID');
+  const id = await uuidArgument(ctx, opts.eventId, 'EVENT_ID', 'Webhook event id');
   const api = await ctx.api();
   const { data: e } = await api.webhooks.get(id);
   if (format === 'json') return writeJson(ctx.io, e);
