@@ -1,6 +1,7 @@
 // offramp quote --token T --network N (--crypto-amount X | --fiat-amount Y)
 // A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
 import type { Context } from '../lib/context.js';
+import { Decimal } from '../lib/money.js';
 import { ApiError, UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input.js';
 import { parseAmount } from '../lib/money.js';
@@ -64,11 +65,28 @@ export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
         ['adjusted rate', `${quote.adjusted_rate} ${per}`],
         // The spec leaves the unit of `amount` open; it is labelled with the unit we priced.
         ['amount', `${quote.amount} ${unit}`],
+        otherSide(amount, quote.adjusted_rate, token),
         ['expires', deadlineCell(quote.expires_at, now)],
       ],
     },
   ]);
   ctx.io.err(`next: offramp tx create --quote ${quote.quote_id} --network ${network} --ref YOUR_REFERENCE (before it expires)`);
+}
+
+/**
+ * The other side of the trade at the adjusted (executable) rate, which is why people ask
+ * for a quote: the token to send for an NGN amount, or the NGN paid for a token amount.
+ * An estimate: the service fixes the exact figure when the transaction is created, so it
+ * is rounded down (token to 6 places, NGN to kobo) and marked `≈`.
+ */
+export function otherSide(amount: { fiat_amount: string } | { crypto_amount: string }, adjustedRate: string, token: string): [string, string] {
+  const rate = new Decimal(adjustedRate);
+  if ('fiat_amount' in amount) {
+    const send = rate.isZero() ? '—' : new Decimal(amount.fiat_amount).div(rate).toDecimalPlaces(6, Decimal.ROUND_DOWN).toFixed(6);
+    return ['to send', `≈ ${send} ${token.toUpperCase()} for ${amount.fiat_amount} NGN`];
+  }
+  const paid = new Decimal(amount.crypto_amount).times(rate).toDecimalPlaces(2, Decimal.ROUND_DOWN).toFixed(2);
+  return ['paid out', `≈ ${paid} NGN for ${amount.crypto_amount} ${token.toUpperCase()}`];
 }
 
 /** A 400 for a pair other than usdt/bep20 is, on staging, the sandbox rule: say so. */
