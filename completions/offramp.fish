@@ -77,26 +77,28 @@ complete -c offramp -n '__fish_offramp_path_is ""' -l profile -d 'stored profile
 complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is ""' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is ""' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is ""' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is ""' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is ""' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is ""' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is ""' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is ""' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is ""' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is ""' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is ""' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l token -d 'token, e.g. usdt' -r
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l network -d 'deposit network, e.g. bep20' -r
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l crypto-amount -d 'amount in token units' -r
@@ -113,26 +115,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote`' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l fiat-amount -d 'direct mode: amount in NGN' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt' -r
@@ -148,13 +152,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l profile -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l ref -d 'look up by merchant reference instead' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -162,13 +167,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l status -d 'only transactions in this status' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r
@@ -181,13 +187,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency-key -d 'reuse a key to retry a cancel safely (default: a fresh UUID)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -195,26 +202,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l profile -d
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l ref -d 'watch by merchant reference' -r
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'stop when this status is reached (default: any terminal status)' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'poll interval in ms' -r
@@ -226,26 +235,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token -d 'only rows of this token' -r
@@ -259,13 +270,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l token -d 'only rows of this token (totals then come from the rows)' -r
@@ -276,13 +288,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s h -l help -d 'show help'
@@ -296,26 +309,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d '
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l type -d 'only this event type' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (the emulator'\''s: pending, delivered, failed)' -r
@@ -330,26 +345,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed -d 'replay every event whose delivery failed (narrow with --tx/--from/--to)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed: created at or after' -r
@@ -362,13 +379,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port -d 'port on 127.0.0.1' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file' -r -F
@@ -381,13 +399,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secret -d 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l file -d 'read the raw body from this file' -r -F
@@ -403,13 +422,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d '
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l deposit-id -d 'stable simulated deposit id' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l hash -d 'simulated blockchain hash' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s h -l help -d 'show help'
@@ -419,13 +439,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l profile
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l outcome -d 'where to end' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l settle -d 'also send payout.settled after completion'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s h -l help -d 'show help'
@@ -434,13 +455,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l profile -d 'sto
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l outcome -d 'outcome to walk to' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l junit -d 'write a JUnit XML report' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
@@ -449,13 +471,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l store -d 'a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l save -d 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s h -l help -d 'show help'
@@ -464,13 +487,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l port -d 'port' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l host -d 'address to bind' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-url -d 'deliver webhooks here' -r
@@ -489,13 +513,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stor
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'add' -d 'add a profile, or replace one (the key comes from a hidden prompt or stdin)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'list' -d 'list profiles (keys masked)'
@@ -507,26 +532,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l env -d 'environment' -r -f -a 'staging production local'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key-stdin -d 'read the API key from stdin'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l webhook-secret-stdin -d 'read the webhook secret from stdin (after the key, on its own line)'
@@ -537,26 +564,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l profile 
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -564,13 +593,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l profile -
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -578,13 +608,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -a 'path' -d 'print where the config file lives'
@@ -593,39 +624,42 @@ complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l data -d 'JSON request body' -r
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l idempotency-key -d 'Idempotency-Key header' -r
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l paginate -d 'follow next_cursor and print every item'
@@ -635,25 +669,27 @@ complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l base-url -d 'base address including /api/v1/partner' -r
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'per-request timeout in ms' -r
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -f -a 'bash zsh fish'

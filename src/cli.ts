@@ -28,7 +28,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
       if (opts.json && typeof opts.output === 'string' && opts.output !== 'json') {
         throw new UsageError(`--json and -o ${opts.output} ask for two formats`, 'give one of them');
       }
-      io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input });
+      io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
         io,

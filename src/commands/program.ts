@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option, type OutputConfiguration } from 
 import { VERSION_TEXT } from '../version.js';
 import { registerCommands, type Runtime } from './tree.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson'];
+export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson', 'xlsx'];
 
 /**
  * The program with its whole command tree, or, given the command line, only the branch
@@ -28,6 +28,7 @@ export function createProgram(runtime: Runtime, output: OutputConfiguration = {}
     .option('-y, --yes', 'skip confirmations')
     .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--wide', 'tables show every column whole, even wider than the terminal')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output);

@@ -84,18 +84,19 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const delivery = { delivered: api.service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS, failed: api.service.failedStatus ?? DEFAULT_FAILED_STATUS };
   const discrepancies = reconcile({ transactions, ledger, events, earlier, delivery, replayCommand: (ids) => replayCommand(ctx.globals, ids) });
   const undelivered = discrepancies.flatMap((d) => (d.kind === 'event_not_delivered' && d.event_id ? [d.event_id] : []));
-  const replayAll = undelivered.length > 1 ? replayCommand(ctx.globals, undelivered) : null;
+  const replayAll = undelivered.length > 0 ? replayCommand(ctx.globals, undelivered) : null;
   const checked = { transactions: transactions.length + earlier.size, ledger_rows: ledger.length, events: events.length };
 
   if (format === 'json') {
-    writeJson(io, { from, to, clean: discrepancies.length === 0, checked, discrepancies, replay_command: replayAll ?? (undelivered.length === 1 ? replayCommand(ctx.globals, undelivered) : null) });
+    writeJson(io, { from, to, clean: discrepancies.length === 0, checked, discrepancies, replay_command: replayAll });
   } else if (discrepancies.length > 0) {
     renderTable(io, [
-      { header: 'TRANSACTION', value: (d: Discrepancy) => d.transaction_id },
-      { header: 'REFERENCE', value: (d) => d.merchant_reference },
-      { header: 'PROBLEM', value: (d) => d.kind.replace(/_/g, ' ') },
-      { header: 'DETAIL', value: (d) => d.detail },
-      { header: 'FIX', value: (d) => d.fix },
+      { header: 'TRANSACTION', value: (d: Discrepancy) => d.transaction_id, fit: { min: 9 } },
+      { header: 'REFERENCE', value: (d) => d.merchant_reference, fit: { min: 8, drop: 2 } },
+      { header: 'PROBLEM', value: (d) => d.kind.replace(/_/g, ' '), fit: { min: 14 } },
+      { header: 'DETAIL', value: (d) => d.detail, fit: { min: 16 } },
+      // The whole fix is printed below the table as well, and `--json` carries it.
+      { header: 'FIX', value: (d) => d.fix, fit: { min: 12, drop: 1 } },
     ], discrepancies);
   }
   const scope = `${checked.transactions} transaction${checked.transactions === 1 ? '' : 's'}, ${checked.ledger_rows} ledger row${checked.ledger_rows === 1 ? '' : 's'} and ${checked.events} webhook event${checked.events === 1 ? '' : 's'} (read ${ledgerRowsRead} rows and ${eventsRead} events)`;

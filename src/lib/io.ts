@@ -18,6 +18,8 @@ export type IOOptions = {
   noColor?: boolean;
   /** --no-input given */
   noInput?: boolean;
+  /** --wide given: tables show every column whole, whatever the terminal's width */
+  wide?: boolean;
 };
 
 export class IO {
@@ -32,6 +34,11 @@ export class IO {
    */
   readonly colorOut: boolean;
   readonly colorErr: boolean;
+  /**
+   * The width tables must fit: the terminal's, on a terminal without --wide; undefined
+   * (no limit) when stdout is piped, so that output stays complete and stable.
+   */
+  readonly tableWidth: number | undefined;
   private readonly noInput: boolean;
   private readonly ci: boolean;
   private readonly secrets = new Set<string>();
@@ -47,6 +54,7 @@ export class IO {
     this.stdoutIsTTY = Boolean(opts.stdout.isTTY);
     this.stderrIsTTY = Boolean(opts.stderr.isTTY);
     this.noInput = Boolean(opts.noInput);
+    this.tableWidth = this.stdoutIsTTY && !opts.wide ? opts.stdout.columns || 80 : undefined;
     this.ci = Boolean(opts.env.CI) && opts.env.CI !== 'false' && opts.env.CI !== '0';
     // The contract: colour only when stderr is a terminal; and never in piped data.
     this.colorOut = colorWanted(opts, this.stdoutIsTTY && this.stderrIsTTY);
@@ -54,8 +62,8 @@ export class IO {
   }
 
   /**
-   * stdin, opened on first use: creating process.stdin sets up a stream (a measurable cost, BENCHMARKS.md) that most
-   * commands never read.
+   * stdin, opened on first use: creating process.stdin sets up a stream (a measurable
+   * cost, BENCHMARKS.md) that most commands never read.
    */
   get stdin(): Stdin {
     return this.openStdin();

@@ -24,9 +24,9 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78]/g;
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function runInPty(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000): PtySession {
+export function runInPty(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000, cols = 120): PtySession {
   // A pty made by `script` from a pipe has no size (0 columns); give it a real one first.
-  const command = `stty cols 120 rows 40 2>/dev/null; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const command = `stty cols ${cols} rows 40 2>/dev/null; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   const fullEnv: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     TMPDIR: process.env.TMPDIR,

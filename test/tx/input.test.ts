@@ -47,7 +47,7 @@ const cases: [string, string[], RegExp][] = [
   ['list: empty cursor', ['tx', 'list', '--cursor', ' '], /--cursor must not be empty/],
   ['list: csv', ['tx', 'list', '-o', 'csv'], /-o csv is not supported by this command/],
   ['cancel: bad id', ['tx', 'cancel', 'x'], /ID "x" is not a UUID/],
-  ['cancel: no id', ['tx', 'cancel'], /missing required argument 'id'/],
+  ['cancel: no id', ['tx', 'cancel'], /missing required flag: ID/],
   ['history: bad id', ['tx', 'history', 'x'], /ID "x" is not a UUID/],
   ['watch: interval too small', ['tx', 'watch', TX_ID, '--interval', '5'], /--interval must be a whole number, at least 100/],
   ['watch: unknown status', ['tx', 'watch', TX_ID, '--until', 'done'], /argument 'done' is invalid/],

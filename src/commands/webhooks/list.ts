@@ -70,13 +70,14 @@ async function render(ctx: Context, format: string, events: WebhookEvent[], last
   }
   const now = ctx.now();
   const columns: Column<WebhookEvent>[] = [
-    { header: 'EVENT ID', value: (e) => e.event_id },
+    // On a narrow terminal: ids shortened to their head first, then the least needed columns left out.
+    { header: 'EVENT ID', value: (e) => e.event_id, fit: { min: 9 } },
     { header: 'TYPE', value: (e) => e.event_type },
-    { header: 'TRANSACTION', value: (e) => e.aggregate_id },
+    { header: 'TRANSACTION', value: (e) => e.aggregate_id, fit: { min: 9, drop: 2 } },
     { header: 'DELIVERY', value: (e) => e.delivery_status },
-    { header: 'ATTEMPTS', value: (e) => e.attempts },
+    { header: 'ATTEMPTS', value: (e) => e.attempts, fit: { drop: 1 } },
     { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY) },
-    { header: 'LAST ERROR', value: (e) => e.last_error },
+    { header: 'LAST ERROR', value: (e) => e.last_error, fit: { min: 10, drop: 3 } },
   ];
   renderTable(io, columns, events);
 }

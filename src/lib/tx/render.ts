@@ -3,7 +3,7 @@
 // history table. `--json` never comes here: it prints the API's data as is.
 import type { Transaction, TransactionSummary, StatusHistory } from '../schemas.js';
 import type { IO } from '../io.js';
-import { cell, chalkFor, renderRecord, renderTable, statusColor, type Section } from '../output/render.js';
+import { cell, chalkFor, fitWidths, renderRecord, renderTable, shorten, statusColor, type Fit, type Section } from '../output/render.js';
 import { localTime, relative, timeCell } from '../output/time.js';
 
 /** Fields the record shows; anything else the service sends lands in an "other" section. */
@@ -114,27 +114,35 @@ type ListRow = Pick<Transaction, 'id' | 'status' | 'amount' | 'crypto_amount' | 
 export function listTable(io: IO, now: Date) {
   const c = chalkFor(io);
   const friendly = io.stdoutIsTTY;
-  const columns: { header: string; width: number; align?: 'right'; value: (tx: ListRow) => string; color?: (s: string, tx: ListRow) => string }[] = [
-    { header: 'ID', width: 36, value: (tx) => tx.id },
+  type ListColumn = { header: string; width: number; align?: 'right'; value: (tx: ListRow) => string; color?: (s: string, tx: ListRow) => string; fit?: Fit };
+  const all: ListColumn[] = [
+    { header: 'ID', width: 36, value: (tx) => tx.id, fit: { min: 9 } },
     { header: 'STATUS', width: 18, value: (tx) => tx.status, color: (s, tx) => statusColor(c, tx.status) + s.slice(tx.status.length) },
     { header: 'AMOUNT (NGN)', width: 14, align: 'right', value: (tx) => tx.amount },
-    { header: 'CRYPTO', width: 22, align: 'right', value: (tx) => `${tx.crypto_amount} ${tx.crypto_currency}` },
+    { header: 'CRYPTO', width: 22, align: 'right', value: (tx) => `${tx.crypto_amount} ${tx.crypto_currency}`, fit: { drop: 1 } },
     { header: 'CREATED', width: friendly ? 12 : 24, value: (tx) => (tx.created_at ? (friendly ? relative(tx.created_at, now) : tx.created_at) : '—') },
-    { header: 'REFERENCE', width: 0, value: (tx) => cell(tx.merchant_reference) },
+    // Unbounded when piped; on a terminal it takes what is left (at least its header).
+    { header: 'REFERENCE', width: 0, value: (tx) => cell(tx.merchant_reference), fit: { min: 9 } },
   ];
+  // Rows are written as pages arrive, so the widths are fixed up front, from the terminal.
+  const width = io.tableWidth;
+  const natural = all.map((col) => (col.width === 0 && width !== undefined ? Math.max(col.header.length, width) : col.width));
+  const { keep, widths } = fitWidths(natural, all.map((col) => col.fit), width);
+  const columns = all.flatMap((col, i) => (keep[i] ? [{ ...col, width: col.width === 0 && width === undefined ? 0 : widths[i]! }] : []));
+  const fitted = (text: string, col: ListColumn) => (col.width > 0 ? shorten(text, col.width) : text);
   const pad = (text: string, width: number, align?: 'right') => (align === 'right' ? text.padStart(width) : text.padEnd(width));
   const line = (cells: string[]) => `${cells.join('  ').replace(/[ \t]+$/, '')}\n`;
   let wroteHeader = false;
   return {
     row(tx: ListRow): void {
       if (!wroteHeader) {
-        io.out(line(columns.map((col) => c.bold(pad(col.header, col.width, col.align)))));
+        io.out(line(columns.map((col) => c.bold(pad(fitted(col.header, col), col.width, col.align)))));
         wroteHeader = true;
       }
       io.out(
         line(
           columns.map((col) => {
-            const text = pad(col.value(tx), col.width, col.align);
+            const text = pad(fitted(col.value(tx), col), col.width, col.align);
             return col.color && io.colorOut ? col.color(text, tx) : text;
           }),
         ),
@@ -152,10 +160,10 @@ export function renderHistory(io: IO, history: StatusHistory, now: Date): void {
   renderTable(
     io,
     [
-      { header: 'CHANGE', value: (h) => `${h.from_status} → ${h.to_status}` },
+      { header: 'CHANGE', value: (h) => `${h.from_status} → ${h.to_status}`, fit: { min: 16 } },
       { header: 'WHEN', value: (h) => timeCell(h.changed_at, now, friendly) },
       { header: 'REASON', value: (h) => h.reason },
-      { header: 'METADATA', value: (h) => (h.metadata && Object.keys(h.metadata).length > 0 ? JSON.stringify(h.metadata) : null) },
+      { header: 'METADATA', value: (h) => (h.metadata && Object.keys(h.metadata).length > 0 ? JSON.stringify(h.metadata) : null), fit: { min: 12, drop: 1 } },
     ],
     history.history,
   );
