@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --event --failed-status --fault-rate --fiat-amount --file --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o '
+  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -40,6 +40,7 @@ _offramp() {
       'webhooks:replay') cmdpath='webhooks replay'; n=0 ;;
       'webhooks:listen') cmdpath='webhooks listen'; n=0 ;;
       'webhooks:verify') cmdpath='webhooks verify'; n=0 ;;
+      'webhooks:resend') cmdpath='webhooks resend'; n=0 ;;
       'simulate:walk') cmdpath='simulate walk'; n=0 ;;
       'profile:add') cmdpath='profile add'; n=0 ;;
       'profile:list') cmdpath='profile list'; n=0 ;;
@@ -210,6 +211,8 @@ _offramp() {
     'webhooks listen:--secret') return 0 ;;
     'webhooks listen:--store') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'webhooks listen:--forward-to') return 0 ;;
+    'webhooks listen:--forward-ca') return 0 ;;
+    'webhooks listen:--events') return 0 ;;
     'webhooks listen:--scheme') return 0 ;;
     'webhooks listen:--tolerance') return 0 ;;
     'webhooks verify:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
@@ -225,6 +228,19 @@ _offramp() {
     'webhooks verify:--tolerance') return 0 ;;
     'webhooks verify:--from-store') return 0 ;;
     'webhooks verify:--event') return 0 ;;
+    'webhooks resend:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks resend:--api-key') return 0 ;;
+    'webhooks resend:--base-url') return 0 ;;
+    'webhooks resend:-o'|'webhooks resend:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'webhooks resend:--timeout') return 0 ;;
+    'webhooks resend:--retries') return 0 ;;
+    'webhooks resend:--from-store') return 0 ;;
+    'webhooks resend:--to') return 0 ;;
+    'webhooks resend:--secret') return 0 ;;
+    'webhooks resend:--scheme') return 0 ;;
+    'webhooks resend:--events') return 0 ;;
+    'webhooks resend:--duplicate') return 0 ;;
+    'webhooks resend:--delay') return 0 ;;
     'simulate:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'simulate:--api-key') return 0 ;;
     'simulate:--base-url') return 0 ;;
@@ -368,8 +384,9 @@ _offramp() {
       'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
-      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --scheme --tolerance -h --help' -- "$cur")) ;;
+      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --events --strict --scheme --tolerance -h --help' -- "$cur")) ;;
       'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret --signature --file --scheme --tolerance --detect --from-store --event -h --help' -- "$cur")) ;;
+      'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit -h --help' -- "$cur")) ;;
@@ -394,7 +411,7 @@ _offramp() {
     '') COMPREPLY=($(compgen -W 'quote tx revenue reconcile webhooks simulate smoke conform emulator demo profile config api doctor completion' -- "$cur")) ;;
     'tx') COMPREPLY=($(compgen -W 'create get list cancel history watch' -- "$cur")) ;;
     'revenue') COMPREPLY=($(compgen -W 'export summary' -- "$cur")) ;;
-    'webhooks') COMPREPLY=($(compgen -W 'list get replay listen verify' -- "$cur")) ;;
+    'webhooks') COMPREPLY=($(compgen -W 'list get replay listen verify resend' -- "$cur")) ;;
     'simulate')
       [[ $n -eq 0 ]] && COMPREPLY=($(compgen -W 'walk' -- "$cur"))
       case $n in

@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --deposit-id --env --event --failed-status --fault-rate --fiat-amount --file --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o
+  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -41,6 +41,7 @@ function __fish_offramp_path
       case 'webhooks:replay'; set cmdpath 'webhooks replay'
       case 'webhooks:listen'; set cmdpath 'webhooks listen'
       case 'webhooks:verify'; set cmdpath 'webhooks verify'
+      case 'webhooks:resend'; set cmdpath 'webhooks resend'
       case 'simulate:walk'; set cmdpath 'simulate walk'
       case 'profile:add'; set cmdpath 'profile add'
       case 'profile:list'; set cmdpath 'profile list'
@@ -304,6 +305,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'get' -d 'sh
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'replay' -d 'requeue events for redelivery (same event ids)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'listen' -d 'receive webhooks locally: verify, deduplicate, store, show'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'verify' -d 'check the signature of one delivery offline (body on stdin by default)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'resend' -d 're-sign stored events and deliver them to your app, duplicated, shuffled and late on request'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
@@ -389,8 +391,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-co
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port -d 'port on 127.0.0.1' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file' -r -F
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified deliveries to your app'\''s endpoint' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file (yours alone: 0600)' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-insecure -d 'with an https --forward-to: do not check the app'\''s certificate'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l events -d 'show and forward only these event types, comma-separated (family.* allowed); all are stored' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l strict -d 'with --forward-to: exit 8 when the app is still owed events at exit'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
@@ -416,6 +422,28 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l detec
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l to -d 'your app'\''s webhook endpoint' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l secret -d 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l scheme -d 'sign under this scheme of the catalogue (default: the profile'\''s, else hmac-sha256-hex)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l events -d 'only these event types, comma-separated (family.* allowed)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l duplicate -d 'send each event n more times (same id, same body)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l shuffle -d 'send in random order (copies included)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l delay -d 'wait a random time in this range before each delivery, like 100-2000ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -a 'walk' -d 'walk a transaction (a new one unless given) to an outcome, step by step'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'

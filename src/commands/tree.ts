@@ -261,13 +261,21 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .description('receive webhooks locally: verify, deduplicate, store, show')
           .option('--port <port>', 'port on 127.0.0.1', '8787')
           .option('--secret <secret>', 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)')
-          .option('--store <file>', 'append each new event to this NDJSON file', 'webhooks.ndjson')
-          .option('--forward-to <url>', "relay verified deliveries to your app's endpoint")
+          .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', 'webhooks.ndjson')
+          .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
+          .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
+          .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
+          .option('--events <types>', 'show and forward only these event types, comma-separated (family.* allowed); all are stored')
+          .option('--strict', 'with --forward-to: exit 8 when the app is still owed events at exit')
           .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
           .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300'),
         () => import('./webhooks/listen.js'),
       ),
-      ['offramp webhooks listen --port 8787', 'offramp webhooks listen --forward-to http://127.0.0.1:3000/webhooks'],
+      [
+        'offramp webhooks listen --port 8787',
+        'offramp webhooks listen --forward-to http://127.0.0.1:3000/webhooks --events transaction.completed,payout.settled',
+        'offramp webhooks listen --forward-to https://localhost:3443/hooks --forward-ca ./dev-cert.pem --strict',
+      ],
     );
     examples(
       action(
@@ -285,6 +293,26 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
         () => import('./webhooks/verify.js'),
       ),
       ['offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'],
+    );
+    examples(
+      action(
+        webhooks
+          .command('resend')
+          .description("re-sign stored events and deliver them to your app, duplicated, shuffled and late on request")
+          .option('--from-store <file>', 'a `webhooks listen` store: the events to send')
+          .option('--to <url>', "your app's webhook endpoint")
+          .option('--secret <secret>', 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+          .option('--scheme <name>', "sign under this scheme of the catalogue (default: the profile's, else hmac-sha256-hex)")
+          .option('--events <types>', 'only these event types, comma-separated (family.* allowed)')
+          .option('--duplicate <n>', 'send each event n more times (same id, same body)', '0')
+          .option('--shuffle', 'send in random order (copies included)')
+          .option('--delay <min-maxms>', 'wait a random time in this range before each delivery, like 100-2000ms'),
+        () => import('./webhooks/resend.js'),
+      ),
+      [
+        'offramp webhooks resend --from-store webhooks.ndjson --to http://127.0.0.1:3000/webhooks',
+        'offramp webhooks resend --from-store webhooks.ndjson --to http://127.0.0.1:3000/webhooks --duplicate 2 --shuffle --delay 50-500ms',
+      ],
     );
   }
 

@@ -91,7 +91,7 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     first.child.kill('SIGINT');
     const stopped = await first.done;
     expect(stopped.code).toBe(0);
-    expect(stopped.stderr).toContain('Stopped (SIGINT). 7 deliveries, 5 accepted, 1 duplicate, 1 bad signature, 1 out of order.');
+    expect(stopped.stderr).toContain('Stopped (SIGINT). received 7, stored 5, duplicates 1, rejected 1, forwarded 0, still owed 0; rejected: 1 bad signature; 1 out of order.');
     expect(stopped.stderr).toContain(`  ${tx.id}  completed`);
     const stored = readFileSync(store, 'utf8').split('\n').filter(Boolean);
     expect(stored.map((l) => JSON.parse(l).id)).toEqual([...events.map((e) => e.event_id), 'late-1']);
@@ -118,13 +118,13 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     expect(await post(url2, firstBody)).toBe(200);
     const after = await second.lines(2);
     expect(after[0]).toMatch(new RegExp(`  200  transaction\\.created +${JSON.parse(stored[0]!).id}  tx ${tx.id}  completed  hmac-sha256-hex  duplicate$`));
-    expect(after[1]).toBe(`  → ${appUrl} answered 202 in ${after[1]!.match(/in (\d+) ms/)![1]} ms`);
+    expect(after[1]).toBe(`  → ${JSON.parse(stored[0]!).id}  202 from ${appUrl} in ${after[1]!.match(/in (\d+) ms/)![1]} ms (duplicate)`);
     expect(relayed).toEqual([`${sign(firstBody, SECRET)}|${firstBody}`]);
     second.child.kill('SIGTERM');
     const end = await second.done;
     app.close();
     expect(end.code).toBe(0);
-    expect(end.stderr).toContain('1 delivery, 0 accepted, 1 duplicate, 0 bad signature, 0 out of order, 1 forwarded, 0 forward failures.');
+    expect(end.stderr).toContain('Stopped (SIGTERM). received 1, stored 0, duplicates 1, rejected 0, forwarded 1, still owed 0.');
     expect(readFileSync(store, 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
   });
 

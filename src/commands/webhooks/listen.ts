@@ -1,21 +1,38 @@
 // offramp webhooks listen [--port P] [--secret S] [--store FILE.ndjson] [--forward-to URL]
+//                         [--forward-ca FILE | --forward-insecure] [--events T,...] [--strict]
 //                         [--scheme NAME|any] [--tolerance SECONDS]
-// A local webhook endpoint (src/lib/webhooks/receiver.ts does the work): the URL to give
-// the service goes to stderr at start, one line per delivery to stdout (`-o ndjson` for
-// JSON lines), and Ctrl-C (or SIGTERM) stops it with a summary on stderr, exit 0.
+// A local webhook endpoint (src/lib/webhooks/receiver.ts does the work; docs/webhooks.md
+// describes the store, the forwarding and the tally): the URL to give the service goes to
+// stderr at start, one line per delivery to stdout (`-o ndjson` for JSON lines), and
+// Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 0; with --strict,
+// exit 8 (a check failed) when the app is still owed events.
 // Signatures: any scheme of the catalogue (src/lib/signature.ts) unless --scheme, or else
 // the profile's saved choice (`offramp conform --save`), pins one.
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../lib/context.js';
-import { UsageError } from '../../lib/errors.js';
+import { CheckFailed, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
-import { deliveryJson, deliveryLine, forwardLine, summaryLine, type LineStyle } from '../../lib/webhooks/describe.js';
-import { startReceiver, type Receiver } from '../../lib/webhooks/receiver.js';
+import { deliveryJson, deliveryLine, forwardJson, forwardLine, tallyLine, type LineStyle } from '../../lib/webhooks/describe.js';
+import { eventTypeFilter } from '../../lib/webhooks/filters.js';
+import { appUrl } from '../../lib/webhooks/forwarder.js';
+import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 
-export type Options = { port?: string; secret?: string; store?: string; forwardTo?: string; scheme?: string; tolerance?: string };
+export type Options = {
+  port?: string;
+  secret?: string;
+  store?: string;
+  forwardTo?: string;
+  forwardCa?: string;
+  forwardInsecure?: boolean;
+  events?: string;
+  strict?: boolean;
+  scheme?: string;
+  tolerance?: string;
+};
 
 /** --tolerance ceiling: a day; beyond that a timestamp no longer guards against replays. */
 const MAX_TOLERANCE_SEC = 86_400;
@@ -26,7 +43,10 @@ const SUMMARY_TRANSACTIONS = 10;
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const port = parseIntFlag(opts.port ?? 8787, '--port', 0, 65535);
-  const forwardTo = opts.forwardTo !== undefined ? forwardUrl(opts.forwardTo) : undefined;
+  const forward = await forwardOptions(opts, ctx);
+  if (opts.strict && !forward) throw new UsageError('--strict goes with --forward-to', 'it fails the run when the app is still owed events');
+  const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
+  for (const name of events?.unknown ?? []) io.err(`warning: --events: ${name} is not one of the spec's event types; kept (a service may send others)`);
   const format = resolveFormat(ctx.globals, ['table', 'ndjson', 'json']);
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
@@ -52,10 +72,11 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       ...(scheme ? { scheme } : {}),
       toleranceSec,
       ...(storePath ? { storePath } : {}),
-      ...(forwardTo ? { forwardTo } : {}),
+      ...(forward ? { forward } : {}),
+      ...(events ? { eventTypes: events.matches } : {}),
       now: ctx.now,
       onEvent: (info) => lines.push(jsonLines ? JSON.stringify(deliveryJson(info)) : deliveryLine(info, style)),
-      onForward: (result) => lines.push(jsonLines ? JSON.stringify({ time: ctx.now().toISOString(), forward: result }) : forwardLine(result, style)),
+      onForward: (result) => lines.push(jsonLines ? JSON.stringify({ time: ctx.now().toISOString(), forward: forwardJson(result) }) : forwardLine(result, style)),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
@@ -70,15 +91,27 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   io.err(`Give the service this URL. With the emulator: offramp emulator --webhook-url ${receiver.url} --webhook-secret "$OFFRAMP_WEBHOOK_SECRET"`);
   if (storePath) {
     const loaded = receiver.loaded;
-    const known = loaded && loaded.events > 0 ? ` (${loaded.events} events already in it count as received)` : '';
+    const known = loaded?.created ? ' (created, mode 0600)' : loaded && loaded.events > 0 ? ` (${loaded.events} events already in it count as received)` : '';
     io.err(`Storing new events in ${storePath}${known}`);
-    if (loaded?.tornBytes) io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes, a crash mid-write); it was removed`);
+    if (loaded?.tornPath) {
+      io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
+    }
+    if (loaded?.salvaged) io.err(`warning: ${loaded.salvaged} event(s) recovered from lines that began with a fragment of a failed write`);
     if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
   }
   const pinnedBy = opts.scheme !== undefined ? '--scheme' : "the profile's setting; --scheme any accepts every scheme";
   const window = scheme === undefined || scheme === 'timestamped-sha256' ? `timestamps within ${toleranceSec} s` : '';
   io.err(scheme ? `Accepting only ${scheme} signatures (${pinnedBy})${window ? `, ${window}` : ''}` : `Accepting any signature scheme of the catalogue (${window})`);
-  if (forwardTo) io.err(`Forwarding verified deliveries to ${forwardTo}`);
+  if (events) io.err(`Showing and forwarding only ${events.patterns.join(', ')} (every verified event is still stored)`);
+  const { queued, heldBack } = receiver.backlog;
+  if (forward) {
+    io.err(`Forwarding verified events to ${forward.url}, retrying until the app takes each${receiver.forwardLogPath ? ` (taken: ${receiver.forwardLogPath})` : ''}`);
+    if (forward.insecure) io.err("warning: --forward-insecure: the app's certificate is not checked");
+    if (queued) io.err(`${queued} event(s) still owed to the app from an earlier run: forwarding them now`);
+    if (heldBack) io.err(`${heldBack} event(s) still owed to the app are not forwarded in this run (their types are not in --events)`);
+  } else if (heldBack) {
+    io.err(`${heldBack} event(s) in the store are still owed to an app (received with --forward-to); run with --forward-to URL to deliver them`);
+  }
   io.err('Press Ctrl-C to stop.');
 
   const signal = await new Promise<NodeJS.Signals>((done) => {
@@ -94,25 +127,51 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   await receiver.close();
   lines.flush();
   const stats = receiver.stats;
-  io.err(`\nStopped (${signal}). ${summaryLine(stats)}.`);
+  io.err(`\nStopped (${signal}). ${tallyLine(stats)}.`);
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
     io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'}${storePath ? ' (including the store)' : ''}:`);
     for (const [tx, status] of statuses.slice(-SUMMARY_TRANSACTIONS)) io.err(`  ${tx}  ${status}`);
     if (statuses.length > SUMMARY_TRANSACTIONS) io.err(`  … and ${statuses.length - SUMMARY_TRANSACTIONS} earlier`);
   }
+  if (opts.strict && stats.owed > 0) {
+    throw new CheckFailed(
+      `${stats.owed} event(s) still owed to ${forward!.url} (--strict)`,
+      storePath ? 'they are in the store: the next `webhooks listen --forward-to URL` on it forwards them' : 'without a store they are lost; use --store',
+    );
+  }
   return 0;
 }
 
-function forwardUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--forward-to: "${value}" is not a URL`, 'write it like http://127.0.0.1:3000/webhooks');
+/** --forward-to with its TLS flags, checked; the retry base follows OFFRAMP_RETRY_BASE_MS when set. */
+async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptions | undefined> {
+  if (opts.forwardTo === undefined) {
+    if (opts.forwardCa !== undefined || opts.forwardInsecure) throw new UsageError('--forward-ca and --forward-insecure go with --forward-to https://…');
+    return undefined;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--forward-to: only http and https URLs are supported');
-  return url.toString();
+  const url = appUrl(opts.forwardTo, '--forward-to');
+  if ((opts.forwardCa !== undefined || opts.forwardInsecure) && url.protocol !== 'https:') {
+    throw new UsageError('--forward-ca and --forward-insecure are for an https --forward-to URL');
+  }
+  if (opts.forwardCa !== undefined && opts.forwardInsecure) {
+    throw new UsageError('--forward-ca and --forward-insecure together: choose one', '--forward-ca trusts one certificate; --forward-insecure checks none');
+  }
+  let ca: string | undefined;
+  if (opts.forwardCa !== undefined) {
+    try {
+      ca = await readFile(opts.forwardCa, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--forward-ca ${opts.forwardCa}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+    if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--forward-ca ${opts.forwardCa}: not a PEM certificate`, 'give the app\'s certificate (or its CA\'s) in PEM form');
+  }
+  const base = ctx.env.OFFRAMP_RETRY_BASE_MS;
+  return {
+    url: url.toString(),
+    ...(ca ? { ca } : {}),
+    ...(opts.forwardInsecure ? { insecure: true } : {}),
+    ...(base && /^\d+$/.test(base) ? { retryBaseMs: Math.max(1, Number(base)) } : {}),
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
   if (info.outcome === 'rejected') {
     return `${time}  ${code}  ${c.red('bad signature, not stored')}${info.id ? `  (claims id ${info.id})` : ''}  ${c.dim(info.error ?? '')}`.trimEnd();
   }
-  if (info.outcome === 'invalid' || info.outcome === 'store_failed') {
+  if (info.outcome === 'invalid' || info.outcome === 'store_failed' || info.outcome === 'too_large') {
     return `${time}  ${code}  ${c.red(info.error ?? info.outcome)}${info.id ? `  ${info.id}` : ''}`;
   }
   const marks: string[] = [];
@@ -43,23 +43,56 @@ export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
   };
 }
 
+/** `  → EVENT_ID  STATUS from URL in N ms`, with what happens next when the app did not take it. */
 export function forwardLine(result: ForwardResult, style: LineStyle): string {
   const c = style.color;
-  if (result.status === undefined) return `  ${c.red('→ not forwarded')}: ${result.detail ?? 'no answer'}`;
+  const tries = result.attempt > 1 ? ` (try ${result.attempt})` : '';
+  const next = result.retryInMs !== undefined ? `; still owed, next try in ${seconds(result.retryInMs)}` : '';
+  const detail = result.detail ? `: ${result.detail}` : '';
+  const copy = result.duplicate ? ' (duplicate)' : '';
+  if (result.dropped) return `  → ${result.id}  ${c.red('not forwarded')}${detail}${copy}`;
+  if (result.status === undefined) {
+    return `  → ${result.id}  ${c.red('no answer')} from ${result.url}${tries}${detail}${next}${copy}`;
+  }
   const status = result.ok ? c.green(String(result.status)) : c.red(String(result.status));
-  return `  → ${result.url} answered ${status} in ${result.ms} ms${result.detail ? `: ${result.detail}` : ''}`;
+  return `  → ${result.id}  ${status} from ${result.url} in ${result.ms} ms${tries}${result.ok ? '' : detail}${next}${copy}`;
 }
 
-export function summaryLine(stats: ReceiverStats): string {
-  const parts = [
-    `${stats.received} deliver${stats.received === 1 ? 'y' : 'ies'}`,
-    `${stats.accepted} accepted`,
-    `${stats.duplicates} duplicate${stats.duplicates === 1 ? '' : 's'}`,
-    `${stats.rejected} bad signature`,
-  ];
-  if (stats.invalid) parts.push(`${stats.invalid} not an event`);
-  if (stats.storeFailures) parts.push(`${stats.storeFailures} not stored (store failed)`);
-  parts.push(`${stats.outOfOrder} out of order`);
-  if (stats.forwarded || stats.forwardFailures) parts.push(`${stats.forwarded} forwarded, ${stats.forwardFailures} forward failures`);
-  return parts.join(', ');
+export function forwardJson(result: ForwardResult): Record<string, unknown> {
+  return {
+    id: result.id,
+    type: result.type ?? null,
+    url: result.url,
+    status: result.status ?? null,
+    ok: result.ok,
+    ms: result.ms,
+    attempt: result.attempt,
+    duplicate: result.duplicate,
+    ...(result.retryInMs !== undefined ? { retry_in_ms: result.retryInMs } : {}),
+    ...(result.detail ? { detail: result.detail } : {}),
+  };
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * The exit tally, one line: `received N, stored N, duplicates N, rejected N, forwarded N,
+ * still owed N`, then what else happened, when it did.
+ */
+export function tallyLine(stats: ReceiverStats): string {
+  const main = `received ${stats.received}, stored ${stats.stored}, duplicates ${stats.duplicates}, rejected ${stats.rejected}, forwarded ${stats.forwarded}, still owed ${stats.owed}`;
+  const more: string[] = [];
+  const why = [
+    stats.badSignature ? `${stats.badSignature} bad signature` : '',
+    stats.notEvent ? `${stats.notEvent} not an event` : '',
+    stats.tooLarge ? `${stats.tooLarge} too large` : '',
+  ].filter(Boolean);
+  if (why.length) more.push(`rejected: ${why.join(', ')}`);
+  if (stats.storeFailures) more.push(`${stats.storeFailures} not stored (answered 503)`);
+  if (stats.outOfOrder) more.push(`${stats.outOfOrder} out of order`);
+  if (stats.filtered) more.push(`${stats.filtered} not shown (--events)`);
+  if (stats.forwardFailures) more.push(`${stats.forwardFailures} forward attempt${stats.forwardFailures === 1 ? '' : 's'} not taken`);
+  return more.length ? `${main}; ${more.join('; ')}` : main;
 }

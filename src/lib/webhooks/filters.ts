@@ -33,3 +33,34 @@ function choiceFlag<T extends string>(value: string, flag: string, choices: read
   if (!(choices as readonly string[]).includes(value)) throw new UsageError(`${flag}: "${value}" is not one of: ${choices.join(', ')}`);
   return value as T;
 }
+
+/** `--events T,...` of `webhooks listen` and `webhooks resend`: which event types to take. */
+export type EventTypeFilter = {
+  /** The names as given (`deposit.*` matches every `deposit.` type). */
+  patterns: string[];
+  /** Names that are neither one of the spec's types nor a wildcard (a service may send others). */
+  unknown: string[];
+  matches(type: string | undefined): boolean;
+};
+
+/**
+ * Parses `--events`: comma-separated event types, `prefix.*` for a family, `*` for all.
+ * An event without a type matches only `*`.
+ */
+export function eventTypeFilter(value: string, flag = '--events'): EventTypeFilter {
+  const patterns = [...new Set(value.split(',').map((p) => p.trim()).filter(Boolean))];
+  if (patterns.length === 0) throw new UsageError(`${flag}: give one or more event types, like ${EVENT_TYPES[0]},${EVENT_TYPES[1]}`);
+  for (const p of patterns) {
+    if (p !== '*' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(\.\*)?$/.test(p)) {
+      throw new UsageError(`${flag}: "${p}" is not an event type`, `like ${EVENT_TYPES.join(', ')}, or a family such as deposit.*`);
+    }
+  }
+  const exact = new Set(patterns.filter((p) => !p.endsWith('*')));
+  const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => p.slice(0, -1));
+  const all = patterns.includes('*');
+  return {
+    patterns,
+    unknown: patterns.filter((p) => !p.endsWith('*') && !(EVENT_TYPES as readonly string[]).includes(p)),
+    matches: (type) => all || (type !== undefined && (exact.has(type) || prefixes.some((prefix) => type.startsWith(prefix)))),
+  };
+}

@@ -1,79 +1,301 @@
-// `webhooks listen --forward-to URL`: relays each verified delivery (raw body, original
-// headers) to the user's own app and reports its answer. It runs after the service has
-// been answered, so a slow or broken app never delays the acknowledgement; at most
-// FORWARD_PARALLEL relays run at once and at most FORWARD_BACKLOG wait, beyond which a
-// delivery is reported as not forwarded rather than held in memory.
-import pLimit from 'p-limit';
-import { Agent, request } from 'undici';
+// `webhooks listen --forward-to URL`: relays verified deliveries to the user's own app and
+// retries what the app did not take. docs/webhooks.md describes the request and the
+// retry schedule for app authors.
+//
+// - An event the app is owed (a new event, or one owed since an earlier run) is sent until
+//   the app answers 2xx or the listener stops: a refused connection, a timeout or a
+//   non-2xx answer puts it back with its own delay (RETRY_BASE_MS doubling up to
+//   RETRY_MAX_MS, with jitter so a batch does not come back as one burst). After any
+//   failure the whole queue also waits, then sends one event at a time until one is
+//   taken: an app that is down gets a probe per delay, not every owed event at once, and
+//   an app that refuses one particular event does not hold up the others (the probe is
+//   the earliest due, and that event waits on its own delay).
+// - A duplicate delivery of an event the app already took (or that was never owed) is
+//   relayed once and not retried: it is there so that the app proves its idempotency.
+// - It all runs after the service has been answered, so a slow app never delays an
+//   acknowledgement. At most FORWARD_PARALLEL requests run at once; duplicate relays
+//   beyond FORWARD_BACKLOG waiting are reported as not forwarded rather than held.
+// - Stopping aborts requests in flight; what they carried stays owed.
+import { rootCertificates } from 'node:tls';
+import { Agent, request, type Dispatcher } from 'undici';
+import { UsageError } from '../errors.js';
 
 export const FORWARD_PARALLEL = 16;
 export const FORWARD_BACKLOG = 1000;
 export const FORWARD_TIMEOUT_MS = 10_000;
+export const RETRY_BASE_MS = 500;
+export const RETRY_MAX_MS = 30_000;
 
-/** Headers that belong to one connection, or that undici sets itself. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'expect']);
+/**
+ * Headers not relayed: those of one connection, those undici sets itself, and
+ * accept-encoding (the listener reads the app's answer, so it asks for it uncompressed).
+ */
+const NOT_RELAYED = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'expect', 'accept-encoding']);
+
+/** One event to send: its bytes and the headers it goes with. */
+export type ForwardItem = {
+  id: string;
+  type: string | undefined;
+  body: Buffer;
+  headers: Record<string, string | string[]>;
+  /** The app is owed it: retried until taken. Otherwise (a duplicate) sent once. */
+  owed: boolean;
+  /** Re-signs the body for an attempt whose original signature would be stale (timestamped schemes). */
+  resign?: () => string;
+  /** Received in an earlier run: even the first attempt is re-signed (when `resign` is given). */
+  late?: boolean;
+};
 
 export type ForwardResult = {
-  /** The delivery's event id, when it had one. */
-  id: string | undefined;
+  id: string;
+  type: string | undefined;
   url: string;
   /** HTTP status the app answered, when it answered. */
   status?: number;
-  /** First bytes of a non-2xx answer, or what went wrong. */
-  detail?: string;
   ok: boolean;
   ms: number;
+  /** First bytes of a non-2xx answer, or what went wrong. */
+  detail?: string;
+  /** 1 for the first try of this event in this run. */
+  attempt: number;
+  /** A duplicate relayed once, not an owed event. */
+  duplicate: boolean;
+  /** Owed and not taken: the next try comes after this many ms. */
+  retryInMs?: number;
+  /** Not sent at all (too many duplicate relays waiting). */
+  dropped?: boolean;
 };
 
+export type ForwarderOptions = {
+  url: string;
+  /** PEM certificate(s) trusted for an https app, besides the usual roots (--forward-ca). */
+  ca?: string;
+  /** Accept any certificate from an https app (--forward-insecure). */
+  insecure?: boolean;
+  timeoutMs?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  onResult(result: ForwardResult): void;
+  /** An owed event was taken (2xx): the caller records it. */
+  onTaken(item: ForwardItem, status: number): void;
+};
+
+type Queued = ForwardItem & { attempt: number; dueAt: number };
+
+/** A flag naming the partner's app (`--forward-to`, `resend --to`): an http or https URL. */
+export function appUrl(value: string, flag: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag}: "${value}" is not a URL`, 'write it like http://127.0.0.1:3000/webhooks');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: only http and https URLs are supported`);
+  return url;
+}
+
+/** An app's answer: nothing kept of a 2xx body; the first bytes of any other, on one line. */
+export async function answerDetail(res: Dispatcher.ResponseData): Promise<string> {
+  if (res.statusCode >= 200 && res.statusCode < 300) {
+    await res.body.dump();
+    return '';
+  }
+  const text = await res.body.text().catch(() => '');
+  return text.replace(/\s+/g, ' ').trim().slice(0, 120);
+}
+
+/** Why a request got no answer, in one line: the error, its cause, the code (ECONNREFUSED, …). */
+export function noAnswerReason(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const cause = e.cause?.message && e.cause.message !== e.message ? `: ${e.cause.message}` : '';
+  const code = e.code ?? e.cause?.code;
+  return `${e.message ?? String(err)}${cause}${code ? ` (${code})` : ''}`;
+}
+
+/** The headers of a received delivery that go on to the app. */
+export function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !NOT_RELAYED.has(name.toLowerCase())) out[name] = value;
+  }
+  return out;
+}
+
 export class Forwarder {
-  private readonly agent = new Agent({ keepAliveTimeout: 4000, connections: FORWARD_PARALLEL });
-  // rejectOnClear: relays dropped at close settle, so close() can wait for the rest.
-  private readonly limit = pLimit({ concurrency: FORWARD_PARALLEL, rejectOnClear: true });
+  readonly url: string;
+  private readonly agent: Agent;
+  private readonly abort = new AbortController();
+  private readonly timeoutMs: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  /** Due now, oldest first. */
+  private ready: Queued[] = [];
+  /** Waiting for their retry, by due time. */
+  private waiting: Queued[] = [];
+  private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
+  /**
+   * How many times the whole queue has paused since the app last took something: each
+   * pause is longer. Failures during a pause (requests already in flight) do not count
+   * again, so a burst of them is one step, not sixteen.
+   */
+  private pauses = 0;
+  private pausedUntil = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private stopped = false;
+  private owedCount = 0;
+  private duplicatesWaiting = 0;
 
-  constructor(
-    readonly url: string,
-    private readonly onResult: (result: ForwardResult) => void,
-  ) {}
-
-  forward(id: string | undefined, raw: Buffer, headers: Record<string, string | string[] | undefined>): void {
-    if (this.limit.pendingCount >= FORWARD_BACKLOG) {
-      this.onResult({ id, url: this.url, ok: false, ms: 0, detail: `not forwarded: more than ${FORWARD_BACKLOG} relays waiting` });
-      return;
-    }
-    const run = this.limit(() => this.send(id, raw, headers));
-    this.running.add(run);
-    void run.catch(() => undefined).finally(() => this.running.delete(run));
+  constructor(private readonly opts: ForwarderOptions) {
+    this.url = opts.url;
+    this.timeoutMs = opts.timeoutMs ?? FORWARD_TIMEOUT_MS;
+    this.retryBaseMs = opts.retryBaseMs ?? RETRY_BASE_MS;
+    this.retryMaxMs = opts.retryMaxMs ?? RETRY_MAX_MS;
+    const tls = {
+      ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}),
+      ...(opts.insecure ? { rejectUnauthorized: false } : {}),
+    };
+    this.agent = new Agent({ keepAliveTimeout: 4000, connections: FORWARD_PARALLEL, connect: tls });
   }
 
-  private async send(id: string | undefined, raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<void> {
-    const started = performance.now();
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
+  /** Events owed to the app and not yet taken (queued, waiting for a retry, or in flight). */
+  get owed(): number {
+    return this.owedCount;
+  }
+
+  /** Queues an event; owed ones are kept until taken or the listener stops. */
+  send(item: ForwardItem): void {
+    if (this.stopped) return;
+    if (!item.owed) {
+      if (this.duplicatesWaiting >= FORWARD_BACKLOG) {
+        this.report({ id: item.id, type: item.type, url: this.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
+        return;
+      }
+      this.duplicatesWaiting++;
+    } else {
+      this.owedCount++;
     }
+    this.ready.push({ ...item, attempt: 1, dueAt: 0 });
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    let due = 0;
+    while (due < this.waiting.length && this.waiting[due]!.dueAt <= now) due++;
+    // Retries that came due go before newer events: they have waited longest.
+    if (due > 0) this.ready.unshift(...this.waiting.splice(0, due));
+    if (this.ready.length > 0 && now < this.pausedUntil) {
+      this.wakeAt(this.pausedUntil);
+    } else {
+      // After a failure, one at a time until the app takes one.
+      const limit = this.pauses > 0 ? 1 : FORWARD_PARALLEL;
+      while (this.inFlight < limit && this.ready.length > 0) this.start(this.ready.shift()!);
+    }
+    if (this.waiting.length > 0) this.wakeAt(this.waiting[0]!.dueAt);
+  }
+
+  private wakeAt(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  private start(item: Queued): void {
+    this.inFlight++;
+    const run = this.attempt(item).finally(() => {
+      this.inFlight--;
+      this.running.delete(run);
+      this.pump();
+    });
+    this.running.add(run);
+  }
+
+  private async attempt(item: Queued): Promise<void> {
+    const started = performance.now();
+    const headers = item.resign && (item.attempt > 1 || item.late) ? { ...item.headers, 'x-svc-webhook-signature': item.resign() } : item.headers;
+    let status: number | undefined;
+    let detail = '';
     try {
       const res = await request(this.url, {
         method: 'POST',
-        body: raw,
-        headers: out,
+        body: item.body,
+        headers,
         dispatcher: this.agent,
-        headersTimeout: FORWARD_TIMEOUT_MS,
-        bodyTimeout: FORWARD_TIMEOUT_MS,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: this.abort.signal,
       });
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const text = ok ? (await res.body.dump(), '') : await res.body.text().catch(() => '');
-      const detail = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-      this.onResult({ id, url: this.url, status: res.statusCode, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) });
+      status = res.statusCode;
+      detail = await answerDetail(res);
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      this.onResult({ id, url: this.url, ok: false, ms: Math.round(performance.now() - started), detail: `${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}` });
+      if (this.stopped) return;
+      detail = noAnswerReason(err);
+    }
+    if (this.stopped) return;
+    const ms = Math.round(performance.now() - started);
+    const ok = status !== undefined && status >= 200 && status < 300;
+    const base = { id: item.id, type: item.type, url: this.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
+    if (!item.owed) {
+      this.duplicatesWaiting--;
+      this.report(base);
+      return;
+    }
+    if (ok) {
+      this.pauses = 0;
+      this.pausedUntil = 0;
+      this.owedCount--;
+      this.opts.onTaken(item, status!);
+      this.report(base);
+      return;
+    }
+    const delay = this.delay(item.attempt);
+    if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + this.delay(++this.pauses);
+    item.attempt++;
+    item.dueAt = Date.now() + delay;
+    this.waiting.splice(this.waitingIndex(item.dueAt), 0, item);
+    this.report({ ...base, retryInMs: delay });
+  }
+
+  /** The n-th delay: the base doubled n-1 times, capped, between 75% and 100% of that. */
+  private delay(n: number): number {
+    const full = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(n - 1, 30));
+    return Math.round(full * (0.75 + Math.random() * 0.25));
+  }
+
+  private waitingIndex(dueAt: number): number {
+    let lo = 0;
+    let hi = this.waiting.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.waiting[mid]!.dueAt <= dueAt) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private report(result: ForwardResult): void {
+    try {
+      this.opts.onResult(result);
+    } catch {
+      // A display callback must never stop the forwarding.
     }
   }
 
-  /** Waits for relays in flight (queued ones are dropped), then closes connections. */
+  /** Stops: nothing more is sent, requests in flight are aborted (their events stay owed). */
   async close(): Promise<void> {
-    this.limit.clearQueue();
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
     await Promise.allSettled([...this.running]);
     await this.agent.close().catch(() => undefined);
   }

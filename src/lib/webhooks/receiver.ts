@@ -1,7 +1,8 @@
 // The webhook receiver behind `offramp webhooks listen` and `offramp demo`: a loopback
 // HTTP server that follows the spec's consumer order (the spec, Events, rule 4):
 // verify the signature, deduplicate by event id, store the raw event, apply the status
-// update idempotently, answer quickly.
+// update idempotently, answer quickly. docs/webhooks.md is the reference for the store,
+// the forwarding and the tally.
 //
 // API
 //
@@ -12,46 +13,46 @@
 //     scheme: 'hmac-sha256-hex',  // optional: accept only this scheme of the catalogue; default any
 //     toleranceSec: 300,          // optional: for timestamped signatures, largest |t − now|
 //     storePath: 'events.ndjson', // optional: durable NDJSON store; its ids count as seen
-//     forwardTo: 'http://127.0.0.1:3000/hook', // optional: relay verified deliveries
-//     onEvent(info) {},           // every delivery, after it was answered (DeliveryInfo)
-//     onForward(result) {},       // the app's answer to each relay (ForwardResult)
+//     storeOptions: { wrapFile }, // optional, tests: fault injection in the store's writes
+//     forward: { url, ca, insecure }, // optional: relay verified events to an app, retrying (forwarder.ts)
+//     eventTypes: (type) => true, // optional: which types are shown and forwarded (all are stored)
+//     onEvent(info) {},           // every delivery shown, after it was answered (DeliveryInfo)
+//     onForward(result) {},       // the app's answer to each relay attempt (ForwardResult)
 //   });
 //   receiver.url      // 'http://127.0.0.1:PORT/' — give this to the service
-//   receiver.port
-//   receiver.stats    // live counters (ReceiverStats)
-//   receiver.status(txId)  // a transaction's latest status, forward-only
-//   receiver.statuses()    // [txId, status][] for every transaction seen
+//   receiver.stats    // the tally (ReceiverStats); also GET /healthz
 //   receiver.loaded   // what opening the store found (StoreLoadReport), or undefined
-//   await receiver.close()  // stops accepting, finishes deliveries in flight, syncs the store
+//   receiver.backlog  // events owed to the app from earlier runs: queued now, or held back
+//   receiver.status(txId), receiver.statuses()  // latest statuses, forward-only
+//   await receiver.close()  // stops accepting, finishes deliveries in flight, closes the store
 //
 // Behaviour (what the CLI contract fixes, and our choices where it is silent):
-// - POST to any path is a delivery; other methods get 405. Bodies over 1 MiB get 413.
+// - POST to any path is a delivery; GET /healthz answers the tally; other requests get
+//   405. Bodies over 1 MiB get 413.
 // - `X-SVC-Webhook-Signature` must verify against the raw body under a scheme of the
 //   catalogue (src/lib/signature.ts), or the pinned one, compared in constant time;
 //   otherwise 401 and nothing is stored. Any scheme by default: the spec does not say how
-//   the service signs, and the CLI contract has the listener accept what verifies. The
-//   scheme that matched is reported with the delivery and kept in the store.
+//   the service signs, and the CLI contract has the listener accept what verifies.
 // - A signed body that is not an event (`{ id, type, data }`) gets 400, not stored.
-// - A new event id: the delivery (its exact body, the signature header as received, the
-//   scheme that matched, the time received) is appended to the store as one line
-//   (store.ts has the format) and synced to disk, then 200.
+// - A new event id: its line (store.ts) is on disk before the 200. Storing failed (disk
+//   full, I/O error): 503 so the service retries, the id is not remembered, and the store
+//   holds no part of it.
 // - A known id (seen since start, or already in the store): 200, nothing stored, marked
 //   `duplicate`. A second copy arriving while the first is being written waits for it.
-// - Storing failed (disk full...): 500 so the service retries; the id is not remembered.
 // - Statuses: see status-tracker.ts (an older event arriving late is `outOfOrder`).
-// - Forwarding (when asked): every verified delivery, duplicates included, after the
-//   answer; duplicates too because a replay must be able to reach an app that was down
-//   the first time, and because the app should prove its own idempotency.
+// - Every verified event is stored; `eventTypes` only narrows what is shown and
+//   forwarded. A bad signature is always shown: it is how a wrong secret shows itself.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isScheme, SCHEMES, SIGNATURE_HEADER, verify, type SchemeName } from '../signature.js';
-import { Forwarder, type ForwardResult } from './forwarder.js';
+import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from '../signature.js';
+import { ForwardLog } from './forward-log.js';
+import { Forwarder, forwardedHeaders, type ForwardItem, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts } from './status-tracker.js';
-import { EventStore, formatStoredLine, parseEventText, type StoreLoadReport } from './store.js';
+import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadReport, type StoreOptions } from './store.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'store_failed';
+export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_large' | 'store_failed';
 
 export type DeliveryInfo = {
   receivedAt: Date;
@@ -70,26 +71,49 @@ export type DeliveryInfo = {
   status: string | undefined;
   /** The status this event reports (differs from `status` when out of order). */
   eventStatus: string | undefined;
-  /** The body as received (UTF-8). */
-  raw: string;
   /** The signature scheme that verified (absent when none did). */
   scheme?: SchemeName;
   /** Why it was refused or not stored. */
   error?: string;
 };
 
+/** The tally: what `webhooks listen` prints at exit and GET /healthz answers. */
 export type ReceiverStats = {
+  /** Deliveries (POSTs) received. */
   received: number;
-  accepted: number;
+  /** New events accepted: on disk before their 2xx when there is a store. */
+  stored: number;
   duplicates: number;
+  /** Refused: bad signature (401), not an event (400), too large (413). */
   rejected: number;
-  invalid: number;
-  outOfOrder: number;
+  badSignature: number;
+  notEvent: number;
+  tooLarge: number;
+  /** Answered 503: the store could not take them (the service retries). */
   storeFailures: number;
+  outOfOrder: number;
+  /** Verified events of types outside `eventTypes`: stored, not shown, not forwarded. */
+  filtered: number;
+  /** Relays the app answered 2xx (owed events, and duplicate copies). */
   forwarded: number;
+  /** Relay attempts the app did not take (refused, timed out, non-2xx). */
   forwardFailures: number;
+  /** Events owed to the app and not yet taken (0 when not forwarding). */
+  owed: number;
   /** Transactions with a known status. */
   transactions: number;
+};
+
+export type ForwardOptions = {
+  url: string;
+  /** PEM to trust for an https app, besides the usual roots. */
+  ca?: string;
+  /** Accept any certificate from an https app. */
+  insecure?: boolean;
+  /** First retry delay (doubles each time); default forwarder.ts RETRY_BASE_MS. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  timeoutMs?: number;
 };
 
 export type ReceiverOptions = {
@@ -101,17 +125,26 @@ export type ReceiverOptions = {
   /** Timestamped signatures: largest difference from now, in seconds (default 300). */
   toleranceSec?: number;
   storePath?: string;
-  forwardTo?: string;
+  storeOptions?: StoreOptions;
+  forward?: ForwardOptions;
+  /** Which event types are shown and forwarded; default all. */
+  eventTypes?: (type: string | undefined) => boolean;
   onEvent?: (info: DeliveryInfo) => void;
   onForward?: (result: ForwardResult) => void;
   now?: () => Date;
 };
+
+/** Events owed to the app since an earlier run: `queued` are forwarded now, `heldBack` are not (no forwarding, or another type than `eventTypes`). */
+export type Backlog = { queued: number; heldBack: number };
 
 export type Receiver = {
   url: string;
   port: number;
   readonly stats: ReceiverStats;
   loaded: StoreLoadReport | undefined;
+  backlog: Backlog;
+  /** The forward log's path, when forwarding with a store. */
+  forwardLogPath: string | undefined;
   status(transactionId: string): string | undefined;
   /** Every transaction with its latest status, in first-seen order. */
   statuses(): [transactionId: string, status: string][];
@@ -129,67 +162,164 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? (() => new Date());
+  const shown = options.eventTypes ?? (() => true);
   const tracker = new StatusTracker();
   const seen = new Set<string>();
   /** Ids whose first copy is being written: a second copy waits for the outcome. */
   const writing = new Map<string, Promise<boolean>>();
-  const counters = { received: 0, accepted: 0, duplicates: 0, rejected: 0, invalid: 0, outOfOrder: 0, storeFailures: 0, forwarded: 0, forwardFailures: 0 };
+  /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
+  const owedIds = new Set<string>();
+  const counters = {
+    received: 0,
+    stored: 0,
+    duplicates: 0,
+    badSignature: 0,
+    notEvent: 0,
+    tooLarge: 0,
+    storeFailures: 0,
+    outOfOrder: 0,
+    filtered: 0,
+    forwarded: 0,
+    forwardFailures: 0,
+  };
+  const forwarding = options.forward !== undefined;
 
+  // Owed events of earlier runs, in store order, until the forward log says which were taken.
+  const owedFromStore: StoredEvent[] = [];
   let store: EventStore | undefined;
   let loaded: StoreLoadReport | undefined;
-  if (options.storePath) {
-    const opened = await EventStore.open(options.storePath, (event) => {
-      seen.add(event.id);
-      const facts = eventFacts(event.type, event.data);
-      tracker.apply(facts.transactionId, facts.status);
-    });
-    store = opened.store;
-    loaded = opened.report;
+  let log: ForwardLog | undefined;
+  const backlog: Backlog = { queued: 0, heldBack: 0 };
+  try {
+    if (options.storePath) {
+      const opened = await EventStore.open(
+        options.storePath,
+        (event) => {
+          seen.add(event.id);
+          const facts = eventFacts(event.type, event.data);
+          tracker.apply(facts.transactionId, facts.status);
+          if (event.forward) owedFromStore.push(event);
+        },
+        options.storeOptions,
+      );
+      store = opened.store;
+      loaded = opened.report;
+      // Not forwarding: the log is only read (if there is one), to say what is owed.
+      log = await ForwardLog.open(options.storePath, { create: forwarding });
+    }
+  } catch (err) {
+    await store?.close().catch(() => undefined);
+    throw err;
+  }
+  const taken = log?.taken;
+  const owedNow = owedFromStore.filter((e) => !taken?.has(e.id));
+  owedFromStore.length = 0;
+  if (!forwarding) {
+    backlog.heldBack = owedNow.length;
+    await log?.close();
+    log = undefined;
   }
 
-  const forwarder = options.forwardTo
-    ? new Forwarder(options.forwardTo, (result) => {
-        if (result.ok) counters.forwarded++;
-        else counters.forwardFailures++;
-        options.onForward?.(result);
+  const forwarder = options.forward
+    ? new Forwarder({
+        ...options.forward,
+        onResult: (result) => {
+          if (result.ok) counters.forwarded++;
+          else counters.forwardFailures++;
+          options.onForward?.(result);
+        },
+        onTaken: (item, status) => {
+          owedIds.delete(item.id);
+          log?.record({ id: item.id, status, at: now(), to: options.forward!.url });
+        },
       })
     : undefined;
+
+  /** Fresh signatures for a late forward of a timestamped delivery: an old `t` would be refused as a replay. */
+  const resignerFor = (scheme: string | undefined, body: Buffer): (() => string) | undefined =>
+    scheme === 'timestamped-sha256' ? () => sign(body, options.secret, scheme, now()) : undefined;
+
+  const forwardOwed = (item: Omit<ForwardItem, 'owed'>) => {
+    owedIds.add(item.id);
+    forwarder!.send({ ...item, owed: true });
+  };
+
+  if (forwarder) {
+    for (const e of owedNow) {
+      if (!shown(e.type)) {
+        backlog.heldBack++;
+        continue;
+      }
+      backlog.queued++;
+      const resign = resignerFor(e.scheme, e.body);
+      forwardOwed({
+        id: e.id,
+        type: e.type,
+        body: e.body,
+        headers: { 'content-type': 'application/json', 'x-svc-webhook-id': e.id, ...(e.signature ? { [SIGNATURE_HEADER]: e.signature } : {}) },
+        ...(resign ? { resign, late: true } : {}),
+      });
+    }
+  }
 
   // Deliveries being handled; close() waits until none is left.
   let inFlight = 0;
   let idle: (() => void) | undefined;
+
+  const stats = (): ReceiverStats => ({
+    received: counters.received,
+    stored: counters.stored,
+    duplicates: counters.duplicates,
+    rejected: counters.badSignature + counters.notEvent + counters.tooLarge,
+    forwarded: counters.forwarded,
+    owed: forwarder?.owed ?? 0,
+    badSignature: counters.badSignature,
+    notEvent: counters.notEvent,
+    tooLarge: counters.tooLarge,
+    storeFailures: counters.storeFailures,
+    outOfOrder: counters.outOfOrder,
+    filtered: counters.filtered,
+    forwardFailures: counters.forwardFailures,
+    transactions: tracker.size,
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const receivedAt = now();
     const path = req.url ?? '/';
     if (req.method !== 'POST') {
       await drain(req);
-      reply(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'POST webhook deliveries here' } }, { allow: 'POST' });
-      return;
-    }
-    const raw = await readBody(req);
-    if (raw === undefined) {
-      reply(res, 413, { error: { code: 'TOO_LARGE', message: `body over ${MAX_BODY_BYTES} bytes` } });
+      if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
+        reply(res, 200, stats());
+        return;
+      }
+      reply(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'POST webhook deliveries here (GET /healthz for the tally)' } }, { allow: 'POST' });
       return;
     }
     counters.received++;
-    const text = raw.toString('utf8');
-    const base = { receivedAt, path, raw: text, duplicate: false, outOfOrder: false };
+    const raw = await readBody(req);
+    const base = { receivedAt, path, duplicate: false, outOfOrder: false };
+    if (raw === undefined) {
+      counters.tooLarge++;
+      const error = `body over ${MAX_BODY_BYTES} bytes`;
+      reply(res, 413, { error: { code: 'TOO_LARGE', message: error } });
+      emit({ ...base, outcome: 'too_large', httpStatus: 413, verified: false, id: undefined, type: undefined, transactionId: undefined, status: undefined, eventStatus: undefined, error });
+      return;
+    }
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
 
     const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
     if (!checked.ok) {
-      counters.rejected++;
-      const claimed = parseEvent(text);
+      counters.badSignature++;
+      const claimed = parseEvent(raw);
       const error = signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`;
       reply(res, 401, { error: { code: 'BAD_SIGNATURE', message: error } });
       emit({ ...base, outcome: 'rejected', httpStatus: 401, verified: false, id: claimed?.id, type: claimed?.type, transactionId: undefined, status: undefined, eventStatus: undefined, error });
       return;
     }
 
-    const event = parseEvent(text);
+    const event = parseEvent(raw);
     if (!event) {
-      counters.invalid++;
+      counters.notEvent++;
       const error = 'signed body is not a webhook event ({ id, type, data })';
       reply(res, 400, { error: { code: 'NOT_AN_EVENT', message: error } });
       emit({ ...base, outcome: 'invalid', httpStatus: 400, verified: true, scheme: checked.scheme, id: undefined, type: undefined, transactionId: undefined, status: undefined, eventStatus: undefined, error });
@@ -197,27 +327,34 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
     const facts = eventFacts(event.type, event.data);
     const info = { ...base, verified: true, scheme: checked.scheme, id: event.id, type: event.type, transactionId: facts.transactionId };
+    const show = shown(event.type);
+    const relay = forwarder !== undefined && show;
 
     const pending = writing.get(event.id);
     const firstCopyStored = pending ? await pending : seen.has(event.id);
     if (firstCopyStored) {
       counters.duplicates++;
       replyText(res, 200, DUPLICATE_BODY);
+      if (!show) {
+        counters.filtered++;
+        return;
+      }
       const status = facts.transactionId ? tracker.get(facts.transactionId) : undefined;
       emit({ ...info, outcome: 'duplicate', httpStatus: 200, duplicate: true, status, eventStatus: facts.status });
-      forwarder?.forward(event.id, raw, req.headers);
+      // An event still owed is on its way already; any other copy is relayed once.
+      if (relay && !owedIds.has(event.id)) forwarder.send({ id: event.id, type: event.type, body: raw, headers: forwardedHeaders(req.headers), owed: false });
       return;
     }
 
     seen.add(event.id);
     if (store) {
-      const line = formatStoredLine({ body: raw, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type });
+      const line = formatStoredLine({ body: raw, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type, forward: relay });
       const stored = store.append(line).then(
         () => true,
         (err: Error) => {
           seen.delete(event.id);
           counters.storeFailures++;
-          emit({ ...info, outcome: 'store_failed', httpStatus: 500, status: undefined, eventStatus: facts.status, error: `could not store the event: ${err.message}` });
+          emit({ ...info, outcome: 'store_failed', httpStatus: 503, status: undefined, eventStatus: facts.status, error: `not stored: ${err.message}` });
           return false;
         },
       );
@@ -225,16 +362,23 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       const ok = await stored;
       writing.delete(event.id);
       if (!ok) {
-        reply(res, 500, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } });
+        reply(res, 503, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } }, { 'retry-after': '1' });
         return;
       }
     }
-    counters.accepted++;
+    counters.stored++;
     const applied = tracker.apply(facts.transactionId, facts.status);
     if (applied.outOfOrder) counters.outOfOrder++;
     replyText(res, 200, ACCEPTED_BODY);
+    if (!show) {
+      counters.filtered++;
+      return;
+    }
     emit({ ...info, outcome: 'accepted', httpStatus: 200, status: applied.status, eventStatus: applied.eventStatus, outOfOrder: applied.outOfOrder });
-    forwarder?.forward(event.id, raw, req.headers);
+    if (relay) {
+      const resign = resignerFor(checked.scheme, raw);
+      forwardOwed({ id: event.id, type: event.type, body: raw, headers: forwardedHeaders(req.headers), ...(resign ? { resign } : {}) });
+    }
   };
 
   const emit = (info: DeliveryInfo) => {
@@ -256,13 +400,20 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       });
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    await forwarder?.close();
+    await log?.close();
+    await store?.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
 
@@ -271,8 +422,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     url: `http://${shownHost}:${port}/`,
     port,
     loaded,
+    backlog,
+    forwardLogPath: log?.path,
     get stats(): ReceiverStats {
-      return { ...counters, transactions: tracker.size };
+      return stats();
     },
     status: (transactionId) => tracker.get(transactionId),
     statuses: () => [...tracker.entries()],
@@ -285,6 +438,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         await stopped;
         await store?.close();
         await forwarder?.close();
+        await log?.close();
       })();
       return closing;
     },
@@ -292,8 +446,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 }
 
 /** A delivery's body as an event: what the store reads as one, with a type and data besides. */
-function parseEvent(text: string): { id: string; type: string; data: Record<string, unknown> } | undefined {
-  const event = parseEventText(text);
+function parseEvent(raw: Buffer): { id: string; type: string; data: Record<string, unknown> } | undefined {
+  const event = parseEventText(raw.toString('utf8'));
   return event?.type !== undefined && event.data ? { id: event.id, type: event.type, data: event.data } : undefined;
 }
 

@@ -1,5 +1,5 @@
 // A webhook consumer's view of each transaction: the latest status, moved only forward
-// along the lifecycle (partner-api.md, Events: "Apply status updates only when the
+// along the lifecycle (the spec, Events: "Apply status updates only when the
 // progression is valid"; delivery order is not guaranteed). An event that arrives after a
 // later one is recorded but leaves the status where it is: it is "out of order".
 import { isForward, STATUS_OF_EVENT } from '../lifecycle.js';

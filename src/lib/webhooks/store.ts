@@ -1,12 +1,13 @@
-// The listener's event store: an NDJSON file, one received event per line, appended and
-// flushed to disk before the delivery is answered 2xx, so an accepted event
-// survives a crash (the spec, Events: "store the raw event" before answering).
+// The listener's event store: an NDJSON file, one received event per line, each line on
+// disk before its delivery is answered 2xx (the spec, Events: "store the raw event" comes
+// before the answer, and the service does not redeliver what was acknowledged).
+// docs/webhooks.md has the format and the rules below for readers of the file.
 //
 // Line format (one JSON object per line; what `webhooks listen` writes):
 //
 //   {"v":2,"id":"<event id>","type":"<event type>","received_at":"<RFC 3339>",
 //    "scheme":"<signature scheme that matched>","signature":"<X-SVC-Webhook-Signature as received>",
-//    "body":"<the delivered body, as a JSON string>"}
+//    "body":"<the delivered body, as a JSON string>"[,"forward":true]}
 //
 // - `body` holds the delivery's bytes exactly (a JSON string escapes newlines, so even a
 //   pretty-printed body stays on one line); a body that is not valid UTF-8 goes in
@@ -14,75 +15,123 @@
 //   re-verify them (`webhooks verify --from-store`, `conform`), with `received_at` as the
 //   clock for a timestamped signature.
 // - `id` and `type` repeat the body's, for grep and `jq .id`; the body is what counts.
-// - Older stores hold lines that are just the event (`{"id","type","data"}`, the body byte
-//   for byte when it was one line); they are still read, but carry no signature, scheme
-//   or time. A line is the v2 form only when it has `"v":2` and a string `body` or
-//   `body_base64`; anything else is read as an event.
+// - `forward: true`: the event arrived while the listener forwarded to an app (and its
+//   type passed `--events`), so the app is owed it until the forward log
+//   (forward-log.ts, `FILE.forwarded`) lists its id.
+// - Older stores hold lines that are just the event (`{"id","type","data"}`); they are
+//   still read, but carry no signature, scheme or time. A line is the v2 form only when it
+//   has `"v":2` and a string `body` or `body_base64`; anything else is read as an event.
 //
-// Appends that arrive while a write is running are written together as the next batch
-// (group commit): each delivery still waits for its own line to be on disk, but a burst
-// costs one synchronous write per batch instead of one per event. The file is opened
-// with O_DSYNC, so a write returns once its data is on disk: one system call per batch
-// rather than a write and an fdatasync (where O_DSYNC is missing, an fdatasync follows).
+// Durability. The file is opened with O_DSYNC (where missing, an fdatasync follows each
+// write), so a write returns once its bytes are on disk. Appends that arrive while a write
+// is running are written together as the next batch (group commit): one write per batch,
+// each delivery still answered only after its own batch is on disk. A write or sync that
+// fails (disk full, I/O error) may have left part of its batch in the file; the file is
+// cut back to its last whole line (and that cut synced) before the batch is refused, and
+// while a cut has not succeeded nothing more is written: every later batch first retries
+// the cut, and is refused if it fails again. So the file is whole lines followed, at
+// most, by the one batch being written, and a torn last line can only be a crash's.
 //
-// Opening the store reads the ids already in it, so a restarted listener does not accept
-// an old event again. A last line without its newline is what a crash during a write
-// leaves; that event was never answered 2xx (the sync comes first), so the torn tail is cut
-// off and the service's redelivery will bring the event again.
-import { constants, createReadStream } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+// Opening the store reads it: its ids count as received (a restarted listener does not
+// accept an old event again). A last line without its newline (a crash mid-write; never
+// answered 2xx, as the sync comes first) is set aside, byte for byte, in
+// `FILE.torn-<UTC time>` and cut off, so the next event starts on a line of its own.
+// A line holding a record glued after a fragment (what a listener before these rules
+// could leave after a failed write) gives back the whole record at its end.
+//
+// The file and its directory must be the user's own and writable by no one else
+// (src/lib/secure-path.ts): a planted store could otherwise inject events.
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { isUtf8 } from 'node:buffer';
+import { openPrivateFile } from '../secure-path.js';
 
 export type StoreLoadReport = {
-  /** Events read from the file. */
+  /** Events read from the file (salvaged ones included). */
   events: number;
-  /** Lines that were not a JSON object with a string `id` (skipped). */
+  /** Whole lines that are not events (kept in the file, ignored). */
   unreadable: number;
-  /** Bytes of a torn last line that were cut off. */
+  /** Events recovered from the end of a line that began with a fragment. */
+  salvaged: number;
+  /** Bytes of a torn last line that were set aside and cut off (0 when none). */
   tornBytes: number;
+  /** Where the torn line was set aside. */
+  tornPath?: string;
+  /** The store did not exist and was created (0600). */
+  created: boolean;
+};
+
+/** What the store writes through: a FileHandle, or (in tests) a shim around one that fails on cue. */
+export interface StoreFile {
+  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  datasync(): Promise<void>;
+  truncate(length: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type StoreOptions = {
+  /** Fault injection for tests: wraps the opened file, e.g. to fail a write halfway. */
+  wrapFile?: (file: StoreFile) => StoreFile;
 };
 
 type Pending = { data: string; resolve: () => void; reject: (err: Error) => void };
+
+/** The marker that starts every v2 line; inside a JSON string its quotes would be escaped. */
+const V2_START = '{"v":2,';
 
 export class EventStore {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private closed = false;
+  /** Bytes of whole lines in the file: where a failed write is cut back to. */
+  private size: number;
+  /** A failed write could not be cut back: nothing is written until a cut succeeds. */
+  private damaged = false;
 
   private constructor(
     readonly path: string,
-    private readonly fh: FileHandle,
+    private readonly file: StoreFile,
+    size: number,
     private readonly syncAfterWrite: boolean,
-  ) {}
+  ) {
+    this.size = size;
+  }
 
   /**
-   * Opens (creating, mode 0600) the store at `path`; `onEvent` sees each stored event in
-   * file order, so the caller can rebuild its dedupe set and per-transaction statuses.
+   * Opens (creating it 0600, and its directory 0700, when missing) the store at `path`;
+   * `onEvent` sees each stored event in file order, so the caller can rebuild its dedupe
+   * set, statuses and what is owed to the app. Refuses (InsecurePathError) a store or
+   * directory that is not the user's own or that others can write.
    */
-  static async open(path: string, onEvent: (event: StoredEvent) => void): Promise<{ store: EventStore; report: StoreLoadReport }> {
-    const report: StoreLoadReport = { events: 0, unreadable: 0, tornBytes: 0 };
-    const size = await stat(path).then((s) => s.size, (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return -1;
-      throw err;
+  static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; report: StoreLoadReport }> {
+    const dsync = constants.O_DSYNC;
+    const { handle, created } = await openPrivateFile(path, {
+      flags: constants.O_RDWR | constants.O_APPEND | (dsync ?? 0),
+      create: true,
+      createDirectory: true,
+      what: `the store ${path}`,
     });
-    if (size > 0) {
-      report.tornBytes = await cutTornTail(path, size);
-      const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (line.trim() === '') continue;
-        const event = parseStoredLine(line);
-        if (event) {
-          report.events++;
-          onEvent(event);
-        } else {
-          report.unreadable++;
+    try {
+      const report: StoreLoadReport = { events: 0, unreadable: 0, salvaged: 0, tornBytes: 0, created };
+      let size = (await handle.stat()).size;
+      if (size > 0) {
+        const whole = await wholeLinesEnd(handle, size);
+        if (whole < size) {
+          report.tornPath = await setAside(path, handle, whole, size);
+          report.tornBytes = size - whole;
+          await handle.truncate(whole);
+          await handle.datasync();
+          size = whole;
         }
       }
+      if (size > 0) await readLines(handle, size, onEvent, report);
+      const file = options.wrapFile ? options.wrapFile(handle) : handle;
+      return { store: new EventStore(path, file, size, dsync === undefined), report };
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
     }
-    const dsync = constants.O_DSYNC;
-    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (dsync ?? 0);
-    const fh = await open(path, flags, 0o600);
-    return { store: new EventStore(path, fh, dsync === undefined), report };
   }
 
   /** Appends one line (a newline is added) and resolves once it is on disk. */
@@ -104,10 +153,8 @@ export class EventStore {
       const batch = this.queue;
       this.queue = [];
       try {
-        const buffer = Buffer.from(batch.length === 1 ? batch[0]!.data : batch.map((p) => p.data).join(''));
-        let offset = 0;
-        while (offset < buffer.length) offset += (await this.fh.write(buffer, offset)).bytesWritten;
-        if (this.syncAfterWrite) await this.fh.datasync();
+        if (this.damaged) await this.cutBack();
+        await this.writeBatch(Buffer.from(batch.length === 1 ? batch[0]!.data : batch.map((p) => p.data).join('')));
         for (const p of batch) p.resolve();
       } catch (err) {
         for (const p of batch) p.reject(err as Error);
@@ -116,12 +163,38 @@ export class EventStore {
     this.flushing = null;
   }
 
+  private async writeBatch(buffer: Buffer): Promise<void> {
+    try {
+      let offset = 0;
+      while (offset < buffer.length) offset += (await this.file.write(buffer, offset, buffer.length - offset)).bytesWritten;
+      if (this.syncAfterWrite) await this.file.datasync();
+      this.size += buffer.length;
+    } catch (err) {
+      // Whatever part of the batch reached the file goes; if it cannot, later batches wait.
+      this.damaged = true;
+      await this.cutBack().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Cuts the file back to its last whole line and syncs the cut. */
+  private async cutBack(): Promise<void> {
+    try {
+      await this.file.truncate(this.size);
+      await this.file.datasync();
+      this.damaged = false;
+    } catch (err) {
+      throw new Error(`a failed write left a partial line that could not be removed yet (${(err as Error).message})`);
+    }
+  }
+
   /** Waits for pending appends, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     while (this.flushing) await this.flushing;
-    await this.fh.close();
+    if (this.damaged) await this.cutBack().catch(() => undefined);
+    await this.file.close();
   }
 }
 
@@ -137,25 +210,18 @@ export type StoredEvent = {
   receivedAt?: string;
   scheme?: string;
   signature?: string;
+  /** Received while forwarding: the app is owed it until the forward log has its id. */
+  forward?: boolean;
 };
 
 /** What the receiver knows of a delivery when it stores it. */
-export type Delivery = { body: Buffer; receivedAt: Date; scheme: string; signature: string; id: string; type: string };
+export type Delivery = { body: Buffer; receivedAt: Date; scheme: string; signature: string; id: string; type: string; forward?: boolean };
 
 /** The store line for a delivery (without its newline). */
 export function formatStoredLine(d: Delivery): string {
-  const text = d.body.toString('utf8');
-  // Only when the text encodes back to the same bytes is a JSON string an exact copy.
-  const exact = Buffer.byteLength(text) === d.body.length && Buffer.from(text, 'utf8').equals(d.body);
-  return JSON.stringify({
-    v: 2,
-    id: d.id,
-    type: d.type,
-    received_at: d.receivedAt.toISOString(),
-    scheme: d.scheme,
-    signature: d.signature,
-    ...(exact ? { body: text } : { body_base64: d.body.toString('base64') }),
-  });
+  // Valid UTF-8 decodes and encodes back to the same bytes, so a JSON string is an exact copy.
+  const body = isUtf8(d.body) ? `"body":${JSON.stringify(d.body.toString('utf8'))}` : `"body_base64":"${d.body.toString('base64')}"`;
+  return `{"v":2,"id":${JSON.stringify(d.id)},"type":${JSON.stringify(d.type)},"received_at":"${d.receivedAt.toISOString()}","scheme":"${d.scheme}","signature":${JSON.stringify(d.signature)},${body}${d.forward ? ',"forward":true' : ''}}`;
 }
 
 /** A store line (either form) as an event; undefined when it is not one. */
@@ -173,10 +239,43 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
       ...(typeof value.received_at === 'string' ? { receivedAt: value.received_at } : {}),
       ...(typeof value.scheme === 'string' ? { scheme: value.scheme } : {}),
       ...(typeof value.signature === 'string' ? { signature: value.signature } : {}),
+      ...(value.forward === true ? { forward: true } : {}),
     };
   }
   const event = eventOf(value);
   return event ? { ...event, line, body: Buffer.from(line, 'utf8') } : undefined;
+}
+
+/**
+ * A line that is not an event but ends with a whole v2 record glued after a fragment:
+ * that record. The marker cannot occur inside a record (its strings escape quotes), so
+ * the last one starts the last record.
+ */
+export function salvageStoredLine(line: string): StoredEvent | undefined {
+  const at = line.lastIndexOf(V2_START);
+  return at > 0 ? parseStoredLine(line.slice(at)) : undefined;
+}
+
+/**
+ * Every event of a store, in file order (salvaged records included), for readers such as
+ * `webhooks resend`: the file is checked as the listener checks it (its owner's, writable
+ * by no one else), and read as it stands (a torn last line is left out, not cut).
+ */
+export async function* readStoredEvents(path: string): AsyncGenerator<StoredEvent> {
+  const { handle } = await openPrivateFile(path, { flags: constants.O_RDONLY, what: `the store ${path}` });
+  try {
+    const size = (await handle.stat()).size;
+    const whole = size > 0 ? await wholeLinesEnd(handle, size) : 0;
+    if (whole === 0) return;
+    const lines = createInterface({ input: handle.createReadStream({ start: 0, end: whole - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      const event = parseStoredLine(line) ?? salvageStoredLine(line);
+      if (event) yield event;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -204,30 +303,58 @@ function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 
   return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data };
 }
 
-/** Truncates the file after its last newline when it does not end with one; returns the bytes cut. */
-async function cutTornTail(path: string, size: number): Promise<number> {
-  const fh = await open(path, 'r+');
-  try {
-    const chunk = Buffer.alloc(64 * 1024);
-    let end = size;
-    const last = Buffer.alloc(1);
-    await fh.read(last, 0, 1, size - 1);
-    if (last[0] === 0x0a) return 0;
-    // Scan backwards for the last newline.
-    while (end > 0) {
-      const start = Math.max(0, end - chunk.length);
-      const { bytesRead } = await fh.read(chunk, 0, end - start, start);
-      const at = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
-      if (at >= 0) {
-        const keep = start + at + 1;
-        await fh.truncate(keep);
-        return size - keep;
-      }
-      end = start;
+async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
+  const lines = createInterface({ input: handle.createReadStream({ start: 0, end: size - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    let event = parseStoredLine(line);
+    if (!event) {
+      event = salvageStoredLine(line);
+      if (event) report.salvaged++;
     }
-    await fh.truncate(0);
-    return size;
-  } finally {
-    await fh.close();
+    if (event) {
+      report.events++;
+      onEvent(event);
+    } else {
+      report.unreadable++;
+    }
+  }
+}
+
+/** The offset just after the file's last newline (0 when it has none): the end of its whole lines. */
+export async function wholeLinesEnd(handle: FileHandle, size: number): Promise<number> {
+  const chunk = Buffer.alloc(64 * 1024);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const at = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/** Copies bytes [from, to) of the store into a new private file beside it; returns its path. */
+async function setAside(path: string, handle: FileHandle, from: number, to: number): Promise<string> {
+  const bytes = Buffer.alloc(to - from);
+  await handle.read(bytes, 0, bytes.length, from);
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  for (let n = 1; ; n++) {
+    const aside = `${path}.torn-${stamp}${n > 1 ? `-${n}` : ''}`;
+    let out: FileHandle;
+    try {
+      ({ handle: out } = await openPrivateFile(aside, { flags: constants.O_WRONLY, exclusive: true, what: `the torn-line file ${aside}` }));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw err;
+    }
+    try {
+      await out.write(bytes, 0, bytes.length);
+      await out.datasync();
+    } finally {
+      await out.close();
+    }
+    return aside;
   }
 }

@@ -1,0 +1,180 @@
+// offramp webhooks resend --from-store FILE --to URL [--secret S] [--scheme NAME] [--events T,...]
+//                         [--duplicate N] [--shuffle] [--delay MIN-MAXms]
+// Delivers events a `webhooks listen` store holds to the partner's own app, as the service
+// would: the exact stored body, each event with its own id, signed afresh with the webhook
+// secret, one delivery at a time, and, on request, each several times (--duplicate), out
+// of order (--shuffle) and late (--delay). This is how a partner proves offline that their
+// consumer follows the spec's delivery rules (Events: at least once, duplicates possible,
+// ordering not guaranteed; consumers idempotent and order-tolerant). Every answer is
+// printed; exit 8 (a check failed) when the app answered non-2xx to any delivery, 7 when
+// some got no answer at all. docs/webhooks.md describes the requests.
+import { randomInt } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { Context } from '../../lib/context.js';
+import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
+import { parseIntFlag } from '../../lib/input.js';
+import { resolveFormat } from '../../lib/output/format.js';
+import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
+import { chalkFor } from '../../lib/output/render.js';
+import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/signature.js';
+import { eventTypeFilter } from '../../lib/webhooks/filters.js';
+import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
+import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+
+export type Options = {
+  fromStore?: string;
+  to?: string;
+  secret?: string;
+  scheme?: string;
+  events?: string;
+  duplicate?: string;
+  shuffle?: boolean;
+  delay?: string;
+};
+
+/** --duplicate ceiling: enough to prove idempotency, not enough to flood an app by a typo. */
+const MAX_DUPLICATES = 100;
+/** --delay ceiling per delivery: ten minutes. */
+const MAX_DELAY_MS = 600_000;
+
+type Delivery = { event: StoredEvent; copy: number; copies: number };
+
+export type ResendResult = {
+  id: string;
+  type: string | null;
+  copy: number;
+  copies: number;
+  status: number | null;
+  ok: boolean;
+  ms: number;
+  detail?: string;
+};
+
+export async function run(opts: Options, ctx: Context): Promise<number> {
+  const { io } = ctx;
+  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  if (opts.fromStore === undefined || opts.fromStore.trim() === '') throw new UsageError('--from-store is required', 'give the store a `webhooks listen --store FILE` wrote');
+  if (opts.to === undefined) throw new UsageError('--to is required', "give your app's webhook endpoint, like http://127.0.0.1:3000/webhooks");
+  const to = appUrl(opts.to, '--to').toString();
+  const extra = parseIntFlag(opts.duplicate ?? 0, '--duplicate', 0, MAX_DUPLICATES);
+  const delay = opts.delay !== undefined ? parseDelay(opts.delay) : undefined;
+  const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
+  const scheme = await signingScheme(opts, ctx);
+  const secret = await ctx.webhookSecret(opts.secret);
+  if (!secret) {
+    throw new UsageError('no webhook secret to sign with', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
+  }
+
+  const chosen: StoredEvent[] = [];
+  try {
+    for await (const event of readStoredEvents(opts.fromStore)) if (!events || events.matches(event.type)) chosen.push(event);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') throw new UsageError(`--from-store ${opts.fromStore}: no such file`);
+    if (e.code && e.syscall) throw new UsageError(`--from-store ${opts.fromStore}: ${e.message}`);
+    throw err;
+  }
+  if (chosen.length === 0) {
+    throw new UsageError(`--from-store ${opts.fromStore}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
+  }
+
+  const plan: Delivery[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
+  if (opts.shuffle) shuffle(plan);
+  io.err(
+    `Resending ${plan.length} deliver${plan.length === 1 ? 'y' : 'ies'} of ${chosen.length} event${chosen.length === 1 ? '' : 's'} to ${to} under ${scheme}` +
+      `${opts.shuffle ? ', shuffled' : ''}${delay ? `, each after ${delay.min}-${delay.max} ms` : ''}`,
+  );
+
+  const c = chalkFor(io, 'out');
+  const agent = new Agent({ keepAliveTimeout: 4000, connections: 1 });
+  const results: ResendResult[] = [];
+  try {
+    for (const d of plan) {
+      if (delay) await ctx.sleep(delay.min === delay.max ? delay.min : randomInt(delay.min, delay.max + 1));
+      const result = await deliver(d, { to, secret, scheme, agent, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` });
+      results.push(result);
+      if (format === 'ndjson') writeNdjsonLine(io, result);
+      else if (format === 'table') io.out(`${resultLine(result, c)}\n`);
+    }
+  } finally {
+    await agent.close().catch(() => undefined);
+  }
+  if (format === 'json') writeJson(io, results);
+
+  const ok = results.filter((r) => r.ok).length;
+  const refused = results.filter((r) => !r.ok && r.status !== null).length;
+  const unanswered = results.filter((r) => r.status === null).length;
+  io.err(`Sent ${results.length}: ${ok} answered 2xx, ${refused} non-2xx, ${unanswered} no answer.`);
+  if (refused > 0) {
+    throw new CheckFailed(
+      `the app answered non-2xx to ${refused} of ${results.length} deliveries`,
+      'a consumer should take every validly signed delivery, duplicates and late ones included (the spec, Events); see the answers above',
+    );
+  }
+  if (unanswered > 0) throw new NetworkError(`no answer from ${to} to ${unanswered} of ${results.length} deliveries`, 'is the app running and listening on that address?');
+  return 0;
+}
+
+/** --scheme, else the profile's pinned scheme, else the emulator's default: one scheme, as a signer needs. */
+async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
+  if (opts.scheme !== undefined) {
+    const pinned = schemeSetting(opts.scheme, '--scheme');
+    if (!pinned) throw new UsageError('--scheme any: resend signs, so it needs one scheme', `one of: ${SCHEMES.join(', ')}`);
+    return pinned;
+  }
+  return schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
+}
+
+type Sender = { to: string; secret: string; scheme: SchemeName; agent: Agent; timeoutMs: number; now: Date; userAgent: string };
+
+/** One POST, as the service delivers: the stored body, a fresh signature, the event id. */
+async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
+  const started = performance.now();
+  const base = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies };
+  try {
+    const res = await request(s.to, {
+      method: 'POST',
+      body: d.event.body,
+      headers: {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
+        'x-svc-webhook-id': d.event.id,
+        'user-agent': s.userAgent,
+      },
+      dispatcher: s.agent,
+      headersTimeout: s.timeoutMs,
+      bodyTimeout: s.timeoutMs,
+    });
+    const detail = await answerDetail(res);
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return { ...base, status: res.statusCode, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
+  } catch (err) {
+    return { ...base, status: null, ok: false, ms: Math.round(performance.now() - started), detail: noAnswerReason(err) };
+  }
+}
+
+function resultLine(r: ResendResult, c: ReturnType<typeof chalkFor>): string {
+  const status = r.status === null ? c.red('no answer') : r.ok ? c.green(String(r.status)) : c.red(String(r.status));
+  const copy = r.copies > 1 ? `  copy ${r.copy}/${r.copies}` : '';
+  const detail = !r.ok && r.detail ? `  ${c.dim(r.detail)}` : '';
+  return `${status}  ${(r.type ?? '?').padEnd(21)}  ${r.id}${copy}  ${r.ms} ms${detail}`;
+}
+
+/** `MIN-MAXms` (or `Nms`, or plain numbers, in milliseconds). */
+export function parseDelay(value: string): { min: number; max: number } {
+  const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?(?:ms)?\s*$/i.exec(value);
+  if (!m) throw new UsageError(`--delay: "${value}" is not a range of milliseconds`, 'write it like 100-2000ms (or 500ms for a fixed delay)');
+  const min = Number(m[1]);
+  const max = m[2] !== undefined ? Number(m[2]) : min;
+  if (max < min) throw new UsageError(`--delay: ${min}-${max}ms runs backwards`, `write it ${max}-${min}ms`);
+  if (max > MAX_DELAY_MS) throw new UsageError(`--delay: at most ${MAX_DELAY_MS} ms per delivery`);
+  return { min, max };
+}
+
+/** Fisher–Yates with crypto randomness: every order equally likely. */
+function shuffle<T>(items: T[]): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+}

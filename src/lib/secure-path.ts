@@ -1,0 +1,146 @@
+// Files only their owner can change, refused otherwise, as ssh treats its keys: a file the
+// CLI trusts (the webhook listener's store, what an export writes and reads back) must be
+// owned by the user running it and writable by no one else, and so must the directory
+// holding it (whoever can write the directory can replace the file). A file or directory
+// the CLI creates is private from the start: directories 0700, files 0600, a new file
+// created exclusively (O_EXCL), so a file someone planted under that name a moment earlier
+// is never opened as if it were ours.
+//
+//   await openPrivateFile(path, { flags: constants.O_RDWR | constants.O_APPEND, create: true, createDirectory: true })
+//     → { handle, created }  (the handle is checked after opening, with fstat: no race)
+//   await ensurePrivateDirectory(dir)   → creates it (and missing parents) 0700, or checks it
+//   distrust(path, stats, 'file')       → the one-line reason a file or directory is refused, or undefined
+//
+// Refusals are InsecurePathError (exit 2): one line saying what is wrong, a hint saying how
+// to fix it. Where POSIX owners and modes do not exist (Windows), nothing is checked.
+import { constants, type Stats } from 'node:fs';
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { CliError, EXIT } from './errors.js';
+
+/** A file or directory that someone other than the user could change. */
+export class InsecurePathError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, 'INSECURE_PATH', EXIT.usage, hint);
+  }
+}
+
+export type PathKind = 'file' | 'directory';
+
+/** Bits that let a group or others write. */
+const WRITABLE_BY_OTHERS = 0o022;
+
+function currentUid(): number | undefined {
+  return typeof process.getuid === 'function' ? process.getuid() : undefined;
+}
+
+/**
+ * Why `path` (whose stats are `st`) cannot be trusted, in one line, or undefined when it
+ * can: the wrong kind, another owner (for a directory, root is trusted too, as ssh does:
+ * `/var` is root's), or writable by its group or by others.
+ */
+export function distrust(path: string, st: Stats, kind: PathKind, subject: string = path): string | undefined {
+  if (kind === 'file' && !st.isFile()) return `${subject} is not a regular file`;
+  if (kind === 'directory' && !st.isDirectory()) return `${subject} is not a directory`;
+  const uid = currentUid();
+  if (uid === undefined) return undefined;
+  if (st.uid !== uid && !(kind === 'directory' && st.uid === 0)) return `${subject} is owned by another user (uid ${st.uid}), not by you (uid ${uid})`;
+  const writable = st.mode & WRITABLE_BY_OTHERS;
+  if (writable) {
+    const who = writable === WRITABLE_BY_OTHERS ? 'its group and other users' : writable & 0o020 ? 'its group' : 'other users';
+    return `${subject} is writable by ${who} (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
+  }
+  return undefined;
+}
+
+function hintFor(path: string, st: Stats, kind: PathKind): string {
+  const uid = currentUid();
+  if (uid !== undefined && st.uid !== uid && !(kind === 'directory' && st.uid === 0)) {
+    return kind === 'file'
+      ? `another user may have planted it; use a path in a directory only you can write, or remove it if you trust it`
+      : `use a directory you own (it is created 0700 when missing)`;
+  }
+  if (kind === 'file' && !st.isFile()) return 'give the path of a regular file';
+  return `chmod go-w ${path}`;
+}
+
+/** Throws InsecurePathError when `st` (of `path`) is not trusted. */
+function check(path: string, st: Stats, kind: PathKind, what: string, subject: string = path): void {
+  const reason = distrust(path, st, kind, subject);
+  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, hintFor(path, st, kind));
+}
+
+/**
+ * Makes sure `dir` exists and only its owner can write it: created (with any missing
+ * parents) mode 0700 when missing, else checked. `what` names the path in a refusal.
+ */
+export async function ensurePrivateDirectory(dir: string, what = `the directory ${dir}`): Promise<void> {
+  const absolute = resolve(dir);
+  let st: Stats;
+  try {
+    st = await stat(absolute);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(absolute, { recursive: true, mode: 0o700 });
+    st = await stat(absolute);
+  }
+  check(absolute, st, 'directory', what);
+}
+
+export type OpenPrivateOptions = {
+  /** fs.constants flags for opening (O_CREAT, O_EXCL and O_NOFOLLOW are added as needed). */
+  flags: number;
+  /** Create the file (0600, exclusively) when it does not exist; default false. */
+  create?: boolean;
+  /** Create its directory (0700) when missing; default false. */
+  createDirectory?: boolean;
+  /** Only create: an existing file is an error (EEXIST), never opened. */
+  exclusive?: boolean;
+  /** Names the file in a refusal, e.g. "the store webhooks.ndjson"; default "the file PATH". */
+  what?: string;
+};
+
+/**
+ * Opens `path` after checking its directory, and checks the file itself on the opened
+ * handle (fstat), so what is checked is what is used. A symbolic link is refused (the
+ * file must be where it is said to be). A new file is created 0600 with O_EXCL; when
+ * another process creates it between our two opens, that file is opened and checked
+ * like any existing one.
+ */
+export async function openPrivateFile(path: string, opts: OpenPrivateOptions): Promise<{ handle: FileHandle; created: boolean }> {
+  const absolute = resolve(path);
+  const what = opts.what ?? `the file ${absolute}`;
+  // "refusing the store /a/b: it is ..." rather than naming the same file twice.
+  const self = what.endsWith(path) || what.endsWith(absolute) ? 'it' : absolute;
+  const dir = dirname(absolute);
+  if (opts.createDirectory) await ensurePrivateDirectory(dir, what);
+  else check(dir, await stat(dir), 'directory', what);
+
+  const base = opts.flags & ~(constants.O_CREAT | constants.O_EXCL | constants.O_TRUNC);
+  const nofollow = constants.O_NOFOLLOW ?? 0;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (opts.exclusive) return { handle: await open(absolute, base | nofollow | constants.O_CREAT | constants.O_EXCL, 0o600), created: true };
+    try {
+      const handle = await open(absolute, base | nofollow);
+      try {
+        check(absolute, await handle.stat(), 'file', what, self);
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
+      return { handle, created: false };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new InsecurePathError(`refusing ${what}: ${self} is a symbolic link`, 'give the path of the file itself');
+      if (code !== 'ENOENT' || !opts.create) throw err;
+    }
+    try {
+      const handle = await open(absolute, base | nofollow | constants.O_CREAT | constants.O_EXCL, 0o600);
+      return { handle, created: true };
+    } catch (err) {
+      // Someone created it since our first open: open and check theirs.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw new InsecurePathError(`refusing ${what}: it keeps appearing and disappearing`, 'is another process creating and removing it?');
+}

@@ -1,0 +1,105 @@
+// Which stored events the app has taken: `FILE.forwarded` beside the store `FILE`, an
+// append-only NDJSON log with one line per event the app answered 2xx:
+//
+//   {"id":"<event id>","status":<the app's HTTP status>,"at":"<RFC 3339>","to":"<forward URL>"}
+//
+// An event is owed to the app when its store line says `"forward":true` and no line here
+// has its id (docs/webhooks.md). A restarted listener forwards what is owed.
+//
+// These lines are not synced one by one: losing the last of them in a crash only means
+// those events are forwarded again, which the spec's delivery rules already ask the app
+// to tolerate (at least once, duplicates possible). A torn last line is cut off on open
+// for the same reason. The file is private like the store (src/lib/secure-path.ts).
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { openPrivateFile } from '../secure-path.js';
+import { wholeLinesEnd } from './store.js';
+
+export type ForwardRecord = { id: string; status: number; at: Date; to: string };
+
+export class ForwardLog {
+  private queue: string[] = [];
+  private writing: Promise<void> | null = null;
+  private failure: Error | undefined;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    /** Ids the app has taken, from earlier runs and this one. */
+    readonly taken: Set<string>,
+  ) {}
+
+  /**
+   * Opens the log of `storePath`, reading the ids in it; with `create`, a missing log is
+   * created (0600), else a missing log is undefined.
+   */
+  static async open(storePath: string, opts: { create: boolean }): Promise<ForwardLog | undefined> {
+    const path = `${storePath}.forwarded`;
+    let handle: FileHandle;
+    try {
+      ({ handle } = await openPrivateFile(path, { flags: constants.O_RDWR | constants.O_APPEND, create: opts.create, what: `the forward log ${path}` }));
+    } catch (err) {
+      if (!opts.create && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const taken = new Set<string>();
+    try {
+      const size = (await handle.stat()).size;
+      const whole = size > 0 ? await wholeLinesEnd(handle, size) : 0;
+      if (whole < size) await handle.truncate(whole);
+      if (whole > 0) {
+        const lines = createInterface({ input: handle.createReadStream({ start: 0, end: whole - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
+        for await (const line of lines) addId(taken, line);
+      }
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
+    }
+    return new ForwardLog(path, handle, taken);
+  }
+
+  /** Records that the app took `id`; the write happens in the background (see above). */
+  record(r: ForwardRecord): void {
+    this.taken.add(r.id);
+    this.queue.push(`${JSON.stringify({ id: r.id, status: r.status, at: r.at.toISOString(), to: r.to })}\n`);
+    this.writing ??= this.writeLoop();
+  }
+
+  /** The first write error, if any (the ids stay taken for this run). */
+  get error(): Error | undefined {
+    return this.failure;
+  }
+
+  private async writeLoop(): Promise<void> {
+    while (this.queue.length > 0) {
+      const text = this.queue.join('');
+      this.queue = [];
+      try {
+        const buffer = Buffer.from(text);
+        let offset = 0;
+        while (offset < buffer.length) offset += (await this.handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
+      } catch (err) {
+        this.failure ??= err as Error;
+      }
+    }
+    this.writing = null;
+  }
+
+  /** Writes what is queued, syncs, closes. */
+  async close(): Promise<void> {
+    while (this.writing) await this.writing;
+    await this.handle.datasync().catch(() => undefined);
+    await this.handle.close();
+  }
+}
+
+function addId(taken: Set<string>, line: string): void {
+  if (line.trim() === '') return;
+  try {
+    const value = JSON.parse(line) as { id?: unknown };
+    if (typeof value?.id === 'string' && value.id !== '') taken.add(value.id);
+  } catch {
+    // Not a record: ignored, as a reader of the log would.
+  }
+}

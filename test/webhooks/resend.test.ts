@@ -1,0 +1,146 @@
+// `webhooks resend` (the built binary) delivering a store's events to a receiving app that
+// checks every signature with node:crypto: duplicated and shuffled on request, each event
+// with its own id, signed under the chosen scheme; exit 8 when the app refuses any.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sign } from '../../src/lib/signature.js';
+import { formatStoredLine } from '../../src/lib/webhooks/store.js';
+import { runCli, tempHome } from '../helpers/cli.js';
+
+const SECRET = 'whsec_resend_0b77';
+const TYPES = ['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed'];
+
+/** A store as `webhooks listen` writes it: one v2 line per event (signed by the service with another secret). */
+function storeOf(ids: string[]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'offramp-resend-')), 'events.ndjson');
+  const lines = ids.map((id, i) => {
+    const body = JSON.stringify({ id, type: TYPES[i % TYPES.length], data: { id: 'tx-resend', n: i } });
+    return formatStoredLine({ body: Buffer.from(body), receivedAt: new Date('2026-11-20T10:00:00Z'), scheme: 'hmac-sha256-hex', signature: sign(body, 'service-secret'), id, type: TYPES[i % TYPES.length]! });
+  });
+  writeFileSync(path, `${lines.join('\n')}\n`, { mode: 0o600 });
+  return path;
+}
+
+type Got = { id: string; headerId: string | undefined; valid: boolean; scheme: 'hex' | 'prefixed' | 'timestamped' | 'none'; body: string };
+
+/** What a partner's consumer checks: the HMAC of the raw body (or of "t.body"), in constant time. */
+function check(body: Buffer, header: string): Got['scheme'] | undefined {
+  const equal = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
+  const ts = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (ts) {
+    const mac = createHmac('sha256', SECRET).update(`${ts[1]}.`).update(body).digest();
+    const fresh = Math.abs(Date.now() / 1000 - Number(ts[1])) <= 300;
+    return equal(mac, Buffer.from(ts[2]!, 'hex')) && fresh ? 'timestamped' : undefined;
+  }
+  const prefixed = header.startsWith('sha256=');
+  return equal(createHmac('sha256', SECRET).update(body).digest(), Buffer.from(header.replace(/^sha256=/, ''), 'hex')) ? (prefixed ? 'prefixed' : 'hex') : undefined;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function app(answer: (id: string) => number = () => 200) {
+  const got: Got[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const scheme = check(body, String(req.headers['x-svc-webhook-signature'] ?? ''));
+    const id = JSON.parse(body.toString()).id as string;
+    got.push({ id, headerId: req.headers['x-svc-webhook-id'] as string | undefined, valid: scheme !== undefined, scheme: scheme ?? 'none', body: body.toString() });
+    res.writeHead(scheme ? answer(id) : 401).end(scheme ? '' : 'bad signature');
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, got };
+}
+
+describe('webhooks resend', { timeout: 20_000 }, () => {
+  it('re-signs every stored event, duplicated and shuffled, each with its own id; the app verifies them all', async () => {
+    const ids = ['r-1', 'r-2', 'r-3', 'r-4', 'r-5'];
+    const store = storeOf(ids);
+    const a = await app();
+    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--duplicate', '2', '--shuffle', '--scheme', 'timestamped-sha256', '--secret', SECRET]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`Resending 15 deliveries of 5 events to ${a.url} under timestamped-sha256, shuffled`);
+    expect(r.stderr).toContain('Sent 15: 15 answered 2xx, 0 non-2xx, 0 no answer.');
+    expect(a.got).toHaveLength(15);
+    expect(a.got.every((g) => g.valid && g.scheme === 'timestamped' && g.headerId === g.id)).toBe(true);
+    // Each event three times, its body exactly as stored.
+    for (const id of ids) expect(a.got.filter((g) => g.id === id)).toHaveLength(3);
+    expect(new Set(a.got.map((g) => g.body)).size).toBe(5);
+    // Shuffled: not store order with the copies side by side (1 chance in ~10^10 of a false failure).
+    const unshuffled = ids.flatMap((id) => [id, id, id]);
+    expect(a.got.map((g) => g.id)).not.toEqual(unshuffled);
+    // One line per answer, on stdout.
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(15);
+    expect(lines[0]).toMatch(/^200 {2}\S+ +r-\d {2}copy [123]\/3 {2}\d+ ms$/);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it('signs with the default scheme and the secret from the environment; --events and --delay; -o ndjson', async () => {
+    const store = storeOf(['e-1', 'e-2', 'e-3', 'e-4']);
+    const a = await app();
+    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--events', 'deposit.*', '--delay', '1-3ms', '-o', 'ndjson'], {
+      env: { OFFRAMP_WEBHOOK_SECRET: SECRET },
+    });
+    expect(r.code).toBe(0);
+    // In store order without --shuffle; only the deposit.* events (the 2nd and 3rd).
+    expect(a.got.map((g) => [g.id, g.scheme])).toEqual([
+      ['e-2', 'hex'],
+      ['e-3', 'hex'],
+    ]);
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { id: 'e-2', type: 'deposit.detected', copy: 1, copies: 1, status: 200, ok: true, ms: expect.any(Number) },
+      { id: 'e-3', type: 'deposit.confirmed', copy: 1, copies: 1, status: 200, ok: true, ms: expect.any(Number) },
+    ]);
+  });
+
+  it("signs with the profile's secret under the profile's pinned scheme", async () => {
+    const home = tempHome();
+    mkdirSync(home.configDir, { recursive: true });
+    const profile = { env: 'local', baseUrl: 'http://127.0.0.1:4010/api/v1/partner', webhookSecret: SECRET, service: { signatureScheme: 'prefixed-sha256-hex' } };
+    writeFileSync(join(home.configDir, 'config.json'), JSON.stringify({ current: 'p', profiles: { p: profile } }), { mode: 0o600 });
+    const a = await app();
+    const r = await runCli(['webhooks', 'resend', '--from-store', storeOf(['p-1']), '--to', a.url], { env: home.env });
+    expect(r.code).toBe(0);
+    expect(a.got.map((g) => [g.id, g.scheme])).toEqual([['p-1', 'prefixed']]);
+  });
+
+  it('exits 8 when the app answers non-2xx to any delivery, printing each answer', async () => {
+    const store = storeOf(['n-1', 'n-2', 'n-3']);
+    const a = await app((id) => (id === 'n-2' ? 500 : 204));
+    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--duplicate', '1'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    expect(r.code).toBe(8);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('500'))).toHaveLength(2);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('204'))).toHaveLength(4);
+    expect(r.stderr).toContain('error: CHECK_FAILED: the app answered non-2xx to 2 of 6 deliveries');
+    // A wrong secret: every delivery refused by the app (401).
+    const wrong = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--secret', 'not-it']);
+    expect(wrong.code).toBe(8);
+    expect(wrong.stdout).toMatch(/^401 {2}transaction\.created +n-1 {2}\d+ ms {2}bad signature$/m);
+  });
+
+  it('exit 7 when nothing answers; usage errors before sending', async () => {
+    const store = storeOf(['u-1']);
+    const none = await runCli(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    expect(none.code).toBe(7);
+    expect(none.stdout).toMatch(/^no answer {2}transaction\.created +u-1/);
+    const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
+    const usage = async (args: string[]) => (await runCli(['webhooks', 'resend', ...args], { env })).stderr;
+    expect(await usage(['--from-store', store])).toContain('error: USAGE: --to is required');
+    expect(await usage(['--to', 'http://127.0.0.1:9/'])).toContain('error: USAGE: --from-store is required');
+    expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--scheme', 'any'])).toContain('--scheme any: resend signs, so it needs one scheme');
+    expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--delay', '9-3ms'])).toContain('--delay: 9-3ms runs backwards');
+    expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--events', 'payout.settled'])).toContain('no events of payout.settled in it');
+    expect(await usage(['--from-store', join(tmpdir(), 'nope.ndjson'), '--to', 'http://127.0.0.1:9/'])).toContain('no such file');
+  });
+});
