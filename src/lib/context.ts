@@ -101,9 +101,11 @@ export function createContext(deps: ContextDeps): Context {
         return flag;
       }
       if (env.OFFRAMP_WEBHOOK_SECRET) return env.OFFRAMP_WEBHOOK_SECRET;
-      const { profileNameFor } = await import('./config/profile.js');
+      const { EMULATOR_DEFAULT_WEBHOOK_SECRET, profileNameFor } = await import('./config/profile.js');
       const data = (await ctx.config()).read();
-      const secret = data.profiles[profileNameFor({ flags: { profile: globals.profile }, env }, data) ?? '']?.webhookSecret;
+      const profile = data.profiles[profileNameFor({ flags: { profile: globals.profile }, env }, data) ?? ''];
+      // A local profile talks to the emulator, whose default secret is public, as its key is.
+      const secret = profile?.webhookSecret ?? (profile?.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
       io.addSecret(secret);
       return secret;
     },

@@ -27,7 +27,7 @@ describe('offramp conform against the variant', { timeout: 20_000 }, () => {
     const lines = await storedLines(store, 2);
     expect(JSON.parse(lines[0]!)).toMatchObject({ v: 2, scheme: 'timestamped-sha256' });
     // From here on the variant's deliveries fail (nobody listens): conform sees `errored`.
-    expect(await listener.stop()).toBe(0);
+    expect(await listener.stop()).toBe(130);
 
     const home = tempHome();
     const env = { ...home.env, OFFRAMP_WEBHOOK_SECRET: variant.webhookSecret };

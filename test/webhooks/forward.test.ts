@@ -82,7 +82,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     await expect.poll(() => health(url)).toMatchObject({ received: 4, stored: 4, duplicates: 0, rejected: 0, forwarded: 4, owed: 0, forwardFailures: 3 });
 
     const stopped = await listener.stop();
-    expect(stopped.code).toBe(0);
+    expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('Stopped (SIGINT). received 4, stored 4, duplicates 0, rejected 0, forwarded 4, still owed 0; 3 forward attempts not taken.');
     // The app's answer is shown with the event id: refusals first (with the next try), then 202s.
     expect(stopped.stdout).toMatch(/ {2}→ f-\d {2}503 from http:\/\/127\.0\.0\.1:\d+\/hooks\?source=offramp in \d+ ms: not now; still owed, next try in \d+\.\d s/);
@@ -119,7 +119,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     await expect.poll(() => received.map((r) => r.id).sort()).toEqual(['o-1', 'o-3']);
     expect(received.every((r) => r.valid)).toBe(true);
     const second = await again.stop();
-    expect(second.code).toBe(0);
+    expect(second.code).toBe(130);
     expect(second.stderr).toContain('received 0, stored 0, duplicates 0, rejected 0, forwarded 2, still owed 0.');
     expect(forwardedIds(store).sort()).toEqual(['o-1', 'o-3']);
 

@@ -90,7 +90,8 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
 
     first.child.kill('SIGINT');
     const stopped = await first.done;
-    expect(stopped.code).toBe(0);
+    // Stopped by Ctrl-C: 130, as every interrupted command.
+    expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('Stopped (SIGINT). received 7, stored 5, duplicates 1, rejected 1, forwarded 0, still owed 0; rejected: 1 bad signature; 1 out of order.');
     expect(stopped.stderr).toContain(`  ${tx.id}  completed`);
     const stored = readFileSync(store, 'utf8').split('\n').filter(Boolean);
@@ -123,7 +124,7 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     second.child.kill('SIGTERM');
     const end = await second.done;
     app.close();
-    expect(end.code).toBe(0);
+    expect(end.code).toBe(143);
     expect(end.stderr).toContain('Stopped (SIGTERM). received 1, stored 0, duplicates 1, rejected 0, forwarded 1, still owed 0.');
     expect(readFileSync(store, 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
   });

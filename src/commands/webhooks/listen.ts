@@ -4,14 +4,15 @@
 // A local webhook endpoint (src/lib/webhooks/receiver.ts does the work; docs/webhooks.md
 // describes the store, the forwarding and the tally): the URL to give the service goes to
 // stderr at start, one line per delivery to stdout (`-o ndjson` for JSON lines), and
-// Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 0; with --strict,
-// exit 8 (a check failed) when the app is still owed events.
+// Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 130 (143), as every
+// interrupted command; with --strict, exit 8 (a check failed) when the app is still owed
+// events.
 // Signatures: any scheme of the catalogue (src/lib/signature.ts) unless --scheme, or else
 // the profile's saved choice (`offramp conform --save`), pins one.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../lib/context.js';
-import { CheckFailed, UsageError } from '../../lib/errors.js';
+import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/signature.js';
@@ -140,7 +141,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       storePath ? 'they are in the store: the next `webhooks listen --forward-to URL` on it forwards them' : 'without a store they are lost; use --store',
     );
   }
-  return 0;
+  return exitCodeForSignal(signal);
 }
 
 /** --forward-to with its TLS flags, checked; the retry base follows OFFRAMP_RETRY_BASE_MS when set. */
