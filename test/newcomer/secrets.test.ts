@@ -67,7 +67,7 @@ describe('the config file', () => {
     chmodSync(writable.home.configDir, 0o777);
     const r = await runCli(['profile', 'list'], { env: writable.home.env });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`error: CONFIG_UNSAFE: the config directory ${writable.home.configDir} can be written by other users (mode 0777)`);
+    expect(r.stderr).toContain(`error: CONFIG_UNSAFE: the config directory ${writable.home.configDir} is writable by its group and other users (mode 0777)`);
     if (process.getuid?.() !== 0) return; // only root can give a file away
     const foreign = withConfig(JSON.stringify({ profiles: {} }));
     chownSync(foreign.file, 65534, 65534);

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Conf from 'conf';
 import { CliError, EXIT } from '../errors.js';
+import { distrust } from '../secure-path.js';
 import type { ConfigData, Profile } from './profile.js';
 
 /**
@@ -113,17 +114,8 @@ function statIfThere(path: string): Stats | undefined {
   }
 }
 
-/** Owned by this user and writable by no one else; otherwise UnsafeConfig. */
+/** Owned by this user and writable by no one else (src/lib/secure-path.ts); otherwise UnsafeConfig. */
 function trusted(path: string, st: Stats, what: 'directory' | 'file'): void {
-  if (process.platform === 'win32' || typeof process.getuid !== 'function') return;
-  const uid = process.getuid();
-  if (st.uid !== uid) {
-    throw new UnsafeConfig(`the config ${what} ${path} is owned by another user (uid ${st.uid})`, `use a config ${what} of your own (OFFRAMP_CONFIG_DIR), or have it chowned to you`);
-  }
-  if ((st.mode & 0o022) !== 0) {
-    throw new UnsafeConfig(
-      `the config ${what} ${path} can be written by other users (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`,
-      `chmod ${what === 'directory' ? '700' : '600'} ${path}`,
-    );
-  }
+  const reason = distrust(path, st, what, `the config ${what} ${path}`);
+  if (reason) throw new UnsafeConfig(reason, `use a config ${what} of your own (OFFRAMP_CONFIG_DIR), or make it yours alone: chmod ${what === 'directory' ? '700' : '600'} ${path}`);
 }
