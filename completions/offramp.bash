@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -42,6 +42,16 @@ _offramp() {
       'webhooks:verify') cmdpath='webhooks verify'; n=0 ;;
       'webhooks:resend') cmdpath='webhooks resend'; n=0 ;;
       'simulate:walk') cmdpath='simulate walk'; n=0 ;;
+      'emulator:clock') cmdpath='emulator clock'; n=0 ;;
+      'emulator:reset') cmdpath='emulator reset'; n=0 ;;
+      'emulator:fault') cmdpath='emulator fault'; n=0 ;;
+      'emulator:state') cmdpath='emulator state'; n=0 ;;
+      'emulator:wait') cmdpath='emulator wait'; n=0 ;;
+      'emulator clock:advance') cmdpath='emulator clock advance'; n=0 ;;
+      'emulator fault:add') cmdpath='emulator fault add'; n=0 ;;
+      'emulator fault:clear') cmdpath='emulator fault clear'; n=0 ;;
+      'emulator state:export') cmdpath='emulator state export'; n=0 ;;
+      'emulator state:import') cmdpath='emulator state import'; n=0 ;;
       'profile:add') cmdpath='profile add'; n=0 ;;
       'profile:list') cmdpath='profile list'; n=0 ;;
       'profile:show') cmdpath='profile show'; n=0 ;;
@@ -264,6 +274,7 @@ _offramp() {
     'smoke:--retries') return 0 ;;
     'smoke:--outcome') COMPREPLY=($(compgen -W 'completed failed expired refunded' -- "$cur")); return 0 ;;
     'smoke:--junit') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'smoke:--report') COMPREPLY=($(compgen -W 'github' -- "$cur")); return 0 ;;
     'conform:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'conform:--api-key') return 0 ;;
     'conform:--base-url') return 0 ;;
@@ -289,6 +300,76 @@ _offramp() {
     'emulator:--rate') return 0 ;;
     'emulator:--rate-limit') return 0 ;;
     'emulator:--signature-scheme') return 0 ;;
+    'emulator:--state') return 0 ;;
+    'emulator:--ready-file') return 0 ;;
+    'emulator:--webhook-chaos') return 0 ;;
+    'emulator:--admin-token') return 0 ;;
+    'emulator clock:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator clock:--api-key') return 0 ;;
+    'emulator clock:--base-url') return 0 ;;
+    'emulator clock:-o'|'emulator clock:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator clock:--timeout') return 0 ;;
+    'emulator clock:--retries') return 0 ;;
+    'emulator clock advance:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator clock advance:--api-key') return 0 ;;
+    'emulator clock advance:--base-url') return 0 ;;
+    'emulator clock advance:-o'|'emulator clock advance:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator clock advance:--timeout') return 0 ;;
+    'emulator clock advance:--retries') return 0 ;;
+    'emulator reset:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator reset:--api-key') return 0 ;;
+    'emulator reset:--base-url') return 0 ;;
+    'emulator reset:-o'|'emulator reset:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator reset:--timeout') return 0 ;;
+    'emulator reset:--retries') return 0 ;;
+    'emulator reset:--partner') return 0 ;;
+    'emulator fault:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator fault:--api-key') return 0 ;;
+    'emulator fault:--base-url') return 0 ;;
+    'emulator fault:-o'|'emulator fault:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator fault:--timeout') return 0 ;;
+    'emulator fault:--retries') return 0 ;;
+    'emulator fault add:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator fault add:--api-key') return 0 ;;
+    'emulator fault add:--base-url') return 0 ;;
+    'emulator fault add:-o'|'emulator fault add:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator fault add:--timeout') return 0 ;;
+    'emulator fault add:--retries') return 0 ;;
+    'emulator fault add:--route') return 0 ;;
+    'emulator fault add:--event-type') return 0 ;;
+    'emulator fault add:--next') return 0 ;;
+    'emulator fault add:--status') return 0 ;;
+    'emulator fault add:--latency') return 0 ;;
+    'emulator fault clear:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator fault clear:--api-key') return 0 ;;
+    'emulator fault clear:--base-url') return 0 ;;
+    'emulator fault clear:-o'|'emulator fault clear:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator fault clear:--timeout') return 0 ;;
+    'emulator fault clear:--retries') return 0 ;;
+    'emulator state:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator state:--api-key') return 0 ;;
+    'emulator state:--base-url') return 0 ;;
+    'emulator state:-o'|'emulator state:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator state:--timeout') return 0 ;;
+    'emulator state:--retries') return 0 ;;
+    'emulator state export:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator state export:--api-key') return 0 ;;
+    'emulator state export:--base-url') return 0 ;;
+    'emulator state export:-o'|'emulator state export:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator state export:--timeout') return 0 ;;
+    'emulator state export:--retries') return 0 ;;
+    'emulator state import:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator state import:--api-key') return 0 ;;
+    'emulator state import:--base-url') return 0 ;;
+    'emulator state import:-o'|'emulator state import:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator state import:--timeout') return 0 ;;
+    'emulator state import:--retries') return 0 ;;
+    'emulator wait:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator wait:--api-key') return 0 ;;
+    'emulator wait:--base-url') return 0 ;;
+    'emulator wait:-o'|'emulator wait:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
+    'emulator wait:--timeout') return 0 ;;
+    'emulator wait:--retries') return 0 ;;
     'demo:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'demo:--api-key') return 0 ;;
     'demo:--base-url') return 0 ;;
@@ -389,9 +470,19 @@ _offramp() {
       'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --settle -h --help' -- "$cur")) ;;
-      'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit -h --help' -- "$cur")) ;;
+      'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report -h --help' -- "$cur")) ;;
       'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --store --save -h --help' -- "$cur")) ;;
-      'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme -h --help' -- "$cur")) ;;
+      'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme --state --ready-file --webhook-chaos --admin-token -h --help' -- "$cur")) ;;
+      'emulator clock') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator clock advance') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator reset') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --partner -h --help' -- "$cur")) ;;
+      'emulator fault') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator fault add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --route --webhook --event-type --next --status --drop-after-commit --latency -h --help' -- "$cur")) ;;
+      'emulator fault clear') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator state') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator state export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator state import') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator wait') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'demo') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --env --api-key-stdin --webhook-secret-stdin --force -h --help' -- "$cur")) ;;
@@ -417,6 +508,13 @@ _offramp() {
       case $n in
         1) COMPREPLY=($(compgen -W 'deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled' -- "$cur")); return 0 ;;
       esac ;;
+    'emulator')
+      [[ $n -eq 0 ]] && COMPREPLY=($(compgen -W 'clock reset fault state wait' -- "$cur"))
+      case $n in
+      esac ;;
+    'emulator clock') COMPREPLY=($(compgen -W 'advance' -- "$cur")) ;;
+    'emulator fault') COMPREPLY=($(compgen -W 'add clear' -- "$cur")) ;;
+    'emulator state') COMPREPLY=($(compgen -W 'export import' -- "$cur")) ;;
     'profile') COMPREPLY=($(compgen -W 'add list show use remove' -- "$cur")) ;;
     'profile show')
       case $n in

@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --out --outcome --output --port --profile --quote --rate --rate-limit --ref --retries --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -43,6 +43,16 @@ function __fish_offramp_path
       case 'webhooks:verify'; set cmdpath 'webhooks verify'
       case 'webhooks:resend'; set cmdpath 'webhooks resend'
       case 'simulate:walk'; set cmdpath 'simulate walk'
+      case 'emulator:clock'; set cmdpath 'emulator clock'
+      case 'emulator:reset'; set cmdpath 'emulator reset'
+      case 'emulator:fault'; set cmdpath 'emulator fault'
+      case 'emulator:state'; set cmdpath 'emulator state'
+      case 'emulator:wait'; set cmdpath 'emulator wait'
+      case 'emulator clock:advance'; set cmdpath 'emulator clock advance'
+      case 'emulator fault:add'; set cmdpath 'emulator fault add'
+      case 'emulator fault:clear'; set cmdpath 'emulator fault clear'
+      case 'emulator state:export'; set cmdpath 'emulator state export'
+      case 'emulator state:import'; set cmdpath 'emulator state import'
       case 'profile:add'; set cmdpath 'profile add'
       case 'profile:list'; set cmdpath 'profile list'
       case 'profile:show'; set cmdpath 'profile show'
@@ -66,7 +76,7 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'webhooks' -d 'find, inspe
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'simulate' -d 'drive a staging transaction through its lifecycle (staging only)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'smoke' -d 'CI check: one full walk plus invariants (exit 8 on a failure)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'conform' -d 'find out what the service chose where the spec says "not shown", beside the emulator'\''s choice'
-complete -c offramp -n '__fish_offramp_path_is ""' -a 'emulator' -d 'run the local emulator of the partner API'
+complete -c offramp -n '__fish_offramp_path_is ""' -a 'emulator' -d 'run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, wait)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'demo' -d 'the one-command tour: emulator, listener, one transaction end to end'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'profile' -d 'stored profiles, one per environment'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'config' -d 'the config file'
@@ -493,6 +503,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l no-color -d 'no
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l outcome -d 'outcome to walk to' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l junit -d 'write a JUnit XML report' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l report -d 'also report for a CI system: github (::error annotations, $GITHUB_STEP_SUMMARY table)' -r -f -a 'github'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -510,6 +521,11 @@ complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l wide -d 'tabl
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l store -d 'a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l save -d 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'clock' -d 'move the emulator'\''s business time'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'reset' -d 'forget everything (or one partner'\''s data): as freshly started'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'fault' -d 'targeted faults on API routes or webhook deliveries'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d 'the emulator'\''s whole state, out and in (the --state file format)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
@@ -529,13 +545,170 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-url 
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-secret -d 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l fault-rate -d 'share of requests that fail (500, 503, dropped after commit)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed -d 'seed for faults and generated data' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed -d 'seed for faults, webhook chaos and generated data' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed-revenue -d 'fill the ledger with N rows over the last 180 days' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l mode -d 'behave as staging or production' -r -f -a 'staging production'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate -d 'NGN per token' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate-limit -d 'requests per second per key' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l signature-scheme -d 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l state -d 'load this state file at start if it exists, and keep it current' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l ready-file -d 'write the base URL to this file once the emulator accepts connections' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-chaos -d 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l admin-token -d 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)' -r
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -a 'advance' -d 'move business time forward; what became due happens (quotes and deposits expire, with their webhooks)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l partner -d 'reset only the partner with this API key' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'add' -d 'add a fault rule'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'clear' -d 'remove every fault rule'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l route -d ''\''METHOD PATH'\'', PATH below the base path, * for one segment: '\''GET /transactions/*'\''' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l webhook -d 'a fault on webhook deliveries instead of an API route'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l event-type -d 'with --webhook: only deliveries of this event type' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l next -d 'only the next N matching requests or deliveries (default: until cleared)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l status -d 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l drop-after-commit -d 'run the operation, then close the connection without an answer'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer by MS' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'export' -d 'write the whole state to FILE (- for stdout)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'import' -d 'replace the whole state with FILE (- for stdin)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'per-request timeout in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r

@@ -129,3 +129,6 @@ function notices(metafile) {
   });
   return `offramp bundles these packages into dist/; their licences follow.\n\n${sections.join(`\n${'-'.repeat(72)}\n\n`)}`;
 }
+
+// The library entry offramp-cli/emulator: its type declarations (scripts/build-emulator-lib.mjs).
+(await import('./build-emulator-lib.mjs')).buildEmulatorLibrary(dist);

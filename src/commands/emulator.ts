@@ -1,12 +1,22 @@
-// `offramp emulator`: serve the partner API locally until Ctrl-C (cli-contract.md, "The
+// `offramp emulator`: serve the partner API locally until Ctrl-C (the CLI contract, "The
 // emulator"). The base URL is the one line on stdout, so `URL=$(offramp emulator &)`-style
 // scripts and `--base-url` can take it; everything else, including one line per request,
-// goes to stderr. API keys and the webhook secret are never printed.
+// goes to stderr. API keys, the webhook secret and the admin token are never printed.
+// With --ready-file, the same URL is written to a file once the server accepts
+// connections, so a CI job waits for the file (or `offramp emulator wait`) instead of
+// sleeping. The control subcommands (clock, reset, fault, state, wait) live in
+// src/commands/emulator/.
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { IO } from '../lib/io.js';
-import { UsageError } from '../lib/errors.js';
+import { CliError, EXIT, UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
+import { describeChaos, parseChaos } from '../emulator/chaos.js';
+import { isLoopbackHost } from '../emulator/loopback.js';
 import type { EmulatorOptions } from '../emulator/index.js';
+import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
 
 export type EmulatorCommandOptions = {
   port?: string | number;
@@ -22,6 +32,10 @@ export type EmulatorCommandOptions = {
   rate?: string;
   rateLimit?: string | number;
   signatureScheme?: string;
+  state?: string;
+  readyFile?: string;
+  webhookChaos?: string;
+  adminToken?: string;
 };
 
 export type EmulatorCommandContext = {
@@ -36,9 +50,13 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   const settings = parseOptions(opts, ctx.env);
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
   if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
+  if (settings.adminToken) io.addSecret(settings.adminToken);
+  const readyFile = opts.readyFile;
+  // A ready file left by an earlier run must not announce this one before it is up.
+  if (readyFile) await rm(readyFile, { force: true });
 
   // Loaded here, not at the top: only this command (and demo) pays for the server.
-  const { startEmulator, DEFAULT_CLI_PORT } = await import('../emulator/index.js');
+  const { startEmulator, DEFAULT_CLI_PORT, StateFileError } = await import('../emulator/index.js');
   let emulator;
   try {
     emulator = await startEmulator({
@@ -52,25 +70,16 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     if (code === 'EADDRINUSE') throw new UsageError(`${where} is already in use`, 'pick another port with --port, or --port 0 for a free one');
     if (code === 'EACCES') throw new UsageError(`not allowed to listen on ${where}`, 'use a port above 1024');
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host: cannot listen on ${settings.host}`);
+    if (err instanceof StateFileError) {
+      throw new CliError(err.message, 'STATE_FILE', EXIT.usage, 'nothing was loaded and the file was left as it is; start without --state, or with another file');
+    }
     throw err;
   }
   for (const key of emulator.apiKeys) io.addSecret(key);
   io.addSecret(emulator.webhookSecret);
-
-  io.out(`${emulator.url}\n`);
-  const keys = settings.apiKeys
-    ? `${emulator.apiKeys.length} partner${emulator.apiKeys.length === 1 ? '' : 's'}, one per --api-key`
-    : '1 partner, default key (see README)';
-  io.err(`offramp emulator listening on ${emulator.url} (${emulator.mode} mode, ${keys})`);
-  io.err(`webhooks: ${settings.webhookUrl ? `delivered to ${displayUrl(settings.webhookUrl)}, signed with ${settings.webhookSecret ? 'the given secret' : 'the default secret (see README)'} (${settings.signatureScheme ?? DEFAULT_SCHEME})` : 'recorded only (no --webhook-url)'}`);
-  if (settings.latencyMs || settings.faultRate) {
-    io.err(`faults: latency ${settings.latencyMs ?? 0} ms, fault rate ${settings.faultRate ?? 0}, seed ${emulator.seed}`);
-  }
-  if (settings.seedRevenue) io.err(`seeded ${settings.seedRevenue} revenue rows over the last 180 days`);
-  if (!isLoopback(emulator.host)) io.err(`warning: listening on ${emulator.host}, reachable from other machines`);
-  io.err('press Ctrl-C to stop');
-
-  await new Promise<void>((resolve) => {
+  // Listening for the stop before anything announces the emulator: a CI script may signal
+  // it the moment the ready file appears.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -82,15 +91,74 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     if (ctx.signal?.aborted) stop();
     else ctx.signal?.addEventListener('abort', stop, { once: true });
   });
+  if (readyFile) {
+    try {
+      await writeReadyFile(readyFile, `${emulator.url}\n`);
+    } catch (err) {
+      await emulator.close();
+      throw err;
+    }
+  }
+
+  io.out(`${emulator.url}\n`);
+  const keys = settings.apiKeys
+    ? `${emulator.apiKeys.length} partner${emulator.apiKeys.length === 1 ? '' : 's'}, one per --api-key`
+    : '1 partner, default key (see README)';
+  io.err(`offramp emulator listening on ${emulator.url} (${emulator.mode} mode, ${keys})`);
+  io.err(`webhooks: ${settings.webhookUrl ? `delivered to ${displayUrl(settings.webhookUrl)}, signed with ${settings.webhookSecret ? 'the given secret' : 'the default secret (see README)'} (${settings.signatureScheme ?? DEFAULT_SCHEME})` : 'recorded only (no --webhook-url)'}`);
+  if (settings.latencyMs || settings.faultRate) {
+    io.err(`faults: latency ${settings.latencyMs ?? 0} ms, fault rate ${settings.faultRate ?? 0}, seed ${emulator.seed}`);
+  }
+  if (settings.webhookChaos) io.err(`webhook chaos: ${describeChaos(settings.webhookChaos)} (seed ${emulator.seed})`);
+  if (settings.seedRevenue) io.err(`seeded ${settings.seedRevenue} revenue rows over the last 180 days`);
+  if (settings.statePath) {
+    const held = emulator.summary();
+    io.err(`state: ${settings.statePath} (${held.transactions} transactions, ${held.events} events${held.dormant_partners ? `, ${held.dormant_partners} dormant partners` : ''}), written within a second of every change`);
+  }
+  io.err(`control plane: ${emulator.controlUrl}/ (${settings.adminToken ? 'admin token required' : 'loopback clients only'})`);
+  if (!isLoopbackHost(emulator.host)) io.err(`warning: listening on ${emulator.host}, reachable from other machines`);
+  if (readyFile) io.err(`ready: base URL written to ${readyFile}`);
+  io.err('press Ctrl-C to stop');
+
+  await stopped;
   io.err('stopping emulator');
   await emulator.close();
+  if (readyFile) await rm(readyFile, { force: true }).catch(() => undefined);
+  if (settings.statePath) io.err(`state written to ${settings.statePath}`);
   io.err('emulator stopped');
+}
+
+/** Written aside and renamed: a reader never sees half a URL. */
+async function writeReadyFile(path: string, content: string): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, content, { flag: 'wx', mode: 0o644 });
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new UsageError(`--ready-file: cannot write ${path}: ${(err as Error).message}`);
+  }
 }
 
 /** The options of startEmulator that flags can set. */
 type Settings = Pick<
   EmulatorOptions,
-  'port' | 'host' | 'apiKeys' | 'webhookUrl' | 'webhookSecret' | 'latencyMs' | 'faultRate' | 'seed' | 'seedRevenue' | 'mode' | 'rate' | 'rateLimit' | 'signatureScheme'
+  | 'port'
+  | 'host'
+  | 'apiKeys'
+  | 'webhookUrl'
+  | 'webhookSecret'
+  | 'latencyMs'
+  | 'faultRate'
+  | 'seed'
+  | 'seedRevenue'
+  | 'mode'
+  | 'rate'
+  | 'rateLimit'
+  | 'signatureScheme'
+  | 'statePath'
+  | 'webhookChaos'
+  | 'adminToken'
 >;
 
 /** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
@@ -146,6 +214,27 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
     if (!isScheme(name)) throw new UsageError(`--signature-scheme: unknown scheme "${opts.signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
     settings.signatureScheme = name;
   }
+  if (opts.state !== undefined) {
+    if (opts.state.trim() === '') throw new UsageError('--state: give a file path');
+    settings.statePath = opts.state;
+  }
+  if (opts.readyFile !== undefined && opts.readyFile.trim() === '') throw new UsageError('--ready-file: give a file path');
+  if (opts.webhookChaos !== undefined) {
+    const chaos = parseChaos(opts.webhookChaos);
+    if (typeof chaos === 'string') throw new UsageError(`--webhook-chaos: ${chaos}`, 'e.g. --webhook-chaos duplicate=0.2,reorder=0.3,delay=10-500ms');
+    settings.webhookChaos = chaos;
+  }
+  const token = opts.adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
+  if (token !== undefined) {
+    if (token.length < 8 || /\s/.test(token)) throw new UsageError('--admin-token: at least 8 characters, no spaces');
+    settings.adminToken = token;
+  }
+  if (settings.host !== undefined && !isLoopbackHost(settings.host) && settings.adminToken === undefined) {
+    throw new UsageError(
+      `--host ${settings.host} is not a loopback address: the control plane then needs --admin-token`,
+      `set ${ADMIN_TOKEN_ENV} (or pass --admin-token T) so that only holders of the token can reset or drive the emulator`,
+    );
+  }
   return settings;
 }
 
@@ -153,8 +242,4 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
 function displayUrl(raw: string): string {
   const url = new URL(raw);
   return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }

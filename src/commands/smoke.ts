@@ -1,22 +1,31 @@
-// offramp smoke [--outcome O] [--junit FILE]: the CI check. One walk (a new transaction,
-// settled when the outcome is completed), then every invariant, each reported pass/fail.
-// Exit 0 when all hold, 8 otherwise; 3 or 7 when the service could not be reached at all.
-import { rename, writeFile } from 'node:fs/promises';
+// offramp smoke [--outcome O] [--junit FILE] [--report github]: the CI check. One walk (a
+// new transaction, settled when the outcome is completed), then every invariant, each
+// reported pass/fail. Exit 0 when all hold, 8 otherwise; 3 or 7 when the service could not
+// be reached at all. `--report github` adds what GitHub Actions reads: an `::error`
+// annotation per failed invariant, and a summary table appended to $GITHUB_STEP_SUMMARY.
+import { appendFile, rename, writeFile } from 'node:fs/promises';
 import type { Context } from '../lib/context.js';
-import { CheckFailed, CliError } from '../lib/errors.js';
+import { CheckFailed, CliError, UsageError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
 import { writeJson } from '../lib/output/json.js';
 import { checkOutcome } from '../lib/sandbox/args.js';
+import { errorAnnotations, summaryMarkdown, unreachableAnnotation, unreachableMarkdown } from '../lib/sandbox/github.js';
 import type { CheckResult } from '../lib/sandbox/invariants.js';
 import { evaluate } from '../lib/sandbox/invariants.js';
 import { junitXml, type JUnitCase } from '../lib/sandbox/junit.js';
 import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 
-export type Options = { outcome?: string; junit?: string };
+export type Options = { outcome?: string; junit?: string; report?: string };
+
+export const REPORTS = ['github'] as const;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const outcome = checkOutcome(opts.outcome, false);
+  if (opts.report !== undefined && !(REPORTS as readonly string[]).includes(opts.report)) {
+    throw new UsageError(`--report: "${opts.report}" is not a report format (${REPORTS.join(', ')})`);
+  }
+  const github = opts.report === 'github';
   await ctx.refuseProduction('smoke');
   const api = await ctx.api();
   const timeline = await Timeline.create(ctx.io);
@@ -37,11 +46,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     // The service could not be reached (network, timeout, key): no check ran. CI still
     // gets a report saying so, then the usual exit code for the error.
     timeline.fail();
+    const detail = err instanceof CliError ? `${err.code}: ${err.message}` : String(err);
     if (opts.junit) {
-      const detail = err instanceof CliError ? `${err.code}: ${err.message}` : String(err);
       const cases: JUnitCase[] = [{ id: 'walk', name: `the walk reached ${outcome}`, status: 'error', detail }];
       await writeAtomically(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }));
     }
+    if (github) await reportToGithub(ctx, [unreachableAnnotation(outcome, detail)], unreachableMarkdown(outcome, detail));
     throw err;
   }
   // A walk the service refused part-way leaves its step's spinner running.
@@ -74,6 +84,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     renderReport(ctx, checks, facts.transactionId, outcome);
   }
   if (opts.junit) ctx.io.err(`JUnit report written to ${opts.junit}`);
+  if (github) {
+    const run = { outcome, transactionId: facts.transactionId, reference, seconds: seconds(), checks };
+    await reportToGithub(ctx, errorAnnotations(run), summaryMarkdown(run));
+  }
   if (!ok) {
     throw new CheckFailed(`${failed.length} of ${checks.length} smoke checks failed: ${failed.map((c) => c.id).join(', ')}`);
   }
@@ -90,6 +104,26 @@ function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefi
   const count = (s: CheckResult['status']) => checks.filter((x) => x.status === s).length;
   lines.push('', `${checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped`);
   ctx.io.out(`${lines.join('\n')}\n`);
+}
+
+/**
+ * Annotations go to stdout, where the runner reads workflow commands; with --json, stdout
+ * is the JSON alone, so they go to stderr, which the runner reads too. The summary is
+ * appended to the file the runner names; without one (not on GitHub) it is skipped.
+ */
+async function reportToGithub(ctx: Context, annotations: string[], markdown: string): Promise<void> {
+  const lines = annotations.map((line) => `${line}\n`).join('');
+  if (lines) {
+    if (ctx.globals.json) ctx.io.err(lines.trimEnd());
+    else ctx.io.out(lines);
+  }
+  const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
+  if (!summaryFile) return;
+  try {
+    await appendFile(summaryFile, markdown, 'utf8');
+  } catch (err) {
+    ctx.io.err(`warning: could not append the smoke summary to $GITHUB_STEP_SUMMARY (${summaryFile}): ${(err as Error).message}`);
+  }
 }
 
 /** A half-written report must never be read as a whole one: write aside, then rename. */

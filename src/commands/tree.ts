@@ -351,10 +351,13 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
           .command('smoke')
           .description('CI check: one full walk plus invariants (exit 8 on a failure)')
           .addOption(new Option('--outcome <outcome>', 'outcome to walk to').choices(OUTCOMES).default('completed'))
-          .option('--junit <file>', 'write a JUnit XML report'),
+          .option('--junit <file>', 'write a JUnit XML report')
+          .addOption(
+            new Option('--report <format>', 'also report for a CI system: github (::error annotations, $GITHUB_STEP_SUMMARY table)').choices(['github']),
+          ),
         () => import('./smoke.js'),
       ),
-      ['offramp smoke', 'offramp smoke --junit smoke.xml --json'],
+      ['offramp smoke', 'offramp smoke --junit smoke.xml --json', 'offramp smoke --junit smoke.xml --report github'],
     );
   }
   if (wanted('conform')) {
@@ -371,31 +374,133 @@ export function registerCommands(program: Command, runtime: Runtime, only?: stri
     );
   }
   if (wanted('emulator')) {
+    const emulator = program
+      .command('emulator')
+      .description('run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, wait)')
+      .option('--port <port>', 'port', '4010')
+      .option('--host <host>', 'address to bind', '127.0.0.1')
+      .option('--webhook-url <url>', 'deliver webhooks here')
+      .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
+      .option('--latency <ms>', 'delay every answer')
+      .option('--fault-rate <r>', 'share of requests that fail (500, 503, dropped after commit)')
+      .option('--seed <n>', 'seed for faults, webhook chaos and generated data')
+      .option('--seed-revenue <n>', 'fill the ledger with N rows over the last 180 days')
+      .addOption(new Option('--mode <mode>', 'behave as staging or production').choices(['staging', 'production']).default('staging'))
+      .option('--rate <ngn>', 'NGN per token')
+      .option('--rate-limit <n>', 'requests per second per key')
+      .option('--signature-scheme <name>', 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)')
+      .option('--state <file>', 'load this state file at start if it exists, and keep it current')
+      .option('--ready-file <path>', 'write the base URL to this file once the emulator accepts connections')
+      .option('--webhook-chaos <spec>', 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms')
+      .option('--admin-token <token>', 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)')
+      .addHelpText(
+        'after',
+        '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).\n' +
+          'The subcommands drive the emulator behind the current profile or --base-url through its control plane\n' +
+          '(loopback only, or with the admin token from OFFRAMP_EMULATOR_ADMIN_TOKEN).',
+      );
     examples(
       action(
-        program
-          .command('emulator')
-          .description('run the local emulator of the partner API')
-          .option('--port <port>', 'port', '4010')
-          .option('--host <host>', 'address to bind', '127.0.0.1')
-          .option('--webhook-url <url>', 'deliver webhooks here')
-          .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
-          .option('--latency <ms>', 'delay every answer')
-          .option('--fault-rate <r>', 'share of requests that fail (500, 503, dropped after commit)')
-          .option('--seed <n>', 'seed for faults and generated data')
-          .option('--seed-revenue <n>', 'fill the ledger with N rows over the last 180 days')
-          .addOption(new Option('--mode <mode>', 'behave as staging or production').choices(['staging', 'production']).default('staging'))
-          .option('--rate <ngn>', 'NGN per token')
-          .option('--rate-limit <n>', 'requests per second per key')
-          .option('--signature-scheme <name>', 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)')
-          .addHelpText('after', '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).'),
+        emulator,
         () => import('./emulator.js'),
         [],
         // --api-key is a global option; every one given is a partner of the emulator.
         ['apiKey'],
       ),
-      ['offramp emulator', 'offramp emulator --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_dev --fault-rate 0.2'],
+      [
+        'offramp emulator',
+        'offramp emulator --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_dev --fault-rate 0.2',
+        'offramp emulator --port 0 --state emulator.state --ready-file emulator.url &',
+      ],
     );
+    // The admin token is an option of `emulator` itself, which reads it wherever it stands
+    // on the line; so are --latency and --timeout (a global): the subcommands take them from there.
+    const clock = emulator.command('clock').description("move the emulator's business time");
+    examples(
+      action(
+        clock
+          .command('advance')
+          .description('move business time forward; what became due happens (quotes and deposits expire, with their webhooks)')
+          .argument('<duration>', 'how far: 31m, 1h30m, 90s, 2d'),
+        () => import('./emulator/clock.js'),
+        ['duration'],
+        ['adminToken'],
+      ),
+      ['offramp emulator clock advance 31m', 'offramp emulator clock advance 1h --json'],
+    );
+    examples(
+      action(
+        emulator.command('reset').description("forget everything (or one partner's data): as freshly started").option('--partner <key>', 'reset only the partner with this API key'),
+        () => import('./emulator/reset.js'),
+        [],
+        ['adminToken'],
+      ),
+      ['offramp emulator reset', 'offramp emulator reset --partner "$OFFRAMP_API_KEY"'],
+    );
+    const fault = emulator.command('fault').description('targeted faults on API routes or webhook deliveries');
+    examples(
+      action(
+        fault
+          .command('add')
+          .description('add a fault rule')
+          .option('--route <route>', "'METHOD PATH', PATH below the base path, * for one segment: 'GET /transactions/*'")
+          .option('--webhook', 'a fault on webhook deliveries instead of an API route')
+          .option('--event-type <type>', 'with --webhook: only deliveries of this event type')
+          .option('--next <n>', 'only the next N matching requests or deliveries (default: until cleared)')
+          .option('--status <code>', 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)')
+          .option('--drop-after-commit', 'run the operation, then close the connection without an answer')
+          .option('--latency <ms>', 'delay the answer by MS'),
+        () => import('./emulator/fault-add.js'),
+        [],
+        ['adminToken', 'latency'],
+      ),
+      [
+        "offramp emulator fault add --route 'GET /transactions/*' --next 2 --status 503",
+        "offramp emulator fault add --route 'POST /transactions' --next 1 --drop-after-commit",
+        'offramp emulator fault add --webhook --event-type transaction.created --next 3 --status 500',
+      ],
+    );
+    examples(action(fault.command('clear').description('remove every fault rule'), () => import('./emulator/fault-clear.js'), [], ['adminToken']), [
+      'offramp emulator fault clear',
+    ]);
+    const state = emulator.command('state').description("the emulator's whole state, out and in (the --state file format)");
+    examples(
+      action(
+        state.command('export').description('write the whole state to FILE (- for stdout)').argument('<file>', 'where to write'),
+        () => import('./emulator/state-export.js'),
+        ['file'],
+        ['adminToken'],
+      ),
+      ['offramp emulator state export before.state'],
+    );
+    examples(
+      action(
+        state.command('import').description('replace the whole state with FILE (- for stdin)').argument('<file>', 'a state export or --state file'),
+        () => import('./emulator/state-import.js'),
+        ['file'],
+        ['adminToken'],
+      ),
+      ['offramp emulator state import before.state'],
+    );
+    examples(
+      action(
+        emulator.command('wait').description('exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL'),
+        () => import('./emulator/wait.js'),
+        [],
+        ['adminToken'],
+      ),
+      ['offramp emulator wait --timeout 10000', 'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)'],
+    );
+    // With both an action and subcommands, a mistyped subcommand reaches the server's action
+    // as an argument: it is taken (undescribed, so help lists none) to say what it is.
+    emulator
+      .argument('[subcommand...]')
+      .usage('[options]\n       offramp emulator clock|reset|fault|state|wait ...')
+      .hook('preAction', (_self, acting) => {
+        if (acting === emulator && emulator.args.length > 0) {
+          emulator.error(`error: unknown command '${emulator.args[0]}' for 'offramp emulator' (its commands: clock, reset, fault, state, wait)`);
+        }
+      });
   }
   if (wanted('demo')) {
     examples(action(program.command('demo').description('the one-command tour: emulator, listener, one transaction end to end'), () => import('./demo.js')), [

@@ -6,16 +6,9 @@
 // webhook retry delays run on real time, because they exist to shape real traffic and a
 // frozen test clock must not freeze them (nor a jump flood them).
 
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /**
-   * Optional: called with a listener that must run after every jump of a manual clock,
-   * so the emulator can expire what became due "without anyone asking". A real clock
-   * does not need it (the emulator sweeps on a timer instead).
-   */
-  onAdvance?(listener: () => void): () => void;
-}
+import type { Clock } from './types.js';
+
+export type { Clock } from './types.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 
@@ -48,6 +41,21 @@ export class ManualClock implements Clock {
   onAdvance(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+}
+
+/**
+ * The emulator's own clock on top of one that cannot be moved (the system clock, or a
+ * test's `{ now }`): `POST /__emulator/clock` adds to its offset, and the offset is kept
+ * in the state file, so time moved forward stays moved across a restart.
+ */
+export class OffsetClock implements Clock {
+  offsetMs = 0;
+
+  constructor(private readonly base: Clock) {}
+
+  now(): number {
+    return this.base.now() + this.offsetMs;
   }
 }
 

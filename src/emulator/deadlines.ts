@@ -24,6 +24,10 @@ export class DeadlineQueue {
     heap[i] = item;
   }
 
+  clear(): void {
+    this.heap.length = 0;
+  }
+
   /** Removes and answers every deadline strictly before `now` ("after this instant"). */
   popDue(now: number): readonly Deadline[] {
     // The common case, nothing due, allocates nothing: this runs before every request.

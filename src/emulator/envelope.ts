@@ -24,6 +24,15 @@ const STATUS_OF: Record<ErrorCode, number> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
+/** Codes named after further statuses an injected fault may answer (fault-rules.ts). */
+const MORE_CODES: Record<number, string> = { 502: 'BAD_GATEWAY', 504: 'GATEWAY_TIMEOUT' };
+
+/** The code an error status is answered with: the table above, else `HTTP_<status>`. */
+export function codeForStatus(status: number): string {
+  for (const [code, s] of Object.entries(STATUS_OF)) if (s === status) return code;
+  return MORE_CODES[status] ?? `HTTP_${status}`;
+}
+
 /** What a handler answers: status, JSON body (as a value, or already serialised) and any extra headers. */
 export type ApiResult = {
   status: number;
@@ -36,14 +45,19 @@ export type ApiResult = {
 /** Thrown by handlers and validators; the server turns it into the error envelope. */
 export class ApiProblem extends Error {
   readonly status: number;
+  /**
+   * `status` is the code's own unless given: an injected fault (fault-rules.ts) may answer
+   * any error status, with a code named after it.
+   */
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ErrorCode | (string & {}),
     message: string,
     readonly headers?: Record<string, string>,
+    status?: number,
   ) {
     super(message);
     this.name = 'ApiProblem';
-    this.status = STATUS_OF[code];
+    this.status = status ?? STATUS_OF[code as ErrorCode] ?? 500;
   }
 }
 

@@ -27,11 +27,23 @@ export const RETENTION_MS = 24 * 60 * 60 * 1000;
 export type RequestIdentity = { text: string; structural: boolean };
 
 /** The answer is kept serialised: replays send the same bytes, and a string costs less memory than the object. */
-type Entry = { request: RequestIdentity; status: number; json: string; headers: Record<string, string> | undefined; storedMs: number };
+export type IdempotencyEntry = {
+  request: RequestIdentity;
+  status: number;
+  json: string;
+  headers: Record<string, string> | undefined;
+  storedMs: number;
+  /**
+   * For a successful create: the transaction the answer summarises and its status then.
+   * The state file keeps this instead of `json`, which it rebuilds from the transaction
+   * (state-codec.ts).
+   */
+  answerOf?: { tx: string; status: string };
+};
 
 export class IdempotencyCache {
   /** Insertion order is storage order, so expiry prunes from the front. */
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, IdempotencyEntry>();
 
   /** The stored answer for this key, or undefined when the request should execute. */
   lookup(route: string, key: string, request: RequestIdentity, now: number): ApiResult | undefined {
@@ -44,14 +56,47 @@ export class IdempotencyCache {
     return { status: entry.status, json: entry.json, headers: { ...entry.headers, 'Idempotent-Replayed': 'true' } };
   }
 
-  /** Stores the answer and hands it back serialised, so it is serialised once. */
-  store(route: string, key: string, request: RequestIdentity, result: ApiResult, now: number): ApiResult {
+  /**
+   * Stores the answer and hands it back serialised, so it is serialised once, with the
+   * entry's id (what the state file records it under).
+   */
+  store(
+    route: string,
+    key: string,
+    request: RequestIdentity,
+    result: ApiResult,
+    now: number,
+    answerOf?: IdempotencyEntry['answerOf'],
+  ): { result: ApiResult; id: string } {
     const json = result.json ?? JSON.stringify(result.body);
-    this.entries.set(`${route}\u0000${key}`, { request, status: result.status, json, headers: result.headers, storedMs: now });
-    return result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json };
+    const id = `${route}\u0000${key}`;
+    const entry: IdempotencyEntry = { request, status: result.status, json, headers: result.headers, storedMs: now };
+    if (answerOf) entry.answerOf = answerOf;
+    this.entries.set(id, entry);
+    return { result: result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json }, id };
   }
 
-  private prune(now: number): void {
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** One entry by id, for the state file. */
+  entry(id: string): IdempotencyEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  /** Every entry with its id, oldest first, for the state file. */
+  all(): IterableIterator<[string, IdempotencyEntry]> {
+    return this.entries.entries();
+  }
+
+  /** Puts back entries read from a state file (any order: they are sorted by age here). */
+  restore(entries: [string, IdempotencyEntry][]): void {
+    entries.sort((a, b) => a[1].storedMs - b[1].storedMs);
+    for (const [id, entry] of entries) this.entries.set(id, entry);
+  }
+
+  prune(now: number): void {
     for (const [k, entry] of this.entries) {
       if (now - entry.storedMs <= RETENTION_MS) break;
       this.entries.delete(k);

@@ -3,8 +3,9 @@
 // number here is a "not shown" of partner-api.md; docs/emulator.md lists them.
 import { Decimal } from '../lib/money.js';
 import { badRequest } from './envelope.js';
+import type { Mode } from './types.js';
 
-export type Mode = 'staging' | 'production';
+export type { Mode } from './types.js';
 
 /** Default market rate, NGN per token (a plausible USDT/NGN figure; override with --rate). */
 export const DEFAULT_RATE = '1550.00';

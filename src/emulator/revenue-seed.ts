@@ -22,6 +22,9 @@ const KOBO_RANGE = 199_500_000;
 
 type Pair = { token: string; network: string };
 
+/** The columns of a seeded block as a state file keeps them (base64 of the typed arrays). */
+export type SeededState = { pairs: Pair[]; rate_kobo: number; ts: string; kobo: string; pair: string; ids: string };
+
 export class SeededRows {
   readonly length: number;
   /** Strictly increasing, so the block is already in (ts, transaction_id) order. */
@@ -30,29 +33,59 @@ export class SeededRows {
   private readonly pair: Uint8Array;
   private readonly idBytes: Buffer;
   private readonly rateKobo: number;
+  private readonly pairs: readonly Pair[];
 
-  constructor(
-    count: number,
-    now: number,
-    random: Random,
-    private readonly pairs: readonly Pair[],
-    rates: Rates,
-  ) {
-    this.length = count;
-    this.rateKobo = Number(rates.adjusted.times(100).toFixed(0));
+  /** `count` rows over the SEED_SPAN_DAYS before `now`, drawn from `random`. */
+  static generate(count: number, now: number, random: Random, pairs: readonly Pair[], rates: Rates): SeededRows {
+    const ts = new Float64Array(count);
     const span = SEED_SPAN_DAYS * 86_400_000;
-    this.ts = new Float64Array(count);
-    for (let i = 0; i < count; i++) this.ts[i] = now - Math.floor(random() * span);
-    this.ts.sort();
+    for (let i = 0; i < count; i++) ts[i] = now - Math.floor(random() * span);
+    ts.sort();
     // Two rows in the same millisecond are nudged apart (backwards, so none is in the future).
-    for (let i = count - 2; i >= 0; i--) if (this.ts[i]! >= this.ts[i + 1]!) this.ts[i] = this.ts[i + 1]! - 1;
-    this.kobo = new Uint32Array(count);
-    this.pair = new Uint8Array(count);
+    for (let i = count - 2; i >= 0; i--) if (ts[i]! >= ts[i + 1]!) ts[i] = ts[i + 1]! - 1;
+    const kobo = new Uint32Array(count);
+    const pair = new Uint8Array(count);
     for (let i = 0; i < count; i++) {
-      this.kobo[i] = MIN_KOBO + Math.floor(random() * KOBO_RANGE);
-      this.pair[i] = Math.floor(random() * pairs.length);
+      kobo[i] = MIN_KOBO + Math.floor(random() * KOBO_RANGE);
+      pair[i] = Math.floor(random() * pairs.length);
     }
-    this.idBytes = randomFillSync(Buffer.alloc(count * 16));
+    const rateKobo = Number(rates.adjusted.times(100).toFixed(0));
+    return new SeededRows(ts, kobo, pair, randomFillSync(Buffer.alloc(count * 16)), rateKobo, pairs);
+  }
+
+  /** A block read back from a state file; throws on columns that do not fit together. */
+  static fromState(state: SeededState): SeededRows {
+    const bytes = (b64: string) => Buffer.from(b64, 'base64');
+    const tsBytes = bytes(state.ts);
+    const count = tsBytes.length / 8;
+    const kobo = bytes(state.kobo);
+    const pair = bytes(state.pair);
+    const ids = bytes(state.ids);
+    if (!Number.isInteger(count) || kobo.length !== count * 4 || pair.length !== count || ids.length !== count * 16) {
+      throw new RangeError('seeded ledger columns do not have the same length');
+    }
+    if (state.pairs.length === 0 || pair.some((p) => p >= state.pairs.length)) throw new RangeError('seeded ledger rows name an unknown pair');
+    // Copied into fresh, aligned buffers: a Buffer from base64 may sit at any offset of a shared pool.
+    const ts = new Float64Array(count);
+    new Uint8Array(ts.buffer).set(tsBytes);
+    const koboColumn = new Uint32Array(count);
+    new Uint8Array(koboColumn.buffer).set(kobo);
+    return new SeededRows(ts, koboColumn, new Uint8Array(pair), ids, state.rate_kobo, state.pairs);
+  }
+
+  private constructor(ts: Float64Array, kobo: Uint32Array, pair: Uint8Array, idBytes: Buffer, rateKobo: number, pairs: readonly Pair[]) {
+    this.length = ts.length;
+    this.ts = ts;
+    this.kobo = kobo;
+    this.pair = pair;
+    this.idBytes = idBytes;
+    this.rateKobo = rateKobo;
+    this.pairs = pairs;
+  }
+
+  toState(): SeededState {
+    const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+    return { pairs: [...this.pairs], rate_kobo: this.rateKobo, ts: b64(this.ts), kobo: b64(this.kobo), pair: b64(this.pair), ids: b64(this.idBytes) };
   }
 
   tsAt(i: number): number {

@@ -59,6 +59,27 @@ export class Ledger {
     this.version++;
   }
 
+  /** The rows completions wrote, in ledger order (for the state file). */
+  liveRows(): readonly RevenueRow[] {
+    return this.entries.map((e) => e.row);
+  }
+
+  get liveCount(): number {
+    return this.entries.length;
+  }
+
+  /** The --seed-revenue block, if any (for the state file and a reset). */
+  seededBlock(): SeededRows | undefined {
+    return this.seeded;
+  }
+
+  /** Puts back rows read from a state file, in any order. */
+  restore(rows: RevenueRow[]): void {
+    for (const row of rows) this.entries.push({ tsMs: Date.parse(row.ts), row });
+    this.entries.sort((a, b) => compare(a.tsMs, a.row.transaction_id, b.tsMs, b.row.transaction_id));
+    this.version++;
+  }
+
   page(query: Query): RevenuePage {
     const from = requireDateParam(query, 'from');
     const to = requireDateParam(query, 'to');

@@ -85,7 +85,7 @@ export const ROUTES: readonly Route[] = [
       const id = requireUuid('id', req.param('id'));
       // No body: the intent is "cancel this transaction", so the transaction identifies it.
       return idempotent(rt, req.partner, 'POST /transactions/{id}/cancel', key, { text: `cancel ${id}`, structural: false }, () =>
-        ok(cancelTransaction(rt, findTransaction(req.partner, id)), 200, 'Transaction cancelled'),
+        ok(cancelTransaction(rt, req.partner, findTransaction(req.partner, id)), 200, 'Transaction cancelled'),
       );
     },
   },
@@ -146,5 +146,14 @@ function idempotent(
     if (!(err instanceof ApiProblem)) throw err;
     result = errorResult(err, iso(now));
   }
-  return partner.idempotency.store(route, key, request, result, now);
+  const stored = partner.idempotency.store(route, key, request, result, now, createdBy(route, result));
+  rt.changes.idempotency(partner, stored.id);
+  return stored.result;
+}
+
+/** A successful create's answer is its transaction's summary: which one, and in what status. */
+function createdBy(route: string, result: ApiResult): { tx: string; status: string } | undefined {
+  if (route !== 'POST /transactions' || result.status !== 201 || result.headers) return undefined;
+  const data = (result.body as { data?: { id?: unknown; status?: unknown } } | undefined)?.data;
+  return typeof data?.id === 'string' && typeof data.status === 'string' ? { tx: data.id, status: data.status } : undefined;
 }

@@ -6,10 +6,12 @@
 //
 // Order of checks for every matched route, each answering in the error envelope:
 //   body read (at most 64 KiB) → X-API-KEY (401) → rate limit (429 + Retry-After) →
-//   deadline sweep → injected fault (500/503 before the handler) → handler → latency →
-//   answer, or a dropped connection for a write fault.
+//   deadline sweep → fault rule, then random fault (an error status before the handler) →
+//   handler → latency → answer, or a dropped connection for a drop fault.
 // Unknown paths answer 404 NOT_FOUND without looking at the key, so a typo in a path is
-// reported as such. Every answer carries `x-request-id`.
+// reported as such. Every answer carries `x-request-id`. The control plane (control.ts)
+// is served beside the API, under /__emulator/, with none of the API's checks, faults or
+// latency: it must keep working while a test makes the API misbehave.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -19,8 +21,10 @@ import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { iso } from './clock.js';
+import type { ControlSettings } from './control.js';
+import { authorize, bodyLimitFor, CONTROL_PATH, controlRequest } from './control.js';
 import type { ApiResult } from './envelope.js';
-import { ApiProblem, errorResult } from './envelope.js';
+import { ApiProblem, codeForStatus, errorResult } from './envelope.js';
 import type { Fault, FaultInjector } from './faults.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
@@ -38,6 +42,7 @@ export type HttpOptions = {
   rateLimitPerSecond: number;
   rateLimiter: RateLimiter;
   faults: FaultInjector;
+  control: ControlSettings;
   log: ((line: string) => void) | undefined;
 };
 
@@ -74,6 +79,8 @@ function buildApp(opts: HttpOptions): Hono<Env> {
   for (const route of ROUTES) {
     app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
   }
+  app.all(CONTROL_PATH, (c) => serveControl(opts, c));
+  app.all(`${CONTROL_PATH}/*`, (c) => serveControl(opts, c));
   app.notFound(async (c) => {
     const started = performance.now();
     const requestId = newRequestId();
@@ -98,10 +105,11 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
   const { incoming, outgoing } = c.env;
   const { rt } = opts;
   let fault: Fault = 'none';
+  let extraLatencyMs = 0;
   let result: ApiResult;
   let closeAfter = false;
   try {
-    const rawBody = route.method === 'POST' ? await readBody(incoming) : '';
+    const rawBody = route.method === 'POST' ? await readBody(incoming, BODY_LIMIT_BYTES) : '';
     const apiKey = headerOf(incoming, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw new ApiProblem('UNAUTHORIZED', 'missing X-API-KEY header');
     const partner = rt.store.partner(apiKey);
@@ -115,7 +123,18 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
       );
     }
     rt.sweep();
-    fault = opts.faults.next(route.method === 'POST');
+    const rule = rt.faultRules.takeRoute(route.method, c.req.path.slice(BASE_PATH.length));
+    if (rule?.status !== undefined) {
+      throw new ApiProblem(
+        codeForStatus(rule.status),
+        `injected fault ${rule.id}: ${rule.route} answers ${rule.status} (fault add)`,
+        rule.status === 429 ? { 'Retry-After': '1' } : undefined,
+        rule.status,
+      );
+    }
+    if (rule?.dropAfterCommit) fault = 'drop';
+    else if (rule?.latencyMs !== undefined) extraLatencyMs = rule.latencyMs;
+    else fault = opts.faults.next(route.method === 'POST');
     if (fault === 'internal_error') throw new ApiProblem('INTERNAL_ERROR', 'injected fault: internal error (--fault-rate)');
     if (fault === 'unavailable') throw new ApiProblem('SERVICE_UNAVAILABLE', 'injected fault: service unavailable (--fault-rate)');
     const request: ApiRequest = {
@@ -130,12 +149,35 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     if (err instanceof BodyTooLarge) closeAfter = true;
     result = toErrorResult(opts, err, c);
   }
-  if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+  if (opts.latencyMs + extraLatencyMs > 0) await sleep(opts.latencyMs + extraLatencyMs);
   if (fault === 'drop') {
     // The handler ran and committed; the client gets no answer at all.
     incoming.socket.destroy();
     logLine(opts, c, 'dropped', started, requestId);
     return RESPONSE_ALREADY_SENT;
+  }
+  write(outgoing, requestId, result, closeAfter);
+  logLine(opts, c, String(result.status), started, requestId);
+  return RESPONSE_ALREADY_SENT;
+}
+
+/** One control-plane request (control.ts): no key, no rate limit, no faults, no latency. */
+async function serveControl(opts: HttpOptions, c: Context<Env>): Promise<Response> {
+  const started = performance.now();
+  const requestId = newRequestId();
+  const { incoming, outgoing } = c.env;
+  const path = c.req.path.slice(CONTROL_PATH.length);
+  let result: ApiResult;
+  let closeAfter = false;
+  try {
+    const req = { authorization: headerOf(incoming, 'authorization'), remoteAddress: incoming.socket.remoteAddress };
+    // Who asks is checked before the body is read: a refused client sends nothing big.
+    authorize(opts.control, req);
+    const rawBody = c.req.method === 'GET' ? '' : await readBody(incoming, bodyLimitFor(c.req.method, path));
+    result = controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, rawBody });
+  } catch (err) {
+    if (err instanceof BodyTooLarge || (err instanceof ApiProblem && (err.status === 401 || err.status === 403))) closeAfter = true;
+    result = toErrorResult(opts, err, c);
   }
   write(outgoing, requestId, result, closeAfter);
   logLine(opts, c, String(result.status), started, requestId);
@@ -188,24 +230,24 @@ function newRequestId(): string {
 }
 
 class BodyTooLarge extends ApiProblem {
-  constructor() {
-    super('BAD_REQUEST', `request body is too large (at most ${BODY_LIMIT_BYTES / 1024} KiB)`);
+  constructor(limit: number) {
+    super('BAD_REQUEST', `request body is too large (at most ${limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`})`);
   }
 }
 
-/** Reads the whole body as UTF-8, refusing more than BODY_LIMIT_BYTES. */
-function readBody(incoming: IncomingMessage): Promise<string> {
+/** Reads the whole body as UTF-8, refusing more than `limit` bytes. */
+function readBody(incoming: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(incoming.headers['content-length'] ?? 0);
-  if (declared > BODY_LIMIT_BYTES) return Promise.reject(new BodyTooLarge());
+  if (declared > limit) return Promise.reject(new BodyTooLarge(limit));
   if (incoming.readableEnded) return Promise.resolve('');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) {
+      if (size > limit) {
         incoming.off('data', onData);
-        reject(new BodyTooLarge());
+        reject(new BodyTooLarge(limit));
         return;
       }
       chunks.push(chunk);

@@ -3,6 +3,7 @@
 // not found (404), as partner-api.md requires ("A partner cannot read another partner's
 // records"). The shapes of the records live here; the modules named after them own the
 // behaviour.
+import { createHash } from 'node:crypto';
 import type { StatusHistoryEntry, TransactionStatus } from '../lib/schemas.js';
 import type { Decimal } from '../lib/money.js';
 import { IdempotencyCache } from './idempotency.js';
@@ -83,6 +84,10 @@ export type EventRecord = {
   replayQueued: boolean;
   /** Cancels the queued attempt (first try or retry), when one is queued. */
   cancelScheduled: (() => void) | null;
+  /** The partner the event belongs to (a reset detaches it, and its deliveries stop). */
+  owner: PartnerState;
+  /** Held back by webhook chaos until a later event has been delivered. */
+  held: boolean;
 };
 
 export class PartnerState {
@@ -97,25 +102,71 @@ export class PartnerState {
   readonly eventList: EventRecord[] = [];
   readonly ledger = new Ledger();
   readonly idempotency = new IdempotencyCache();
+  /** Set when a reset or an import replaced this partner: nothing it holds is served or saved again. */
+  detached = false;
 
-  /** `label` names the partner in logs without revealing its key. */
-  constructor(readonly label: string) {}
+  /**
+   * `label` names the partner in logs without revealing its key; `keyHash` (SHA-256 of the
+   * key, hex) is how a state file names it, so the file never holds a key.
+   */
+  constructor(
+    public label: string,
+    readonly keyHash: string,
+  ) {}
+}
+
+export function keyHash(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
 export class Store {
+  /** The keys the emulator serves, each its own partner, in the order given. */
+  readonly keys: readonly string[];
   private readonly byKey = new Map<string, PartnerState>();
-  readonly partners: PartnerState[] = [];
+  private active: PartnerState[] = [];
+  /**
+   * Partners of a loaded state whose key this emulator was not started with: kept (and
+   * written back to the state file) but not served, so a restart with other keys loses nothing.
+   */
+  dormant: PartnerState[] = [];
 
   constructor(apiKeys: readonly string[]) {
-    apiKeys.forEach((key, i) => {
-      if (this.byKey.has(key)) return;
-      const partner = new PartnerState(`partner-${i + 1}`);
-      this.byKey.set(key, partner);
-      this.partners.push(partner);
-    });
+    this.keys = [...new Set(apiKeys)];
+    this.install(this.keys.map((key, i) => this.fresh(key, i)), []);
+  }
+
+  /** The served partners, in key order. */
+  get partners(): readonly PartnerState[] {
+    return this.active;
   }
 
   partner(apiKey: string): PartnerState | undefined {
     return this.byKey.get(apiKey);
+  }
+
+  /** An empty partner for the key at position `i`. */
+  fresh(key: string, i: number): PartnerState {
+    return new PartnerState(`partner-${i + 1}`, keyHash(key));
+  }
+
+  /** Replaces every partner (`active` in key order); the old ones are detached. */
+  install(active: PartnerState[], dormant: PartnerState[]): void {
+    for (const p of [...this.active, ...this.dormant]) if (!active.includes(p) && !dormant.includes(p)) p.detached = true;
+    this.active = active;
+    this.dormant = dormant;
+    this.byKey.clear();
+    this.keys.forEach((key, i) => this.byKey.set(key, active[i]!));
+  }
+
+  /** Replaces one served partner with an empty one; answers the old and the new, or undefined for an unknown key. */
+  replace(apiKey: string): { old: PartnerState; fresh: PartnerState } | undefined {
+    const i = this.keys.indexOf(apiKey);
+    if (i < 0) return undefined;
+    const old = this.active[i]!;
+    const fresh = this.fresh(apiKey, i);
+    old.detached = true;
+    this.active = this.active.map((p, k) => (k === i ? fresh : p));
+    this.byKey.set(apiKey, fresh);
+    return { old, fresh };
   }
 }

@@ -98,6 +98,7 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
   partner.transactions.set(tx.id, tx);
   partner.txList.push(tx);
   partner.byReference.set(refKey, tx);
+  rt.changes.tx(partner, tx);
   rt.deadlines.push({ dueMs: tx.expiresMs, partner, tx });
   rt.webhooks.record(partner, 'transaction.created', tx.id, () => snapshot(tx));
   return summary(tx);
@@ -186,11 +187,12 @@ export function listTransactions(partner: PartnerState, query: Query): Page<Tran
 }
 
 /** Cancellation is allowed from the lifecycle's CANCELLABLE statuses only; otherwise 409 naming the status. */
-export function cancelTransaction(rt: Runtime, tx: TxRecord): TransactionSummary {
+export function cancelTransaction(rt: Runtime, partner: PartnerState, tx: TxRecord): TransactionSummary {
   if (!(CANCELLABLE as readonly string[]).includes(tx.status)) {
     throw conflict(`Transaction cannot be cancelled in status ${tx.status}`);
   }
   applySteps(tx, [CANCEL_STEP], { source: 'partner' }, rt.clock.now());
+  rt.changes.tx(partner, tx);
   return summary(tx);
 }
 
@@ -214,12 +216,18 @@ export function applySteps(tx: TxRecord, steps: readonly Step[], metadata: Recor
  * that is refused with 409: the spec says late deposits "may require manual recovery",
  * which the emulator does not model.
  */
-export function expireDue(rt: Runtime, now: number): void {
+export function expireDue(rt: Runtime, now: number): number {
+  let expired = 0;
   for (const { partner, tx } of rt.deadlines.popDue(now)) {
+    // A reset or an import replaced the partner: its deadlines went with it.
+    if (partner.detached) continue;
     if (tx.status !== 'awaiting_deposit' && tx.status !== 'pending') continue;
     applySteps(tx, [EXPIRY_STEP], { trigger: 'deadline', expires_at: tx.expires_at }, now);
+    rt.changes.tx(partner, tx);
     rt.webhooks.record(partner, 'transaction.expired', tx.id, () => snapshot(tx));
+    expired++;
   }
+  return expired;
 }
 
 export function summary(tx: TxRecord): TransactionSummary {

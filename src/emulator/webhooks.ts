@@ -25,20 +25,32 @@
 //   partner chasing "why did I get nothing" needs;
 // - replay keeps the event id, sets the status back to `pending` and starts a new round
 //   with a fresh retry budget; `attempts` keeps counting across rounds;
-// - deliveries run in the background (at most 8 at once) and never delay an API answer.
+// - deliveries run in the background (at most 8 at once) and never delay an API answer;
+// - a webhook fault rule (fault-rules.ts) answers an attempt in place of the endpoint, as
+//   if the endpoint had answered its status: the attempt counts, the retry follows;
+// - webhook chaos (chaos.ts), when on: a first delivery may wait a random delay, be held
+//   back until the partner's next event has been attempted (at most HOLD_MS; one held
+//   event per partner at a time, so that the next one overtakes it), or be sent once more
+//   after it was delivered. Telemetry stays what happened: every POST made, duplicates
+//   included, counts in `attempts`; a duplicate never changes `delivery_status`, and its
+//   failure shows in `last_error`.
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
 import { sign, type SchemeName } from '../lib/signature.js';
+import type { ChangeSink } from './changes.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { notFound } from './envelope.js';
 import type { Query } from './params.js';
 import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
+import type { FaultRules } from './fault-rules.js';
+import type { Random } from './prng.js';
 import type { DeliveryStatus, EventRecord, PartnerState } from './store.js';
+import type { WebhookChaos } from './types.js';
 
 export const SIGNATURE_HEADER_NAME = 'X-SVC-Webhook-Signature';
 export const EVENT_ID_HEADER_NAME = 'X-SVC-Webhook-Id';
@@ -50,6 +62,8 @@ export const ATTEMPT_TIMEOUT_MS = 5000;
 const MAX_PARALLEL_DELIVERIES = 8;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 export const NO_ENDPOINT_ERROR = 'no webhook endpoint configured (start the emulator with --webhook-url)';
+/** The longest a chaos-held event waits for a later one (or twice the chaos delay, if longer). */
+export const HOLD_MS = 2000;
 
 export type WebhookSettings = {
   url: string | undefined;
@@ -59,6 +73,9 @@ export type WebhookSettings = {
   maxAttempts: number;
   baseDelayMs: number;
   timeoutMs: number;
+  chaos?: WebhookChaos;
+  /** Draws of the chaos (seeded, so `--seed` repeats them). */
+  random?: Random;
 };
 
 export class Webhooks {
@@ -67,19 +84,26 @@ export class Webhooks {
   private readonly running = new Set<Promise<void>>();
   private readonly waiting = new Set<EventRecord>();
   private readonly stop = new AbortController();
+  /** Events chaos holds back, until a later one of the same partner has been attempted. */
+  private readonly held = new Set<EventRecord>();
+  private readonly duplicateTimers = new Set<NodeJS.Timeout>();
+  private readonly holdMs: number;
   private closed = false;
 
   constructor(
     private readonly settings: WebhookSettings,
     private readonly clock: Clock,
+    private readonly faults: FaultRules,
+    private readonly changes: ChangeSink,
   ) {
     this.agent = new Agent({ keepAliveTimeout: 4000, connect: { timeout: settings.timeoutMs } });
+    this.holdMs = Math.max(HOLD_MS, 2 * (settings.chaos?.delayMs?.[1] ?? 0));
   }
 
   /**
    * Records a new event about `aggregateId` and queues its first delivery. `data` is taken
-   * now (the snapshot at this moment); it is a function so that an emulator without a
-   * webhook URL, which never sends anything, does not pay for building it.
+   * now: the snapshot at this moment, kept even without a webhook URL, since a state export
+   * or a restart with a URL may deliver it later.
    */
   record(partner: PartnerState, type: string, aggregateId: string, data: () => object): EventRecord {
     const now = this.clock.now();
@@ -95,18 +119,44 @@ export class Webhooks {
       delivery_status: 'pending',
       attempts: 0,
       last_error: null,
-      // Without a URL nothing is ever sent, so the snapshot is not kept.
-      payload: this.settings.url === undefined ? null : data(),
+      payload: data(),
       body: null,
       roundAttempts: 0,
       inFlight: false,
       replayQueued: false,
       cancelScheduled: null,
+      owner: partner,
+      held: false,
     };
     partner.events.set(eventId, evt);
     partner.eventList.push(evt);
-    this.schedule(evt, 0);
+    this.changes.event(partner, evt);
+    const chaos = this.settings.chaos;
+    // One held event per partner at a time: the next event is the one that overtakes it.
+    if (chaos?.reorder && !this.holding(partner) && this.draw() < chaos.reorder) {
+      evt.held = true;
+      this.held.add(evt);
+      this.schedule(evt, this.holdMs);
+    } else {
+      this.schedule(evt, this.chaosDelay());
+    }
     return evt;
+  }
+
+  /** Queues delivery of a partner's pending events (after a state was loaded). */
+  resume(partner: PartnerState): void {
+    for (const evt of partner.eventList) {
+      if (evt.delivery_status !== 'pending') continue;
+      this.schedule(evt, evt.roundAttempts === 0 ? 0 : this.settings.baseDelayMs * 2 ** (evt.roundAttempts - 1));
+    }
+  }
+
+  /** Stops every queued delivery of a partner that a reset or an import replaced. */
+  forget(partner: PartnerState): void {
+    for (const evt of partner.eventList) {
+      this.cancelRetry(evt);
+      this.held.delete(evt);
+    }
   }
 
   get(partner: PartnerState, rawId: string): WebhookEvent {
@@ -143,6 +193,7 @@ export class Webhooks {
     const now = this.clock.now();
     evt.delivery_status = 'pending';
     evt.updated_at = iso(now);
+    this.changes.event(partner, evt);
     if (evt.inFlight) {
       evt.replayQueued = true;
     } else {
@@ -164,6 +215,8 @@ export class Webhooks {
   async close(): Promise<void> {
     this.closed = true;
     for (const evt of this.waiting) this.cancelRetry(evt);
+    for (const timer of this.duplicateTimers) clearTimeout(timer);
+    this.duplicateTimers.clear();
     // Queued attempts are left to run: they see `closed` and return at once (clearing the
     // queue instead would leave their promises pending, and this wait with them).
     this.stop.abort();
@@ -182,6 +235,17 @@ export class Webhooks {
     const start = () => {
       evt.cancelScheduled = null;
       this.waiting.delete(evt);
+      if (evt.owner.detached) return;
+      if (evt.held) {
+        evt.held = false;
+        this.held.delete(evt);
+      }
+      const injected = this.faults.takeWebhook(evt.event_type);
+      if (injected) {
+        // No request is made: the endpoint "answered" the rule's status.
+        this.settle(evt, `endpoint answered HTTP ${injected.status}: injected fault ${injected.id} (fault add --webhook)`);
+        return;
+      }
       if (this.settings.url === undefined) {
         // Nothing to send to: the attempt fails at once, without a network round.
         this.settle(evt, NO_ENDPOINT_ERROR);
@@ -216,14 +280,69 @@ export class Webhooks {
     this.settle(evt, error);
   }
 
+  private holding(partner: PartnerState): boolean {
+    for (const held of this.held) if (held.owner === partner) return true;
+    return false;
+  }
+
+  /** A uniform draw of the chaos generator. */
+  private draw(): number {
+    return (this.settings.random ?? Math.random)();
+  }
+
+  /** The chaos delay of a first delivery or a duplicate: 0 without chaos. */
+  private chaosDelay(): number {
+    const range = this.settings.chaos?.delayMs;
+    if (!range) return 0;
+    return range[0] + Math.floor(this.draw() * (range[1] - range[0] + 1));
+  }
+
+  /** Events held back for reordering go out once a later event of their partner was attempted. */
+  private releaseHeldBefore(evt: EventRecord): void {
+    if (this.held.size === 0) return;
+    for (const held of this.held) {
+      if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
+      this.held.delete(held);
+      held.held = false;
+      this.cancelRetry(held);
+      this.schedule(held, 0);
+    }
+  }
+
+  /** Chaos: the delivered event is sent once more, same id, same bytes. */
+  private scheduleDuplicate(evt: EventRecord): void {
+    const timer = setTimeout(() => {
+      this.duplicateTimers.delete(timer);
+      if (this.closed || evt.owner.detached || this.settings.url === undefined) return;
+      const run = this.limit(() => this.duplicate(evt));
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+    }, this.chaosDelay());
+    this.duplicateTimers.add(timer);
+  }
+
+  private async duplicate(evt: EventRecord): Promise<void> {
+    if (this.closed) return;
+    const error = await this.send(evt, this.settings.url!);
+    if (this.closed) return;
+    // A POST was made: it counts. The event was delivered already, and stays so.
+    evt.attempts++;
+    evt.updated_at = iso(this.clock.now());
+    if (error !== null) evt.last_error = `duplicate (webhook chaos): ${error}`;
+    this.changes.event(evt.owner, evt);
+  }
+
   /** Records the outcome of one attempt and decides what comes next. */
   private settle(evt: EventRecord, error: string | null): void {
     if (this.closed) return;
     evt.attempts++;
     evt.roundAttempts++;
     evt.updated_at = iso(this.clock.now());
+    this.changes.event(evt.owner, evt);
     if (error === null) {
       evt.delivery_status = 'delivered';
+      const duplicate = this.settings.chaos?.duplicate;
+      if (duplicate && this.settings.url !== undefined && this.draw() < duplicate) this.scheduleDuplicate(evt);
     } else {
       evt.last_error = error;
       // Without an endpoint a retry cannot succeed, so the round ends at once.
@@ -241,6 +360,7 @@ export class Webhooks {
       evt.roundAttempts = 0;
       this.schedule(evt, 0);
     }
+    this.releaseHeldBefore(evt);
   }
 
   /** One delivery attempt; answers null on a 2xx, else what went wrong. */

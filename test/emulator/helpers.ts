@@ -45,15 +45,8 @@ export async function startApi(options: EmulatorOptions = {}): Promise<Api> {
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(emu.url + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
     expect(res.headers.get('x-request-id'), `x-request-id on ${method} ${path}`).toMatch(/^req_[0-9a-f]+$/);
-    return { status: res.status, headers: res.headers, text, body: parsed };
+    return readReply(res);
   };
   return {
     emu,
@@ -62,6 +55,18 @@ export async function startApi(options: EmulatorOptions = {}): Promise<Api> {
     post: (path, body, opts) => call('POST', path, { ...opts, body }),
     close: () => emu.close(),
   };
+}
+
+/** An answer with its body as text and, when it is JSON, parsed. */
+export async function readReply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
 }
 
 export async function closeAll(): Promise<void> {

@@ -1,0 +1,38 @@
+// offramp emulator clock advance DURATION: moves the emulator's business time forward, and
+// what became due happens at once (quotes expire; deposits expire with their history row
+// and transaction.expired webhook). The emulator keeps the offset (and its state file
+// too), so time moved stays moved.
+import type { Context } from '../../lib/context.js';
+import { UsageError } from '../../lib/errors.js';
+import { writeJson } from '../../lib/output/json.js';
+import { parseDuration } from '../../emulator/duration.js';
+import type { AdvanceResult } from '../../emulator/types.js';
+import { callControl, controlTarget } from './control-client.js';
+
+export type Options = { duration?: string; adminToken?: string };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const ms = parseDuration(opts.duration ?? '');
+  if (typeof ms === 'string') throw new UsageError(`clock advance: ${ms}`);
+  const target = await controlTarget(ctx, opts.adminToken);
+  const answer = await callControl(ctx, target, { method: 'POST', path: '/clock', json: { advance_ms: ms } });
+  const result = answer.data as AdvanceResult;
+  if (ctx.globals.json) return writeJson(ctx.io, result);
+  const expired = result.expired_transactions;
+  ctx.io.out(
+    `clock advanced ${opts.duration!.trim()}: emulator time ${result.now} (${formatOffset(result.offset_ms)} ahead of real time); ` +
+      `${expired} transaction${expired === 1 ? '' : 's'} expired\n`,
+  );
+}
+
+function formatOffset(ms: number): string {
+  const parts: string[] = [];
+  let rest = Math.floor(ms / 1000);
+  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join('') || `${ms}ms`;
+}

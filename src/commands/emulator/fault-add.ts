@@ -1,0 +1,77 @@
+// offramp emulator fault add: a targeted fault rule (docs/emulator.md, "Control plane").
+//   --route 'METHOD PATH' [--next N] (--status CODE | --drop-after-commit | --latency MS)
+//   --webhook [--event-type T] [--next N] --status CODE
+// The rule is checked here with the emulator's own validation, so bad input is refused
+// (exit 2) before anything is sent.
+import type { Context } from '../../lib/context.js';
+import { UsageError } from '../../lib/errors.js';
+import { parseIntFlag } from '../../lib/input.js';
+import { writeJson } from '../../lib/output/json.js';
+import { faultProblem, MAX_FAULT_LATENCY_MS } from '../../emulator/fault-rules.js';
+import type { FaultInput, FaultRule } from '../../emulator/types.js';
+import { callControl, controlTarget } from './control-client.js';
+
+export type Options = {
+  route?: string;
+  webhook?: boolean;
+  eventType?: string;
+  next?: string | number;
+  status?: string | number;
+  dropAfterCommit?: boolean;
+  latency?: string | number;
+  adminToken?: string;
+};
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const input = faultFromFlags(opts);
+  const target = await controlTarget(ctx, opts.adminToken);
+  const answer = await callControl(ctx, target, { method: 'POST', path: '/faults', json: wireForm(input) });
+  const rule = answer.data as FaultRule;
+  if (ctx.globals.json) return writeJson(ctx.io, rule);
+  ctx.io.out(`fault ${rule.id} added: ${describeRule(rule)}\n`);
+}
+
+/** The flags as a rule, checked; a UsageError names what is wrong. */
+export function faultFromFlags(opts: Options): FaultInput {
+  const next = opts.next === undefined ? undefined : parseIntFlag(opts.next, '--next', 1, 1_000_000);
+  const status = opts.status === undefined ? undefined : parseIntFlag(opts.status, '--status', 100, 599);
+  let input: FaultInput;
+  if (opts.webhook) {
+    if (opts.route !== undefined || opts.dropAfterCommit || opts.latency !== undefined) {
+      throw new UsageError('--webhook takes --event-type, --next and --status only (--route, --drop-after-commit and --latency are for API routes)');
+    }
+    if (status === undefined) throw new UsageError('--webhook needs --status CODE (what the partner endpoint seems to answer, 300 to 599)');
+    input = { webhook: true, status, ...(next !== undefined ? { next } : {}), ...(opts.eventType !== undefined ? { eventType: opts.eventType } : {}) };
+  } else {
+    if (opts.route === undefined) throw new UsageError("give --route 'METHOD PATH' (e.g. 'GET /transactions/*'), or --webhook for a delivery fault");
+    if (opts.eventType !== undefined) throw new UsageError('--event-type goes with --webhook');
+    const latencyMs = opts.latency === undefined ? undefined : parseIntFlag(opts.latency, '--latency', 1, MAX_FAULT_LATENCY_MS);
+    const effects = [status !== undefined, Boolean(opts.dropAfterCommit), latencyMs !== undefined].filter(Boolean).length;
+    if (effects !== 1) throw new UsageError('give exactly one of --status CODE, --drop-after-commit and --latency MS');
+    input = {
+      route: opts.route,
+      ...(next !== undefined ? { next } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(opts.dropAfterCommit ? { dropAfterCommit: true } : {}),
+      ...(latencyMs !== undefined ? { latencyMs } : {}),
+    };
+  }
+  const problem = faultProblem(input);
+  if (problem) throw new UsageError(problem);
+  return input;
+}
+
+/** The control plane's snake_case form of a rule. */
+function wireForm(input: FaultInput): Record<string, unknown> {
+  if ('webhook' in input) return { webhook: true, status: input.status, next: input.next, event_type: input.eventType };
+  return { route: input.route, next: input.next, status: input.status, drop_after_commit: input.dropAfterCommit, latency_ms: input.latencyMs };
+}
+
+export function describeRule(rule: FaultRule): string {
+  const times = rule.remaining === null ? 'until cleared' : `the next ${rule.remaining}`;
+  if (rule.kind === 'webhook') {
+    return `${times} ${rule.eventType ?? 'webhook'} deliveries fail with HTTP ${rule.status}`;
+  }
+  const effect = rule.status !== undefined ? `answer HTTP ${rule.status}` : rule.dropAfterCommit ? 'are dropped after commit' : `wait ${rule.latencyMs} ms`;
+  return `${rule.route}: ${times} matching requests ${effect}`;
+}

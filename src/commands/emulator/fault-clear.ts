@@ -1,0 +1,14 @@
+// offramp emulator fault clear: removes every fault rule (--fault-rate, a start option, stays).
+import type { Context } from '../../lib/context.js';
+import { writeJson } from '../../lib/output/json.js';
+import { callControl, controlTarget } from './control-client.js';
+
+export type Options = { adminToken?: string };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const target = await controlTarget(ctx, opts.adminToken);
+  const answer = await callControl(ctx, target, { method: 'DELETE', path: '/faults' });
+  const { cleared } = answer.data as { cleared: number };
+  if (ctx.globals.json) return writeJson(ctx.io, answer.data);
+  ctx.io.out(`cleared ${cleared} fault rule${cleared === 1 ? '' : 's'}\n`);
+}

@@ -1,0 +1,20 @@
+// offramp emulator reset [--partner KEY]: forgets everything (every partner's data, fault
+// rules, the clock offset), or one partner's data, so each test starts from nothing. The
+// key goes in the request body only, never in a printed line.
+import type { Context } from '../../lib/context.js';
+import { UsageError } from '../../lib/errors.js';
+import { writeJson } from '../../lib/output/json.js';
+import { callControl, controlTarget } from './control-client.js';
+
+export type Options = { partner?: string; adminToken?: string };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  if (opts.partner !== undefined && (opts.partner.trim() === '' || /\s/.test(opts.partner))) {
+    throw new UsageError('--partner: give the API key of the partner to reset');
+  }
+  ctx.io.addSecret(opts.partner);
+  const target = await controlTarget(ctx, opts.adminToken);
+  const answer = await callControl(ctx, target, { method: 'POST', path: '/reset', json: opts.partner === undefined ? {} : { partner: opts.partner } });
+  if (ctx.globals.json) return writeJson(ctx.io, answer.data);
+  ctx.io.out(opts.partner === undefined ? 'emulator reset: every partner, fault rules and the clock\n' : 'emulator reset: that partner’s data\n');
+}

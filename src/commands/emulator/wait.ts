@@ -1,0 +1,40 @@
+// offramp emulator wait [--timeout MS]: exits 0 as soon as the emulator behind the profile
+// (or --base-url) answers its health check, and prints its base URL; the way a CI job
+// waits for an emulator started in the background, instead of sleeping. A refused
+// connection is "not up yet" and is tried again; an answer that says no (a wrong admin
+// token, something that is not an emulator) ends the wait at once.
+import type { Context } from '../../lib/context.js';
+import { NetworkError, TimeoutError } from '../../lib/errors.js';
+import { callControl, controlTarget } from './control-client.js';
+
+export type Options = { adminToken?: string };
+
+/** Between two tries: short, so the wait ends soon after the emulator is up. */
+const PAUSE_MS = 50;
+/** One try never takes longer than this, so a hung connect is retried. */
+const TRY_TIMEOUT_MS = 2000;
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const target = await controlTarget(ctx, opts.adminToken);
+  const budget = ctx.globals.timeout;
+  const deadline = performance.now() + budget;
+  let last: Error | undefined;
+  for (;;) {
+    const left = deadline - performance.now();
+    if (left <= 0) break;
+    try {
+      const answer = await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: Math.max(1, Math.min(TRY_TIMEOUT_MS, left)) });
+      const url = (answer.data as { url?: string } | undefined)?.url;
+      ctx.io.out(`${url ?? target.origin}\n`);
+      return;
+    } catch (err) {
+      if (!(err instanceof NetworkError || err instanceof TimeoutError)) throw err;
+      last = err;
+    }
+    await ctx.sleep(Math.min(PAUSE_MS, Math.max(0, deadline - performance.now())));
+  }
+  throw new TimeoutError(
+    `the emulator at ${target.origin} did not answer within ${budget} ms${last ? ` (last: ${last.message})` : ''}`,
+    'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout MS',
+  );
+}

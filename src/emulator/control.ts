@@ -1,0 +1,172 @@
+// The control plane (docs/emulator.md, "Control plane"): `/__emulator/…` on the emulator's
+// own origin, outside the partner base path, for test suites and CI jobs to drive the
+// emulator itself: health, the clock, resets, fault rules, and the whole state out and in.
+//
+// Who may use it: with an admin token, any client that sends `Authorization: Bearer
+// <token>`; without one, loopback clients only (the emulator refuses to start on a
+// non-loopback host without a token, index.ts). API keys play no part: a partner's key
+// must not be able to reset another partner or move everyone's clock.
+//
+// Answers use the partner API's wrapper and error envelope, so the CLI reads them with the
+// same code; `GET state` answers the state document itself (NDJSON, state-codec.ts).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { iso } from './clock.js';
+import { parseDuration, MAX_ADVANCE_MS } from './duration.js';
+import type { ApiResult } from './envelope.js';
+import { ApiProblem, badRequest, notFound, ok } from './envelope.js';
+import { parseJsonObject } from './params.js';
+import { ROUTES } from './routes.js';
+import type { Runtime } from './runtime.js';
+import type { DecodedState } from './state-codec.js';
+import { decodeDocument, StateFormatError } from './state-codec.js';
+import type { StateFile } from './state-file.js';
+import { isLoopbackAddress } from './loopback.js';
+import type { FaultInput } from './types.js';
+
+export const CONTROL_PATH = '/__emulator';
+/** JSON bodies of the control plane, as the API's. */
+export const CONTROL_BODY_LIMIT = 64 * 1024;
+/** A whole state sent to `PUT state`: the largest seeded ledger fits. */
+export const STATE_BODY_LIMIT = 512 * 1024 * 1024;
+export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+
+export type ControlSettings = {
+  adminToken: string | undefined;
+  stateFile: StateFile | undefined;
+  version: string;
+  startedAt: number;
+  /** Filled once the server listens. */
+  url: string;
+};
+
+export type ControlRequest = {
+  method: string;
+  /** Below CONTROL_PATH, e.g. `/clock`. */
+  path: string;
+  authorization: string | undefined;
+  remoteAddress: string | undefined;
+  rawBody: string;
+};
+
+/** Whether this request may use the control plane; throws the answer when it may not. */
+export function authorize(settings: ControlSettings, req: Pick<ControlRequest, 'authorization' | 'remoteAddress'>): void {
+  if (settings.adminToken !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.authorization ?? '');
+    if (!m || !sameSecret(m[1]!, settings.adminToken)) {
+      throw new ApiProblem('UNAUTHORIZED', 'the control plane needs Authorization: Bearer <admin token> (the emulator was started with --admin-token)');
+    }
+    return;
+  }
+  if (!isLoopbackAddress(req.remoteAddress)) {
+    throw new ApiProblem('FORBIDDEN', 'the control plane answers loopback clients only (start the emulator with --admin-token to allow others)');
+  }
+}
+
+/** Answers one control request; throws ApiProblem for an error answer. */
+export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult {
+  const route = `${req.method} ${req.path.replace(/\/+$/, '') || '/'}`;
+  switch (route) {
+    case 'GET /health':
+      return ok({
+        status: 'ok',
+        offramp_version: settings.version,
+        url: settings.url,
+        mode: rt.config.mode,
+        now: iso(rt.clock.now()),
+        clock_offset_ms: rt.clockOffsetMs,
+        uptime_ms: Date.now() - settings.startedAt,
+        partners: rt.store.partners.length,
+        fault_rules: rt.faultRules.list().length,
+        state_file: settings.stateFile?.status() ?? null,
+      });
+    case 'POST /clock':
+      return ok(rt.advance(advanceOf(parseJsonObject(req.rawBody))));
+    case 'POST /reset': {
+      const body = req.rawBody.trim() === '' ? {} : parseJsonObject(req.rawBody);
+      onlyKeys(body, ['partner']);
+      if (body.partner === undefined) {
+        rt.reset();
+        return ok({ reset: 'all' }, 200, 'Everything reset');
+      }
+      if (typeof body.partner !== 'string' || body.partner === '') throw badRequest('partner must be an API key the emulator serves');
+      // The key is never echoed: it is a credential.
+      if (!rt.reset(body.partner)) throw notFound('no partner with that API key (the emulator serves the keys it was started with)');
+      return ok({ reset: 'partner' }, 200, 'Partner reset');
+    }
+    case 'GET /faults':
+      return ok(rt.faultRules.list());
+    case 'POST /faults': {
+      const input = faultInputOf(parseJsonObject(req.rawBody));
+      try {
+        return ok(rt.faultRules.add(input, ROUTES), 201);
+      } catch (err) {
+        if (err instanceof RangeError) throw badRequest(err.message);
+        throw err;
+      }
+    }
+    case 'DELETE /faults':
+      return ok({ cleared: rt.faultRules.clear() }, 200, 'Fault rules cleared');
+    case 'GET /state':
+      return { status: 200, json: rt.exportDocument(), headers: { 'content-type': STATE_CONTENT_TYPE } };
+    case 'PUT /state': {
+      let decoded: DecodedState;
+      try {
+        decoded = decodeDocument(Buffer.from(req.rawBody, 'utf8'), { allowCutShort: false, what: 'the state' });
+      } catch (err) {
+        if (err instanceof StateFormatError) throw badRequest(err.message);
+        throw err;
+      }
+      rt.install(decoded);
+      return ok(rt.summary(), 200, 'State imported');
+    }
+    default:
+      throw notFound(`No control route for ${req.method} ${CONTROL_PATH}${req.path}`);
+  }
+}
+
+/** The body limit of a control request, known before its body is read. */
+export function bodyLimitFor(method: string, path: string): number {
+  return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : CONTROL_BODY_LIMIT;
+}
+
+function advanceOf(body: Record<string, unknown>): number {
+  onlyKeys(body, ['advance', 'advance_ms']);
+  let ms: number | string;
+  if (typeof body.advance === 'string' && body.advance_ms === undefined) ms = parseDuration(body.advance);
+  else if (typeof body.advance_ms === 'number' && body.advance === undefined) {
+    ms = Number.isInteger(body.advance_ms) && body.advance_ms >= 0 && body.advance_ms <= MAX_ADVANCE_MS ? body.advance_ms : 'advance_ms must be a whole number of milliseconds, at most a year';
+  } else {
+    ms = 'send {"advance": "31m"} (a duration) or {"advance_ms": 1860000}';
+  }
+  if (typeof ms === 'string') throw badRequest(ms);
+  return ms;
+}
+
+/** The wire's snake_case rule as the code's FaultInput; refuses unknown fields (a typo would silently do nothing). */
+function faultInputOf(body: Record<string, unknown>): FaultInput {
+  onlyKeys(body, ['route', 'next', 'status', 'drop_after_commit', 'latency_ms', 'webhook', 'event_type']);
+  const input: Record<string, unknown> = {};
+  const copy = (from: string, to: string) => {
+    if (body[from] !== undefined) input[to] = body[from];
+  };
+  copy('route', 'route');
+  copy('next', 'next');
+  copy('status', 'status');
+  copy('drop_after_commit', 'dropAfterCommit');
+  copy('latency_ms', 'latencyMs');
+  copy('webhook', 'webhook');
+  copy('event_type', 'eventType');
+  if (input.webhook !== undefined && input.webhook !== true) throw badRequest('webhook must be true (or absent for a route fault)');
+  return input as FaultInput;
+}
+
+function onlyKeys(body: Record<string, unknown>, allowed: string[]): void {
+  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) throw badRequest(`unknown field ${unknown[0]!.slice(0, 40)}; this route takes ${allowed.join(', ')}`);
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}

@@ -1,0 +1,140 @@
+// `offramp emulator --state FILE`, the built binary, stopped and started again: after
+// SIGTERM (a clean stop) and after SIGKILL (no stop at all, once the file has caught up),
+// a transaction, its history, an idempotency replay and a failed delivery all come back.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { eventually, webhookReceiver } from './helpers.js';
+
+const KEY = 'sk_test_restart_partner';
+const children = new Set<ChildProcess>();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+type Running = { child: ChildProcess; url: string; origin: string; stderr: () => string; exited: Promise<number | null> };
+
+function start(args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--api-key', KEY, ...args], {
+    env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, NO_COLOR: '1', HOME: tmpdir() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('\n')) {
+        const url = out.trim();
+        resolve({ child, url, origin: new URL(url).origin, stderr: () => stderr, exited });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`emulator exited ${code}: ${stderr}`)));
+  });
+}
+
+async function call(emu: Running, method: string, path: string, body?: unknown, idempotencyKey?: string) {
+  const headers: Record<string, string> = { 'x-api-key': KEY };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  const res = await fetch(emu.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, text, headers: res.headers, body: JSON.parse(text) };
+}
+
+/** What the first run leaves: a transaction part-way, its key, a delivery that failed. */
+async function firstRun(emu: Running) {
+  const create = { fiat_amount: '25000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: `restart-${Date.now()}` };
+  const created = await call(emu, 'POST', '/transactions', create, 'restart-key-1');
+  expect(created.status).toBe(201);
+  const id = created.body.data.id as string;
+  expect((await call(emu, 'POST', '/sandbox/simulate', { transaction_id: id, event: 'deposit.detected' })).status).toBe(200);
+  // No --webhook-url in this run: each event's delivery fails at once, and stays failed.
+  const events = await eventually(async () => {
+    const list = (await call(emu, 'GET', `/webhooks/events?transaction_id=${id}`)).body.data.data as { delivery_status: string }[];
+    expect(list.map((e) => e.delivery_status)).toEqual(['failed', 'failed']);
+    return list;
+  });
+  const history = (await call(emu, 'GET', `/transactions/${id}/status-history`)).text;
+  return { create, created, id, events, history };
+}
+
+async function expectBack(emu: Running, before: Awaited<ReturnType<typeof firstRun>>) {
+  expect((await call(emu, 'GET', `/transactions/${before.id}`)).body.data).toMatchObject({ id: before.id, status: 'deposit_confirming', deposit_status: 'detected' });
+  expect((await call(emu, 'GET', `/transactions/${before.id}/status-history`)).text).toBe(before.history);
+  const replay = await call(emu, 'POST', '/transactions', before.create, 'restart-key-1');
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.text).toBe(before.created.text);
+  const events = (await call(emu, 'GET', `/webhooks/events?transaction_id=${before.id}`)).body.data.data;
+  expect(events).toEqual(before.events);
+  expect(events[0]).toMatchObject({ event_type: 'transaction.created', delivery_status: 'failed', attempts: 1, last_error: expect.stringMatching(/no webhook endpoint/) });
+  return events as { event_id: string }[];
+}
+
+describe('offramp emulator --state, restarted', () => {
+  it('after SIGTERM everything comes back, and a failed delivery replays to the endpoint of the new run', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'offramp-restart-')), 'emulator.state');
+    const first = await start(['--state', file]);
+    const before = await firstRun(first);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.stderr()).toContain(`state written to ${file}`);
+
+    const hooks = await webhookReceiver();
+    cleanups.push(hooks.close);
+    const second = await start(['--state', file, '--webhook-url', hooks.url]);
+    await eventually(() => expect(second.stderr()).toMatch(/state: .* \(1 transactions, 2 events\)/));
+    const events = await expectBack(second, before);
+    // The event kept its snapshot: the replay delivers it whole, under the same id.
+    expect((await call(second, 'POST', `/webhooks/events/${events[0]!.event_id}/replay`)).status).toBe(200);
+    await eventually(() => expect(hooks.deliveries).toHaveLength(1));
+    expect(hooks.deliveries[0]!.body).toMatchObject({ id: events[0]!.event_id, type: 'transaction.created', data: { id: before.id, status: 'awaiting_deposit' } });
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('after SIGKILL, once the file has caught up, everything comes back too', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'offramp-restart-')), 'emulator.state');
+    const first = await start(['--state', file]);
+    const before = await firstRun(first);
+    // The file is at most a second behind; health says when it has caught up.
+    await eventually(async () => {
+      const health = (await (await fetch(`${first.origin}/__emulator/health`)).json()) as { data: { state_file: { up_to_date: boolean } } };
+      expect(health.data.state_file.up_to_date).toBe(true);
+    }, 5000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await start(['--state', file]);
+    await expectBack(second, before);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('refuses a damaged file with one line and exit 2, and loads nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-restart-'));
+    const file = join(dir, 'emulator.state');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, '{"k":"header","format":"offramp-emulator-state","format_version":1,"offramp_version":"0.0.0","written_at":"x"}\n', { mode: 0o600 });
+    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--state', file], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, NO_COLOR: '1' } });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^error: STATE_FILE: state file .*emulator\.state was written by offramp 0\.0\.0 .*\nhint: nothing was loaded/);
+  });
+});
