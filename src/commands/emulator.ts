@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { IO } from '../lib/io.js';
-import { CliError, EXIT, UsageError } from '../lib/errors.js';
+import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
 import { describeChaos, parseChaos } from '../emulator/chaos.js';
@@ -45,7 +45,7 @@ export type EmulatorCommandContext = {
   signal?: AbortSignal;
 };
 
-export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<void> {
+export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<number> {
   const { io } = ctx;
   const settings = parseOptions(opts, ctx.env);
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
@@ -79,12 +79,13 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   io.addSecret(emulator.webhookSecret);
   // Listening for the stop before anything announces the emulator: a CI script may signal
   // it the moment the ready file appears.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
+  // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
+  const stopped = new Promise<NodeJS.Signals | undefined>((resolve) => {
+    const stop = (signal?: NodeJS.Signals | Event) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       ctx.signal?.removeEventListener('abort', stop);
-      resolve();
+      resolve(typeof signal === 'string' ? signal : undefined);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -120,12 +121,13 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   if (readyFile) io.err(`ready: base URL written to ${readyFile}`);
   io.err('press Ctrl-C to stop');
 
-  await stopped;
+  const signal = await stopped;
   io.err('stopping emulator');
   await emulator.close();
   if (readyFile) await rm(readyFile, { force: true }).catch(() => undefined);
   if (settings.statePath) io.err(`state written to ${settings.statePath}`);
   io.err('emulator stopped');
+  return signal ? exitCodeForSignal(signal) : 0;
 }
 
 /** Written aside and renamed: a reader never sees half a URL. */

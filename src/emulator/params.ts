@@ -20,7 +20,27 @@ export function parseJsonObject(raw: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest('request body must be a JSON object');
   }
+  if (depthOver(value, MAX_BODY_DEPTH)) throw badRequest(`request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
   return value as Record<string, unknown>;
+}
+
+/**
+ * The partner API's bodies are flat; a body nested deeper than this is refused, since
+ * comparing it with an earlier request of the same Idempotency-Key (key order aside)
+ * would otherwise recurse past the stack (docs/emulator.md, "Wire").
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep; iterative. */
+function depthOver(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** Validates a parsed body with a shared request schema. */

@@ -69,7 +69,7 @@ describe('--ready-file', () => {
     expect(res.status).toBe(200);
     expect(emu.stdout()).toBe(url);
     emu.child.kill('SIGTERM');
-    expect(await emu.exited).toBe(0);
+    expect(await emu.exited).toBe(143);
     expect(existsSync(file)).toBe(false);
   });
 

@@ -7,6 +7,18 @@ import { closeAll, createTx, directBody, expectError, expectOk, idemKey, simulat
 afterEach(closeAll);
 
 describe('Idempotency-Key', () => {
+  it('a body nested past any real request is a 400, first time and replayed (never a 500 comparing the two)', async () => {
+    const api = await startApi();
+    const key = idemKey();
+    let nested = '{"x":1}';
+    for (let i = 0; i < 10_000; i++) nested = `{"a":${nested}}`;
+    const text = `{"fiat_amount":"5000","crypto_currency":"usdt","network":"bep20","merchant_reference":"deep-1","extra":${nested}}`;
+    for (const raw of [text, text.replace('{"fiat', '{ "fiat')]) {
+      const reply = await api.post('/transactions', undefined, { raw, idempotencyKey: key });
+      expectError(reply, 400, 'BAD_REQUEST', /nested more than 32 levels deep/);
+    }
+  });
+
   it('is required on create and on cancel (400 naming the header)', async () => {
     const api = await startApi();
     expectError(await api.post('/transactions', directBody()), 400, 'BAD_REQUEST', /Idempotency-Key header is required/);

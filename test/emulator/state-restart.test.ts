@@ -87,7 +87,7 @@ describe('offramp emulator --state, restarted', () => {
     const first = await start(['--state', file]);
     const before = await firstRun(first);
     first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
+    expect(await first.exited).toBe(143);
     expect(first.stderr()).toContain(`state written to ${file}`);
 
     const hooks = await webhookReceiver();
@@ -100,7 +100,7 @@ describe('offramp emulator --state, restarted', () => {
     await eventually(() => expect(hooks.deliveries).toHaveLength(1));
     expect(hooks.deliveries[0]!.body).toMatchObject({ id: events[0]!.event_id, type: 'transaction.created', data: { id: before.id, status: 'awaiting_deposit' } });
     second.child.kill('SIGINT');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited).toBe(130);
   });
 
   it('after SIGKILL, once the file has caught up, everything comes back too', async () => {
@@ -118,7 +118,7 @@ describe('offramp emulator --state, restarted', () => {
     const second = await start(['--state', file]);
     await expectBack(second, before);
     second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited).toBe(143);
   });
 
   it('refuses a damaged file with one line and exit 2, and loads nothing', async () => {
