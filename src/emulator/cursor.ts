@@ -1,4 +1,4 @@
-// Opaque page cursors (partner-api.md: "opaque value taken from a previous next_cursor;
+// Opaque page cursors (the spec: "opaque value taken from a previous next_cursor;
 // never built by the caller"). A cursor is base64url JSON of the last returned item's sort
 // key, tagged with the list it belongs to. Keying on the item rather than an offset keeps
 // pages stable while records are inserted: new transactions sort before a "newest first"

@@ -1,5 +1,5 @@
 // The wire vocabulary of every answer: the success wrapper, the error envelope, and the
-// error type handlers throw to produce one (partner-api.md, "Response wrapper" and
+// error type handlers throw to produce one (the spec, "Response wrapper" and
 // "Error envelope"). Codes for the statuses the spec leaves unlabelled (401, 403, 429,
 // 500, 503) follow the table in cli-contract's client, which relies on them.
 

@@ -1,5 +1,5 @@
 // Idempotency-Key handling for POST /transactions and POST /transactions/{id}/cancel.
-// partner-api.md says the header is always sent "for safe retries" and that reusing a key
+// the spec says the header is always sent "for safe retries" and that reusing a key
 // "retries the same cancellation intent"; retention and bounds are "not shown". Choices:
 // - required on both routes (missing → 400 naming the header); 1-255 visible ASCII chars;
 // - scoped per partner (each partner has its own cache) and per route pattern, so one key

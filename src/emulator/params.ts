@@ -72,7 +72,7 @@ export function requireUuid(name: string, value: string): string {
   return value.toLowerCase();
 }
 
-/** `limit`: 1 to 100 (partner-api.md, Limits); the default is per list and documented. */
+/** `limit`: 1 to 100 (the spec, Limits); the default is per list and documented. */
 export function parseLimit(query: Query, fallback: number): number {
   const raw = query.get('limit');
   if (raw === undefined || raw === '') return fallback;

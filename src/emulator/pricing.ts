@@ -1,6 +1,6 @@
 // Prices and pairs: which token/network pairs a mode accepts, the market rate and the
 // spread that makes the executable rate, and how amounts are derived and rounded. Every
-// number here is a "not shown" of partner-api.md; docs/emulator.md lists them.
+// number here is a "not shown" of the spec; docs/emulator.md lists them.
 import { Decimal } from '../lib/money.js';
 import { badRequest } from './envelope.js';
 import type { Mode } from './types.js';
@@ -19,7 +19,7 @@ export const DERIVED_TOKEN_PLACES = 6;
 const MAX_TOKEN_PLACES = 18;
 const MAX_INTEGER_DIGITS = 15;
 
-/** partner-api.md, Limits: sandbox pair is usdt on bep20 only. */
+/** the spec, Limits: sandbox pair is usdt on bep20 only. */
 export const STAGING_PAIRS: Record<string, readonly string[]> = { usdt: ['bep20'] };
 /** Production mode accepts a small set of common stablecoin pairs (the spec names none). */
 export const PRODUCTION_PAIRS: Record<string, readonly string[]> = {

@@ -1,4 +1,4 @@
-// POST /quotes (partner-api.md): exactly one of crypto_amount and fiat_amount; valid 120 s.
+// POST /quotes (the spec): exactly one of crypto_amount and fiat_amount; valid 120 s.
 // Choices where the spec is silent:
 // - neither amount → 400 (same wording as the both-amounts case);
 // - `amount` echoes the amount the partner priced, normalised: NGN with 2 decimals for a

@@ -1,5 +1,5 @@
 // Per-key rate limit: a token bucket holding one second of requests, refilled continuously.
-// partner-api.md: "staging is relaxed, production is enforced", numbers "not shown"; our
+// the spec: "staging is relaxed, production is enforced", numbers "not shown"; our
 // defaults are 1,000 requests/s per key in staging mode and 100/s in production mode, 0
 // turns the limit off. A refused request gets 429 RATE_LIMITED with Retry-After in whole
 // seconds (at least 1). The bucket runs on real time, not the business clock (see clock.ts).

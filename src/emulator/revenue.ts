@@ -1,6 +1,6 @@
 // The revenue ledger: one row per completed transaction, read by GET /revenue in pages
 // ordered by (ts, transaction_id), with an optional summary of the whole window.
-// partner-api.md gives the row and page shapes, inclusive from/to and the 90-day rule;
+// the spec gives the row and page shapes, inclusive from/to and the 90-day rule;
 // the fee rates, default page size, filter names and seeding are our choices
 // (docs/emulator.md):
 // - platform_fee = 1% of the NGN amount, share = 25% of platform_fee, each rounded

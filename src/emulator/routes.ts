@@ -1,4 +1,4 @@
-// The endpoints of partner-api.md as data: method, path under the base path, and a handler
+// The endpoints of the spec as data: method, path under the base path, and a handler
 // that turns a validated request into an answer. HTTP concerns (auth, rate limit, faults,
 // latency, logging, writing the answer) live in server.ts.
 //

@@ -1,5 +1,5 @@
 // POST /sandbox/simulate: drives one lifecycle event through the same machinery as normal
-// processing (partner-api.md): the lifecycle table decides whether the event is valid
+// processing (the spec): the lifecycle table decides whether the event is valid
 // (refusal → 409), its steps write the history, and the event's webhook is recorded.
 //
 // Deposit record (values "not shown"; our choice):
@@ -30,7 +30,7 @@ import { applySteps, findTransaction, snapshot } from './transactions.js';
 
 const DEFAULT_REQUIRED_CONFIRMATIONS = 12;
 
-/** partner-api.md: the route exists only outside production; production hard-rejects it. */
+/** the spec: the route exists only outside production; production hard-rejects it. */
 export function refuseInProduction(rt: Runtime): void {
   if (rt.config.mode === 'production') {
     throw new ApiProblem('FORBIDDEN', 'simulation is disabled in production (the emulator runs with --mode production)');

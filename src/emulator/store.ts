@@ -1,6 +1,6 @@
 // Partner-scoped state. Each API key is its own partner with its own transactions, quotes,
 // events, ledger and idempotency keys; nothing is shared, so another partner's id is simply
-// not found (404), as partner-api.md requires ("A partner cannot read another partner's
+// not found (404), as the spec requires ("A partner cannot read another partner's
 // records"). The shapes of the records live here; the modules named after them own the
 // behaviour.
 import { createHash } from 'node:crypto';

@@ -3,7 +3,7 @@
 // in src/lib/lifecycle.ts (the one state machine); this module only applies its steps,
 // writing one history row per step.
 //
-// Choices where partner-api.md is silent (all listed in docs/emulator.md):
+// Choices where the spec is silent (all listed in docs/emulator.md):
 // - an unknown quote_id is a 400 ("quote_id ... not found"): it is a body field, not the
 //   resource in the path; an expired one is a 400 saying it expired;
 // - in quote mode `network` and `crypto_currency` are optional but, when sent, must match
@@ -32,7 +32,7 @@ import { checkAmount, checkPair, fiatFor, formatFiat, formatToken, tokensFor } f
 import type { Runtime } from './runtime.js';
 import type { PartnerState, TxRecord } from './store.js';
 
-/** partner-api.md: the deposit deadline is 30 minutes after creation. */
+/** the spec: the deposit deadline is 30 minutes after creation. */
 export const DEPOSIT_WINDOW_MS = 30 * 60_000;
 export const DEFAULT_TRANSACTIONS_LIMIT = 20;
 const MAX_REFERENCE_LENGTH = 128;
@@ -42,7 +42,7 @@ const DIRECT_MODE = Object.freeze({ mode: 'direct' });
 
 type Pricing = { token: string; network: string; rate: string; amount: string; crypto_amount: string; quote_id: string | null };
 
-/** The partner never sends these (partner-api.md, create rule 2). */
+/** The partner never sends these (the spec, create rule 2). */
 export function refuseServiceFields(json: Record<string, unknown>): void {
   for (const field of ['rate', 'crypto_amount'] as const) {
     if (field in json) throw badRequest(`${field} is set by the service; do not send it (send fiat_amount, or a quote_id)`);
@@ -141,7 +141,7 @@ function priceDirect(rt: Runtime, body: CreateTransactionRequest): Pricing {
   if (missing.length > 0) throw badRequest(`direct mode needs fiat_amount, crypto_currency and network; missing ${missing.join(', ')}`);
   const { token, network } = checkPair(rt.config.mode, body.crypto_currency!, body.network!);
   const fiat = checkAmount('fiat_amount', body.fiat_amount!, 'fiat');
-  // Direct mode uses the latest market rate at creation (partner-api.md, create rule 2).
+  // Direct mode uses the latest market rate at creation (the spec, create rule 2).
   const rate = rt.config.rates.adjusted;
   return {
     token,

@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { parseUuid } from '../input.js';
 import { OUTCOMES, type Outcome } from './walk.js';
 
-/** Transaction ids are uuids (partner-api.md); anything else would only earn a 400 or 404. */
+/** Transaction ids are uuids (the spec); anything else would only earn a 400 or 404. */
 export function checkTransactionId(value: string): string {
   return parseUuid(value, 'TX_ID');
 }

@@ -41,7 +41,7 @@ const pass = (detail: string) => ({ status: 'pass' as const, detail });
 const fail = (detail: string) => ({ status: 'fail' as const, detail });
 const skip = (detail: string) => ({ status: 'skip' as const, detail });
 
-/** `<scope>:<word>` (partner-api.md, "Status history entry"): lower-case words, `_` allowed. */
+/** `<scope>:<word>` (the spec, "Status history entry"): lower-case words, `_` allowed. */
 export const REASON_FORM = /^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$/;
 
 export const statusOrder: Invariant = {

@@ -2,7 +2,7 @@
 // transaction after every step. `simulate walk`, `smoke` and `demo` all run it; each
 // renders the steps its own way (see timeline.ts).
 //
-// Which events lead to which outcome is our choice (partner-api.md only names the events):
+// Which events lead to which outcome is our choice (the spec only names the events):
 //   completed  deposit.detected, deposit.confirmed, transaction.completed (+ payout.settled)
 //   failed     deposit.detected, deposit.confirmed, transaction.failed
 //   refunded   as failed, then transaction.refunded
@@ -213,5 +213,5 @@ function validHint(status: string): string {
 /**
  * Creates the walk's transaction. When the create gets no answer (timeout, dropped
  * connection, 5xx after retries) it may still have happened: look the reference up
- * rather than create a second one (cli-contract.md, "tx create").
+ * rather than create a second one (the CLI contract (README), "tx create").
  */
