@@ -22,7 +22,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
   let exitCode: ExitCode = EXIT.ok;
 
   const runtime: Runtime = {
-    async run(cmd, load, args) {
+    async run(cmd, invoke) {
       const opts = cmd.optsWithGlobals();
       globals = toGlobals(opts, cmd.getOptionValueSourceWithGlobals('timeout') === 'cli');
       if (opts.json && typeof opts.output === 'string' && opts.output !== 'json') {
@@ -39,8 +39,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
         ...(streams.sleep ? { sleep: streams.sleep } : {}),
         ...(streams.backoffBaseMs !== undefined ? { backoffBaseMs: streams.backoffBaseMs } : {}),
       });
-      const mod = await load();
-      const code = await mod.run({ ...cmd.opts(), ...args }, ctx);
+      const code = await invoke(ctx);
       if (typeof code === 'number') exitCode = code as ExitCode;
     },
   };

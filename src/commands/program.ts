@@ -1,18 +1,24 @@
 // The `offramp` program: global flags plus the command tree. Built by `main` to run a
 // command, and by `completion` to describe itself to a shell.
-import { Command, InvalidArgumentError, Option, type OutputConfiguration } from 'commander';
+import { Command, InvalidArgumentError, Option, type OutputConfiguration } from '@commander-js/extra-typings';
 import { VERSION_TEXT } from '../version.js';
 import { registerCommands, type Runtime } from './tree.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson', 'xlsx'];
+export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'ndjson', 'xlsx'] as const;
 
 /**
  * The program with its whole command tree, or, given the command line, only the branch
  * the line runs (see registerCommands).
  */
-export function createProgram(runtime: Runtime, output: OutputConfiguration = {}, argv?: readonly string[]): Command {
-  const program = new Command('offramp');
-  program
+export function createProgram(runtime: Runtime, output: OutputConfiguration = {}, argv?: readonly string[]): Program {
+  const program = globalOptions(new Command('offramp')).showSuggestionAfterError(true).exitOverride().configureOutput(output);
+  registerCommands(program, runtime, argv && commandWord(program, argv));
+  return program;
+}
+
+/** The program's own flags, which every command sees; their types are the commands' globals. */
+function globalOptions(program: Command) {
+  return program
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
     .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
     .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
@@ -28,20 +34,18 @@ export function createProgram(runtime: Runtime, output: OutputConfiguration = {}
     .option('-y, --yes', 'skip confirmations')
     .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
     .option('--no-color', 'no colour (also NO_COLOR)')
-    .option('--wide', 'tables show every column whole, even wider than the terminal')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput(output);
-  registerCommands(program, runtime, argv && commandWord(program, argv));
-  return program;
+    .option('--wide', 'tables show every column whole, even wider than the terminal');
 }
+
+/** The program, typed with its global flags. */
+export type Program = ReturnType<typeof globalOptions>;
 
 /**
  * The first word of argv that is not a global option or an option's value: the top-level
  * command it names, if any. An option the program does not know (a typo, combined short
  * flags) stops the search: the whole tree is then registered and commander reports it.
  */
-export function commandWord(program: Command, argv: readonly string[]): string | undefined {
+export function commandWord(program: Program, argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (!word.startsWith('-') || word === '-') return word;

@@ -1,14 +1,42 @@
 // The command tree: every command's name, arguments, flags, help and examples, and the
 // module that runs it (loaded only when it runs). Reading this file is reading
 // `offramp --help`; the shell completions are generated from the same tree.
-import { Argument, type Command, Option } from 'commander';
+//
+// Each command's options are typed from its flags (@commander-js/extra-typings infers them
+// from the .option() calls): `action` checks at compile time that the flags, the named
+// positional arguments and the adopted global options have exactly the keys the module's
+// `run` takes, and types a module's `run` accepts, so a renamed flag is a compile error.
+import { Argument, Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { SIMULATOR_EVENTS, TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import type { Context } from '../lib/context.js';
+import type { Program } from './program.js';
 
-export type RunModule = { run(opts: any, ctx: Context): Promise<number | void> };
+/** A command's module: its logic, given its options and the context. */
+export type RunModule<O> = { run: (opts: O, ctx: Context) => Promise<number | void> };
+
+/** Runs a command with a context built for it (src/cli.ts); `invoke` calls the module. */
 export type Runtime = {
-  run(cmd: Command, load: () => Promise<RunModule>, args: Record<string, unknown>): Promise<void>;
+  run(cmd: Command<unknown[], OptionValues, OptionValues>, invoke: (ctx: Context) => Promise<number | void>): Promise<void>;
 };
+
+/** The position of `V` in the tuple `T`. */
+type IndexOf<T extends readonly unknown[], V, Seen extends unknown[] = []> = T extends readonly [infer H, ...infer R]
+  ? H extends V
+    ? Seen['length']
+    : IndexOf<R, V, [...Seen, H]>
+  : never;
+
+/** Positional arguments by the names given for them, typed as commander parses them. */
+type Positional<N extends readonly string[], A extends unknown[]> = { [K in N[number]]: A[IndexOf<N, K>] };
+
+/** What a module is handed: the command's options, its named arguments, the adopted globals. */
+type Given<A extends unknown[], O, G, N extends readonly string[], K extends readonly (keyof G)[]> = O & Positional<N, A> & Pick<G, K[number]>;
+
+/** Whether two types have the same keys (a renamed flag, or a renamed field, breaks it). */
+type SameKeys<X, Y> = [Exclude<keyof X, keyof Y>, Exclude<keyof Y, keyof X>] extends [never, never] ? true : false;
+
+/** One argument more (of type never) is asked for when the keys differ: a compile error at the call. */
+type MustMatch<X, Y> = [X] extends [Y] ? (SameKeys<X, Y> extends true ? [] : [flags_and_options_differ: never]) : [flags_do_not_fit_options: never];
 
 const OUTCOMES = ['completed', 'failed', 'expired', 'refunded'];
 
@@ -38,21 +66,36 @@ export const TOP_LEVEL_COMMANDS = [
  * a measurable part of every start (BENCHMARKS.md). Anything else (no command, an
  * unknown one) gets the whole tree, for the program's help and commander's suggestions.
  */
-export function registerCommands(program: Command, runtime: Runtime, only?: string): void {
+export function registerCommands(program: Program, runtime: Runtime, only?: string): void {
   const branch = TOP_LEVEL_COMMANDS.find((name) => name === only);
   const wanted = (name: (typeof TOP_LEVEL_COMMANDS)[number]) => branch === undefined || branch === name;
   /**
    * Wires a command to its module; positional arguments are passed by name, and so are the
-   * global options in `globals` that the command reads as its own.
+   * options of the program or a parent command (`globals`) that the command reads as its own.
    */
-  const action = (cmd: Command, load: () => Promise<RunModule>, names: string[] = [], globals: string[] = []) =>
-    cmd.action(async (...args: unknown[]) => {
-      const self = args[args.length - 1] as Command;
-      const all = self.optsWithGlobals();
-      const positional = Object.fromEntries([...names.map((name, i) => [name, args[i]]), ...globals.map((name) => [name, all[name]])]);
-      await runtime.run(self, load, positional);
+  const action = <
+    A extends unknown[],
+    O extends OptionValues,
+    G extends OptionValues,
+    const N extends readonly string[] = [],
+    const K extends readonly (keyof G & string)[] = [],
+    P = Given<A, O, G, N, K>,
+  >(
+    cmd: Command<A, O, G>,
+    load: () => Promise<RunModule<P>>,
+    names: N = [] as unknown as N,
+    globals: K = [] as unknown as K,
+    ..._check: MustMatch<Given<A, O, G, N, K>, P>
+  ) =>
+    cmd.action(async (...args) => {
+      const self = args[args.length - 1] as Command<A, O, G>;
+      const all = self.optsWithGlobals() as Record<string, unknown>;
+      const named = Object.fromEntries([...names.map((name, i) => [name, args[i]]), ...globals.map((name) => [name, all[name]])]);
+      // Given<> by construction: the options, then each name with its position's value.
+      const opts = { ...self.opts(), ...named } as unknown as P;
+      await runtime.run(self as unknown as Command<unknown[], OptionValues, OptionValues>, async (ctx) => (await load()).run(opts, ctx));
     });
-  const examples = (cmd: Command, lines: string[]) =>
+  const examples = <C extends { addHelpText(position: 'after', text: string): unknown }>(cmd: C, lines: string[]) =>
     cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 
   // ------------------------------------------------------------------ transactions

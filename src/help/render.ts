@@ -1,6 +1,6 @@
 // Build step: renders the help snapshot (see snapshot.ts) through commander itself, from
 // the same command tree `offramp` runs, so the two cannot disagree.
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { createProgram } from '../commands/program.js';
 import { DEFAULT_HELP_WIDTH, type HelpSnapshot } from './snapshot.js';
 

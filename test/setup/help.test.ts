@@ -1,6 +1,6 @@
 // Every command's --help: a summary, its flags, and real examples (issue 7).
 import { describe, expect, it } from 'vitest';
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { createProgram } from '../../src/commands/program.js';
 import { runMain } from '../helpers/main.js';
 

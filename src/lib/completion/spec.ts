@@ -2,7 +2,7 @@
 // scripts cannot drift from the commands: for every command path, its subcommands, its
 // flags (and which take a value, with the values when they are a closed list), and what
 // its positional arguments accept.
-import type { Command, Option } from 'commander';
+import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { SIMULATOR_EVENTS } from '../vocabulary.js';
 
 /** A value list: fixed words, or a dynamic source resolved by the script at completion time. */
