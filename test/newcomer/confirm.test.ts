@@ -21,8 +21,9 @@ const created = async (ref: string) => (await fetch(`${emu.emulator.url}/transac
 
 describe('confirmation on a production profile', { timeout: 30_000 }, () => {
   it('names amount, token and network; No ends with exit 0 and nothing sent', async () => {
-    const s = runInPty(['tx', 'create', '--fiat-amount', '150000', '--token', 'usdt', '--network', 'bep20', '--ref', 'prod-1'], env);
-    await s.waitFor('create transaction prod-1: 150000 NGN paid out for usdt on bep20 on PRODUCTION (profile live)?');
+    const s = runInPty(['tx', 'create', '--fiat-amount', '150000', '--token', 'usdt', '--network', 'bep20', '--ref', 'prod-1'], env, 20_000, 80);
+    // At 80 columns the question wraps: matched across line breaks.
+    await s.waitFor(/create transaction prod-1: 150000 NGN paid out for usdt on bep20 on\s+PRODUCTION\s+\(profile live\)\?/);
     s.type(`n${KEYS.enter}`);
     const r = await s.done;
     expect(r.code).toBe(0);
@@ -32,8 +33,8 @@ describe('confirmation on a production profile', { timeout: 30_000 }, () => {
   });
 
   it('Ctrl-C at the prompt is an interruption: 130, nothing sent', async () => {
-    const s = runInPty(['tx', 'create', '--fiat-amount', '150000', '--token', 'usdt', '--network', 'bep20', '--ref', 'prod-2'], env);
-    await s.waitFor('on PRODUCTION (profile live)?');
+    const s = runInPty(['tx', 'create', '--fiat-amount', '150000', '--token', 'usdt', '--network', 'bep20', '--ref', 'prod-2'], env, 20_000, 80);
+    await s.waitFor(/PRODUCTION\s+\(profile live\)\?/);
     s.type(KEYS.ctrlC);
     const r = await s.done;
     expect(r.code).toBe(130);

@@ -24,7 +24,7 @@ describe('missing ids', { timeout: 30_000 }, () => {
     [['webhooks', 'get'], 'Webhook event id', () => eventId, /transaction\.created/],
     [['tx', 'cancel'], 'Transaction id to cancel', () => txId, /cancelled/],
   ])('%s asks for it on a terminal', async (args, question, id, shows) => {
-    const s = runInPty(args, emu.env);
+    const s = runInPty(args, emu.env, 20_000, 80);
     await s.waitFor(question);
     s.type(`${id()}${KEYS.enter}`);
     if (args[1] === 'cancel') {

@@ -35,7 +35,7 @@ describe('profile add', () => {
   it('asks on a terminal before replacing; No keeps the old one', { timeout: 20_000 }, async () => {
     const home = tempHome();
     expect((await runCli(['profile', 'add', 'dev', '--env', 'local', '--base-url', 'http://127.0.0.1:5000/api/v1/partner'], { env: home.env })).code).toBe(0);
-    const s = runInPty(['profile', 'add', 'dev', '--env', 'local'], home.env);
+    const s = runInPty(['profile', 'add', 'dev', '--env', 'local'], home.env, 20_000, 80);
     await s.waitFor('Replace profile "dev" (local, http://127.0.0.1:5000/api/v1/partner)?');
     s.type(`n${KEYS.enter}`);
     expect((await s.done).code).toBe(0);
