@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -157,6 +157,7 @@ _offramp() {
     'revenue export:--network') return 0 ;;
     'revenue export:--out') COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'revenue export:--concurrency') return 0 ;;
+    'revenue export:--manifest') return 0 ;;
     'revenue summary:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'revenue summary:--api-key') return 0 ;;
     'revenue summary:--base-url') return 0 ;;
@@ -458,7 +459,7 @@ _offramp() {
       'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --until --interval -h --help' -- "$cur")) ;;
       'revenue') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network --out --summary --concurrency -h --help' -- "$cur")) ;;
+      'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
       'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network -h --help' -- "$cur")) ;;
       'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to -h --help' -- "$cur")) ;;
       'webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;

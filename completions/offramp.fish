@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -274,7 +274,11 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token 
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l network -d 'only rows of this network' -r
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l out -d 'write to this file (atomically) instead of stdout' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l summary -d 'check row count and summed share against the service'\''s summary (exit 8 on mismatch)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l concurrency -d 'slices fetched at once' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l concurrency -d 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l raw-cells -d 'CSV: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l excel -d 'CSV: start with a UTF-8 byte order mark, for Excel'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l manifest -d 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l resume -d 'continue an interrupted export to --out from its checkpoint (and keep one if this run stops)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'

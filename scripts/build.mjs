@@ -45,6 +45,9 @@ try {
     legalComments: 'none',
     define: { __OFFRAMP_VERSION__: JSON.stringify(pkg.version) },
     chunkNames: 'chunks/[name]-[hash]',
+    // unzipper (exceljs's reader, never called here) requires the AWS SDK only inside its
+    // open-from-S3 helper: left as a plain require, never bundled and never run.
+    external: ['@aws-sdk/client-s3'],
     logLevel: 'warning',
     // A read of an export a module does not have is an error, not a warning that leaves
     // undefined in its place.
@@ -112,6 +115,31 @@ function writeManifest(metafile) {
 }
 
 /**
+ * A package that ships no licence file: the licence section of its README, else the
+ * standard text of the licence its package.json declares, with the author named there.
+ * A package with neither fails the build: what cannot be credited must not be shipped.
+ */
+function licenceWithoutFile(dir, pkg) {
+  const readme = readdirSync(dir).find((f) => /^readme/i.test(f));
+  const section = readme && /^#+\s*licen[cs]e\b[^\n]*\n([\s\S]*?)(?=^#+\s|(?![\s\S]))/im.exec(readFileSync(`${dir}/${readme}`, 'utf8'));
+  if (section && /permission|licen[cs]ed|copyright/i.test(section[1])) return `(from the package's README)\n\n${section[1].trim()}`;
+  const author = typeof pkg.author === 'string' ? pkg.author : pkg.author?.name;
+  const holder = `Copyright (c) ${author ?? `the authors of ${pkg.name}`}`;
+  const standard = standardLicence(pkg.license);
+  if (!standard) throw new Error(`${pkg.name} ${pkg.version} ships no licence and declares none the build knows (${pkg.license}); it cannot be bundled`);
+  return `(the package declares ${pkg.license} and ships its text nowhere; the standard ${pkg.license} text follows)\n\n${holder}\n\n${standard}`;
+}
+
+/** The standard text of the licences packages here declare without shipping it (hoisted: the build runs above). */
+function standardLicence(id) {
+  const texts = {
+  ISC: 'Permission to use, copy, modify, and/or distribute this software for any purpose with or without fee is hereby granted, provided that the above copyright notice and this permission notice appear in all copies.\n\nTHE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.',
+  MIT: 'Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions:\n\nThe above copyright notice and this permission notice shall be included in all copies or substantial portions of the Software.\n\nTHE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.',
+  };
+  return texts[id];
+}
+
+/**
  * The licence of every package bundled into dist/ (their comments are not kept in the
  * chunks): name, version, licence, and the package's own licence text.
  */
@@ -124,7 +152,7 @@ function notices(metafile) {
   const sections = [...dirs].sort().map((dir) => {
     const pkg = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
     const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)([.-]|$)/i.test(f));
-    const text = file ? readFileSync(`${dir}/${file}`, 'utf8').trim() : `(no licence file in the package; package.json says ${pkg.license})`;
+    const text = file ? readFileSync(`${dir}/${file}`, 'utf8').trim() : licenceWithoutFile(dir, pkg);
     return `${pkg.name} ${pkg.version} (${pkg.license ?? 'see below'})\n\n${text}\n`;
   });
   return `offramp bundles these packages into dist/; their licences follow.\n\n${sections.join(`\n${'-'.repeat(72)}\n\n`)}`;

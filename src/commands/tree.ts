@@ -218,10 +218,18 @@ export function registerCommands(program: Program, runtime: Runtime, only?: stri
           .option('--network <network>', 'only rows of this network')
           .option('--out <file>', 'write to this file (atomically) instead of stdout')
           .option('--summary', "check row count and summed share against the service's summary (exit 8 on mismatch)")
-          .option('--concurrency <n>', 'slices fetched at once', '4'),
+          .option('--concurrency <n>', 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)', '4')
+          .option('--raw-cells', "CSV: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
+          .option('--excel', 'CSV: start with a UTF-8 byte order mark, for Excel')
+          .option('--manifest <file>', 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output')
+          .option('--resume', 'continue an interrupted export to --out from its checkpoint (and keep one if this run stops)'),
         () => import('./revenue/export.js'),
       ),
-      ['offramp revenue export --from 2026-10-01 --to 2026-10-31 -o csv --out october.csv --summary', 'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson'],
+      [
+        'offramp revenue export --from 2026-10-01 --to 2026-10-31 -o csv --out october.csv --summary',
+        'offramp revenue export --from 2026-01-01 --to 2026-12-31 -o xlsx --out 2026.xlsx --manifest 2026.json --resume',
+        'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson',
+      ],
     );
     examples(
       action(

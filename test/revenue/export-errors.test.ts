@@ -49,12 +49,28 @@ describe('revenue export: input checked before any request', () => {
     [['--from', '2026-03-01', '--to', '2026-03-01', '-o', 'table'], /-o table is not supported by this command/],
     [['--from', '2026-03-01', '--to', '2026-03-01', '--token', 'us dt'], /--token "us dt" is not a token or network name/],
     [['--from', '2026-03-01', '--to', '2026-03-01', '--out', '/nonexistent-dir/x.csv'], /--out \/nonexistent-dir\/x.csv: cannot write there \(ENOENT\)/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '-o', 'ndjson', '--excel'], /--excel applies to CSV only \(-o ndjson\)/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '-o', 'xlsx', '--raw-cells', '--out', 'x.xlsx'], /--raw-cells applies to CSV only/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '--resume'], /--resume needs --out FILE/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '--out', 'a.csv', '--manifest', './a.csv'], /--manifest: give a file other than --out/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '--manifest', ' '], /--manifest: give a file name/],
   ])('export %j → exit 2', async (args, message) => {
     const r = await run(['revenue', 'export', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')[0]).toMatch(/^error: USAGE: /);
     expect(r.requests).toHaveLength(0);
+  });
+
+  it('-o xlsx to a terminal is refused: binary data needs --out (or a redirect)', async () => {
+    server = await scriptedServer([]);
+    const r = await runMain(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'xlsx'], {
+      env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl },
+      columns: 100,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: USAGE: -o xlsx writes a binary file: give --out FILE');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('summary and reconcile share the window rules', async () => {
@@ -70,10 +86,10 @@ describe('revenue export: failures', () => {
   it('a slice whose rows disagree with the summary exits 8 naming it, and --out is not written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-mismatch-'));
     const out = join(dir, 'march.csv');
-    const summary = { from: '2026-03-01T00:00:00.000Z', to: '2026-03-02T23:59:59.999Z', total_partner_share: '30.00', transaction_count: 3 };
-    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-02', '--summary', '--out', out, '--concurrency', '1'], [
+    const summary = { from: '2026-03-01T00:00:00.000Z', to: '2026-03-01T23:59:59.999Z', total_partner_share: '30.00', transaction_count: 3 };
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--summary', '--out', out, '--concurrency', '1'], [
       page([row(1, '2026-03-01T10:00:00.000Z')], 'c2', summary),
-      page([row(2, '2026-03-02T10:00:00.000Z', '10.01')], null),
+      page([row(2, '2026-03-01T20:00:00.000Z', '10.01')], null),
     ]);
     expect(r.code).toBe(8);
     expect(r.requests[0]!.url).toContain('include_summary=true');
@@ -81,7 +97,7 @@ describe('revenue export: failures', () => {
     expect(r.requests[1]!.url).toContain('cursor=c2');
     expect(r.requests[1]!.url).not.toContain('include_summary');
     expect(r.stderr).toContain(
-      'error: CHECK_FAILED: a slice does not match the service\'s summary: slice 1 (2026-03-01T00:00:00.000Z … 2026-03-02T23:59:59.999Z): 2 rows exported, the service counts 3; share sums to 20.01, the service says 30.00',
+      'error: CHECK_FAILED: a slice does not match the service\'s summary: slice 1 (2026-03-01T00:00:00.000Z … 2026-03-01T23:59:59.999Z): 2 rows exported, the service counts 3; share sums to 20.01, the service says 30.00',
     );
     expect(r.stderr).toMatch(/^1 +2026-03-01T00:00:00.000Z .* 2 +20.01 +3 +30.00 +MISMATCH$/m);
     expect(readdirSync(dir)).toEqual([]);
@@ -109,6 +125,26 @@ describe('revenue export: failures', () => {
     const stray = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01'], [page([row(1, '2026-03-02T00:00:00.000Z')], null)]);
     expect(stray.code).toBe(1);
     expect(stray.stderr).toMatch(/outside the requested window/);
+  });
+
+  it('a 429 the client gave up on is waited out (its Retry-After) and the page asked again', async () => {
+    const limited = json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '0' });
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'ndjson', '--retries', '0'], [
+      limited,
+      limited,
+      page([row(1, '2026-03-01T10:00:00.000Z')], null),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.requests).toHaveLength(3);
+  });
+
+  it('a service that keeps answering 429: exit 6 after the export has waited it out several times', async () => {
+    const limited = json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '0' });
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--retries', '0'], Array.from({ length: 9 }, () => limited));
+    expect(r.code).toBe(6);
+    expect(r.stderr.split('\n')[0]).toBe('error: RATE_LIMITED: slow down');
+    expect(r.requests).toHaveLength(9);
   });
 
   it('revenue summary without a summary in the answer fails clearly', async () => {

@@ -1,6 +1,6 @@
-// Progress on a terminal (issue 6: "progress (rows, pages, slices) on a TTY stderr"): the
-// built binary in a pseudo-terminal, exporting a seeded ledger to a file. The same export
-// with stderr not a terminal prints no progress, only its closing line.
+// Progress on a terminal (issue 17: rows so far of the service's count, slices done of all,
+// rate and time left): the built binary in a pseudo-terminal, exporting a seeded ledger to a
+// file. The same export with stderr not a terminal prints no progress, only its closing line.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +22,10 @@ const DAY = 86_400_000;
 const window = () => ['--from', new Date(Date.now() - 181 * DAY).toISOString(), '--to', new Date(Date.now() + 60_000).toISOString()];
 
 describe('revenue export progress', { timeout: 60_000 }, () => {
-  it('shows rows, pages and slices on a terminal, then the closing line; the file has every row', async () => {
+  it('shows rows of the total, slices, rate and ETA on a terminal, then the closing line; the file has every row', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'offramp-progress-')), 'ledger.csv');
     const s = runInPty(['revenue', 'export', ...window(), '-o', 'csv', '--out', out], emu.env);
-    await s.waitFor(/exporting: [\d,]+ rows, \d+ pages, slices \d+\/\d+ done/);
+    await s.waitFor(/exporting: [\d,]+ of ~3,000 rows · slices \d+\/\d+ · [\d,]+ rows\/s · ETA \d+:\d\d · \d+ at once/);
     const r = await s.done;
     expect(r.code).toBe(0);
     expect(r.output).toMatch(/Exported 3,000 rows \(\d+ slices, \d+ pages\) to .*ledger\.csv/);

@@ -1,7 +1,8 @@
-// The export engine without a server: slice planning, exact totals, row formats, and the
-// ordered writer (later slices finishing first still come out in ledger order, through
-// spools that are removed afterwards).
-import { createWriteStream, existsSync, readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+// The export engine without a server: slice planning, exact totals, row formats (the
+// spreadsheet-safe CSV cells, XLSX amounts), the adaptive limit, the ordered writer (later
+// slices finishing first still come out in ledger order, through spools that are removed
+// afterwards), and a run taken up from its checkpoint marks.
+import { createWriteStream, existsSync, readdirSync, readFileSync, mkdtempSync, rmSync, truncateSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,11 +10,14 @@ import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/dates.js';
-import { checkSlices, exportRevenue } from '../../src/lib/revenue/export.js';
+import { checkSlices, exportRevenue, type PageMark } from '../../src/lib/revenue/export.js';
+import { AdaptiveLimit } from '../../src/lib/revenue/adaptive-limit.js';
+import { apiVersion, publicUrl } from '../../src/lib/revenue/manifest.js';
+import { amountCell, MAX_NUMBER_DIGITS } from '../../src/lib/revenue/xlsx.js';
 import { OrderedOutput } from '../../src/lib/revenue/ordered-output.js';
-import { rowFormatter } from '../../src/lib/revenue/row-format.js';
+import { rowFormatter, safeCell } from '../../src/lib/revenue/row-format.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
-import { DecimalSum } from '../../src/lib/revenue/totals.js';
+import { DecimalSum, TokenTotals } from '../../src/lib/revenue/totals.js';
 import { REVENUE_COLUMNS, type RevenuePage, type RevenueRow } from '../../src/lib/schemas.js';
 import { Decimal } from 'decimal.js';
 import { FilterCheck, type RevenueFilters } from '../../src/lib/client/filters.js';
@@ -267,5 +271,167 @@ describe('exportRevenue', () => {
     const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length, tempRoot);
     await exportRevenue({ api, slices, concurrency: 1, summary: false, output });
     expect(existsSync(tempRoot) && readdirSync(tempRoot)).toEqual([]);
+  });
+});
+
+describe('spreadsheet-safe CSV cells (issue 17)', () => {
+  it("a cell starting like a formula gets a leading '; plain decimals in amount columns do not", () => {
+    for (const text of ['=1+1', '+1', '-1+2', '@SUM(A1)', '\t=1', '\r=1', '\uFF1D1', '\uFF0B1', '\uFF0D1', '\uFF201']) {
+      expect(safeCell(text, 'merchant_reference')).toBe(`'${text}`);
+      expect(safeCell(text, 'share')).toBe(`'${text}`);
+    }
+    expect(safeCell('-3.83', 'share')).toBe('-3.83');
+    expect(safeCell('-12', 'amount')).toBe('-12');
+    // In a text column even a plain number is guarded: it is free text a seller typed.
+    expect(safeCell('-5', 'merchant_id')).toBe("'-5");
+    for (const text of ['ref-1', 'a=b', ' =1', '', '0.10']) expect(safeCell(text, 'merchant_reference')).toBe(text);
+  });
+
+  it('the CSV formatter guards by default, not with rawCells; --excel adds a byte order mark', () => {
+    const hostile = row(1, { merchant_reference: '=HYPERLINK("x")', share: '-1.00' });
+    expect(rowFormatter('csv').rows([hostile])).toContain(`,"'=HYPERLINK(""x"")",`);
+    expect(rowFormatter('csv').rows([hostile])).toContain(',-1.00,');
+    expect(rowFormatter('csv', { rawCells: true }).rows([hostile])).toContain(`,"=HYPERLINK(""x"")",`);
+    expect(rowFormatter('csv', { excel: true }).header.startsWith('\uFEFFtransaction_id,')).toBe(true);
+    expect(rowFormatter('ndjson').rows([hostile])).toBe(`${JSON.stringify(hostile)}\n`);
+  });
+});
+
+describe('XLSX amount cells (issue 17)', () => {
+  it('a number when a spreadsheet holds it exactly (at most 15 significant digits), shown at the ledger scale', () => {
+    expect(amountCell('1530.10')).toEqual({ value: 1530.1, numFmt: '0.00' });
+    expect(amountCell('6.535948')).toEqual({ value: 6.535948, numFmt: '0.000000' });
+    expect(amountCell('-3.83')).toEqual({ value: -3.83, numFmt: '0.00' });
+    expect(amountCell('12')).toEqual({ value: 12, numFmt: '0' });
+    expect(amountCell('123456789012345')).toEqual({ value: 123456789012345, numFmt: '0' });
+    expect(amountCell('1000000000000000000000')).toEqual({ value: 1e21, numFmt: '0' });
+  });
+
+  it('text, digit for digit, beyond 15 significant digits or when not a decimal', () => {
+    for (const text of ['1234567890123456', '99999999999999.99', '12345678901234567.89', '0.1234567890123456']) {
+      expect(amountCell(text)).toEqual({ value: text });
+      expect(new Decimal(text).sd()).toBeGreaterThan(MAX_NUMBER_DIGITS);
+    }
+    expect(amountCell('n/a')).toEqual({ value: 'n/a' });
+    expect(amountCell(null)).toEqual({ value: null });
+  });
+});
+
+describe('TokenTotals', () => {
+  it('sums per token exactly, merges, and survives a checkpoint round trip', () => {
+    const a = new TokenTotals();
+    a.add({ crypto_currency: 'usdt', crypto_amount: '0.100000', amount: '0.10', platform_fee: '0.01', share: '0.02' });
+    a.add({ crypto_currency: 'usdt', crypto_amount: '0.200000', amount: '0.20', platform_fee: '0.01', share: '-0.01' });
+    const b = new TokenTotals();
+    b.add({ crypto_currency: 'usdc', crypto_amount: '1.5', amount: '1500.00', platform_fee: '15.00', share: '3.75' });
+    a.merge(TokenTotals.fromJSON(JSON.parse(JSON.stringify(b.toJSON()))));
+    expect(a.toJSON()).toEqual({
+      usdc: { rows: 1, crypto_amount: '1.5', amount: '1500.00', platform_fee: '15.00', share: '3.75' },
+      usdt: { rows: 2, crypto_amount: '0.300000', amount: '0.30', platform_fee: '0.02', share: '0.01' },
+    });
+    expect(a.fiat()).toEqual({ amount: '1500.30', platform_fee: '15.02', share: '3.76' });
+  });
+
+  it('the manifest names the API version and never carries credentials', () => {
+    expect(publicUrl('https://user:secret@api.example.test/api/v1/partner/')).toBe('https://api.example.test/api/v1/partner');
+    expect(apiVersion('http://127.0.0.1:4010/api/v1/partner')).toBe('v1');
+    expect(apiVersion('http://127.0.0.1:4010/partner')).toBeNull();
+  });
+});
+
+describe('AdaptiveLimit (issue 17)', () => {
+  function clock() {
+    let t = 0;
+    return { now: () => t, advance: (ms: number) => (t += ms) };
+  }
+
+  it('grows by one after as many clean answers as it allows, only while it binds, up to max', async () => {
+    const c = clock();
+    const limit = new AdaptiveLimit({ start: 2, max: 3, now: c.now });
+    for (let round = 0; round < 3; round++) {
+      const tickets = await Promise.all(Array.from({ length: limit.limit }, () => limit.acquire(0)));
+      c.advance(100);
+      for (const t of tickets) limit.release(t);
+    }
+    expect(limit.limit).toBe(3);
+    // One request at a time never proves that more would be answered: no growth.
+    const lone = new AdaptiveLimit({ start: 2, max: 16, now: c.now });
+    for (let i = 0; i < 20; i++) {
+      const t = await lone.acquire(0);
+      c.advance(100);
+      lone.release(t);
+    }
+    expect(lone.limit).toBe(2);
+  });
+
+  it('an answer that waited (the client honoured a Retry-After) cuts the limit by a quarter, once per round', async () => {
+    const c = clock();
+    const limit = new AdaptiveLimit({ start: 8, max: 16, now: c.now });
+    for (let i = 0; i < 8; i++) {
+      const t = await limit.acquire(0);
+      c.advance(100);
+      limit.release(t);
+    }
+    const tickets = await Promise.all(Array.from({ length: 8 }, () => limit.acquire(0)));
+    c.advance(1_300);
+    for (const t of tickets) limit.release(t);
+    expect(limit.limit).toBe(6);
+    expect(limit.stats.throttled).toBe(8);
+  });
+
+  it('a 429 the client gave up on pauses everyone for its Retry-After; earlier slices go first', async () => {
+    const limit = new AdaptiveLimit({ start: 1, max: 1 });
+    const t = await limit.acquire(0);
+    limit.release(t, { retryAfterMs: 30 });
+    expect(limit.limit).toBe(1);
+    const order: number[] = [];
+    const waits = [3, 1, 2].map((p) => limit.acquire(p).then((ticket) => (order.push(p), limit.release(ticket))));
+    await Promise.all(waits);
+    expect(order).toEqual([1, 2, 3]);
+  });
+
+  it('a waiter leaves when its signal aborts', async () => {
+    const limit = new AdaptiveLimit({ start: 1, max: 1 });
+    const held = await limit.acquire(0);
+    const stop = new AbortController();
+    const waiting = limit.acquire(1, stop.signal);
+    stop.abort(new Error('stopped'));
+    await expect(waiting).rejects.toThrow('stopped');
+    limit.release(held);
+  });
+});
+
+describe('exportRevenue, resumed (issue 17)', () => {
+  const rows = Array.from({ length: 400 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 6 * 3_600_000).toISOString() }));
+  const window = parseWindow('2026-01-01', '2026-04-10');
+
+  it('a run that failed midway, taken up from its page marks (one spool cut short), writes every row exactly once', async () => {
+    const slices = planSlices(window, 4);
+    const spools = mkdtempSync(join(tmpdir(), 'offramp-resume-unit-'));
+    let n = 0;
+    const place = { spoolPath: async (i: number) => join(spools, `slice-${i}-${n++}`) };
+    const marks = new Map<number, PageMark>();
+    const { api: failing } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString(), delayFor: (from) => (from === slices[0]!.from.toISOString() ? 5 : 0) });
+    const first = new OrderedOutput(new PassThrough().resume(), rowFormatter('ndjson'), slices.length, { spools: place, spoolAll: true });
+    await expect(
+      exportRevenue({ api: failing, slices, concurrency: 4, summary: true, totals: true, output: first, pageSize: 7, onPageWritten: (m) => marks.set(m.index, m) }),
+    ).rejects.toThrow('boom in a later page');
+    expect(marks.size).toBeGreaterThan(0);
+
+    // One spool lost its last bytes (never flushed before a crash): that slice starts over.
+    const cut = [...marks.values()].find((m) => m.spool && m.spool.bytes > 0)!;
+    truncateSync(cut.spool!.path, cut.spool!.bytes - 1);
+
+    const { api } = fakeApi(rows, { pageSize: 7 });
+    const out = new PassThrough();
+    let text = '';
+    out.setEncoding('utf8').on('data', (d: string) => (text += d));
+    const second = new OrderedOutput(out, rowFormatter('ndjson'), slices.length, { spools: place, spoolAll: true });
+    const resume = slices.map((_, i) => marks.get(i));
+    const reports = await exportRevenue({ api, slices, concurrency: 4, summary: true, totals: true, output: second, pageSize: 7, resume });
+    const got = text.trim().split('\n').map((l) => JSON.parse(l).merchant_reference);
+    expect(got).toEqual(rows.map((r) => r.merchant_reference));
+    expect(checkSlices(reports).every((c) => c.ok)).toBe(true);
+    expect(reports.reduce((t, r) => t + (r.totals.toJSON().usdt?.rows ?? 0), 0)).toBe(400);
   });
 });

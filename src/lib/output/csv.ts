@@ -1,18 +1,43 @@
 // CSV through csv-stringify: RFC 4180 (header row, CRLF records, a field quoted when it
 // holds a comma, a quote, a CR or a LF), values written exactly as given, so the
-// ledger's decimal strings reach the file unchanged.
+// ledger's decimal strings reach the file unchanged; unless a guard is given, which may
+// rewrite a string cell (the revenue export's spreadsheet-safe cells, spreadsheetSafe).
 import { stringify, type Options, type Stringifier } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 
-function options(columns: readonly string[]): Options {
+/** Rewrites a string cell of `column` before it is written. */
+export type CellGuard = (value: string, column: string) => string;
+
+function options(columns: readonly string[], guard?: CellGuard): Options {
   return {
     columns: columns.map((key) => ({ key })),
     record_delimiter: 'windows',
     // csv-stringify quotes a field holding its own record delimiter (CRLF) but not a bare
     // CR or LF; RFC 4180 (2.6) wants those quoted too, or a strict reader splits the record.
     quoted_match: /[\r\n]/,
-    cast: { boolean: (v) => String(v), object: (v) => JSON.stringify(v) },
+    cast: {
+      boolean: (v) => String(v),
+      object: (v) => JSON.stringify(v),
+      ...(guard ? { string: (v: string, ctx: { column?: number | string }) => guard(v, String(ctx.column)) } : {}),
+    },
   };
+}
+
+/**
+ * The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+ * Injection"): `=`, `+`, `-`, `@`, TAB and CR, and their full-width forms, which some
+ * spreadsheets fold into the ASCII ones (the same list as csv-stringify's escape_formulas).
+ */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+/**
+ * The cell as text a spreadsheet shows and never runs: a leading `'` when it starts like a
+ * formula (OWASP's advice). csv-stringify's own `escape_formulas` does the same but spares
+ * only JavaScript numbers, and the ledger's amounts are decimal strings: a negative one would
+ * gain the quote too, so callers that must keep plain numbers apply this per column.
+ */
+export function spreadsheetSafe(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
 /** A streaming writer: header first, then one record per written object. */
@@ -26,6 +51,6 @@ export function csvHeader(columns: readonly string[]): string {
 }
 
 /** Records for a batch of rows, in one call (the per-call cost is paid once a page, not once a row). */
-export function csvRecords(columns: readonly string[], rows: readonly object[]): string {
-  return rows.length === 0 ? '' : stringifySync(rows as Record<string, unknown>[], options(columns));
+export function csvRecords(columns: readonly string[], rows: readonly object[], guard?: CellGuard): string {
+  return rows.length === 0 ? '' : stringifySync(rows as Record<string, unknown>[], options(columns, guard));
 }

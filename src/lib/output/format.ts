@@ -1,7 +1,7 @@
 // Which renderer a command's data goes through: -o/--output, with --json as -o json.
 import { UsageError } from '../errors.js';
 
-export const FORMATS = ['table', 'json', 'csv', 'ndjson'] as const;
+export const FORMATS = ['table', 'json', 'csv', 'ndjson', 'xlsx'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export function resolveFormat(globals: { json?: boolean; output?: string }, supported: readonly Format[] = ['table', 'json']): Format {

@@ -8,10 +8,16 @@
 // is promoted: its spool is copied to the output and it goes on writing directly.
 // Memory is then one page per running slice plus stream buffers, whatever the size.
 //
-// Spools live in a private directory under the OS temp dir (mode 0700), created only when
-// a slice has to wait, and removed when the export ends, however it ends.
+// A resumable export (`spoolAll`) spools every slice, the head too, and reports each
+// page once its bytes are in the spool file (the checkpoint records them): the output is
+// assembled from the spools, in order, when the last slice is done. A spool of an earlier
+// run is taken up where its checkpoint says it ended (`adopt`).
+//
+// Spools are created exclusively (never through an existing name or link), mode 0600, in a
+// private directory: the caller's (workdir.ts), or one made under a temp root given here
+// (mode 0700, created only when a slice has to wait, removed at cleanup).
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, WriteStream, constants } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +34,16 @@ const SPOOL_BUFFER_BYTES = 1024 * 1024;
 /** A finished spool is copied to the output in chunks of this size. */
 const COPY_BUFFER_BYTES = 256 * 1024;
 
+/**
+ * Marks a Writable that is done with a chunk once that chunk's write callback has run (it
+ * copies or hands the bytes on before calling back), so one buffer may be reused.
+ */
+export const RELEASES_CHUNKS = Symbol('releases chunks after their write callback');
+
+function releasesChunks(stream: Writable): boolean {
+  return stream instanceof WriteStream || stream instanceof Socket || (stream as { [RELEASES_CHUNKS]?: boolean })[RELEASES_CHUNKS] === true;
+}
+
 /** Writes a chunk and waits until the stream is done with it (its write callback), so its memory may be reused. */
 function writeThrough(stream: Writable, chunk: Buffer): Promise<void> {
   if (stream.destroyed || stream.errored) return Promise.reject(stream.errored ?? new Error('output closed'));
@@ -36,11 +52,17 @@ function writeThrough(stream: Writable, chunk: Buffer): Promise<void> {
   });
 }
 
-/** Writes a chunk and waits for `drain` when the stream asks to (backpressure). */
-export async function writeChunk(stream: Writable, chunk: string | Buffer): Promise<void> {
-  if (chunk.length === 0) return;
+/**
+ * Writes a chunk and waits for `drain` when the stream asks to (backpressure).
+ * `onWritten` runs once the stream has handed the chunk on (for a file: written to it).
+ */
+export async function writeChunk(stream: Writable, chunk: string | Buffer, onWritten?: () => void): Promise<void> {
+  if (chunk.length === 0) {
+    onWritten?.();
+    return;
+  }
   if (stream.destroyed || stream.errored) throw stream.errored ?? new Error('output closed');
-  if (stream.write(chunk)) return;
+  if (stream.write(chunk, onWritten ? (err) => err || onWritten() : undefined)) return;
   // Waits for drain; a stream destroyed meanwhile (with or without an error) ends the wait.
   await new Promise<void>((resolve, reject) => {
     const done = (err?: Error | null) => {
@@ -58,20 +80,46 @@ export async function writeChunk(stream: Writable, chunk: string | Buffer): Prom
   });
 }
 
+/** Where spools go: a fresh path for slice `index`'s spool, in a private directory. */
+export type SpoolPlace = { spoolPath(index: number): Promise<string> };
+
+export type OrderedOutputOptions = {
+  /** A temp root to make a private directory in (removed at cleanup), or the caller's place. */
+  spools?: string | SpoolPlace;
+  /** Every slice spools; the output is assembled at finish (a resumable export). */
+  spoolAll?: boolean;
+};
+
 export class OrderedOutput {
   /** Rows already written to the output (not counting spooled ones). */
   private written = 0;
-  private spoolDir: Promise<string> | undefined;
+  private ownDir: Promise<string> | undefined;
+  private readonly place: SpoolPlace;
+  private readonly tempRoot: string | undefined;
   /** The one buffer spools are copied through (copies run one after another). */
   private copyBuffer: Buffer | undefined;
+  readonly spoolAll: boolean;
   readonly slices: SliceSink[];
 
   constructor(
-    private readonly out: Writable,
+    readonly out: Writable,
     private readonly formatter: RowFormatter,
     count: number,
-    private readonly tempRoot: string = tmpdir(),
+    opts: string | OrderedOutputOptions = {},
   ) {
+    const o = typeof opts === 'string' ? { spools: opts } : opts;
+    this.spoolAll = Boolean(o.spoolAll);
+    if (o.spools !== undefined && typeof o.spools !== 'string') {
+      this.place = o.spools;
+    } else {
+      this.tempRoot = o.spools ?? tmpdir();
+      this.place = {
+        spoolPath: async (index) => {
+          this.ownDir ??= mkdtemp(join(this.tempRoot!, 'offramp-export-'));
+          return join(await this.ownDir, `slice-${index}`);
+        },
+      };
+    }
     this.slices = Array.from({ length: count }, (_, i) => new SliceSink(this, i));
   }
 
@@ -83,20 +131,21 @@ export class OrderedOutput {
     return writeChunk(this.out, this.formatter.header);
   }
 
-  finish(): Promise<void> {
-    return writeChunk(this.out, this.formatter.footer(this.written));
+  /** Writes the footer; a resumable export first copies every spool to the output, in order. */
+  async finish(): Promise<void> {
+    if (this.spoolAll) for (const slice of this.slices) await slice.flushSpool();
+    await writeChunk(this.out, this.formatter.footer(this.written));
   }
 
-  /** Removes every spool (after success or failure). */
+  /** Closes every spool; removes them unless the export is resumable (the caller decides). */
   async cleanup(): Promise<void> {
-    await Promise.allSettled(this.slices.map((s) => s.discard()));
-    if (this.spoolDir) await rm(await this.spoolDir, { recursive: true, force: true }).catch(() => undefined);
+    await Promise.allSettled(this.slices.map((s) => s.discard(!this.spoolAll)));
+    if (this.ownDir) await rm(await this.ownDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   /** @internal */
   spoolPath(index: number): Promise<string> {
-    this.spoolDir ??= mkdtemp(join(this.tempRoot, 'offramp-export-'));
-    return this.spoolDir.then((dir) => join(dir, `slice-${index}`));
+    return this.place.spoolPath(index);
   }
 
   /** @internal text of rows for the output or a spool */
@@ -120,24 +169,27 @@ export class OrderedOutput {
    *
    * Reading a spool as a stream makes a new buffer for every chunk, outside V8's heap.
    * The copy allocates little on the heap itself, so no GC comes to free them, and V8
-   * lets 32 MB of dead buffers pile up before it collects them. At the end of a large
-   * export, where the later slices' spools are copied, that was 9-13 MB more peak RSS at
-   * 100,000 rows, and more for larger exports. When the output hands its bytes straight
-   * to the system (a file or a socket: done with a chunk once its write callback runs),
-   * one buffer is read into and written again and again. Any other Writable (a Transform
-   * may pass the very same buffer on) gets a fresh buffer per chunk, as before.
+   * lets dead buffers pile up before it collects them, which at the end of a large export
+   * (where the later slices' spools are copied) showed as peak RSS growing with the
+   * export (BENCHMARKS.md). When the output is done with a chunk once its write callback
+   * has run (a file, a socket, or a stream marked RELEASES_CHUNKS), one buffer is read
+   * into and written again and again. Any other Writable (a Transform may pass the very
+   * same buffer on) gets a fresh buffer per chunk.
    */
-  async copySpool(path: string, rows: number): Promise<void> {
+  async copySpool(path: string, rows: number, bytes?: number): Promise<void> {
     if (rows > 0 && this.written > 0) await writeChunk(this.out, this.formatter.separator);
-    if (!(this.out instanceof WriteStream || this.out instanceof Socket)) {
-      for await (const chunk of createReadStream(path, { highWaterMark: COPY_BUFFER_BYTES })) await writeChunk(this.out, chunk as Buffer);
+    if (!releasesChunks(this.out)) {
+      const range = bytes === undefined ? {} : { end: bytes - 1 };
+      if (bytes !== 0) for await (const chunk of createReadStream(path, { highWaterMark: COPY_BUFFER_BYTES, ...range })) await writeChunk(this.out, chunk as Buffer);
     } else {
-      const file = await open(path, 'r');
+      const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
       try {
         this.copyBuffer ??= Buffer.allocUnsafeSlow(COPY_BUFFER_BYTES);
-        for (;;) {
-          const { bytesRead } = await file.read(this.copyBuffer, 0, COPY_BUFFER_BYTES, null);
+        let left = bytes ?? Infinity;
+        while (left > 0) {
+          const { bytesRead } = await file.read(this.copyBuffer, 0, Math.min(COPY_BUFFER_BYTES, left), null);
           if (bytesRead === 0) break;
+          left -= bytesRead;
           await writeThrough(this.out, this.copyBuffer.subarray(0, bytesRead));
         }
       } finally {
@@ -152,7 +204,9 @@ export class OrderedOutput {
 export class SliceSink {
   private live = false;
   private rows = 0;
-  private spool: { path: string; stream: WriteStream } | undefined;
+  /** Bytes written to this slice's spool so far. */
+  private bytes = 0;
+  private spool: { path: string; stream: WriteStream | undefined } | undefined;
   /** Writes and the promotion run one after another, in call order. */
   private chain: Promise<void> = Promise.resolve();
 
@@ -160,6 +214,11 @@ export class SliceSink {
     private readonly owner: OrderedOutput,
     readonly index: number,
   ) {}
+
+  /** The spool file, once there is one (a resumable export records it). */
+  get spoolPath(): string | undefined {
+    return this.spool?.path;
+  }
 
   /**
    * Writes a page of rows (resolves when the output or the spool has taken them). The
@@ -170,38 +229,77 @@ export class SliceSink {
     return rows.length === 0 ? this.settled() : this.writeText(this.owner.format(rows), rows.length);
   }
 
-  /** Writes text made by the output's formatter for `rows` rows. */
-  writeText(text: string, rows: number): Promise<void> {
+  /**
+   * Writes text made by the output's formatter for `rows` rows. `onWritten` is told the
+   * spool's length once these bytes are in the spool file (a checkpoint may then count
+   * them), or once the output took them when the slice writes live.
+   */
+  writeText(text: string, rows: number, onWritten?: (spoolBytes: number) => void): Promise<void> {
     return this.enqueue(async () => {
-      if (rows === 0) return;
+      if (rows === 0) {
+        onWritten?.(this.bytes);
+        return;
+      }
       if (this.live) {
         await this.owner.writeLive(text, rows);
-      } else {
-        if (!this.spool) {
-          const path = await this.owner.spoolPath(this.index);
-          const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: SPOOL_BUFFER_BYTES });
-          // Kept on the stream (writeChunk reads it); a destroyed spool must not crash the process.
-          stream.on('error', () => undefined);
-          this.spool = { path, stream };
-        }
-        await writeChunk(this.spool.stream, this.rows > 0 ? this.owner.separator + text : text);
+        this.rows += rows;
+        onWritten?.(this.bytes);
+        return;
       }
+      const stream = await this.spoolStream();
+      const chunk = this.rows > 0 ? this.owner.separator + text : text;
+      this.bytes += Buffer.byteLength(chunk);
       this.rows += rows;
+      const bytes = this.bytes;
+      await writeChunk(stream, chunk, onWritten ? () => onWritten(bytes) : undefined);
+    });
+  }
+
+  /**
+   * Takes up a spool an earlier run left: its first `bytes` bytes hold `rows` rows (what the
+   * checkpoint counted); anything after them is cut. Refused unless it is a regular file
+   * at least that long.
+   */
+  adopt(path: string, bytes: number, rows: number): Promise<void> {
+    return this.enqueue(async () => {
+      const handle = await open(path, constants.O_WRONLY | constants.O_NOFOLLOW);
+      try {
+        const st = await handle.stat();
+        if (!st.isFile() || st.size < bytes) throw new Error(`spool ${path} is shorter than its checkpoint says`);
+        await handle.truncate(bytes);
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
+      const stream = createWriteStream(path, { fd: handle, start: bytes, highWaterMark: SPOOL_BUFFER_BYTES });
+      stream.on('error', () => undefined);
+      this.spool = { path, stream };
+      this.bytes = bytes;
+      this.rows = rows;
     });
   }
 
   /** Makes this slice the head: flushes its spool to the output, then writes directly. */
   promote(): Promise<void> {
     return this.enqueue(async () => {
+      // A resumable export keeps writing the spool; finish() assembles the output.
+      if (this.owner.spoolAll) return;
       if (this.spool) {
-        const { path, stream } = this.spool;
-        stream.end();
-        await once(stream, 'close');
-        await this.owner.copySpool(path, this.rows);
+        await this.closeSpool();
+        await this.owner.copySpool(this.spool.path, this.rows, this.bytes);
+        await rm(this.spool.path, { force: true });
         this.spool = undefined;
-        await rm(path, { force: true });
       }
       this.live = true;
+    });
+  }
+
+  /** @internal a resumable export's assembly: copies the whole spool to the output. */
+  flushSpool(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.spool) return;
+      await this.closeSpool();
+      await this.owner.copySpool(this.spool.path, this.rows, this.bytes);
     });
   }
 
@@ -210,12 +308,42 @@ export class SliceSink {
     return this.enqueue(async () => undefined);
   }
 
-  async discard(): Promise<void> {
+  /** Closes the spool (the export ended); `remove`: deletes its file too. */
+  async discard(remove = true): Promise<void> {
     const spool = this.spool;
-    this.spool = undefined;
     if (!spool) return;
-    spool.stream.destroy();
-    await rm(spool.path, { force: true }).catch(() => undefined);
+    if (remove) this.spool = undefined;
+    if (spool.stream && !spool.stream.closed) {
+      const closed = once(spool.stream, 'close').catch(() => undefined);
+      spool.stream.destroy();
+      await closed;
+    }
+    spool.stream = undefined;
+    if (remove) await rm(spool.path, { force: true }).catch(() => undefined);
+  }
+
+  private async spoolStream(): Promise<WriteStream> {
+    if (this.spool?.stream) return this.spool.stream;
+    if (this.spool) throw new Error(`slice ${this.index + 1}: its spool is already closed`);
+    const path = await this.owner.spoolPath(this.index);
+    const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: SPOOL_BUFFER_BYTES });
+    // Kept on the stream (writeChunk reads it); a destroyed spool must not crash the process.
+    stream.on('error', () => undefined);
+    this.spool = { path, stream };
+    await once(stream, 'open');
+    return stream;
+  }
+
+  private async closeSpool(): Promise<void> {
+    const stream = this.spool?.stream;
+    if (!stream) return;
+    if (!stream.closed) {
+      const closed = once(stream, 'close');
+      stream.end();
+      await closed;
+    }
+    if (stream.errored) throw stream.errored;
+    this.spool!.stream = undefined;
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {

@@ -1,13 +1,22 @@
 // How ledger rows are written by `revenue export`: CSV (RFC 4180: header row, the spec's
 // column order, CRLF, a field quoted when it holds a comma, quote, CR or LF, values
-// verbatim), a JSON array (one row per line), or NDJSON. A formatter turns a page of rows into text; the separator is what
-// goes between two rows that were formatted apart (a later slice's first row after an
-// earlier slice's last), which only JSON needs.
-import { csvHeader, csvRecords } from '../output/csv.js';
+// verbatim but for spreadsheet-safe cells), a JSON array (one row per line), NDJSON, or
+// XLSX (src/lib/revenue/xlsx.ts), whose rows travel as NDJSON until the workbook writer
+// takes them. A formatter turns a page of rows into text; the separator is what goes
+// between two rows that were formatted apart (a later slice's first row after an earlier
+// slice's last), which only JSON needs.
+import { csvHeader, csvRecords, spreadsheetSafe, type CellGuard } from '../output/csv.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 
-export const EXPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
+export const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export type FormatOptions = {
+  /** CSV cells exactly as received, formula-like ones included (--raw-cells). */
+  rawCells?: boolean;
+  /** CSV for Excel: a UTF-8 byte order mark first (--excel); records end in CRLF anyway. */
+  excel?: boolean;
+};
 
 export type RowFormatter = {
   header: string;
@@ -17,22 +26,40 @@ export type RowFormatter = {
   footer(totalRows: number): string;
 };
 
-export function rowFormatter(format: ExportFormat): RowFormatter {
+/** Columns holding the ledger's decimal amounts (docs/api.md, "What the spec fixes": money). */
+export const AMOUNT_COLUMNS: readonly string[] = ['crypto_amount', 'amount', 'platform_fee', 'share'];
+
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Spreadsheet-safe CSV cells: a cell a spreadsheet would run as a formula gets a leading
+ * `'`, except a plain decimal in an amount column ("-3.83" is a number to a spreadsheet,
+ * not a formula, and finance sums it). Free-text columns (references, ids) are guarded
+ * whatever they hold: the partner's sellers fill them in.
+ */
+export const safeCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test(value) && AMOUNT_COLUMNS.includes(column) ? value : spreadsheetSafe(value));
+
+const ndjson: RowFormatter = {
+  header: '',
+  separator: '',
+  rows: (rows) => rows.map((row) => `${JSON.stringify(row)}\n`).join(''),
+  footer: () => '',
+};
+
+export function rowFormatter(format: ExportFormat, opts: FormatOptions = {}): RowFormatter {
   switch (format) {
-    case 'csv':
+    case 'csv': {
+      const guard = opts.rawCells ? undefined : safeCell;
       return {
-        header: csvHeader(REVENUE_COLUMNS),
+        header: `${opts.excel ? '\uFEFF' : ''}${csvHeader(REVENUE_COLUMNS)}`,
         separator: '',
-        rows: (rows) => csvRecords(REVENUE_COLUMNS, rows),
+        rows: (rows) => csvRecords(REVENUE_COLUMNS, rows, guard),
         footer: () => '',
       };
+    }
     case 'ndjson':
-      return {
-        header: '',
-        separator: '',
-        rows: (rows) => rows.map((row) => `${JSON.stringify(row)}\n`).join(''),
-        footer: () => '',
-      };
+    case 'xlsx':
+      return ndjson;
     case 'json':
       return {
         header: '[',

@@ -1,12 +1,18 @@
 // How an export window is cut into requests. The service refuses windows over 90 days
-// (partner-api.md, GET /revenue), so a longer one is always split; beyond that, the window
-// is cut into about `parallel` slices of whole days so that `--concurrency` slices can be
-// fetched at once (one slice pages strictly one after another, cursor by cursor).
+// (docs/api.md: GET /revenue), so a longer one is always split; beyond that, the window
+// is cut into slices of whole days, enough of them that the most pages the export may ask
+// for at once (adaptive-limit.ts) each have a slice to page through (one slice pages
+// strictly one after another, cursor by cursor), several times over, so that slices of
+// uneven size still keep every slot busy to the end.
 // Slices come from dates.sliceWindow: contiguous, each ending 1 ms before the next begins,
 // so a row stamped exactly on a border belongs to exactly one slice (both bounds inclusive).
+// The plan depends on the window alone, so a resumed export finds the same slices.
 import { DAY_MS, MAX_WINDOW_MS, sliceWindow, type Window } from '../dates.js';
 
-export function planSlices(window: Window, parallel: number): Window[] {
+/** Slices an export aims for: four per page it may fetch at once (MAX_CONCURRENCY). */
+export const EXPORT_SLICES = 64;
+
+export function planSlices(window: Window, parallel: number = EXPORT_SLICES): Window[] {
   const span = window.to.getTime() - window.from.getTime() + 1;
   const share = Math.ceil(span / Math.max(1, parallel));
   // Whole days keep borders readable (midnight UTC when the window starts at midnight).

@@ -1,0 +1,90 @@
+// `revenue export --manifest FILE.json`: what an auditor files beside the export. The
+// window and filters asked for, the format, the output's length and SHA-256 (of the bytes
+// written, file or stdout), the row count and the rows' totals per token and in NGN
+// (decimal strings summed with decimal.js), the service's summary and the check against it
+// when --summary was given, and which CLI and API produced it, when.
+import type { Window } from '../dates.js';
+import type { RevenueFilters } from '../client/api.js';
+import type { SliceCheck, SliceReport } from './export.js';
+import { checkRows, type CheckRow } from './report.js';
+import { TokenTotals, type TokenTotalsJSON } from './totals.js';
+
+/** Fiat amounts are in NGN (docs/api.md, "What the spec fixes": money). */
+export const FIAT_CURRENCY = 'NGN';
+
+export type Manifest = {
+  kind: 'offramp.revenue-export.manifest';
+  version: 1;
+  generated_at: string;
+  cli: { name: 'offramp-cli'; version: string };
+  api: { version: string | null; base_url: string };
+  window: { from: string; to: string };
+  filters: { token: string | null; network: string | null };
+  format: string;
+  options: { excel: boolean; raw_cells: boolean };
+  output: { file: string | null; bytes: number; sha256: string };
+  rows: number;
+  slices: number;
+  pages: number;
+  totals: { rows: number; fiat: { currency: string; amount: string; platform_fee: string; share: string }; tokens: TokenTotalsJSON };
+  service_summary?: { ok: boolean; slices: CheckRow[]; total: CheckRow };
+};
+
+export type ManifestInput = {
+  now: Date;
+  cliVersion: string;
+  baseUrl: string;
+  window: Window;
+  filters: RevenueFilters;
+  format: string;
+  excel: boolean;
+  rawCells: boolean;
+  /** Absolute path of --out; undefined for stdout. */
+  file: string | undefined;
+  bytes: number;
+  sha256: string;
+  reports: SliceReport[];
+  /** With --summary: the checks against the service's summary. */
+  checks?: SliceCheck[];
+};
+
+/** The base URL without credentials (a proxy-style `user:pass@` never reaches a file). */
+export function publicUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/** The API version in the base path (`/api/v1/partner` → `v1`), when it has one. */
+export function apiVersion(url: string): string | null {
+  return /\/api\/(v\d+)(?:\/|$)/.exec(publicUrl(url))?.[1] ?? null;
+}
+
+export function buildManifest(m: ManifestInput): Manifest {
+  const totals = new TokenTotals();
+  for (const r of m.reports) totals.merge(r.totals);
+  const rows = m.reports.reduce((n, r) => n + r.rows, 0);
+  const summary = m.checks ? checkRows(m.checks) : undefined;
+  return {
+    kind: 'offramp.revenue-export.manifest',
+    version: 1,
+    generated_at: m.now.toISOString(),
+    cli: { name: 'offramp-cli', version: m.cliVersion },
+    api: { version: apiVersion(m.baseUrl), base_url: publicUrl(m.baseUrl) },
+    window: { from: m.window.from.toISOString(), to: m.window.to.toISOString() },
+    filters: { token: m.filters.crypto_currency ?? null, network: m.filters.network ?? null },
+    format: m.format,
+    options: { excel: m.excel, raw_cells: m.rawCells },
+    output: { file: m.file ?? null, bytes: m.bytes, sha256: m.sha256 },
+    rows,
+    slices: m.reports.length,
+    pages: m.reports.reduce((n, r) => n + r.pages, 0),
+    totals: { rows, fiat: { currency: FIAT_CURRENCY, ...totals.fiat() }, tokens: totals.toJSON() },
+    ...(summary ? { service_summary: { ok: summary.total.ok, slices: summary.slices, total: summary.total } } : {}),
+  };
+}

@@ -1,0 +1,120 @@
+// Issue 17, "nothing left behind": however an export ends (success, an error of the
+// service, Ctrl-C, SIGTERM, SIGHUP, a reader that closed stdout, a full disk), neither its
+// temporary file beside --out nor its spools remain, and the ending is one line on stderr
+// (or a quiet exit 0 for a reader that closed early), never a stack trace. The built
+// binary in a child process, each run with a TMPDIR of its own to list afterwards.
+import { closeSync, openSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorFor } from '../helpers/emulator.js';
+import { errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
+import { day, freshDir, ledgerRow, sizeOf, spawnExport, tempsOf, until, workDirs } from './export-helpers.js';
+
+let slow: Awaited<ReturnType<typeof emulatorFor>>;
+beforeAll(async () => {
+  // Slow enough (latency, and a rate limit the export adapts to) that a run can be caught midway.
+  slow = await emulatorFor({ seedRevenue: 6000, seed: 11, latencyMs: 60, rateLimit: 40 });
+});
+afterAll(() => slow.close());
+
+const WINDOW = ['--from', day(-180), '--to', day(0)];
+
+/** An export to a file, caught once rows are in its temporary file and later slices spool. */
+async function midway() {
+  const dir = freshDir('offramp-end-out-');
+  const tmp = freshDir('offramp-end-tmp-');
+  const out = join(dir, 'ledger.csv');
+  const run = spawnExport([...WINDOW, '--out', out], { env: slow.env, tmp });
+  const caught = await until(() => {
+    const temp = tempsOf(dir, 'ledger.csv')[0];
+    return temp !== undefined && sizeOf(join(dir, temp)) > 2000 && workDirs(tmp).length > 0;
+  });
+  expect(caught, `never saw the export midway: ${run.stderr()}`).toBe(true);
+  return { dir, tmp, out, run };
+}
+
+describe('an export that ends early leaves nothing behind', { timeout: 30_000 }, () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 130],
+  ] as const)('%s: exit %i, one line, no temporary file, no spool', async (signal, code) => {
+    const { dir, tmp, out, run } = await midway();
+    run.child.kill(signal);
+    const done = await run.done;
+    expect(done.code, done.stderr).toBe(code);
+    expect(done.stderr.trim()).toBe(`error: INTERRUPTED: export interrupted (${signal}); ${out} was not written`);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(workDirs(tmp)).toEqual([]);
+  });
+
+  it('a reader that closes stdout early (| head): quiet exit 0, no spool', async () => {
+    const tmp = freshDir('offramp-end-tmp-');
+    const run = spawnExport(WINDOW, { env: slow.env, tmp });
+    let seen = 0;
+    run.child.stdout!.on('data', (d: string) => (seen += d.length));
+    expect(await until(() => seen > 2000 && workDirs(tmp).length > 0)).toBe(true);
+    run.child.stdout!.destroy();
+    const done = await run.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toBe('');
+    expect(workDirs(tmp)).toEqual([]);
+  });
+
+  it('a full disk under stdout (/dev/full): one line, exit 1, no stack trace, no spool', async () => {
+    const tmp = freshDir('offramp-end-tmp-');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const run = spawnExport(WINDOW, { env: slow.env, tmp, stdio: ['ignore', full, 'pipe'] });
+      const done = await run.done;
+      expect(done.code, done.stderr).toBe(1);
+      expect(done.stderr.trim()).toBe('error: DISK_FULL: no space left on the device (stdout)');
+      expect(workDirs(tmp)).toEqual([]);
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('a service error mid-export (5xx after the retries): exit 1, no file, no spool', async () => {
+    // Slice 1 fails on its second page while slice 2, finished, waits in its spool.
+    const first = `${day(-2)}T00:00:00.000Z`;
+    const page = (data: unknown[], next: string | null) => json(200, { success: true, data: { data, has_more: next !== null, limit: 100, next_cursor: next } });
+    const answer: Answer = (req, res) => {
+      const url = new URL(req.url, 'http://x');
+      const from = url.searchParams.get('from');
+      if (from === first && !url.searchParams.get('cursor')) return page([ledgerRow(1, `${day(-2)}T10:00:00.000Z`)], 'c2')(req, res);
+      if (from === first) return json(503, errorBody('UNAVAILABLE', 'try later'))(req, res);
+      return page(
+        Array.from({ length: 30 }, (_, i) => ledgerRow(100 + i, `${day(-1)}T1${i % 10}:00:00.000Z`)),
+        null,
+      )(req, res);
+    };
+    const server = await scriptedServer(Array.from({ length: 12 }, () => answer));
+    try {
+      const dir = freshDir('offramp-end-out-');
+      const tmp = freshDir('offramp-end-tmp-');
+      const out = join(dir, 'ledger.csv');
+      const run = spawnExport(['--from', day(-2), '--to', day(-1), '--out', out, '--retries', '1'], {
+        env: { OFFRAMP_API_KEY: 'sk_test_endings_0001', OFFRAMP_BASE_URL: server.baseUrl, OFFRAMP_CONFIG_DIR: join(tmp, 'config') },
+        tmp,
+      });
+      const done = await run.done;
+      expect(done.code, done.stderr).toBe(1);
+      expect(done.stderr.split('\n')[0]).toBe(`error: UNAVAILABLE: try later; ${out} was not written`);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(workDirs(tmp)).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('success: the file, and nothing else', async () => {
+    const dir = freshDir('offramp-end-out-');
+    const tmp = freshDir('offramp-end-tmp-');
+    const out = join(dir, 'ledger.csv');
+    const done = await spawnExport(['--from', day(-30), '--to', day(0), '--out', out], { env: slow.env, tmp }).done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['ledger.csv']);
+    expect(workDirs(tmp)).toEqual([]);
+  });
+});

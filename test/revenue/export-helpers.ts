@@ -1,0 +1,88 @@
+// Shared by the revenue export tests that run the built binary as a user would: one
+// export in a child process with a temp dir of its own (so what it leaves there can be
+// listed), and waits for a condition on disk without timing anything.
+import { spawn, type StdioOptions } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN } from '../helpers/cli.js';
+
+export const DAY_MS = 86_400_000;
+
+/** A ledger row as the service sends it: transaction `n`, stamped `ts`, with `extra` fields over the defaults. */
+export function ledgerRow(n: number, ts: string, extra: Record<string, unknown> = {}) {
+  return {
+    transaction_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    merchant_id: 'merchant-1',
+    merchant_reference: `ref-${n}`,
+    terminal_id: 'terminal-1',
+    crypto_currency: 'usdt',
+    network: 'bep20',
+    crypto_amount: '6.535948',
+    amount: '10000.00',
+    platform_fee: '100.00',
+    share: '25.00',
+    ts,
+    ...extra,
+  };
+}
+
+/** A UTC day `offset` days from today, YYYY-MM-DD. */
+export const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
+
+export type Run = {
+  child: ReturnType<typeof spawn>;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  stderr(): string;
+};
+
+/** `offramp revenue export ARGS` as a child process; `tmp` is its TMPDIR. */
+export function spawnExport(args: string[], opts: { env: Record<string, string | undefined>; tmp: string; stdio?: StdioOptions; timeoutMs?: number }): Run {
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, CI: 'true', NO_COLOR: '1', OFFRAMP_RETRY_BASE_MS: '5', ...opts.env, TMPDIR: opts.tmp };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const child = spawn(process.execPath, [BIN, 'revenue', 'export', ...args], { env: env as NodeJS.ProcessEnv, stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const killer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  return { child, done, stderr: () => stderr };
+}
+
+/** Polls until `check` holds (or gives up after `tries`); never asserts a duration. */
+export async function until(check: () => boolean, tries = 800): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+export function freshDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The export run directories (spools, checkpoints) in a temp dir. */
+export function workDirs(tmp: string): string[] {
+  return readdirSync(tmp).filter((name) => name.startsWith('offramp-export-'));
+}
+
+/** Files in `dir` named like FILE's temporary file. */
+export function tempsOf(dir: string, base: string): string[] {
+  return readdirSync(dir).filter((name) => name.startsWith(`${base}.tmp-`));
+}
+
+/** Size of the file, 0 when it does not exist. */
+export function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

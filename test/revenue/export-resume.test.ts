@@ -1,0 +1,125 @@
+// Issue 17, "resumable": an export to --out with --resume keeps a checkpoint beside its
+// spools; killed midway (SIGKILL: nothing of it runs) or interrupted (Ctrl-C), the same
+// command again continues from each slice's last completed page, and the file holds every
+// row exactly once: byte for byte what one uninterrupted export writes. A checkpoint made
+// for another query is refused. The built binary in child processes.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorFor } from '../helpers/emulator.js';
+import { day, freshDir, spawnExport, tempsOf, until, workDirs } from './export-helpers.js';
+
+let slow: Awaited<ReturnType<typeof emulatorFor>>;
+/** The ledger as one uninterrupted export writes it. */
+let whole: string;
+
+const WINDOW = ['--from', day(-180), '--to', day(0)];
+
+beforeAll(async () => {
+  slow = await emulatorFor({ seedRevenue: 6000, seed: 23, latencyMs: 60, rateLimit: 40 });
+  const dir = freshDir('offramp-resume-ref-');
+  const done = await spawnExport([...WINDOW, '--out', join(dir, 'whole.csv')], { env: slow.env, tmp: freshDir('offramp-resume-tmp-') }).done;
+  expect(done.code, done.stderr).toBe(0);
+  whole = readFileSync(join(dir, 'whole.csv'), 'utf8');
+});
+afterAll(() => slow.close());
+
+/** Rows the checkpoint in `tmp` counts so far (0 while there is none). */
+function checkpointed(tmp: string): number {
+  for (const dir of workDirs(tmp)) {
+    try {
+      const cp = JSON.parse(readFileSync(join(tmp, dir, 'checkpoint.json'), 'utf8')) as { slices: { rows: number }[] };
+      return cp.slices.reduce((n, s) => n + s.rows, 0);
+    } catch {
+      // not written yet
+    }
+  }
+  return 0;
+}
+
+/** An output directory, a TMPDIR, and the file to export to. */
+function places() {
+  const dir = freshDir('offramp-resume-out-');
+  return { dir, tmp: freshDir('offramp-resume-tmp-'), out: join(dir, 'ledger.csv') };
+}
+
+function expectEveryRowOnce(text: string) {
+  expect(text).toBe(whole);
+  const ids = text.split('\r\n').slice(1, -1).map((line) => line.split(',')[0]);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(ids.length).toBe(6000);
+}
+
+/** A resumable export to `out`, stopped by `signal` once its checkpoint holds rows. */
+async function stopMidway(out: string, tmp: string, signal: NodeJS.Signals) {
+  const run = spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp });
+  expect(await until(() => checkpointed(tmp) >= 500), `never checkpointed: ${run.stderr()}`).toBe(true);
+  run.child.kill(signal);
+  return run.done;
+}
+
+describe('revenue export --resume', { timeout: 40_000 }, () => {
+  it('killed midway (SIGKILL), the same command continues it: every row exactly once, nothing left', async () => {
+    const { dir, tmp, out } = places();
+    const killed = await stopMidway(out, tmp, 'SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    const kept = checkpointed(tmp);
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(6000);
+    expect(readdirSync(dir).filter((n) => n === 'ledger.csv')).toEqual([]);
+
+    const again = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Exported 6,000 rows \(\d+ slices, \d+ pages\) to .* in [\d.]+ s; [\d,]+ of them from the checkpoint/);
+    expectEveryRowOnce(readFileSync(out, 'utf8'));
+    // The killed run's temporary file beside FILE and its spools are gone.
+    expect(readdirSync(dir)).toEqual(['ledger.csv']);
+    expect(workDirs(tmp)).toEqual([]);
+  });
+
+  it('interrupted (Ctrl-C): exit 130, the checkpoint kept with a hint; --resume finishes it', async () => {
+    const { dir, tmp, out } = places();
+    const stopped = await stopMidway(out, tmp, 'SIGINT');
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain(`error: INTERRUPTED: export interrupted (SIGINT); ${out} was not written`);
+    expect(stopped.stderr).toContain('hint: run the same command again (with --resume) to continue where it stopped');
+    expect(tempsOf(dir, 'ledger.csv')).toEqual([]);
+    expect(workDirs(tmp)).toHaveLength(1);
+
+    const again = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    expect(again.code, again.stderr).toBe(0);
+    expectEveryRowOnce(readFileSync(out, 'utf8'));
+    expect(workDirs(tmp)).toEqual([]);
+  });
+
+  it('a checkpoint for another query is refused; without --resume the export starts over and drops it', async () => {
+    const { dir, tmp, out } = places();
+    await stopMidway(out, tmp, 'SIGKILL');
+
+    const other = await spawnExport(['--from', day(-90), '--to', day(0), '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`error: USAGE: --resume: the checkpoint for ${out} belongs to another export (--from ${day(-180)}T00:00:00.000Z --to ${day(0)}T23:59:59.999Z -o csv); this one differs in --from`);
+    const json = await spawnExport([...WINDOW, '-o', 'ndjson', '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('this one differs in -o');
+    expect(workDirs(tmp)).toHaveLength(1);
+
+    const fresh = await spawnExport([...WINDOW, '--out', out], { env: slow.env, tmp }).done;
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stderr).toContain(`note: an interrupted export to ${out} can be continued with --resume; this run starts over`);
+    expectEveryRowOnce(readFileSync(out, 'utf8'));
+    expect(workDirs(tmp)).toEqual([]);
+  });
+
+  it('--resume without a checkpoint is a whole export; --resume needs --out', async () => {
+    const { dir, tmp, out } = places();
+    const first = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toMatch(/from the checkpoint/);
+    expectEveryRowOnce(readFileSync(out, 'utf8'));
+    expect(workDirs(tmp)).toEqual([]);
+    const bare = await spawnExport([...WINDOW, '--resume'], { env: slow.env, tmp }).done;
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('error: USAGE: --resume needs --out FILE');
+  });
+});
