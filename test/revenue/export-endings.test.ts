@@ -7,6 +7,7 @@ import { closeSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
+import { mountTmpfs, unmount } from '../helpers/tmpfs.js';
 import { errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
 import { day, freshDir, ledgerRow, sizeOf, spawnExport, tempsOf, until, workDirs } from './export-helpers.js';
 
@@ -75,6 +76,32 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     }
   });
 
+  it.each([
+    ['the --out directory', 'out'],
+    ['the spools (TMPDIR)', 'tmp'],
+  ] as const)('a full disk under %s: one line, exit 1, no temporary file, no spool', async (_what, which) => {
+    const dir = freshDir('offramp-end-out-');
+    const tmp = freshDir('offramp-end-tmp-');
+    const small = which === 'out' ? dir : tmp;
+    const refused = mountTmpfs(small);
+    if (refused) {
+      console.log(`skipped: ${refused}`);
+      return;
+    }
+    try {
+      const out = join(dir, 'ledger.csv');
+      const done = await spawnExport([...WINDOW, '--out', out, '--concurrency', '8'], { env: slow.env, tmp }).done;
+      expect(done.code, done.stderr).toBe(1);
+      const lines = done.stderr.trim().split('\n');
+      expect(lines[0]).toMatch(/^error: DISK_FULL: /);
+      expect(done.stderr).not.toMatch(/\n\s+at /);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(workDirs(tmp)).toEqual([]);
+    } finally {
+      unmount(small);
+    }
+  });
+
   it('a service error mid-export (5xx after the retries): exit 1, no file, no spool', async () => {
     // Slice 1 fails on its second page while slice 2, finished, waits in its spool.
     const first = `${day(-2)}T00:00:00.000Z`;
@@ -118,3 +145,4 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     expect(workDirs(tmp)).toEqual([]);
   });
 });
+

@@ -3,7 +3,6 @@
 // torn tail left by a crash is set aside at start, never merged with the next event. The
 // failures are injected through the store's file seam (always possible), and made real on
 // a small tmpfs when this machine lets us mount one.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { sign } from '../../src/lib/signature.js';
 import { startReceiver, type Receiver } from '../../src/lib/webhooks/receiver.js';
 import { formatStoredLine, parseStoredLine, type StoreFile } from '../../src/lib/webhooks/store.js';
 import { killListeners, startListener } from '../helpers/listener.js';
+import { mountTmpfs, unmount } from '../helpers/tmpfs.js';
 
 const SECRET = 'whsec_durability_7d21';
 
@@ -153,26 +153,6 @@ describe('a store left by a crash', () => {
     expect(await res.json()).toEqual({ received: true, duplicate: true });
   });
 });
-
-// A real full disk: a 64 KiB tmpfs (root only; skipped with the reason elsewhere).
-function mountTmpfs(dir: string): string | undefined {
-  if (process.platform !== 'linux') return 'tmpfs is Linux only';
-  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (err) {
-    return `mount -t tmpfs was refused here: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`;
-  }
-}
-
-function unmount(dir: string): void {
-  try {
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-  } catch {
-    execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-  }
-}
 
 describe('a real disk full (tmpfs)', { timeout: 20_000 }, () => {
   it('never acknowledges an event without its whole line; a restart reads every acknowledged one', async (ctx) => {
