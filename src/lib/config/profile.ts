@@ -1,6 +1,7 @@
 // Profiles and where a call's settings come from. Pure: no file access here, so the
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
+import { displayUrl } from '../url.js';
 
 export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -145,26 +146,22 @@ export function checkBaseUrl(value: string): URL {
   } catch {
     throw new UsageError(`"${value}" is not a URL; expected something like https://host${BASE_PATH}`);
   }
-  const shown = () => {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u;
-  };
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
   }
+  const shown = displayUrl(url.toString());
   if (url.protocol === 'http:' && !isLoopback(url)) {
-    const https = shown();
+    const https = new URL(url);
     https.protocol = 'https:';
-    throw new UsageError(`base URL ${shown()} is plain http: the API key would cross the network in clear`, `use ${https} (http is accepted only for loopback addresses, such as the emulator)`);
+    throw new UsageError(`base URL ${shown} is plain http: the API key would cross the network in clear`, `use ${displayUrl(https.toString())} (http is accepted only for loopback addresses, such as the emulator)`);
   }
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith(BASE_PATH)) {
-    const fixed = shown();
+    const fixed = new URL(url);
     const at = path.indexOf(BASE_PATH);
     fixed.pathname = at >= 0 ? path.slice(0, at + BASE_PATH.length) : `${path}${BASE_PATH}`;
     fixed.search = '';
-    throw new UsageError(`base URL ${shown()} does not end in ${BASE_PATH}`, `did you mean ${fixed}?`);
+    throw new UsageError(`base URL ${shown} does not end in ${BASE_PATH}`, `did you mean ${displayUrl(fixed.toString())}?`);
   }
   return url;
 }
