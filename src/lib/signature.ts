@@ -268,9 +268,11 @@ const BASE64_URL = /^[A-Za-z0-9_-]+={0,2}$/;
 /** The header's possible readings, most specific first; form only, nothing secret. */
 function parseHeader(value: string): Candidate[] {
   const out: Candidate[] = [];
-  const timestamped = parseTimestamped(value);
+  // Without an `=` the header is a bare digest: neither timestamped nor prefixed.
+  const hasEquals = value.includes('=');
+  const timestamped = hasEquals ? parseTimestamped(value) : undefined;
   if (timestamped) out.push(timestamped);
-  const prefix = /^(sha256|sha512)=(.*)$/is.exec(value);
+  const prefix = hasEquals ? /^(sha256|sha512)=(.*)$/is.exec(value) : null;
   const algorithmOfPrefix = prefix ? (prefix[1]!.toLowerCase() as Algorithm) : undefined;
   const rest = prefix ? prefix[2]!.trim() : value;
   const algorithms: Algorithm[] = algorithmOfPrefix ? [algorithmOfPrefix] : ['sha256', 'sha512'];
@@ -293,10 +295,12 @@ function decodeHex(text: string, bytes: number): Buffer | undefined {
 }
 
 function decodeBase64(text: string, bytes: number): Buffer | undefined {
-  if (!BASE64_STD.test(text) && !BASE64_URL.test(text)) return undefined;
-  const unpadded = text.replace(/=+$/, '');
   const padded = Math.ceil(bytes / 3) * 4;
   const bare = Math.ceil((bytes * 4) / 3);
+  // The length first: it rules out most headers (a hex digest) before any pattern is run.
+  if (text.length !== padded && text.length !== bare) return undefined;
+  if (!BASE64_STD.test(text) && !BASE64_URL.test(text)) return undefined;
+  const unpadded = text.replace(/=+$/, '');
   // Unpadded, or padded exactly as the standard pads this length.
   if (!(text.length === bare && unpadded.length === bare) && !(text.length === padded && unpadded.length === bare)) return undefined;
   const standard = unpadded.replace(/-/g, '+').replace(/_/g, '/');

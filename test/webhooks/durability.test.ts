@@ -109,6 +109,17 @@ describe('the store under failing writes (injected)', () => {
     expect(storedIds(store)).toEqual(['a', 'b']);
   });
 
+  it('copies waiting on a first copy whose write failed: one of them stores the event, the others are duplicates of it', async () => {
+    const store = tmpStore();
+    const r = await receiver(store, failingWrites(new Set([1])));
+    // The first copy's write fails halfway; the three copies that arrived meanwhile wait for it.
+    const answers = await Promise.all([1, 2, 3, 4].map(() => post(r.url, event('redelivered'))));
+    expect(answers.filter((a) => a === 503)).toHaveLength(1);
+    expect(answers.filter((a) => a === 200)).toHaveLength(3);
+    expect(storedIds(store)).toEqual(['redelivered']);
+    expect(r.stats).toMatchObject({ storeFailures: 1, stored: 1, duplicates: 2 });
+  });
+
   it('while a partial line cannot be cut, nothing more is written; the next batch cuts it first', async () => {
     const store = tmpStore();
     const r = await receiver(store, failingWrites(new Set([2]), { truncateFails: 2 }));

@@ -47,7 +47,7 @@ import type { AddressInfo } from 'node:net';
 import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from '../signature.js';
 import { ForwardLog } from './forward-log.js';
 import { Forwarder, forwardedHeaders, type ForwardItem, type ForwardResult } from './forwarder.js';
-import { StatusTracker, eventFacts } from './status-tracker.js';
+import { StatusTracker, eventFacts, type EventFacts } from './status-tracker.js';
 import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadReport, type StoreOptions } from './store.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -166,7 +166,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const tracker = new StatusTracker();
   const seen = new Set<string>();
   /** Ids whose first copy is being written: a second copy waits for the outcome. */
-  const writing = new Map<string, Promise<boolean>>();
+  const writing = new Map<string, Promise<void>>();
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
   const counters = {
@@ -283,102 +283,176 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     transactions: tracker.size,
   });
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const receivedAt = now();
+  // A delivery is handled synchronously up to its store write: no async function and no
+  // await per request, because their promises cost a measurable share of the listener's
+  // throughput (BENCHMARKS.md, "Webhook listener"). `deliver` answers at once, or returns
+  // the promise of its answer when it waits for the disk (its own line, or a first copy's).
+
+  /** A verified event on its way through dedupe and the store. */
+  type Verified = {
+    res: ServerResponse;
+    raw: Buffer;
+    headers: IncomingMessage['headers'];
+    receivedAt: Date;
+    path: string;
+    scheme: SchemeName;
+    signature: string;
+    id: string;
+    type: string;
+    facts: EventFacts;
+    show: boolean;
+    relay: boolean;
+  };
+
+  const info = (v: Verified, outcome: Outcome, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
+    receivedAt: v.receivedAt,
+    path: v.path,
+    outcome,
+    httpStatus,
+    verified: true,
+    duplicate: outcome === 'duplicate',
+    outOfOrder: extra?.outOfOrder ?? false,
+    id: v.id,
+    type: v.type,
+    transactionId: v.facts.transactionId,
+    status,
+    eventStatus: v.facts.status,
+    scheme: v.scheme,
+    ...(extra?.error !== undefined ? { error: extra.error } : {}),
+  });
+
+  const refused = (receivedAt: Date, path: string, outcome: Outcome, httpStatus: number, error: string, claimed?: { id?: string; type?: string }, scheme?: SchemeName): DeliveryInfo => ({
+    receivedAt,
+    path,
+    outcome,
+    httpStatus,
+    verified: scheme !== undefined,
+    duplicate: false,
+    outOfOrder: false,
+    id: claimed?.id,
+    type: claimed?.type,
+    transactionId: undefined,
+    status: undefined,
+    eventStatus: undefined,
+    ...(scheme !== undefined ? { scheme } : {}),
+    error,
+  });
+
+  const deliver = (req: IncomingMessage, res: ServerResponse, raw: Buffer | undefined, receivedAt: Date): Promise<void> | undefined => {
     const path = req.url ?? '/';
-    if (req.method !== 'POST') {
-      await drain(req);
-      if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
-        reply(res, 200, stats());
-        return;
-      }
-      reply(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'POST webhook deliveries here (GET /healthz for the tally)' } }, { allow: 'POST' });
-      return;
-    }
-    counters.received++;
-    const raw = await readBody(req);
-    const base = { receivedAt, path, duplicate: false, outOfOrder: false };
     if (raw === undefined) {
       counters.tooLarge++;
       const error = `body over ${MAX_BODY_BYTES} bytes`;
       reply(res, 413, { error: { code: 'TOO_LARGE', message: error } });
-      emit({ ...base, outcome: 'too_large', httpStatus: 413, verified: false, id: undefined, type: undefined, transactionId: undefined, status: undefined, eventStatus: undefined, error });
-      return;
+      emit(refused(receivedAt, path, 'too_large', 413, error));
+      return undefined;
     }
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
-
     const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
     if (!checked.ok) {
       counters.badSignature++;
-      const claimed = parseEvent(raw);
       const error = signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`;
       reply(res, 401, { error: { code: 'BAD_SIGNATURE', message: error } });
-      emit({ ...base, outcome: 'rejected', httpStatus: 401, verified: false, id: claimed?.id, type: claimed?.type, transactionId: undefined, status: undefined, eventStatus: undefined, error });
-      return;
+      emit(refused(receivedAt, path, 'rejected', 401, error, parseEvent(raw)));
+      return undefined;
     }
-
     const event = parseEvent(raw);
     if (!event) {
       counters.notEvent++;
       const error = 'signed body is not a webhook event ({ id, type, data })';
       reply(res, 400, { error: { code: 'NOT_AN_EVENT', message: error } });
-      emit({ ...base, outcome: 'invalid', httpStatus: 400, verified: true, scheme: checked.scheme, id: undefined, type: undefined, transactionId: undefined, status: undefined, eventStatus: undefined, error });
-      return;
+      emit(refused(receivedAt, path, 'invalid', 400, error, undefined, checked.scheme));
+      return undefined;
     }
-    const facts = eventFacts(event.type, event.data);
-    const info = { ...base, verified: true, scheme: checked.scheme, id: event.id, type: event.type, transactionId: facts.transactionId };
     const show = shown(event.type);
-    const relay = forwarder !== undefined && show;
+    return admit({
+      res,
+      raw,
+      headers: req.headers,
+      receivedAt,
+      path,
+      scheme: checked.scheme,
+      signature: signature!,
+      id: event.id,
+      type: event.type,
+      facts: eventFacts(event.type, event.data),
+      show,
+      relay: forwarder !== undefined && show,
+    });
+  };
 
-    const pending = writing.get(event.id);
-    const firstCopyStored = pending ? await pending : seen.has(event.id);
-    if (firstCopyStored) {
-      counters.duplicates++;
-      replyText(res, 200, DUPLICATE_BODY);
-      if (!show) {
-        counters.filtered++;
-        return;
-      }
-      const status = facts.transactionId ? tracker.get(facts.transactionId) : undefined;
-      emit({ ...info, outcome: 'duplicate', httpStatus: 200, duplicate: true, status, eventStatus: facts.status });
-      // An event still owed is on its way already; any other copy is relayed once.
-      if (relay && !owedIds.has(event.id)) forwarder.send({ id: event.id, type: event.type, body: raw, headers: forwardedHeaders(req.headers), owed: false });
-      return;
+  /**
+   * Dedupe, then store. A copy that arrives while its first copy is being written waits
+   * for that write and is then looked at again: a duplicate if it was stored; if storing
+   * failed, the first of the waiting copies to run stores it (the others wait on that one).
+   */
+  const admit = (v: Verified): Promise<void> | undefined => {
+    const pending = writing.get(v.id);
+    if (pending) return pending.then(() => admit(v));
+    if (seen.has(v.id)) {
+      duplicate(v);
+      return undefined;
     }
+    seen.add(v.id);
+    if (!store) {
+      accept(v);
+      return undefined;
+    }
+    const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: v.relay });
+    const stored = store.append(line).then(
+      () => {
+        writing.delete(v.id);
+        accept(v);
+      },
+      (err: Error) => {
+        writing.delete(v.id);
+        seen.delete(v.id);
+        counters.storeFailures++;
+        reply(v.res, 503, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } }, { 'retry-after': '1' });
+        emit(info(v, 'store_failed', 503, undefined, { error: `not stored: ${err.message}` }));
+      },
+    );
+    writing.set(v.id, stored);
+    return stored;
+  };
 
-    seen.add(event.id);
-    if (store) {
-      const line = formatStoredLine({ body: raw, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type, forward: relay });
-      const stored = store.append(line).then(
-        () => true,
-        (err: Error) => {
-          seen.delete(event.id);
-          counters.storeFailures++;
-          emit({ ...info, outcome: 'store_failed', httpStatus: 503, status: undefined, eventStatus: facts.status, error: `not stored: ${err.message}` });
-          return false;
-        },
-      );
-      writing.set(event.id, stored);
-      const ok = await stored;
-      writing.delete(event.id);
-      if (!ok) {
-        reply(res, 503, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } }, { 'retry-after': '1' });
-        return;
-      }
-    }
-    counters.stored++;
-    const applied = tracker.apply(facts.transactionId, facts.status);
-    if (applied.outOfOrder) counters.outOfOrder++;
-    replyText(res, 200, ACCEPTED_BODY);
-    if (!show) {
+  const duplicate = (v: Verified): void => {
+    counters.duplicates++;
+    replyText(v.res, 200, DUPLICATE_BODY);
+    if (!v.show) {
       counters.filtered++;
       return;
     }
-    emit({ ...info, outcome: 'accepted', httpStatus: 200, status: applied.status, eventStatus: applied.eventStatus, outOfOrder: applied.outOfOrder });
-    if (relay) {
-      const resign = resignerFor(checked.scheme, raw);
-      forwardOwed({ id: event.id, type: event.type, body: raw, headers: forwardedHeaders(req.headers), ...(resign ? { resign } : {}) });
+    emit(info(v, 'duplicate', 200, v.facts.transactionId ? tracker.get(v.facts.transactionId) : undefined));
+    // An event still owed is on its way already; any other copy is relayed once.
+    if (v.relay && !owedIds.has(v.id)) forwarder!.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
+  };
+
+  const accept = (v: Verified): void => {
+    counters.stored++;
+    const applied = tracker.apply(v.facts.transactionId, v.facts.status);
+    if (applied.outOfOrder) counters.outOfOrder++;
+    replyText(v.res, 200, ACCEPTED_BODY);
+    if (!v.show) {
+      counters.filtered++;
+      return;
     }
+    emit(info(v, 'accepted', 200, applied.status, { outOfOrder: applied.outOfOrder }));
+    if (v.relay) {
+      const resign = resignerFor(v.scheme, v.raw);
+      forwardOwed({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), ...(resign ? { resign } : {}) });
+    }
+  };
+
+  /** GET /healthz, or 405 for any other request that is not a POST. */
+  const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    await drain(req);
+    const path = req.url ?? '/';
+    if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
+      reply(res, 200, stats());
+      return;
+    }
+    reply(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'POST webhook deliveries here (GET /healthz for the tally)' } }, { allow: 'POST' });
   };
 
   const emit = (info: DeliveryInfo) => {
@@ -391,13 +465,32 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   const server: Server = createServer((req, res) => {
     inFlight++;
-    handle(req, res)
-      .catch((err: Error) => {
-        if (!res.headersSent) reply(res, 500, { error: { code: 'INTERNAL', message: err.message } });
-      })
-      .then(() => {
-        if (--inFlight === 0) idle?.();
-      });
+    const done = (err?: unknown): void => {
+      if (err !== undefined && !res.headersSent) reply(res, 500, { error: { code: 'INTERNAL', message: (err as Error).message } });
+      if (--inFlight === 0) idle?.();
+    };
+    const fail = (err: unknown) => done(err ?? new Error('unknown error'));
+    const receivedAt = now();
+    if (req.method !== 'POST') {
+      other(req, res).then(() => done(), fail);
+      return;
+    }
+    counters.received++;
+    readBody(
+      req,
+      (raw) => {
+        let answer: Promise<void> | undefined;
+        try {
+          answer = deliver(req, res, raw, receivedAt);
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (answer) answer.then(() => done(), fail);
+        else done();
+      },
+      fail,
+    );
   });
   server.keepAliveTimeout = 5000;
   try {
@@ -451,20 +544,18 @@ function parseEvent(raw: Buffer): { id: string; type: string; data: Record<strin
   return event?.type !== undefined && event.data ? { id: event.id, type: event.type, data: event.data } : undefined;
 }
 
-/** The raw body, or undefined when it is over MAX_BODY_BYTES (events, not an async iterator: cheaper per request). */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on('error', reject);
+/** Hands over the raw body, or undefined when it is over MAX_BODY_BYTES (events and a callback: no promise per request). */
+function readBody(req: IncomingMessage, done: (raw: Buffer | undefined) => void, fail: (err: Error) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) tooLarge = true;
+    else chunks.push(chunk);
   });
+  req.on('end', () => done(tooLarge ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  req.on('error', fail);
 }
 
 async function drain(req: IncomingMessage): Promise<void> {

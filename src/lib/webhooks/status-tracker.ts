@@ -19,11 +19,14 @@ export type Applied = {
  * (the emulator sends the transaction snapshot); the status comes from the event type
  * (lifecycle.STATUS_OF_EVENT), else from `data.status`.
  */
-export function eventFacts(type: string | undefined, data: Record<string, unknown> | undefined): { transactionId?: string; status?: string } {
+export function eventFacts(type: string | undefined, data: Record<string, unknown> | undefined): EventFacts {
   const txId = typeof data?.transaction_id === 'string' ? data.transaction_id : typeof data?.id === 'string' ? data.id : undefined;
   const status = (type ? STATUS_OF_EVENT[type] : undefined) ?? (typeof data?.status === 'string' ? data.status : undefined);
-  return { ...(txId ? { transactionId: txId } : {}), ...(status ? { status } : {}) };
+  // One shape for every event (fields undefined rather than absent): the receiver's hot path stays monomorphic.
+  return { transactionId: txId || undefined, status: status || undefined };
 }
+
+export type EventFacts = { transactionId: string | undefined; status: string | undefined };
 
 export class StatusTracker {
   private readonly latest = new Map<string, string>();
