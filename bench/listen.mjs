@@ -4,20 +4,25 @@
 // in the same run, over loopback keep-alive connections (autocannon, in this process).
 // Target (issue 15): the listener's deliveries/s at least 0.8x the bare server's.
 //
+// A third server runs in every round: the durable floor (bench/listen-floor.cjs), the
+// least a listener can do and keep "2xx = on disk" (verify, parse, dedupe, one O_DSYNC
+// write per batch). floor / bare is what this machine's durable write leaves of the bare
+// server's rate; listener / floor is what the listener's own work costs on top.
+//
 // The load is EVENTS distinct signed events plus one duplicate for every DUP_EVERY of
 // them (a redelivery of an earlier id), sent once each. Each round sends it to the bare
-// server, then to a listener on a fresh store; the figure is the median round. A round's
-// time runs from the first request to the last answer, measured here: autocannon's own
-// `duration` only ends on its one-second tick, which would round a two-second run to three.
-// Checked every round: every answer 2xx, the store holds exactly the distinct events, the
-// listener's own exit tally agrees. Bounded: a fixed number of requests per round and a
-// deadline per server; each listener is stopped with SIGINT.
+// server, the floor and a listener (each store fresh); the figure is the median round. A
+// round's time runs from the first request to the last answer, measured here: autocannon's
+// own `duration` only ends on its one-second tick, which would round a two-second run to
+// three. Checked every round: every answer 2xx, each store holds exactly the distinct
+// events, the listener's own exit tally agrees. Bounded: a fixed number of requests per
+// round and a deadline per server; each server is stopped with SIGINT.
 //
-// --store-dir DIR puts the listener's stores there instead of a temporary directory (a tmpfs,
-// say, to see how much of the gap is the disk's sync); --connections sets how many deliveries
-// are in flight at once (each sync is shared by as many as are waiting).
+// --connections sets how many deliveries are in flight at once (each sync is shared by as
+// many as are waiting); a list (32,256) measures each. --store-dir DIR puts the stores
+// there instead of a temporary directory (a tmpfs, say, to see how much is the disk's sync).
 //
-//   node bench/listen.mjs [--events N] [--connections C] [--rounds R] [--store-dir DIR] [--json]
+//   node bench/listen.mjs [--events N] [--connections C[,C...]] [--rounds R] [--store-dir DIR] [--json]
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +33,7 @@ import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/offramp.js');
+const FLOOR = join(ROOT, 'bench/listen-floor.cjs');
 const SECRET = 'whsec_bench_listen';
 const TARGET_RATIO = 0.8;
 const DUP_EVERY = 10;
@@ -116,51 +122,62 @@ async function fire(url, load, connections) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** The store's lines: exactly the distinct events of the load, once each? */
+function storeHolds(store, events) {
+  const lines = readFileSync(store, 'utf8').split('\n').filter(Boolean);
+  const distinct = new Set(lines.map((l) => JSON.parse(l).id)).size;
+  return { lines: lines.length, distinct, ok: lines.length === events && distinct === events };
+}
+
+const rate = (r) => r['2xx'] / r.seconds;
+
 async function round({ events, connections, dir, storeDir, index, servers }) {
-  const store = join(storeDir, `events-${index}.ndjson`);
   const load = deliveries(events);
+  const env = { OFFRAMP_WEBHOOK_SECRET: SECRET, OFFRAMP_CONFIG_DIR: join(dir, 'config') };
 
   const hello = await startServer(['-e', HELLO], {});
   servers.push(hello);
   const bare = await fire(hello.url, load, connections);
   await hello.stop();
 
-  const listener = await startServer([BIN, 'webhooks', 'listen', '--port', '0', '--store', store], {
-    OFFRAMP_WEBHOOK_SECRET: SECRET,
-    OFFRAMP_CONFIG_DIR: join(dir, 'config'),
-  });
+  const floorStore = join(storeDir, `floor-${connections}-${index}.ndjson`);
+  const floorServer = await startServer([FLOOR, floorStore], env);
+  servers.push(floorServer);
+  const floor = await fire(floorServer.url, load, connections);
+  await floorServer.stop();
+
+  const store = join(storeDir, `events-${connections}-${index}.ndjson`);
+  const listener = await startServer([BIN, 'webhooks', 'listen', '--port', '0', '--store', store], env);
   servers.push(listener);
   const result = await fire(listener.url, load, connections);
   const { code, stderr } = await listener.stop();
-  if (code !== 0) throw new Error(`the listener exited ${code}: ${stderr}`);
+  // Ctrl-C ends the listener with 130, as every interrupted command (README, exit codes).
+  if (code !== 130) throw new Error(`the listener exited ${code}: ${stderr}`);
 
-  const lines = readFileSync(store, 'utf8').split('\n').filter(Boolean);
-  const distinct = new Set(lines.map((l) => JSON.parse(l).id)).size;
+  const held = storeHolds(store, events);
+  const floorHeld = storeHolds(floorStore, events);
   const tally = /Stopped \(SIGINT\)\. (.*)\./.exec(stderr)?.[1] ?? '';
   const stored = Number(/stored (\d+)/.exec(tally)?.[1] ?? NaN);
+  const figures = (r) => ({ perSecond: rate(r), seconds: r.seconds, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
   return {
     deliveries: load.length,
-    bare: { perSecond: bare['2xx'] / bare.seconds, seconds: bare.seconds, p50: bare.latency.p50, p99: bare.latency.p99, non2xx: bare.non2xx },
-    listener: {
-      perSecond: result['2xx'] / result.seconds,
-      storedPerSecond: stored / result.seconds,
-      seconds: result.seconds,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors,
-    },
-    ratio: result['2xx'] / result.seconds / (bare['2xx'] / bare.seconds),
-    storeCorrect: lines.length === events && distinct === events && stored === events,
-    stored: lines.length,
-    distinct,
+    bare: figures(bare),
+    floor: { ...figures(floor), storeCorrect: floorHeld.ok },
+    listener: { ...figures(result), storedPerSecond: stored / result.seconds },
+    ratio: rate(result) / rate(bare),
+    floorRatio: rate(floor) / rate(bare),
+    overFloor: rate(result) / rate(floor),
+    storeCorrect: held.ok && stored === events,
+    stored: held.lines,
+    distinct: held.distinct,
     tally,
   };
 }
 
 export async function main(argv = process.argv.slice(2)) {
   const events = option(argv, '--events', 30_000);
-  const connections = option(argv, '--connections', 32);
+  const connectionCounts = (textOption(argv, '--connections') ?? '32,256').split(',').map(Number);
+  if (connectionCounts.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('--connections: whole numbers, comma-separated');
   const rounds = option(argv, '--rounds', 3);
   const asJson = argv.includes('--json');
   const dir = mkdtempSync(join(tmpdir(), 'offramp-bench-listen-'));
@@ -168,36 +185,46 @@ export async function main(argv = process.argv.slice(2)) {
   const storeDir = given ? mkdtempSync(join(given, 'offramp-bench-listen-')) : dir;
   const servers = [];
   try {
-    const results = [];
-    for (let i = 0; i < rounds; i++) results.push(await round({ events, connections, dir, storeDir, index: i, servers }));
-    const ratio = median(results.map((r) => r.ratio));
-    const allCorrect = results.every((r) => r.storeCorrect && r.listener.non2xx === 0 && r.bare.non2xx === 0);
-    const pass = ratio >= TARGET_RATIO && allCorrect;
-    const report = {
-      events,
-      deliveries: results[0].deliveries,
-      connections,
-      rounds: results,
-      medianRatio: ratio,
-      medianListenerPerSecond: median(results.map((r) => r.listener.perSecond)),
-      medianBarePerSecond: median(results.map((r) => r.bare.perSecond)),
-      target: TARGET_RATIO,
-      pass,
-    };
+    const groups = [];
+    for (const connections of connectionCounts) {
+      const results = [];
+      for (let i = 0; i < rounds; i++) results.push(await round({ events, connections, dir, storeDir, index: i, servers }));
+      const correct = results.every((r) => r.storeCorrect && r.floor.storeCorrect && r.listener.non2xx === 0 && r.bare.non2xx === 0 && r.floor.non2xx === 0);
+      const medianRatio = median(results.map((r) => r.ratio));
+      groups.push({
+        connections,
+        rounds: results,
+        medianRatio,
+        medianFloorRatio: median(results.map((r) => r.floorRatio)),
+        medianOverFloor: median(results.map((r) => r.overFloor)),
+        medianListenerPerSecond: median(results.map((r) => r.listener.perSecond)),
+        medianFloorPerSecond: median(results.map((r) => r.floor.perSecond)),
+        medianBarePerSecond: median(results.map((r) => r.bare.perSecond)),
+        correct,
+        pass: correct && medianRatio >= TARGET_RATIO,
+      });
+    }
+    const report = { events, deliveries: groups[0].rounds[0].deliveries, target: TARGET_RATIO, groups, pass: groups.every((g) => g.pass) };
     if (asJson) {
       console.log(JSON.stringify(report, null, 2));
-    } else {
-      console.log(`webhooks listen --store (on disk before each 2xx): ${events} events + ${results[0].deliveries - events} duplicates, ${connections} connections, loopback, ${rounds} rounds${given ? `, stores in ${given}` : ''}`);
-      console.log('round  server                   seconds  deliveries/s  stored/s  p50 ms  p99 ms  non-2xx  store');
-      results.forEach((r, i) => {
+      return report;
+    }
+    console.log(`webhooks listen --store (on disk before each 2xx): ${events} events + ${report.deliveries - events} duplicates, loopback, ${rounds} rounds${given ? `, stores in ${given}` : ''}`);
+    for (const g of groups) {
+      console.log(`\n${g.connections} connections`);
+      console.log('round  server                   seconds  deliveries/s  p50 ms  p99 ms  non-2xx  store');
+      g.rounds.forEach((r, i) => {
         const n = String(i + 1).padEnd(5);
-        console.log(`${n}  bare node:http (200)     ${r.bare.seconds.toFixed(2).padStart(7)}  ${r.bare.perSecond.toFixed(0).padStart(12)}  ${'—'.padStart(8)}  ${String(r.bare.p50).padStart(6)}  ${String(r.bare.p99).padStart(6)}  ${String(r.bare.non2xx).padStart(7)}  —`);
-        console.log(
-          `${n}  offramp webhooks listen  ${r.listener.seconds.toFixed(2).padStart(7)}  ${r.listener.perSecond.toFixed(0).padStart(12)}  ${r.listener.storedPerSecond.toFixed(0).padStart(8)}  ${String(r.listener.p50).padStart(6)}  ${String(r.listener.p99).padStart(6)}  ${String(r.listener.non2xx).padStart(7)}  ${r.storeCorrect ? `ok (${r.stored} distinct)` : `WRONG (${r.stored} lines, ${r.distinct} distinct)`}  ratio ${r.ratio.toFixed(2)}`,
-        );
+        const row = (name, f, store) => `${n}  ${name.padEnd(23)}  ${f.seconds.toFixed(2).padStart(7)}  ${f.perSecond.toFixed(0).padStart(12)}  ${String(f.p50).padStart(6)}  ${String(f.p99).padStart(6)}  ${String(f.non2xx).padStart(7)}  ${store}`;
+        console.log(row('bare node:http (200)', r.bare, '—'));
+        console.log(row('durable floor', r.floor, r.floor.storeCorrect ? 'ok' : 'WRONG'));
+        console.log(row('offramp webhooks listen', r.listener, r.storeCorrect ? `ok (${r.stored} distinct)` : `WRONG (${r.stored} lines, ${r.distinct} distinct)`));
+        console.log(`${n}  ratios: listener/bare ${r.ratio.toFixed(2)}, floor/bare ${r.floorRatio.toFixed(2)}, listener/floor ${r.overFloor.toFixed(2)}`);
       });
-      console.log(`listener tally (last round): ${results.at(-1).tally}`);
-      console.log(`listener / bare node:http, median of ${rounds}: ${ratio.toFixed(2)}x (target >= ${TARGET_RATIO}x) ${pass ? 'PASS' : 'FAIL'}`);
+      console.log(`listener tally (last round): ${g.rounds.at(-1).tally}`);
+      console.log(
+        `median of ${rounds}: listener / bare ${g.medianRatio.toFixed(2)}x (target >= ${TARGET_RATIO}x) ${g.pass ? 'PASS' : 'FAIL'}; floor / bare ${g.medianFloorRatio.toFixed(2)}x; listener / floor ${g.medianOverFloor.toFixed(2)}x`,
+      );
     }
     return report;
   } finally {
