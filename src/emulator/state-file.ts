@@ -20,6 +20,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { isAlive } from '../lib/atomic-file.js';
 import type { PendingChanges } from './changes.js';
 import { iso } from './clock.js';
 import { StateFileError } from './errors.js';
@@ -306,7 +307,7 @@ export class StateFile {
         }
       }
       const pid = Number((await readFile(this.lockPath, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
         throw new StateFileError(`state file ${this.path} is in use by another emulator (process ${pid}); stop it first`);
       }
       // Left by an emulator that is gone (killed): take it over.
@@ -325,16 +326,8 @@ export class StateFile {
     const names = await readdir(dirname(this.path)).catch(() => [] as string[]);
     for (const name of names) {
       const m = name.startsWith(prefix) ? /\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name) : null;
-      if (m && !alive(Number(m[1]))) await rm(join(dirname(this.path), name), { force: true }).catch(() => undefined);
+      if (m && !isAlive(Number(m[1]))) await rm(join(dirname(this.path), name), { force: true }).catch(() => undefined);
     }
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

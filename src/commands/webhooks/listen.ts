@@ -94,6 +94,9 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     const loaded = receiver.loaded;
     const known = loaded?.created ? ' (created, mode 0600)' : loaded && loaded.events > 0 ? ` (${loaded.events} events already in it count as received)` : '';
     io.err(`Storing new events in ${storePath}${known}`);
+    if (loaded?.staleLockFrom !== undefined) {
+      io.err(`note: the store's lock was left by process ${loaded.staleLockFrom}, which no longer runs (a listener stopped with SIGKILL?); taken over`);
+    }
     if (loaded?.tornPath) {
       io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
     }

@@ -40,12 +40,14 @@
 // could leave after a failed write) gives back the whole record at its end.
 //
 // The file and its directory must be the user's own and writable by no one else
-// (src/lib/secure-path.ts): a planted store could otherwise inject events.
+// (src/lib/secure-path.ts): a planted store could otherwise inject events. While open,
+// the store is locked (FILE.lock, store-lock.ts): one listener per store.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../secure-path.js';
+import { lockStore, type StoreLock } from './store-lock.js';
 
 export type StoreLoadReport = {
   /** Events read from the file (salvaged ones included). */
@@ -60,6 +62,8 @@ export type StoreLoadReport = {
   tornPath?: string;
   /** The store did not exist and was created (0600). */
   created: boolean;
+  /** The store's lock was left by this process id, no longer running (a listener killed, say), and taken over. */
+  staleLockFrom?: number;
 };
 
 /** What the store writes through: a FileHandle, or (in tests) a shim around one that fails on cue. */
@@ -94,6 +98,7 @@ export class EventStore {
     private readonly file: StoreFile,
     size: number,
     private readonly syncAfterWrite: boolean,
+    private readonly lock: StoreLock,
   ) {
     this.size = size;
   }
@@ -112,8 +117,11 @@ export class EventStore {
       createDirectory: true,
       what: `the store ${path}`,
     });
+    let lock: StoreLock | undefined;
     try {
-      const report: StoreLoadReport = { events: 0, unreadable: 0, salvaged: 0, tornBytes: 0, created };
+      // Before anything is read or cut: a live listener's batch in flight is not a torn line.
+      lock = await lockStore(path);
+      const report: StoreLoadReport = { events: 0, unreadable: 0, salvaged: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
       let size = (await handle.stat()).size;
       if (size > 0) {
         const whole = await wholeLinesEnd(handle, size);
@@ -127,9 +135,10 @@ export class EventStore {
       }
       if (size > 0) await readLines(handle, size, onEvent, report);
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
-      return { store: new EventStore(path, file, size, dsync === undefined), report };
+      return { store: new EventStore(path, file, size, dsync === undefined, lock), report };
     } catch (err) {
       await handle.close().catch(() => undefined);
+      await lock?.release();
       throw err;
     }
   }
@@ -194,7 +203,11 @@ export class EventStore {
     this.closed = true;
     while (this.flushing) await this.flushing;
     if (this.damaged) await this.cutBack().catch(() => undefined);
-    await this.file.close();
+    try {
+      await this.file.close();
+    } finally {
+      await this.lock.release();
+    }
   }
 }
 
