@@ -6,9 +6,13 @@ import { VERSION_TEXT } from './version.js';
 
 // A reader that stops early (`offramp tx list --all -o ndjson | head -1`) closes the pipe:
 // that is the reader's choice, not a failure, so end quietly instead of a stack trace.
+// Any other failure to write the output (a full disk under `> file`, an I/O error) means
+// the output is incomplete: one line saying so and exit 1, never a trace or an exit 0.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
-  throw err;
+  const line = err.code === 'ENOSPC' ? 'DISK_FULL: no space left on the device (stdout)' : `OUTPUT: could not write to stdout (${err.code ?? err.message}); the output is incomplete`;
+  process.stderr.write(`error: ${line}\n`);
+  process.exit(1);
 });
 // With stderr closed, a message that cannot be written is lost, but the exit code must
 // not be: a failed write there is not allowed to end the run as a crash (exit 1).
