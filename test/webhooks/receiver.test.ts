@@ -2,7 +2,8 @@
 // forward-only statuses, forwarding.
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -104,6 +105,24 @@ describe('startReceiver', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(storedLines(store)).toHaveLength(1);
     expect(r.stats).toMatchObject({ stored: 1, duplicates: 7 });
+  });
+
+  it('a delivery abandoned halfway through its body stores nothing and does not hold up close()', async () => {
+    const store = tmp();
+    const { r } = await start({ storePath: store });
+    const body = event('abandoned', 'transaction.created');
+    const socket = connect(r.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-SVC-Webhook-Signature: ${sign(body, SECRET)}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`);
+    for (let i = 0; i < 100 && r.stats.received === 0; i++) await new Promise((done) => setTimeout(done, 10));
+    expect(r.stats.received).toBe(1);
+    socket.destroy();
+    await new Promise((done) => setTimeout(done, 50));
+    // The next delivery goes through; close() returns (nothing is left in flight).
+    expect((await post(r.url, event('next', 'transaction.created'))).status).toBe(200);
+    await r.close();
+    expect(storedLines(store).map((l) => parseStoredLine(l)!.id)).toEqual(['next']);
+    expect(r.stats).toMatchObject({ received: 2, stored: 1 });
   });
 
   it('after a restart, ids already in the store are duplicates and statuses are restored; a torn last line is set aside and cut', async () => {

@@ -465,7 +465,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   const server: Server = createServer((req, res) => {
     inFlight++;
+    let finished = false;
+    // Once per request, even if the request stream errs after its end.
     const done = (err?: unknown): void => {
+      if (finished) return;
+      finished = true;
       if (err !== undefined && !res.headersSent) reply(res, 500, { error: { code: 'INTERNAL', message: (err as Error).message } });
       if (--inFlight === 0) idle?.();
     };
