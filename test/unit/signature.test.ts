@@ -148,6 +148,11 @@ describe('signature catalogue: refusals', () => {
     expect(verify(body, '', hex('sha256'))).toMatchObject({ ok: false, kind: 'no-secret' });
     expect(verify(body, SECRET, hex('sha256'), { scheme: 'md5' })).toMatchObject({ ok: false, kind: 'unknown-scheme' });
     expect(verify(body, SECRET, 'zz'.repeat(32))).toMatchObject({ ok: false, kind: 'malformed' });
+    // A right digest with one character that is not hex, at the end or inside: not that digest.
+    const right = hex('sha256');
+    expect(verify(body, SECRET, `${right.slice(0, 63)}g`).ok).toBe(false);
+    expect(verify(body, SECRET, `${right.slice(0, 30)}-${right.slice(31)}`).ok).toBe(false);
+    expect(verify(body, SECRET, `${right.slice(0, 63)}g`, { scheme: 'hmac-sha256-hex' })).toMatchObject({ ok: false, kind: 'malformed' });
   });
 
   it('a signature of another scheme is refused when one is pinned, and the reason names the scheme that matched', () => {
