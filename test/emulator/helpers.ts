@@ -138,9 +138,10 @@ export type Delivery = { headers: IncomingHttpHeaders; raw: string; body: any; a
 
 /**
  * A webhook receiver on a free loopback port. `answer(n, delivery)` picks the status of the
- * n-th delivery (0-based); by default 200.
+ * n-th delivery (0-based); by default 200. A promise answers late: the delivery is listed
+ * at once (its `answered` still 0), the answer sent when the promise settles.
  */
-export async function webhookReceiver(answer: (n: number, delivery: Delivery) => number = () => 200) {
+export async function webhookReceiver(answer: (n: number, delivery: Delivery) => number | Promise<number> = () => 200) {
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -154,9 +155,14 @@ export async function webhookReceiver(answer: (n: number, delivery: Delivery) =>
         body = undefined;
       }
       const delivery: Delivery = { headers: req.headers, raw, body, answered: 0, path: req.url ?? '' };
-      delivery.answered = answer(deliveries.length, delivery);
+      const status = answer(deliveries.length, delivery);
       deliveries.push(delivery);
-      res.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(delivery.answered >= 300 ? 'receiver says no' : 'ok');
+      const send = (code: number) => {
+        delivery.answered = code;
+        if (!res.destroyed) res.writeHead(code, { 'content-type': 'text/plain' }).end(code >= 300 ? 'receiver says no' : 'ok');
+      };
+      if (typeof status === 'number') send(status);
+      else void status.then(send);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,10 +1,9 @@
 // The variant server against plain fetch: each of its documented differences from the
 // emulator holds, and the spec's rules still hold underneath them.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/emulator/index.js';
+import { eventually, webhookReceiver } from '../emulator/helpers.js';
 import { INVALID_CURSOR_MESSAGE, startVariant, VARIANT, VARIANT_EXTRA_FIELDS, type RunningVariant, type VariantOptions } from '../helpers/variant-server.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
@@ -59,46 +58,8 @@ function expectError(reply: Reply, status: number, code: string, message?: RegEx
   if (message !== undefined) expect(reply.body.error.message).toMatch(message);
 }
 
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-}
-
-type Delivery = { headers: IncomingHttpHeaders; raw: Buffer; body: any };
-
-/** A webhook receiver on loopback; `answer` may delay and picks the status. */
-async function receiver(answer: () => Promise<number> | number = () => 200) {
-  const deliveries: Delivery[] = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks);
-    deliveries.push({ headers: req.headers, raw, body: JSON.parse(raw.toString('utf8')) });
-    const status = await answer();
-    if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'receiver says no');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    deliveries,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 /** The test's own check of `t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
-function verifyTimestamped(raw: Buffer, secret: string, header: string | undefined): { ok: boolean; t: number } {
+function verifyTimestamped(raw: string, secret: string, header: string | undefined): { ok: boolean; t: number } {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
   if (!match) return { ok: false, t: 0 };
   const expected = createHmac('sha256', secret).update(`${match[1]}.`).update(raw).digest();
@@ -118,12 +79,12 @@ afterAll(async () => {
 // One variant holds most of the state: 30 transactions created 1.25 s apart on a manual
 // clock (so times have fractions to drop), their webhooks, and a seeded ledger.
 let v: RunningVariant;
-let hooks: Awaited<ReturnType<typeof receiver>>;
+let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
 const txs: { id: string; [k: string]: unknown }[] = [];
 const iso = (ms: number) => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  hooks = await receiver();
+  hooks = await webhookReceiver();
   started.push(hooks);
   v = await variant({ webhookUrl: hooks.url, seedRevenue: 300, emulator: { clock: createManualClock(T0) } });
   const clock = v.emu.clock as ReturnType<typeof createManualClock>;
@@ -430,12 +391,12 @@ describe('webhooks', () => {
       expect(all).toHaveLength(2);
       return all[1]!;
     });
-    expect(again.raw.equals(created.raw)).toBe(true);
+    expect(again.raw).toBe(created.raw);
     expect(verifyTimestamped(again.raw, v.webhookSecret, again.headers['x-svc-webhook-signature'] as string).ok).toBe(true);
   });
 
   it("reports the target's failures truthfully: queued while in flight, then errored", async () => {
-    const failing = await receiver(() => new Promise((r) => setTimeout(() => r(500), 150)));
+    const failing = await webhookReceiver(() => new Promise((r) => setTimeout(() => r(500), 150)));
     started.push(failing);
     const w = await variant({ webhookUrl: failing.url });
     const tx = await createTx(w);
@@ -452,7 +413,7 @@ describe('webhooks', () => {
   });
 
   it('fails deliveries without a webhookUrl or to a refused connection (errored)', async () => {
-    const closed = await receiver();
+    const closed = await webhookReceiver();
     await closed.close();
     for (const w of [await variant(), await variant({ webhookUrl: closed.url })]) {
       const tx = await createTx(w);
