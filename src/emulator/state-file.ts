@@ -17,10 +17,11 @@
 // - A lock file (FILE.lock, holding the pid) keeps a second emulator off the same file.
 import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { isAlive } from '../lib/atomic-file.js';
+import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../lib/pid-lock.js';
 import type { PendingChanges } from './changes.js';
 import { iso } from './clock.js';
 import { StateFileError } from './errors.js';
@@ -62,6 +63,8 @@ export class StateFile {
   private rt: Runtime | undefined;
   private pending: PendingChanges | undefined;
   private handle: FileHandle | undefined;
+  /** FILE.lock while this emulator uses the file (src/lib/pid-lock.ts). */
+  private lockHeld: PidLock | undefined;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private writing = false;
@@ -292,32 +295,19 @@ export class StateFile {
     this.lastWrittenAt = new Date().toISOString();
   }
 
-  private get lockPath(): string {
-    return `${this.path}.lock`;
-  }
-
   private async lock(): Promise<void> {
-    for (let tries = 0; tries < 2; tries++) {
-      try {
-        await writeFile(this.lockPath, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new StateFileError(`cannot lock state file ${this.path}: ${(err as Error).message}`);
-        }
-      }
-      const pid = Number((await readFile(this.lockPath, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        throw new StateFileError(`state file ${this.path} is in use by another emulator (process ${pid}); stop it first`);
-      }
-      // Left by an emulator that is gone (killed): take it over.
-      await unlink(this.lockPath).catch(() => undefined);
+    try {
+      this.lockHeld = await takePidLock(`${this.path}.lock`);
+    } catch (err) {
+      if (err instanceof LockHeldError) throw new StateFileError(`state file ${this.path} is in use by another emulator (process ${err.pid}); stop it first`);
+      if (err instanceof LockContendedError) throw new StateFileError(`cannot lock state file ${this.path}: ${err.path} keeps coming back`);
+      throw new StateFileError(`cannot lock state file ${this.path}: ${(err as Error).message}`);
     }
-    throw new StateFileError(`cannot lock state file ${this.path}: ${this.lockPath} keeps coming back`);
   }
 
   private async unlock(): Promise<void> {
-    await unlink(this.lockPath).catch(() => undefined);
+    await this.lockHeld?.release();
+    this.lockHeld = undefined;
   }
 
   /** Temporary files of rewrites that a killed emulator left behind. */
