@@ -1,7 +1,8 @@
 // A lock file holding its owner's process id, beside what it guards (FILE.lock): what keeps
 // a second emulator off a state file (src/emulator/state-file.ts) and a second listener off
 // a webhook store (src/lib/webhooks/store-lock.ts). Node has no flock(); a pid file is what
-// ssh-agent, postgres and npm's own locks rely on in the same place.
+// ssh-agent, postgres and npm's own locks rely on in the same place. An export's run
+// directory (src/lib/revenue/workdir.ts) is held the same way.
 //
 // - The lock is created with the pid already in it: written to a temporary file (0600,
 //   O_EXCL), then linked into place, and link fails when the lock exists. So no one ever
@@ -56,10 +57,10 @@ export async function takePidLock(path: string): Promise<PidLock> {
         },
       };
     }
-    const holder = await readHolder(path);
+    const holder = await lockHolder(path);
     if (holder !== undefined && (holder === process.pid || isAlive(holder))) throw new LockHeldError(path, holder);
     if (holder !== undefined) tookOverFrom = holder;
-    if ((await readHolder(path)) === holder) {
+    if ((await lockHolder(path)) === holder) {
       await unlink(path).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'ENOENT') throw e;
       });
@@ -84,7 +85,8 @@ async function createWithPid(path: string): Promise<boolean> {
   }
 }
 
-async function readHolder(path: string): Promise<number | undefined> {
+/** The pid in the lock at `path`; undefined when there is no lock or no pid in it. */
+export async function lockHolder(path: string): Promise<number | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -11,10 +11,11 @@
 // and no live process holds their lock.
 import { randomBytes } from 'node:crypto';
 import { constants, rmSync } from 'node:fs';
-import { lstat, mkdtemp, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '../atomic-file.js';
+import { LockContendedError, LockHeldError, lockHolder, takePidLock } from '../pid-lock.js';
 
 export const WORKDIR_PREFIX = 'offramp-export-';
 const LOCK = 'lock';
@@ -45,7 +46,7 @@ export class WorkDir {
     const path = await mkdtemp(join(root, WORKDIR_PREFIX));
     const dir = new WorkDir(path);
     try {
-      await dir.writeNew(LOCK, `${process.pid}\n`);
+      await takePidLock(dir.file(LOCK));
     } catch (err) {
       await rm(path, { recursive: true, force: true }).catch(() => undefined);
       throw err;
@@ -59,19 +60,14 @@ export class WorkDir {
    */
   static async adopt(path: string): Promise<WorkDir> {
     if (!privateDir(await lstat(path))) throw new Error(`${path} is not a private directory of yours`);
-    const lock = join(path, LOCK);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await writeFile(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-        return new WorkDir(path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const holder = await lockHolder(path);
-        if (holder !== undefined && isAlive(holder)) throw new Error(`another export (pid ${holder}) is using it`);
-        await rm(lock, { force: true });
-      }
+    try {
+      await takePidLock(join(path, LOCK));
+    } catch (err) {
+      if (err instanceof LockHeldError) throw new Error(`another export (pid ${err.pid}) is using it`);
+      if (err instanceof LockContendedError) throw new Error('another export took it meanwhile');
+      throw err;
     }
-    throw new Error('another export took it meanwhile');
+    return new WorkDir(path);
   }
 
   file(name: string): string {
@@ -118,15 +114,6 @@ export class WorkDir {
   }
 }
 
-async function lockHolder(dir: string): Promise<number | undefined> {
-  try {
-    const pid = Number((await readFile(join(dir, LOCK), 'utf8')).trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reads a regular file, never through a link. */
 export async function readPrivateFile(path: string): Promise<string> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -165,7 +152,7 @@ export async function sweepStaleWorkDirs(root: string = tmpdir(), now = Date.now
   let removed = 0;
   for (const dir of await ownWorkDirs(root)) {
     if (now - dir.mtimeMs < maxAgeMs) continue;
-    const holder = await lockHolder(dir.path);
+    const holder = await lockHolder(join(dir.path, LOCK)).catch(() => undefined);
     if (holder !== undefined && isAlive(holder)) continue;
     await rm(dir.path, { recursive: true, force: true }).then(
       () => removed++,
