@@ -12,6 +12,7 @@
 import type { Context, Prompts } from './context.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
+import type { RevenueFilters } from './client/filters.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -139,4 +140,15 @@ export function generateReference(now: Date): string {
 /** Quotes a value for a POSIX shell, so a printed command can be pasted as is. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * --token and --network are sent as `crypto_currency` and `network` (the spec leaves the
+ * filter names "not shown"; these are the row's own field names), lower-cased as the
+ * ledger writes them.
+ */
+export function filterFlags(opts: { token?: string; network?: string }): RevenueFilters {
+  const token = opts.token !== undefined ? parseSymbol(opts.token, '--token') : undefined;
+  const network = opts.network !== undefined ? parseSymbol(opts.network, '--network') : undefined;
+  return { ...(token ? { crypto_currency: token } : {}), ...(network ? { network } : {}) };
 }

@@ -21,7 +21,7 @@ import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/atomic-file.js';
 import { sliceWindow, type Window } from '../../lib/dates.js';
 import { CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
-import { parseIntFlag, parseSymbol } from '../../lib/input.js';
+import { filterFlags, parseIntFlag } from '../../lib/input.js';
 import { windowFlags } from '../../lib/window-input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
@@ -379,17 +379,6 @@ function checkFlags(opts: Options, format: ExportFormat, stdoutIsTTY: boolean): 
   if (format === 'xlsx' && !opts.out && stdoutIsTTY) {
     throw new UsageError('-o xlsx writes a binary file: give --out FILE', 'or redirect stdout to a file (offramp revenue export ... -o xlsx > revenue.xlsx)');
   }
-}
-
-/**
- * --token and --network are sent as `crypto_currency` and `network` (the spec leaves the
- * filter names "not shown"; these are the row's own field names), lower-cased as the
- * ledger writes them.
- */
-export function filterFlags(opts: { token?: string; network?: string }): RevenueFilters {
-  const token = opts.token !== undefined ? parseSymbol(opts.token, '--token') : undefined;
-  const network = opts.network !== undefined ? parseSymbol(opts.network, '--network') : undefined;
-  return { ...(token ? { crypto_currency: token } : {}), ...(network ? { network } : {}) };
 }
 
 function emptyState(window: Window): SliceState {

@@ -10,6 +10,7 @@
 import pLimit from 'p-limit';
 import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
+import { filterFlags } from '../../lib/input.js';
 import { windowFlags } from '../../lib/window-input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -17,7 +18,6 @@ import { planSlices } from '../../lib/revenue/slices.js';
 import { DecimalSum } from '../../lib/revenue/totals.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
 import type { Window } from '../../lib/dates.js';
-import { filterFlags } from './export.js';
 import type { RevenueFilters } from '../../lib/client/api.js';
 
 export type Options = { from?: string; to?: string; token?: string; network?: string };
