@@ -25,7 +25,8 @@
 // on how much of a forged signature was right. What is branched on is only the header's
 // form (its length, alphabet, prefix): the sender chose that, and it says nothing about the
 // expected digest. The form also decides which digests are computed at all, so the common
-// case (one hex HMAC-SHA256) costs one HMAC, as before the catalogue existed.
+// case (one hex HMAC-SHA256) costs one HMAC, as before the catalogue existed, and a form
+// that reads as two schemes of one digest (`sha256=<hex>`) costs one too.
 //
 // Secrets never appear in a result or a reason.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -152,6 +153,7 @@ export function verify(
     return { ok: false, kind: 'malformed', reason: 'the signature has the form of no scheme of the catalogue' };
   }
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const expectedOf = expectedDigests(body);
   const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
   const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   let found: { scheme: SchemeName; secretIndex: number } | undefined;
@@ -161,7 +163,7 @@ export function verify(
     for (let secretIndex = 0; secretIndex < keys.length; secretIndex++) {
       // An empty secret is no secret: an HMAC under it would be anyone's to forge.
       const secret = keys[secretIndex];
-      if (!secret || !matches(candidate, body, secret)) continue;
+      if (!secret || !matches(candidate, expectedOf, secret)) continue;
       if (candidate.t !== undefined && !(Math.abs(nowSec - candidate.t) <= tolerance)) stale ??= { t: candidate.t };
       else found ??= { scheme: candidate.scheme, secretIndex };
     }
@@ -201,13 +203,14 @@ export function detect(
   const value = header?.trim() ?? '';
   if (value === '') return out;
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const expectedOf = expectedDigests(body);
   const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
   const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   const candidates = parseHeader(value).filter((c) => opts.scheme === undefined || c.scheme === opts.scheme);
   for (const candidate of candidates) {
     for (const { label, secret } of secrets) {
       if (!secret) continue;
-      if (!matches(candidate, body, secret)) continue;
+      if (!matches(candidate, expectedOf, secret)) continue;
       if (candidate.t !== undefined && !(Math.abs(nowSec - candidate.t) <= tolerance)) continue;
       if (!out.some((m) => m.scheme === candidate.scheme && m.secretLabel === label)) out.push({ scheme: candidate.scheme, secretLabel: label });
     }
@@ -249,10 +252,28 @@ function timestampedPayload(t: string, body: string | Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${t}.`, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
 }
 
+/**
+ * The HMAC a candidate expects under a secret, computed once per (algorithm, signed
+ * timestamp, secret) for one body: `sha256=<hex>` reads as two schemes of one digest.
+ */
+type ExpectedDigest = (candidate: Candidate, secret: string) => Buffer;
+
+function expectedDigests(body: Buffer): ExpectedDigest {
+  const memo = new Map<string, Buffer>();
+  return (candidate, secret) => {
+    const key = `${candidate.algorithm}\u0000${candidate.tText ?? ''}\u0000${secret}`;
+    let digest = memo.get(key);
+    if (!digest) {
+      digest = hmac(candidate.algorithm, secret, candidate.tText !== undefined ? timestampedPayload(candidate.tText, body) : body);
+      memo.set(key, digest);
+    }
+    return digest;
+  };
+}
+
 /** Compares every claimed digest (no early exit) against the HMAC under `secret`. */
-function matches(candidate: Candidate, body: Buffer, secret: string): boolean {
-  const signed = candidate.tText !== undefined ? timestampedPayload(candidate.tText, body) : body;
-  const expected = hmac(candidate.algorithm, secret, signed);
+function matches(candidate: Candidate, expectedOf: ExpectedDigest, secret: string): boolean {
+  const expected = expectedOf(candidate, secret);
   let ok = false;
   for (const digest of candidate.digests) {
     // Equal lengths by construction (parseHeader keeps only full-length digests).
