@@ -14,7 +14,7 @@ import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js'
 import { parseIntFlag } from '../lib/input.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
 import { describeChaos, parseChaos } from '../emulator/chaos.js';
-import { isLoopbackHost } from '../emulator/loopback.js';
+import { isAdminToken, isLoopbackHost } from '../emulator/loopback.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
 
@@ -228,7 +228,7 @@ export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEn
   }
   const token = opts.adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   if (token !== undefined) {
-    if (token.length < 8 || /\s/.test(token)) throw new UsageError('--admin-token: at least 8 characters, no spaces');
+    if (!isAdminToken(token)) throw new UsageError('--admin-token: at least 8 characters, no spaces');
     settings.adminToken = token;
   }
   if (settings.host !== undefined && !isLoopbackHost(settings.host) && settings.adminToken === undefined) {

@@ -16,7 +16,7 @@ import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { CONTROL_PATH } from './control.js';
-import { isLoopbackHost } from './loopback.js';
+import { isAdminToken, isLoopbackHost } from './loopback.js';
 import { parseDuration } from './duration.js';
 import { FaultRules } from './fault-rules.js';
 import { FaultInjector } from './faults.js';
@@ -81,7 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const chaos = options.webhookChaos;
   const chaosIssue = chaos ? chaosProblem(chaos) : null;
   if (chaosIssue) throw new RangeError(chaosIssue);
-  if (options.adminToken !== undefined && (options.adminToken.length < 8 || /\s/.test(options.adminToken))) {
+  if (options.adminToken !== undefined && !isAdminToken(options.adminToken)) {
     throw new RangeError('adminToken must be at least 8 characters, without spaces');
   }
   // The control plane can reset every partner: off loopback, only with a token.

@@ -1,5 +1,6 @@
 // Loopback addresses, for who may use the control plane and where it may listen without an
-// admin token. Kept apart (no imports) so the CLI can check flags without loading the server.
+// admin token, and what an admin token must be. Kept apart (no imports) so the CLI can check
+// flags without loading the server.
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
@@ -10,4 +11,9 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 /** Whether a host to listen on is loopback (an admin token is required otherwise). */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || isLoopbackAddress(host);
+}
+
+/** What an admin token must be (at least 8 characters, no spaces): false when it is not that. */
+export function isAdminToken(token: string): boolean {
+  return token.length >= 8 && !/\s/.test(token);
 }

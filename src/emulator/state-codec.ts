@@ -33,10 +33,11 @@ import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
 import type { EventRecord, QuoteRecord, TxRecord } from './store.js';
+import { STATE_FORMAT } from './types.js';
 import { PartnerState } from './store.js';
 import { snapshot, summary } from './transactions.js';
 
-export const STATE_FORMAT = 'offramp-emulator-state';
+export { STATE_FORMAT };
 export const STATE_FORMAT_VERSION = 1;
 
 /** A document that cannot be loaded; the message is one line saying why. */

@@ -4,6 +4,9 @@
 // checks that they reach no other module), so a partner's type check needs none of our
 // dependencies installed.
 
+/** The first line of every state file names this format (state-codec.ts); here, so the CLI can check it without loading the codec. */
+export const STATE_FORMAT = 'offramp-emulator-state';
+
 /** `staging` (default): sandbox pair only, simulator on. `production`: more pairs, simulator 403. */
 export type Mode = 'staging' | 'production';
 

@@ -6,19 +6,19 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
-import type { StateSummary } from '../../emulator/types.js';
+import { STATE_FORMAT, type StateSummary } from '../../emulator/types.js';
+import { readStdin } from '../../lib/stdin.js';
 import { callControl, controlTarget } from './control-client.js';
 
 export type Options = { file?: string; adminToken?: string };
 
-const STATE_FORMAT = 'offramp-emulator-state';
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const file = opts.file ?? '';
   if (file.trim() === '') throw new UsageError('state import: give a state file to read (or - for stdin)');
   let text: string;
   try {
-    text = file === '-' ? await readStdin(ctx) : await readFile(file, 'utf8');
+    text = file === '-' ? (await readStdin(ctx.io.stdin)).toString('utf8') : await readFile(file, 'utf8');
   } catch (err) {
     throw new UsageError(`state import: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
@@ -43,10 +43,4 @@ function looksLikeState(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-async function readStdin(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -8,12 +8,10 @@ import { parseIntFlag, shellQuote } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
+import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import { windowFilter } from '../../lib/window-input.js';
 
 export type ListOptions = { status?: string; from?: string; to?: string; limit?: string; cursor?: string; all?: boolean };
-
-/** Page size of a single page when --limit is not given (docs/api.md, "Lists"). */
-export const DEFAULT_PAGE = 20;
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);

@@ -5,6 +5,7 @@
 // next_cursor to the end, streaming. --json prints the API's data: the page object for one
 // page, an array of every event with --all; -o ndjson prints one event per line.
 import { once } from 'node:events';
+import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
 import { parseIntFlag, shellQuote } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
@@ -18,9 +19,6 @@ import { eventFilters, type EventFilterFlags } from '../../lib/webhooks/filters.
 export type Options = EventFilterFlags & { limit?: string; cursor?: string; all?: boolean };
 
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
-
-/** Page size of a single page when --limit is not given (docs/api.md, "Lists"). */
-export const DEFAULT_PAGE = 20;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;

@@ -6,6 +6,9 @@
 // page; a page that came back full with no cursor anywhere is an error, never a quiet end.
 import { CliError, EXIT } from '../errors.js';
 
+/** Page size of a single page (tx list, webhooks list) when --limit is not given (docs/api.md, "Lists"). */
+export const DEFAULT_PAGE = 20;
+
 /** Where a page's cursor was found; `none` when nowhere. */
 export type CursorLocation = 'data' | 'data.meta' | 'data.pagination' | 'wrapper' | 'meta' | 'pagination' | 'none';
 

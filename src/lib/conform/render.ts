@@ -3,12 +3,10 @@
 // then what the CLI does about each difference, one wrapped line per point, and the tally.
 import type { ChalkInstance } from 'chalk';
 import type { IO } from '../io.js';
-import { chalkFor, renderTable } from '../output/render.js';
+import { chalkFor, GAP, renderTable } from '../output/render.js';
 import { tally, type Finding, type Verdict } from './verdicts.js';
 
 export const REPORT_WIDTH = 80;
-/** Space cli-table3 puts between columns (render.ts: padding-right 2). */
-const GAP = 2;
 
 export type Report = { target: string; env: string; findings: Finding[]; saved?: { profile: string; settings: string[] } };
 

@@ -29,7 +29,7 @@ export type RowFormatter = {
 /** Columns holding the ledger's decimal amounts (docs/api.md, "What the spec fixes": money). */
 export const AMOUNT_COLUMNS: readonly string[] = ['crypto_amount', 'amount', 'platform_fee', 'share'];
 
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /**
  * Spreadsheet-safe CSV cells: a cell a spreadsheet would run as a formula gets a leading

@@ -22,12 +22,11 @@ import type { Worksheet } from 'exceljs';
 import { Decimal } from '../money.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 import { RELEASES_CHUNKS } from './ordered-output.js';
-import { AMOUNT_COLUMNS } from './row-format.js';
+import { AMOUNT_COLUMNS, PLAIN_DECIMAL } from './row-format.js';
 
 /** Excel keeps 15 significant digits of a number; a longer amount becomes text. */
 export const MAX_NUMBER_DIGITS = 15;
 
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 const TS_FORMAT = 'yyyy-mm-dd hh:mm:ss.000';
 
 const WIDTHS: Record<string, number> = {
