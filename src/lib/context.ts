@@ -4,7 +4,7 @@
 // `--version` never pay for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
 import type { ConfigStore } from './config/store.js';
-import type { Resolved, ServiceChoices } from './config/profile.js';
+import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
 
@@ -39,6 +39,8 @@ export type Context = {
   webhookSecret(flag?: string): Promise<string | undefined>;
   /** The profile's record of what the service chose on the spec's open points; no API key needed. */
   service(): Promise<ServiceChoices>;
+  /** The profile in use (--profile, OFFRAMP_PROFILE, else the current one), as stored; no API key needed. */
+  profile(): Promise<{ name: string | undefined; profile: Profile | undefined }>;
   api(): Promise<Api>;
   prompts(): Promise<Prompts>;
   /** Asks before a change on a production profile (or whenever `always`); --yes skips. */
@@ -101,9 +103,7 @@ export function createContext(deps: ContextDeps): Context {
         return flag;
       }
       if (env.OFFRAMP_WEBHOOK_SECRET) return env.OFFRAMP_WEBHOOK_SECRET;
-      const { EMULATOR_DEFAULT_WEBHOOK_SECRET, profileNameFor } = await import('./config/profile.js');
-      const data = (await ctx.config()).read();
-      const profile = data.profiles[profileNameFor({ flags: { profile: globals.profile }, env }, data) ?? ''];
+      const [{ EMULATOR_DEFAULT_WEBHOOK_SECRET }, { profile }] = await Promise.all([import('./config/profile.js'), ctx.profile()]);
       // A local profile talks to the emulator, whose default secret is public, as its key is.
       const secret = profile?.webhookSecret ?? (profile?.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
       io.addSecret(secret);
@@ -111,9 +111,14 @@ export function createContext(deps: ContextDeps): Context {
     },
 
     async service() {
+      return (await ctx.profile()).profile?.service ?? {};
+    },
+
+    async profile() {
       const { profileNameFor } = await import('./config/profile.js');
       const data = (await ctx.config()).read();
-      return data.profiles[profileNameFor({ flags: { profile: globals.profile }, env }, data) ?? '']?.service ?? {};
+      const name = profileNameFor({ flags: { profile: globals.profile }, env }, data);
+      return { name, profile: name !== undefined ? data.profiles[name] : undefined };
     },
 
     api() {

@@ -189,10 +189,8 @@ async function secretsAtHand(opts: Options, ctx: Context): Promise<{ label: stri
   }
   if (ctx.env.OFFRAMP_WEBHOOK_SECRET) out.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
   // The profile's secret, read as ctx.webhookSecret reads it, but on its own: the others may be set too.
-  const { profileNameFor } = await import('../../lib/config/profile.js');
-  const data = (await ctx.config()).read();
-  const name = profileNameFor({ flags: { profile: ctx.globals.profile }, env: ctx.env }, data);
-  const secret = name !== undefined ? data.profiles[name]?.webhookSecret : undefined;
+  const { name, profile } = await ctx.profile();
+  const secret = profile?.webhookSecret;
   if (name !== undefined && secret) {
     ctx.io.addSecret(secret);
     out.push({ label: `profile ${name}`, secret });

@@ -77,7 +77,9 @@ export class ConfigStore {
   }
 
   read(): ConfigData {
-    return { current: this.conf.get('current'), profiles: this.conf.get('profiles') ?? {} };
+    // conf reads and parses the file on every access: once here, for both fields.
+    const data = this.conf.store;
+    return { current: data.current, profiles: data.profiles ?? {} };
   }
 
   setProfile(name: string, profile: Profile): void {
