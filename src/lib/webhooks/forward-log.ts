@@ -12,9 +12,8 @@
 // for the same reason. The file is private like the store (src/lib/secure-path.ts).
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { openPrivateFile } from '../secure-path.js';
-import { wholeLinesEnd } from './store.js';
+import { wholeLines, wholeLinesEnd } from './store.js';
 
 export type ForwardRecord = { id: string; status: number; at: Date; to: string };
 
@@ -48,10 +47,7 @@ export class ForwardLog {
       const size = (await handle.stat()).size;
       const whole = size > 0 ? await wholeLinesEnd(handle, size) : 0;
       if (whole < size) await handle.truncate(whole);
-      if (whole > 0) {
-        const lines = createInterface({ input: handle.createReadStream({ start: 0, end: whole - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
-        for await (const line of lines) addId(taken, line);
-      }
+      for await (const line of wholeLines(handle, whole)) addId(taken, line);
     } catch (err) {
       await handle.close().catch(() => undefined);
       throw err;
@@ -95,7 +91,6 @@ export class ForwardLog {
 }
 
 function addId(taken: Set<string>, line: string): void {
-  if (line.trim() === '') return;
   try {
     const value = JSON.parse(line) as { id?: unknown };
     if (typeof value?.id === 'string' && value.id !== '') taken.add(value.id);

@@ -243,7 +243,7 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
   if (!value) return undefined;
   if (value.v === 2 && (typeof value.body === 'string' || typeof value.body_base64 === 'string')) {
     const body = typeof value.body === 'string' ? Buffer.from(value.body, 'utf8') : Buffer.from(value.body_base64 as string, 'base64');
-    const event = parseEventText(body.toString('utf8'));
+    const event = parseEventText(typeof value.body === 'string' ? value.body : body.toString('utf8'));
     if (!event) return undefined;
     return {
       ...event,
@@ -279,10 +279,7 @@ export async function* readStoredEvents(path: string): AsyncGenerator<StoredEven
   try {
     const size = (await handle.stat()).size;
     const whole = size > 0 ? await wholeLinesEnd(handle, size) : 0;
-    if (whole === 0) return;
-    const lines = createInterface({ input: handle.createReadStream({ start: 0, end: whole - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
+    for await (const line of wholeLines(handle, whole)) {
       const event = parseStoredLine(line) ?? salvageStoredLine(line);
       if (event) yield event;
     }
@@ -317,9 +314,7 @@ function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 
 }
 
 async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
-  const lines = createInterface({ input: handle.createReadStream({ start: 0, end: size - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
+  for await (const line of wholeLines(handle, size)) {
     let event = parseStoredLine(line);
     if (!event) {
       event = salvageStoredLine(line);
@@ -332,6 +327,13 @@ async function readLines(handle: FileHandle, size: number, onEvent: (event: Stor
       report.unreadable++;
     }
   }
+}
+
+/** The non-blank lines of the file's first `end` bytes (`end` just after a newline: wholeLinesEnd). */
+export async function* wholeLines(handle: FileHandle, end: number): AsyncGenerator<string> {
+  if (end === 0) return;
+  const lines = createInterface({ input: handle.createReadStream({ start: 0, end: end - 1, autoClose: false, encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of lines) if (line.trim() !== '') yield line;
 }
 
 /** The offset just after the file's last newline (0 when it has none): the end of its whole lines. */
