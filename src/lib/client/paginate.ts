@@ -23,10 +23,13 @@ export type RawPage = {
   shape: 'page-object' | 'array';
   /** A `summary` found next to the cursor or the items (revenue pages). */
   summary?: unknown;
+  /** The page size the answer states, found in the same places (conform reports it). */
+  statedLimit?: number;
 };
 
 const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next'] as const;
 const HAS_MORE_KEYS = ['has_more', 'hasMore'] as const;
+const LIMIT_KEYS = ['limit', 'page_size', 'pageSize', 'per_page'] as const;
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -69,13 +72,14 @@ export function readPage(body: unknown): RawPage | undefined {
       break;
     }
   }
-  let summary: unknown;
-  for (const [, holder] of holders) {
-    if (isObject(holder) && holder.summary !== undefined) {
-      summary = holder.summary;
-      break;
+  const summary = firstIn(holders, (holder) => holder.summary);
+  const statedLimit = firstIn(holders, (holder) => {
+    for (const key of LIMIT_KEYS) {
+      const v = holder[key];
+      if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
     }
-  }
+    return undefined;
+  });
   return {
     items,
     nextCursor: found?.cursor ?? null,
@@ -83,7 +87,18 @@ export function readPage(body: unknown): RawPage | undefined {
     location: found?.location ?? 'none',
     shape,
     ...(summary !== undefined ? { summary } : {}),
+    ...(statedLimit !== undefined ? { statedLimit } : {}),
   };
+}
+
+/** The first holder, in search order, for which `pick` finds something. */
+function firstIn<T>(holders: [CursorLocation, unknown][], pick: (holder: Json) => T | undefined): T | undefined {
+  for (const [, holder] of holders) {
+    if (!isObject(holder)) continue;
+    const value = pick(holder);
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }
 
 function firstString(holder: Json, keys: readonly string[]): string | undefined {

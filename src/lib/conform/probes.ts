@@ -354,7 +354,7 @@ async function probeList(send: (req: ProbeRequest) => Promise<Answer>, path: str
   const page = readPage(all.body);
   const none: ListObs = { shape: 'none', location: 'none', mustContinue: false, follow: 'not-needed', defaultSize: { count: 0, more: false } };
   if (!page) return { answer: all, obs: none, records: 0 };
-  const stated = statedLimit(all.body);
+  const stated = page.statedLimit;
   const defaultSize = {
     ...(stated !== undefined ? { stated } : {}),
     count: page.items.length,
@@ -399,21 +399,6 @@ function identity(item: unknown): string {
     for (const key of ['id', 'event_id', 'transaction_id']) if (typeof item[key] === 'string') return `${key}:${item[key]}`;
   }
   return JSON.stringify(item);
-}
-
-/** The page size an answer states, wherever its cursor could be (paginate.ts's places). */
-function statedLimit(body: unknown): number | undefined {
-  if (!isObject(body)) return undefined;
-  const data = body.data;
-  const holders = [isObject(data) ? data : undefined, isObject(data) ? data.meta : undefined, isObject(data) ? data.pagination : undefined, body, body.meta, body.pagination];
-  for (const holder of holders) {
-    if (!isObject(holder)) continue;
-    for (const key of ['limit', 'page_size', 'pageSize', 'per_page']) {
-      const v = holder[key];
-      if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
-    }
-  }
-  return undefined;
 }
 
 // ------------------------------------------------------------------ filters
