@@ -45,7 +45,8 @@ export type ControlRequest = {
   path: string;
   authorization: string | undefined;
   remoteAddress: string | undefined;
-  rawBody: string;
+  /** As sent: the JSON routes decode it, PUT /state checks the document's bytes. */
+  body: Buffer;
 };
 
 /** Whether this request may use the control plane; throws the answer when it may not. */
@@ -80,9 +81,10 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
         state_file: settings.stateFile?.status() ?? null,
       });
     case 'POST /clock':
-      return ok(rt.advance(advanceOf(parseJsonObject(req.rawBody))));
+      return ok(rt.advance(advanceOf(parseJsonObject(req.body.toString('utf8')))));
     case 'POST /reset': {
-      const body = req.rawBody.trim() === '' ? {} : parseJsonObject(req.rawBody);
+      const text = req.body.toString('utf8');
+      const body = text.trim() === '' ? {} : parseJsonObject(text);
       onlyKeys(body, ['partner']);
       if (body.partner === undefined) {
         rt.reset();
@@ -96,7 +98,7 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     case 'GET /faults':
       return ok(rt.faultRules.list());
     case 'POST /faults': {
-      const input = faultInputOf(parseJsonObject(req.rawBody));
+      const input = faultInputOf(parseJsonObject(req.body.toString('utf8')));
       try {
         return ok(rt.faultRules.add(input, ROUTES), 201);
       } catch (err) {
@@ -111,7 +113,7 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     case 'PUT /state': {
       let decoded: DecodedState;
       try {
-        decoded = decodeDocument(Buffer.from(req.rawBody, 'utf8'), { allowCutShort: false, what: 'the state' });
+        decoded = decodeDocument(req.body, { allowCutShort: false, what: 'the state' });
       } catch (err) {
         if (err instanceof StateFormatError) throw badRequest(err.message);
         throw err;

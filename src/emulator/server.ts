@@ -109,7 +109,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
   let result: ApiResult;
   let closeAfter = false;
   try {
-    const rawBody = route.method === 'POST' ? await readBody(incoming, BODY_LIMIT_BYTES) : '';
+    const rawBody = route.method === 'POST' ? (await readBody(incoming, BODY_LIMIT_BYTES)).toString('utf8') : '';
     const apiKey = headerOf(incoming, 'x-api-key');
     if (apiKey === undefined || apiKey === '') throw new ApiProblem('UNAUTHORIZED', 'missing X-API-KEY header');
     const partner = rt.store.partner(apiKey);
@@ -173,8 +173,8 @@ async function serveControl(opts: HttpOptions, c: Context<Env>): Promise<Respons
     const req = { authorization: headerOf(incoming, 'authorization'), remoteAddress: incoming.socket.remoteAddress };
     // Who asks is checked before the body is read: a refused client sends nothing big.
     authorize(opts.control, req);
-    const rawBody = c.req.method === 'GET' ? '' : await readBody(incoming, bodyLimitFor(c.req.method, path));
-    result = controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, rawBody });
+    const body = c.req.method === 'GET' ? Buffer.alloc(0) : await readBody(incoming, bodyLimitFor(c.req.method, path));
+    result = controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, body });
   } catch (err) {
     if (err instanceof BodyTooLarge || (err instanceof ApiProblem && (err.status === 401 || err.status === 403))) closeAfter = true;
     result = toErrorResult(opts, err, c);
@@ -235,11 +235,11 @@ class BodyTooLarge extends ApiProblem {
   }
 }
 
-/** Reads the whole body as UTF-8, refusing more than `limit` bytes. */
-function readBody(incoming: IncomingMessage, limit: number): Promise<string> {
+/** Reads the whole body, refusing more than `limit` bytes (bytes: a state document is checked as sent, and may be larger than a string can be). */
+function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(incoming.headers['content-length'] ?? 0);
   if (declared > limit) return Promise.reject(new BodyTooLarge(limit));
-  if (incoming.readableEnded) return Promise.resolve('');
+  if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -253,7 +253,7 @@ function readBody(incoming: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     };
     incoming.on('data', onData);
-    incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     incoming.once('error', reject);
     // A client that goes away mid-body must not leave this promise pending forever.
     incoming.once('close', () => {
