@@ -6,10 +6,9 @@
 // connections, so a CI job waits for the file (or `offramp emulator wait`) instead of
 // sleeping. The control subcommands (clock, reset, fault, state, wait) live in
 // src/commands/emulator/.
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { IO } from '../lib/io.js';
+import { writeAside } from '../lib/atomic-file.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
@@ -132,12 +131,9 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
 
 /** Written aside and renamed: a reader never sees half a URL. */
 async function writeReadyFile(path: string, content: string): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, content, { flag: 'wx', mode: 0o644 });
-    await rename(temp, path);
+    await writeAside(path, content, 0o644);
   } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined);
     throw new UsageError(`--ready-file: cannot write ${path}: ${(err as Error).message}`);
   }
 }

@@ -13,7 +13,7 @@
 // removes such leftovers when they are the user's own and their process is gone.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
-import { chmod, lstat, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { once } from 'node:events';
 
@@ -130,5 +130,21 @@ export function isAlive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return true;
+  }
+}
+
+/**
+ * Writes a small file whole: to a fresh name beside it (created exclusively, `mode`), then
+ * renamed over `path`, so a reader sees the old file or the new one, never half of one.
+ * For one-shot files (the emulator's ready file, a state export); AtomicFile streams.
+ */
+export async function writeAside(path: string, content: string, mode: number): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, content, { flag: 'wx', mode });
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw err;
   }
 }

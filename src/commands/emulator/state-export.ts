@@ -1,8 +1,6 @@
 // offramp emulator state export FILE: the emulator's whole state, in the --state file
 // format, written to FILE (0600: it holds every partner's records) or to stdout for `-`.
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { writeAside } from '../../lib/atomic-file.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { callControl, controlTarget } from './control-client.js';
@@ -19,12 +17,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     return;
   }
   // Written aside and renamed: an interrupted export never leaves half a state under FILE.
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, answer.text, { flag: 'wx', mode: 0o600 });
-    await rename(temp, file);
+    await writeAside(file, answer.text, 0o600);
   } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined);
     throw new UsageError(`state export: cannot write ${file}: ${(err as Error).message}`);
   }
   ctx.io.err(`state written to ${file} (${Buffer.byteLength(answer.text)} bytes)`);
