@@ -259,14 +259,12 @@ function timestampedPayload(t: string, body: string | Buffer): Buffer {
 type ExpectedDigest = (candidate: Candidate, secret: string) => Buffer;
 
 function expectedDigests(body: Buffer): ExpectedDigest {
-  const memo = new Map<string, Buffer>();
+  // A handful of entries at most (candidates x secrets): a list, no key strings to build.
+  const memo: { algorithm: Algorithm; tText: string | undefined; secret: string; digest: Buffer }[] = [];
   return (candidate, secret) => {
-    const key = `${candidate.algorithm}\u0000${candidate.tText ?? ''}\u0000${secret}`;
-    let digest = memo.get(key);
-    if (!digest) {
-      digest = hmac(candidate.algorithm, secret, candidate.tText !== undefined ? timestampedPayload(candidate.tText, body) : body);
-      memo.set(key, digest);
-    }
+    for (const m of memo) if (m.algorithm === candidate.algorithm && m.tText === candidate.tText && m.secret === secret) return m.digest;
+    const digest = hmac(candidate.algorithm, secret, candidate.tText !== undefined ? timestampedPayload(candidate.tText, body) : body);
+    memo.push({ algorithm: candidate.algorithm, tText: candidate.tText, secret, digest });
     return digest;
   };
 }
