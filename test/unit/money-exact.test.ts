@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom, type Random } from '../../src/emulator/prng.js';
 import { Decimal, decimalEquals, divide, sumDecimals, type Rounding } from '../../src/lib/money.js';
 import { DecimalSum, TokenTotals } from '../../src/lib/revenue/totals.js';
+import { exactSum, placesOf, scaled, written } from '../helpers/decimal.js';
 
 const SEED = 20_261_121;
 const COUNT = 5000;
@@ -20,30 +21,6 @@ function randomDecimal(random: Random, signed: boolean): string {
   const places = Math.floor(random() * 31);
   const sign = signed && random() < 0.5 ? '-' : '';
   return `${sign}${integer}${places > 0 ? `.${digits(places)}` : ''}`;
-}
-
-/** The value as an integer count of 10^-scale. */
-function scaled(text: string, scale: number): bigint {
-  const negative = text.startsWith('-');
-  const [integer, fraction = ''] = text.replace(/^-/, '').split('.');
-  const units = BigInt(`${integer}${fraction.padEnd(scale, '0')}`);
-  return negative ? -units : units;
-}
-
-const placesOf = (text: string) => (text.includes('.') ? text.split('.')[1]!.length : 0);
-
-/** An integer count of 10^-scale, written with exactly `scale` places. */
-function written(units: bigint, scale: number): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
-  const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-  return negative ? `-${text}` : text;
-}
-
-/** The exact sum, with the widest scale among the values. */
-function exactSum(values: string[]): string {
-  const scale = Math.max(0, ...values.map(placesOf));
-  return written(values.reduce((sum, v) => sum + scaled(v, scale), 0n), scale);
 }
 
 describe('exact sums (property, seed ' + SEED + ')', () => {
