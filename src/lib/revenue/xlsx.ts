@@ -106,6 +106,16 @@ function cellsOf(row: Record<string, unknown>): Cell[] {
   });
 }
 
+/** One row of cells, committed (written out): a streamed sheet keeps none. */
+function addCells(sheet: Worksheet, cells: Cell[], bold = false): void {
+  const row = sheet.addRow(cells.map((c) => c.value));
+  cells.forEach((c, i) => {
+    if (c.numFmt) row.getCell(i + 1).numFmt = c.numFmt;
+  });
+  if (bold) row.font = { bold: true };
+  row.commit();
+}
+
 /** The exceljs module: a CommonJS package, loaded only when an XLSX is asked for. */
 async function loadExcel(): Promise<typeof import('exceljs')> {
   const mod = await import('exceljs');
@@ -200,14 +210,7 @@ export class XlsxRows extends Writable {
   private writeTotals(): void {
     const sheet = this.workbook.addWorksheet(SHEETS.totals);
     sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
-    const add = (cells: Cell[], bold = false) => {
-      const row = sheet.addRow(cells.map((c) => c.value));
-      cells.forEach((c, i) => {
-        if (c.numFmt) row.getCell(i + 1).numFmt = c.numFmt;
-      });
-      if (bold) row.font = { bold: true };
-      row.commit();
-    };
+    const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
     const text = (value: string | null): Cell => ({ value });
     const { window, filters } = this.scope;
     const { cells, columns } = this.textAmounts;
@@ -229,6 +232,7 @@ export class XlsxRows extends Writable {
     add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
     sheet.commit();
   }
+
   private async addLines(lines: string[]): Promise<void> {
     let since = 0;
     for (const line of lines) {
@@ -236,11 +240,7 @@ export class XlsxRows extends Writable {
       const parsed = JSON.parse(line) as Record<string, unknown>;
       const cells = cellsOf(parsed);
       this.count(parsed, cells);
-      const row = this.sheet.addRow(cells.map((c) => c.value));
-      cells.forEach((c, i) => {
-        if (c.numFmt) row.getCell(i + 1).numFmt = c.numFmt;
-      });
-      row.commit();
+      addCells(this.sheet, cells);
       if (++since >= ROWS_PER_YIELD) {
         since = 0;
         await this.drained();
