@@ -8,7 +8,8 @@
 // precision is the most decimal.js allows (1e9 significant digits, far beyond any answer
 // the client accepts), so a sum, difference, product or comparison of amounts is exact,
 // at the cost of the digits actually there. A division can never be exact in general
-// (1/3): it is done by `divide` alone, which names the places and the rounding mode.
+// (1/3), and at this precision one that does not end would fill the memory: it is done
+// by `divide` alone, which names the places and the rounding mode.
 // Nothing else may round an amount unless it says to what (toDecimalPlaces with a mode,
 // where the choice is made).
 import { Decimal as DecimalJs } from 'decimal.js';
