@@ -1,10 +1,9 @@
 // offramp quote --token T --network N (--crypto-amount X | --fiat-amount Y)
 // A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
 import type { Context } from '../lib/context.js';
-import { Decimal } from '../lib/money.js';
 import { ApiError, UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input.js';
-import { parseAmount } from '../lib/money.js';
+import { Decimal, divide, FIAT_DECIMALS, parseAmount, TOKEN_DECIMALS } from '../lib/money.js';
 import { writeJson } from '../lib/output/json.js';
 import { resolveFormat } from '../lib/output/format.js';
 import type { QuoteRequest } from '../lib/schemas.js';
@@ -76,17 +75,24 @@ export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
 /**
  * The other side of the trade at the adjusted (executable) rate, which is why people ask
  * for a quote: the token to send for an NGN amount, or the NGN paid for a token amount.
- * An estimate: the service fixes the exact figure when the transaction is created, so it
- * is rounded down (token to 6 places, NGN to kobo) and marked `≈`.
+ * An estimate, marked `≈`: the service fixes the exact figure when the transaction is
+ * created. Tokens for NGN is a division, which cannot be exact in general: it is rounded
+ * down to 18 places (the most a token amount takes), NGN for tokens down to the kobo, so
+ * the figure never promises more than the rate gives; when rounding changed it, the line
+ * says so (docs/api.md, "What the spec fixes": money).
  */
 export function otherSide(amount: { fiat_amount: string } | { crypto_amount: string }, adjustedRate: string, token: string): [string, string] {
   const rate = new Decimal(adjustedRate);
+  const unit = token.toUpperCase();
   if ('fiat_amount' in amount) {
-    const send = rate.isZero() ? '—' : new Decimal(amount.fiat_amount).div(rate).toDecimalPlaces(6, Decimal.ROUND_DOWN).toFixed(6);
-    return ['to send', `≈ ${send} ${token.toUpperCase()} for ${amount.fiat_amount} NGN`];
+    if (rate.isZero()) return ['to send', `≈ — ${unit} for ${amount.fiat_amount} NGN`];
+    const send = divide(amount.fiat_amount, rate, TOKEN_DECIMALS, Decimal.ROUND_DOWN);
+    const shown = send.exact ? send.value.toFixed() : send.value.toFixed(TOKEN_DECIMALS);
+    return ['to send', `≈ ${shown} ${unit} for ${amount.fiat_amount} NGN${send.exact ? '' : ` (rounded down to ${TOKEN_DECIMALS} decimals)`}`];
   }
-  const paid = new Decimal(amount.crypto_amount).times(rate).toDecimalPlaces(2, Decimal.ROUND_DOWN).toFixed(2);
-  return ['paid out', `≈ ${paid} NGN for ${amount.crypto_amount} ${token.toUpperCase()}`];
+  const product = new Decimal(amount.crypto_amount).times(rate);
+  const paid = product.toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_DOWN);
+  return ['paid out', `≈ ${paid.toFixed(FIAT_DECIMALS)} NGN for ${amount.crypto_amount} ${unit}${paid.eq(product) ? '' : ' (rounded down to the kobo)'}`];
 }
 
 /** A 400 for a pair other than usdt/bep20 is, on staging, the sandbox rule: say so. */

@@ -1,7 +1,7 @@
 // Prices and pairs: which token/network pairs a mode accepts, the market rate and the
 // spread that makes the executable rate, and how amounts are derived and rounded. Every
 // number here is a "not shown" of the spec; docs/emulator.md lists them.
-import { Decimal } from '../lib/money.js';
+import { Decimal, divide } from '../lib/money.js';
 import { badRequest } from './envelope.js';
 import type { Mode } from './types.js';
 
@@ -83,7 +83,7 @@ export function formatToken(amount: Decimal): string {
 
 /** Tokens bought by a fiat amount: rounded DOWN to 6 places, so the service never owes more than it priced. */
 export function tokensFor(fiat: Decimal, rate: Decimal, token: string): Decimal {
-  const tokens = fiat.dividedBy(rate).toDecimalPlaces(DERIVED_TOKEN_PLACES, Decimal.ROUND_DOWN);
+  const tokens = divide(fiat, rate, DERIVED_TOKEN_PLACES, Decimal.ROUND_DOWN).value;
   if (tokens.isZero()) throw badRequest(`fiat_amount is too small: it buys less than 0.000001 ${token}`);
   return tokens;
 }

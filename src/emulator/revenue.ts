@@ -160,7 +160,7 @@ export class Ledger {
         kobo += seeded.shareKoboAt(i);
         count++;
       }
-      share = share.plus(new Decimal(kobo).dividedBy(100));
+      share = share.plus(new Decimal(kobo).times('0.01'));
     }
     const summary = { count, share };
     if (this.summaries.size > 1000) this.summaries.clear();

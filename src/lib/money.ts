@@ -1,7 +1,29 @@
 // Money is a decimal string from the flag to the wire and back; arithmetic goes through
-// decimal.js, never a JS number.
-import { Decimal } from 'decimal.js';
+// decimal.js, never a JS number, and this module is the only door to decimal.js.
+//
+// Exact by construction (docs/api.md, "What the spec fixes": money): decimal.js rounds
+// the result of every operation, addition and multiplication included, to its `precision`
+// significant digits (20 by default), so a sum of two 18-decimal token amounts lost its
+// last digits and a large total its fraction. The Decimal exported here is a clone whose
+// precision is the most decimal.js allows (1e9 significant digits, far beyond any answer
+// the client accepts), so a sum, difference, product or comparison of amounts is exact,
+// at the cost of the digits actually there. A division can never be exact in general
+// (1/3), and at this precision one that does not end would fill the memory: it is done
+// by `divide` alone, which names the places and the rounding mode.
+// Nothing else may round an amount unless it says to what (toDecimalPlaces with a mode,
+// where the choice is made).
+import { Decimal as DecimalJs } from 'decimal.js';
 import { UsageError } from './errors.js';
+
+export const Decimal = DecimalJs.clone({
+  precision: 1e9,
+  // toString() in plain notation whatever the exponent ("0.00000001", never "1e-8").
+  toExpNeg: -9e15,
+  toExpPos: 9e15,
+});
+export type Decimal = DecimalJs;
+export type Rounding = DecimalJs.Rounding;
+type Value = DecimalJs.Value;
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
@@ -47,8 +69,36 @@ export function sumDecimals(values: Iterable<string>): Decimal {
   return total;
 }
 
-export function decimalEquals(a: string | Decimal, b: string | Decimal): boolean {
+export function decimalEquals(a: Value, b: Value): boolean {
   return new Decimal(a).equals(b);
 }
 
-export { Decimal };
+/** A quotient rounded to a number of places, and whether that rounding changed it. */
+export type Quotient = { value: Decimal; exact: boolean };
+
+/**
+ * `dividend / divisor` rounded once, correctly, to `places` decimal places by `rounding`
+ * (a decimal.js mode: Decimal.ROUND_DOWN, ROUND_HALF_EVEN...). The caller says both, where
+ * the choice is made, since no place or mode is right for every amount.
+ */
+export function divide(dividend: Value, divisor: Value, places: number, rounding: Rounding): Quotient {
+  if (!Number.isInteger(places) || places < 0) throw new RangeError(`places must be a whole number >= 0, got ${places}`);
+  const a = new Decimal(dividend);
+  const b = new Decimal(divisor);
+  if (b.isZero()) throw new RangeError('division by zero');
+  const unit = new Decimal(`1e-${places}`);
+  // The quotient in units of the last place: an integer part (truncated, exact at this
+  // precision) and a rest that says how far past it the true quotient lies.
+  const scaled = a.times(`1e${places}`);
+  const whole = scaled.dividedToIntegerBy(b);
+  const rest = scaled.minus(whole.times(b));
+  if (rest.isZero()) return { value: whole.times(unit).plus(0), exact: true };
+  // Every rounding mode decides on the sign, the parity of the last digit, and whether the
+  // rest is below, at or above half a unit; a stand-in of the same sign and side of the
+  // half rounds the same way, and decimal.js rounds it.
+  const side = rest.abs().times(2).comparedTo(b.abs());
+  const part = side < 0 ? '0.25' : side === 0 ? '0.5' : '0.75';
+  const negative = a.isNegative() !== b.isNegative();
+  const standIn = negative ? whole.minus(part) : whole.plus(part);
+  return { value: standIn.toDecimalPlaces(0, rounding).times(unit).plus(0), exact: false };
+}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
-import { freshDir, ledgerRow } from './export-helpers.js';
+import { freshDir, ledgerRow, readCsv } from './export-helpers.js';
 
 const DAY = '2026-03-01';
 const HOSTILE = [
@@ -61,33 +61,13 @@ afterAll(() => server.close());
 
 const exportArgs = (...more: string[]) => ['revenue', 'export', '--from', DAY, '--to', DAY, ...more];
 
-/** RFC 4180 records (quoted fields, doubled quotes, CRLF record ends). */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') record.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') record.push(field), records.push(record), (record = []), (field = ''), i++;
-    else field += c;
-  }
-  return records;
-}
-
 const COLUMNS = ['transaction_id', 'merchant_id', 'merchant_reference', 'terminal_id', 'crypto_currency', 'network', 'crypto_amount', 'amount', 'platform_fee', 'share', 'ts'] as const;
 
 describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, () => {
   it("CSV (default): a ' before every hostile cell, plain decimals left alone", async () => {
     const r = await runCli(exportArgs(), { env });
     expect(r.code, r.stderr).toBe(0);
-    const [header, ...records] = parseCsv(r.stdout);
+    const [header, ...records] = readCsv(r.stdout);
     expect(header).toEqual([...COLUMNS]);
     for (const [i, text] of HOSTILE.entries()) {
       const rec = records[i]!;
@@ -103,7 +83,7 @@ describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, (
   it('--raw-cells: every cell as received; JSON and NDJSON are never altered', async () => {
     const raw = await runCli(exportArgs('--raw-cells'), { env });
     expect(raw.code, raw.stderr).toBe(0);
-    const records = parseCsv(raw.stdout).slice(1);
+    const records = readCsv(raw.stdout).slice(1);
     expect(records.map((rec) => rec[2])).toEqual(ROWS.map((r) => r.merchant_reference));
     const nd = await runCli(exportArgs('-o', 'ndjson'), { env });
     expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(ROWS);
@@ -147,7 +127,7 @@ describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, (
     });
     expect(Date.parse(m.generated_at)).not.toBeNaN();
     // Totals recomputed from the file itself, with decimal.js.
-    const records = parseCsv(file.toString('utf8')).slice(1);
+    const records = readCsv(file.toString('utf8')).slice(1);
     const sums = new Map<string, { rows: number; crypto: Decimal; amount: Decimal; fee: Decimal; share: Decimal }>();
     for (const rec of records) {
       const s = sums.get(rec[4]!) ?? { rows: 0, crypto: new Decimal(0), amount: new Decimal(0), fee: new Decimal(0), share: new Decimal(0) };
@@ -214,7 +194,7 @@ describe.skipIf(!PYTHON)('revenue export -o xlsx, read back with openpyxl', { ti
     const reader = join(dir, 'read.py');
     writeFileSync(reader, READER);
     const parsed = JSON.parse(execFileSync(PYTHON!, [reader, out], { encoding: 'utf8' })) as { sheets: string[]; rows: XCell[][] };
-    expect(parsed.sheets).toEqual(['revenue']);
+    expect(parsed.sheets).toEqual(['revenue', 'totals']);
     cells = parsed.rows;
   });
 
@@ -292,7 +272,7 @@ describe('the issue’s reproduction against the emulator', { timeout: 30_000 },
     const today = new Date().toISOString().slice(0, 10);
     const r = await runCli(['revenue', 'export', '--from', today, '--to', today], { env: emu.env });
     expect(r.code, r.stderr).toBe(0);
-    const rec = parseCsv(r.stdout).find((x) => x[0] === id)!;
+    const rec = readCsv(r.stdout).find((x) => x[0] === id)!;
     expect(rec.slice(1, 4)).toEqual(["'@SUM(1+1)", `'=HYPERLINK("http://x","click")`, "'+1+1"]);
   });
 });

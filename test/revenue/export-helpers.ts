@@ -86,3 +86,27 @@ export function sizeOf(path: string): number {
     return 0;
   }
 }
+
+/**
+ * CSV records as a reader takes them: RFC 4180 (quoted fields, doubled quotes, CRLF record
+ * ends), fields split on any of `separators` outside quotes, as a spreadsheet import does
+ * when told to split on more than the comma.
+ */
+export function readCsv(text: string, separators: readonly string[] = [',']): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (separators.includes(c)) record.push(field), (field = '');
+    else if (c === '\r' && text[i + 1] === '\n') record.push(field), records.push(record), (record = []), (field = ''), i++;
+    else field += c;
+  }
+  return records;
+}

@@ -76,6 +76,15 @@ describe('reconcile', () => {
     expect(run({ transactions: [t], ledger: [row(t, { amount: '150000' })], events: events(t, FULL) })).toEqual([]);
   });
 
+  it('compares amounts exactly, however many digits: the 18th decimal of a token amount counts', () => {
+    const t = tx(1, 'completed', { crypto_amount: '1000.123456789012345678', amount: '12345678901234567890.12' });
+    expect(run({ transactions: [t], ledger: [row(t, { crypto_amount: '1000.1234567890123456780' })], events: events(t, FULL) })).toEqual([]);
+    const found = run({ transactions: [t], ledger: [row(t, { crypto_amount: '1000.123456789012345679', amount: '12345678901234567890.13' })], events: events(t, FULL) });
+    expect(found.map((d) => [d.kind, d.detail])).toEqual([
+      ['amount_mismatch', 'amount 12345678901234567890.13 in the ledger, 12345678901234567890.12 on the transaction; crypto_amount 1000.123456789012345679 in the ledger, 1000.123456789012345678 on the transaction'],
+    ]);
+  });
+
   it('finds each kind of discrepancy', () => {
     const noRow = tx(1, 'completed');
     const notDone = tx(2, 'selling_crypto');

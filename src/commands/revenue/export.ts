@@ -46,7 +46,7 @@ import { renderChecks } from '../../lib/revenue/report.js';
 import { rowFormatter, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { sweepStaleWorkDirs, unpredictable, WorkDir } from '../../lib/revenue/workdir.js';
-import { xlsxWriter } from '../../lib/revenue/xlsx.js';
+import { describeColumns, SHEETS, xlsxWriter, type TextAmounts } from '../../lib/revenue/xlsx.js';
 
 export { MAX_CONCURRENCY };
 
@@ -179,7 +179,8 @@ async function exportTo(r: ExportRun): Promise<{ code: number; reports?: SliceRe
   const { io } = ctx;
   const dest: Writable = file?.stream ?? io.stdout;
   const sink = new DigestSink(dest, Boolean(file));
-  const out = r.format === 'xlsx' ? await xlsxWriter(sink, ctx.now()) : sink;
+  const xlsx = r.format === 'xlsx' ? await xlsxWriter(sink, ctx.now(), { window: r.window, filters: r.filters }) : undefined;
+  const out: Writable = xlsx ?? sink;
   const output = new OrderedOutput(out, rowFormatter(r.format, { rawCells: opts.rawCells, excel: opts.excel }), r.slices.length, {
     spools: r.place,
     spoolAll: Boolean(r.checkpoint),
@@ -261,9 +262,11 @@ async function exportTo(r: ExportRun): Promise<{ code: number; reports?: SliceRe
         sha256: sink.digest(),
         reports,
         ...(opts.summary ? { checks } : {}),
+        ...(xlsx ? { textAmounts: xlsx.textAmounts } : {}),
       });
       await writeManifest(opts.manifest, manifest);
     }
+    if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json));
     closingLine(r, reports, performance.now() - started);
     return { code: 0, reports };
@@ -343,6 +346,19 @@ function takeErrors(stream: Writable, listener: (err: NodeJS.ErrnoException) => 
     stream.off('error', listener);
     for (const l of saved) stream.on('error', l);
   };
+}
+
+/**
+ * A spreadsheet's SUM() skips text cells without a word: say which amounts are text, and
+ * where the exact totals are (src/lib/revenue/xlsx.ts).
+ */
+function textAmountsNote(ctx: Context, text: TextAmounts, out: string | undefined): void {
+  const n = text.cells;
+  ctx.io.err(
+    `note: ${n} amount${n === 1 ? ' is a text cell' : 's are text cells'} in ${out ?? 'the workbook'} (${describeColumns(text.columns)}): ` +
+      `more than the 15 significant digits a spreadsheet number holds, kept exactly as text, which SUM() skips; ` +
+      `the exact totals are on the "${SHEETS.totals}" sheet`,
+  );
 }
 
 function closingLine(r: ExportRun, reports: SliceReport[], ms: number): void {

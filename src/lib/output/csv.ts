@@ -1,20 +1,29 @@
 // CSV through csv-stringify: RFC 4180 (header row, CRLF records, a field quoted when it
-// holds a comma, a quote, a CR or a LF), values written exactly as given, so the
-// ledger's decimal strings reach the file unchanged; unless a guard is given, which may
-// rewrite a string cell (the revenue export's spreadsheet-safe cells, spreadsheetSafe).
+// holds a comma, a quote, a CR or a LF, and also when it holds a character a spreadsheet
+// import splits on: SEPARATORS), values written exactly as given, so the ledger's decimal
+// strings reach the file unchanged; unless a guard is given, which may rewrite a string
+// cell (the revenue export's spreadsheet-safe cells, spreadsheetSafe).
 import { stringify, type Options, type Stringifier } from 'csv-stringify';
 import { stringify as stringifySync } from 'csv-stringify/sync';
 
 /** Rewrites a string cell of `column` before it is written. */
 export type CellGuard = (value: string, column: string) => string;
 
+/**
+ * Characters a spreadsheet's CSV import may split a record on besides the comma:
+ * LibreOffice Calc's import splits on comma, semicolon and TAB by default, Excel in
+ * locales with a decimal comma reads `;` as the separator, and both offer space. A field
+ * holding one is quoted (RFC 4180 allows any field to be), so a reference such as `a;b`
+ * stays one cell and the amounts stay under their headers. CR and LF too: RFC 4180 (2.6)
+ * wants them quoted, or a strict reader splits the record.
+ */
+const SEPARATORS = /[;\t \r\n]/;
+
 function options(columns: readonly string[], guard?: CellGuard): Options {
   return {
     columns: columns.map((key) => ({ key })),
     record_delimiter: 'windows',
-    // csv-stringify quotes a field holding its own record delimiter (CRLF) but not a bare
-    // CR or LF; RFC 4180 (2.6) wants those quoted too, or a strict reader splits the record.
-    quoted_match: /[\r\n]/,
+    quoted_match: SEPARATORS,
     cast: {
       boolean: (v) => String(v),
       object: (v) => JSON.stringify(v),

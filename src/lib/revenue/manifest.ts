@@ -1,13 +1,15 @@
 // `revenue export --manifest FILE.json`: what an auditor files beside the export. The
 // window and filters asked for, the format, the output's length and SHA-256 (of the bytes
 // written, file or stdout), the row count and the rows' totals per token and in NGN
-// (decimal strings summed with decimal.js), the service's summary and the check against it
-// when --summary was given, and which CLI and API produced it, when.
+// (decimal strings summed exactly: src/lib/money.ts), the service's summary and the check
+// against it when --summary was given, for an XLSX the amounts it holds as text, and
+// which CLI and API produced it, when.
 import type { Window } from '../dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';
 import { checkRows, type CheckRow } from './report.js';
 import { TokenTotals, type TokenTotalsJSON } from './totals.js';
+import { SHEETS, type TextAmounts } from './xlsx.js';
 
 /** Fiat amounts are in NGN (docs/api.md, "What the spec fixes": money). */
 export const FIAT_CURRENCY = 'NGN';
@@ -28,6 +30,11 @@ export type Manifest = {
   pages: number;
   totals: { rows: number; fiat: { currency: string; amount: string; platform_fee: string; share: string }; tokens: TokenTotalsJSON };
   service_summary?: { ok: boolean; slices: CheckRow[]; total: CheckRow };
+  /**
+   * With -o xlsx: the workbook's sheets, and the amount cells written as text because a
+   * spreadsheet number cannot hold them exactly (a SUM() over the column skips them).
+   */
+  xlsx?: { sheets: string[]; amounts_as_text: TextAmounts };
 };
 
 export type ManifestInput = {
@@ -46,6 +53,8 @@ export type ManifestInput = {
   reports: SliceReport[];
   /** With --summary: the checks against the service's summary. */
   checks?: SliceCheck[];
+  /** With -o xlsx: the amount cells the workbook holds as text. */
+  textAmounts?: TextAmounts;
 };
 
 /** The base URL without credentials (a proxy-style `user:pass@` never reaches a file). */
@@ -86,5 +95,6 @@ export function buildManifest(m: ManifestInput): Manifest {
     pages: m.reports.reduce((n, r) => n + r.pages, 0),
     totals: { rows, fiat: { currency: FIAT_CURRENCY, ...totals.fiat() }, tokens: totals.toJSON() },
     ...(summary ? { service_summary: { ok: summary.total.ok, slices: summary.slices, total: summary.total } } : {}),
+    ...(m.textAmounts ? { xlsx: { sheets: [SHEETS.rows, SHEETS.totals], amounts_as_text: m.textAmounts } } : {}),
   };
 }

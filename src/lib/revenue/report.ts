@@ -65,6 +65,12 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
   return { slices, total };
 }
 
+/**
+ * The per-slice check as a table that fits 80 columns with the figures of an ordinary
+ * ledger: borders as days when they fall on midnight UTC (an export's slices are whole
+ * days), and the service's figures only where they differ from ours (`ok` otherwise);
+ * --json keeps every field.
+ */
 export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void {
   const { slices, total } = checkRows(checks);
   // Received and exported differ only when the service ignored a filter.
@@ -73,21 +79,21 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void 
     io.err(JSON.stringify({ slices, total, ok: total.ok }));
     return;
   }
+  const figures = (rows: number | null, share: string | null) => `${rows ?? '—'} row${rows === 1 ? '' : 's'}, ${share ?? '—'}`;
   const columns: Column<CheckRow>[] = [
     { header: 'SLICE', value: (r) => r.slice },
-    { header: 'FROM', value: (r) => r.from },
-    { header: 'TO', value: (r) => r.to },
+    { header: 'FROM', value: (r) => border(r.from, '00:00:00.000Z') },
+    { header: 'TO', value: (r) => border(r.to, '23:59:59.999Z') },
     { header: 'ROWS', value: (r) => r.rows },
     { header: 'SHARE', value: (r) => r.share },
-    ...(filtered
-      ? ([
-          { header: 'RECEIVED', value: (r) => r.received },
-          { header: 'RECEIVED SHARE', value: (r) => r.received_share },
-        ] satisfies Column<CheckRow>[])
-      : []),
-    { header: 'SERVICE ROWS', value: (r) => r.service_rows },
-    { header: 'SERVICE SHARE', value: (r) => r.service_share },
-    { header: 'CHECK', value: (r) => (r.ok ? 'ok' : 'MISMATCH') },
+    ...(filtered ? ([{ header: 'RECEIVED', value: (r) => figures(r.received, r.received_share) }] satisfies Column<CheckRow>[]) : []),
+    { header: 'SERVICE', value: (r) => (r.ok ? 'ok' : `MISMATCH: ${figures(r.service_rows, r.service_share)}`) },
   ];
   renderTable(stderrView(io), columns, [...slices, total]);
+}
+
+/** An ISO instant as its day when its time of day is `edge` (a whole-day border), else whole, without zero milliseconds. */
+function border(iso: string, edge: string): string {
+  if (iso.endsWith(`T${edge}`)) return iso.slice(0, 10);
+  return iso.replace(/\.000Z$/, 'Z');
 }

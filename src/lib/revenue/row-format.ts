@@ -1,6 +1,7 @@
 // How ledger rows are written by `revenue export`: CSV (RFC 4180: header row, the spec's
-// column order, CRLF, a field quoted when it holds a comma, quote, CR or LF, values
-// verbatim but for spreadsheet-safe cells), a JSON array (one row per line), NDJSON, or
+// column order, CRLF, a field quoted when it holds a comma, quote, CR or LF, or a
+// character spreadsheet imports split on (output/csv.ts), values verbatim but for
+// spreadsheet-safe cells), a JSON array (one row per line), NDJSON, or
 // XLSX (src/lib/revenue/xlsx.ts), whose rows travel as NDJSON until the workbook writer
 // takes them. A formatter turns a page of rows into text; the separator is what goes
 // between two rows that were formatted apart (a later slice's first row after an earlier

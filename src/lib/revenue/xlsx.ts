@@ -1,6 +1,7 @@
-// `revenue export -o xlsx`: one worksheet, `revenue`, written as the rows arrive through
+// `revenue export -o xlsx`: a worksheet, `revenue`, written as the rows arrive through
 // exceljs's streaming WorkbookWriter (each row is committed, turned into XML, compressed
-// and written out; none is kept), so memory stays flat whatever the row count.
+// and written out; none is kept), so memory stays flat whatever the row count; then a
+// second, `totals`, once the last row is in.
 //
 // Cells:
 // - a header row (the spec's column names, as in CSV), frozen;
@@ -11,6 +12,14 @@
 //   1530.10), when a spreadsheet number holds them exactly: at most 15 significant digits
 //   (what Excel keeps); a longer one is written as text, digit for digit, never rounded.
 //
+// A spreadsheet's SUM() skips text cells without a word, so a column with one such amount
+// sums short. The `totals` sheet holds the exact totals of the rows written (decimal
+// arithmetic, per token and in NGN; as text too when a number cannot hold them), the row
+// count, the window and filters, and how many amounts are text, in which columns; the
+// export says the same on stderr and in its manifest (textAmounts). The writer counts and
+// sums every row it is given, and a resumed export gives it every row again (its spools),
+// so the totals are those of the file whatever stopped an earlier run.
+//
 // XML cannot carry most control characters; exceljs drops them from text cells. CSV and
 // NDJSON keep every character.
 //
@@ -18,14 +27,25 @@
 // slices spooled ahead of their turn are kept and copied like any other format's.
 import { StringDecoder } from 'node:string_decoder';
 import { Writable } from 'node:stream';
-import type { Worksheet } from 'exceljs';
+import type { Workbook, Worksheet } from 'exceljs';
+import type { RevenueFilters } from '../client/api.js';
+import type { Window } from '../dates.js';
 import { Decimal } from '../money.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 import { RELEASES_CHUNKS } from './ordered-output.js';
 import { AMOUNT_COLUMNS, PLAIN_DECIMAL } from './row-format.js';
+import { TokenTotals } from './totals.js';
 
 /** Excel keeps 15 significant digits of a number; a longer amount becomes text. */
 export const MAX_NUMBER_DIGITS = 15;
+
+export const SHEETS = { rows: 'revenue', totals: 'totals' } as const;
+
+/** Amount cells written as text (so a spreadsheet SUM skips them): how many, and per column. */
+export type TextAmounts = { cells: number; columns: Record<string, number> };
+
+/** What the totals sheet says the rows are: the export's window and filters. */
+export type XlsxScope = { window: Window; filters: RevenueFilters };
 
 const TS_FORMAT = 'yyyy-mm-dd hh:mm:ss.000';
 
@@ -86,6 +106,16 @@ function cellsOf(row: Record<string, unknown>): Cell[] {
   });
 }
 
+/** One row of cells, committed (written out): a streamed sheet keeps none. */
+function addCells(sheet: Worksheet, cells: Cell[], bold = false): void {
+  const row = sheet.addRow(cells.map((c) => c.value));
+  cells.forEach((c, i) => {
+    if (c.numFmt) row.getCell(i + 1).numFmt = c.numFmt;
+  });
+  if (bold) row.font = { bold: true };
+  row.commit();
+}
+
 /** The exceljs module: a CommonJS package, loaded only when an XLSX is asked for. */
 async function loadExcel(): Promise<typeof import('exceljs')> {
   const mod = await import('exceljs');
@@ -96,7 +126,7 @@ async function loadExcel(): Promise<typeof import('exceljs')> {
  * A Writable taking the export's NDJSON rows and writing the workbook into `target`
  * (which it ends when it ends). 'finish' comes once the whole file is written.
  */
-export async function xlsxWriter(target: Writable, created: Date): Promise<Writable> {
+export async function xlsxWriter(target: Writable, created: Date, scope: XlsxScope): Promise<XlsxRows> {
   const Excel = await loadExcel();
   // archiver-utils (bundled with exceljs) still calls the deprecated Buffer constructor, and
   // Node warns about it because bundled code no longer sits under node_modules/: a warning
@@ -112,24 +142,31 @@ export async function xlsxWriter(target: Writable, created: Date): Promise<Writa
   workbook.creator = 'offramp-cli';
   workbook.created = created;
   workbook.modified = created;
-  const sheet = workbook.addWorksheet('revenue', { views: [{ state: 'frozen', ySplit: 1 }] });
+  const sheet = workbook.addWorksheet(SHEETS.rows, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = REVENUE_COLUMNS.map((key) => ({ key, width: WIDTHS[key] ?? 14 }));
   const header = sheet.addRow([...REVENUE_COLUMNS]);
   header.font = { bold: true };
   header.commit();
-  return new XlsxRows(workbook, sheet, target);
+  return new XlsxRows(workbook, sheet, target, scope);
 }
 
-class XlsxRows extends Writable {
+type AmountRow = Parameters<TokenTotals['add']>[0];
+
+export class XlsxRows extends Writable {
   readonly [RELEASES_CHUNKS] = true;
+  /** Amount cells of the rows sheet written as text, known once the workbook is written. */
+  readonly textAmounts: TextAmounts = { cells: 0, columns: {} };
+  private readonly totals = new TokenTotals();
+  private rows = 0;
   private readonly decoder = new StringDecoder('utf8');
   private partial = '';
   private readonly onTargetError = (err: Error) => this.destroy(err);
 
   constructor(
-    private readonly workbook: { commit(): Promise<unknown> },
+    private readonly workbook: Pick<Workbook, 'addWorksheet'> & { commit(): Promise<unknown> },
     private readonly sheet: Worksheet,
     private readonly target: Writable,
+    private readonly scope: XlsxScope,
   ) {
     super({ highWaterMark: 256 * 1024, decodeStrings: false });
     target.on('error', this.onTargetError);
@@ -155,6 +192,7 @@ class XlsxRows extends Writable {
     (async () => {
       if (rest) await this.addLines([rest]);
       this.sheet.commit();
+      this.writeTotals();
       await this.workbook.commit();
     })().then(
       () => callback(),
@@ -168,22 +206,59 @@ class XlsxRows extends Writable {
     callback(err);
   }
 
+  /** The `totals` sheet: what the rows are, how many amounts are text, and their exact totals. */
+  private writeTotals(): void {
+    const sheet = this.workbook.addWorksheet(SHEETS.totals);
+    sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
+    const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
+    const text = (value: string | null): Cell => ({ value });
+    const { window, filters } = this.scope;
+    const { cells, columns } = this.textAmounts;
+    add([text('window from (UTC)'), text(window.from.toISOString())]);
+    add([text('window to (UTC)'), text(window.to.toISOString())]);
+    add([text('token filter'), text(filters.crypto_currency ?? null)]);
+    add([text('network filter'), text(filters.network ?? null)]);
+    add([text('rows'), { value: this.rows }]);
+    add([text('amounts written as text'), { value: cells }, text(describeColumns(columns) || null)]);
+    add([]);
+    add(['token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
+    const tokens = this.totals.toJSON();
+    for (const [token, t] of Object.entries(tokens)) {
+      add([text(token), { value: t.rows }, ...AMOUNT_COLUMNS.map((c) => amountCell(t[c as keyof typeof t]))]);
+    }
+    const fiat = this.totals.fiat();
+    add([text('all tokens (NGN)'), { value: this.rows }, text(null), amountCell(fiat.amount), amountCell(fiat.platform_fee), amountCell(fiat.share)], true);
+    add([]);
+    add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
+    sheet.commit();
+  }
+
   private async addLines(lines: string[]): Promise<void> {
     let since = 0;
     for (const line of lines) {
       if (!line) continue;
-      const cells = cellsOf(JSON.parse(line) as Record<string, unknown>);
-      const row = this.sheet.addRow(cells.map((c) => c.value));
-      cells.forEach((c, i) => {
-        if (c.numFmt) row.getCell(i + 1).numFmt = c.numFmt;
-      });
-      row.commit();
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      const cells = cellsOf(parsed);
+      this.count(parsed, cells);
+      addCells(this.sheet, cells);
       if (++since >= ROWS_PER_YIELD) {
         since = 0;
         await this.drained();
       }
     }
     await this.drained();
+  }
+
+  /** The row in the totals, and its amounts that became text cells in the text count. */
+  private count(row: Record<string, unknown>, cells: Cell[]): void {
+    this.rows++;
+    this.totals.add(row as AmountRow);
+    REVENUE_COLUMNS.forEach((column, i) => {
+      if (AMOUNT_COLUMNS.includes(column) && typeof cells[i]!.value === 'string') {
+        this.textAmounts.cells++;
+        this.textAmounts.columns[column] = (this.textAmounts.columns[column] ?? 0) + 1;
+      }
+    });
   }
 
   /**
@@ -205,4 +280,11 @@ class XlsxRows extends Writable {
       });
     }
   }
+}
+
+/** "crypto_amount: 2, share: 1" */
+export function describeColumns(columns: Record<string, number>): string {
+  return Object.entries(columns)
+    .map(([column, n]) => `${column}: ${n}`)
+    .join(', ');
 }
