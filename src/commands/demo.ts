@@ -88,7 +88,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<void> {
     try {
       walked = await runWalk(
         api,
-        { outcome: 'completed', settle: true, now: ctx.now },
+        { outcome: 'completed', settle: true, now: ctx.now, sleep: ctx.sleep, timeoutMs: ctx.globals.timeout },
         {
           onBegin: (i) => {
             stepRunning = true;

@@ -23,7 +23,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   try {
     result = await runWalk(
       api,
-      { ...(txId ? { txId } : {}), outcome, settle: Boolean(opts.settle), now: ctx.now },
+      { ...(txId ? { txId } : {}), outcome, settle: Boolean(opts.settle), now: ctx.now, sleep: ctx.sleep, timeoutMs: ctx.globals.timeout },
       { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i), onNote: (line) => timeline.note(line) },
     );
   } catch (err) {

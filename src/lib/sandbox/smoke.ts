@@ -14,6 +14,8 @@ export type CollectOptions = {
   outcome: Outcome;
   now(): Date;
   sleep(ms: number): Promise<void>;
+  /** How long each walk step may take to show its status (the global --timeout). */
+  timeoutMs: number;
   hooks?: WalkHooks;
   /** Reads of lagging data: tries and the pause between them. */
   tries?: number;
@@ -34,7 +36,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   const settle = opts.outcome === 'completed';
   const facts: SmokeFacts = { outcome: opts.outcome, steps: [] };
   try {
-    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now }, opts.hooks);
+    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now, sleep: opts.sleep, timeoutMs: opts.timeoutMs }, opts.hooks);
     facts.transaction = walked.transaction;
     facts.transactionId = walked.transaction.id;
     facts.steps = walked.steps;
