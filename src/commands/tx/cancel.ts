@@ -18,7 +18,7 @@ export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
   const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id to cancel');
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
-  await ctx.confirm(`cancel transaction ${id}`, { always: ctx.io.canPrompt() });
+  await ctx.confirm(`cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
   ctx.io.err(`idempotency-key: ${key}`);
 
   const api = await ctx.api();

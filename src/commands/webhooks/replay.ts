@@ -73,7 +73,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       return;
     }
   }
-  await ctx.confirm(`replay ${targets.length} webhook event${targets.length === 1 ? '' : 's'}`);
+  const chosen = `${targets.length} webhook event${targets.length === 1 ? '' : 's'}`;
+  await ctx.confirm(`replay ${chosen}`, `${chosen} not replayed`);
 
   const limit = pLimit(concurrency);
   const outcomes: Outcome[] = await Promise.all(
