@@ -4,7 +4,7 @@
 //
 // Only commander is loaded here. Each command's module is imported when it runs.
 import { CommanderError } from 'commander';
-import { createProgram } from './commands/program.js';
+import { commandMeant, commandWord, createProgram } from './commands/program.js';
 import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
 import type { Runtime } from './commands/tree.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -63,6 +63,9 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     if (argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !program.commands.some((c) => c.name() === argv[1])) {
       throw new UsageError(`unknown command '${argv[1]}'`, 'offramp --help lists the commands');
     }
+    const word = commandWord(program, argv);
+    const meant = word !== undefined ? commandMeant(program, word) : undefined;
+    if (meant) throw new UsageError(`unknown command '${word}'`, `did you mean ${meant}? (offramp ${meant} --help)`);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     exitCode = report(err, io, globals, jsonAsked);
