@@ -17,7 +17,8 @@ import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { ReplayResult } from '../../lib/schemas.js';
 import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
-import { DELIVERY_STATUSES, eventFilters, openValue } from '../../lib/webhooks/filters.js';
+import { eventFilters, openValue } from '../../lib/webhooks/filters.js';
+import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
 
 export type Options = {
