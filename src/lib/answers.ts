@@ -1,9 +1,10 @@
-// Answers checked against the question (README, "When the real service differs"). Where a
-// request names something its answer must echo (an id, a reference, an event id, a
-// window), an answer about anything else is an error of its own, ANSWER_MISMATCH (exit 1),
-// naming both values: it is never printed as the answer to this question. A service, or a
-// cache or proxy in front of it, can answer another request than the one sent; an
-// Idempotency-Key tied to an earlier request replays that request's answer.
+// Answers checked against the question (README, "Answers are checked against the
+// question"). Where a request names something its answer must echo (an id, a reference,
+// an event id, a window), an answer about anything else is an error of its own,
+// ANSWER_MISMATCH (exit 1), naming both values: it is never printed as the answer to this
+// question. A service, or a cache or proxy in front of it, can answer another request
+// than the one sent; an Idempotency-Key tied to an earlier request replays that request's
+// answer.
 //
 // One function per resource: the checked reads and writes below, used by every command
 // and by the sandbox walk, so no caller can forget the check. Ids are compared without
@@ -38,10 +39,10 @@ type Answer<T> = { data: T; requestId?: string | undefined };
 const MIXED_UP =
   'the service (or a cache or proxy in front of it) answered another request than the one sent; nothing of that answer was used. --verbose shows the request ids to report';
 
-export const sameId = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+const sameId = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
 /** merchant_reference is "compared case-insensitively" (the spec). */
-export const sameReference = (a: string | null | undefined, b: string): boolean => typeof a === 'string' && a.toLowerCase() === b.toLowerCase();
+const sameReference = (a: string | null | undefined, b: string): boolean => typeof a === 'string' && a.toLowerCase() === b.toLowerCase();
 
 const shownReference = (ref: string | null | undefined) => (typeof ref === 'string' ? JSON.stringify(ref) : 'none');
 
