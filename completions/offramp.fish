@@ -85,12 +85,12 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'doctor' -d 'check Node, c
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'completion' -d 'print a shell completion script'
 complete -c offramp -n '__fish_offramp_path_is ""' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is ""' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is ""' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is ""' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l json -d 'print exactly the API data as JSON'
 complete -c offramp -n '__fish_offramp_path_is ""' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is ""' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is ""' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is ""' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is ""' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -99,21 +99,21 @@ complete -c offramp -n '__fish_offramp_path_is ""' -l wide -d 'tables show every
 complete -c offramp -n '__fish_offramp_path_is ""' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l token -d 'token, e.g. usdt' -r
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l network -d 'deposit network, e.g. bep20' -r
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l crypto-amount -d 'amount in token units' -r
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l fiat-amount -d 'amount in NGN' -r
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l token -d 'token, e.g. usdt' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l network -d 'deposit network, e.g. bep20' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l crypto-amount -d 'amount in token units' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l fiat-amount -d 'amount in NGN' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'create' -d 'create a transaction and get its deposit address'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'get' -d 'show one transaction, by id or by your reference'
@@ -123,12 +123,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'history' -d 'show
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show each status change until it ends'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -137,85 +137,85 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l wide -d 'tables sh
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote`' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l fiat-amount -d 'direct mode: amount in NGN' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l network -d 'deposit network (both modes)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l ref -d 'your unique reference for this transaction (required)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l merchant-id -d 'merchant identifier' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l terminal-id -d 'terminal identifier' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l seller-phone -d 'seller phone number (metadata)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l idempotency-key -d 'reuse a key to retry a create safely (default: a fresh UUID)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote`' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l fiat-amount -d 'direct mode: amount in NGN' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l network -d 'deposit network (both modes)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l ref -d 'your unique reference for this transaction (required)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l merchant-id -d 'merchant identifier' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l terminal-id -d 'terminal identifier' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l seller-phone -d 'seller phone number (metadata)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l idempotency-key -d 'reuse a key to retry a create safely (default: a fresh UUID)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l ref -d 'look up by merchant reference instead' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l ref -d 'look up by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l status -d 'only transactions in this status' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l cursor -d 'continue from a previous page' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l status -d 'only transactions in this status' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l cursor -d 'continue from a previous page' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l all -d 'follow every page to the end (streams)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency-key -d 'reuse a key to retry a cancel safely (default: a fresh UUID)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency-key -d 'reuse a key to retry a cancel safely (default: a fresh UUID)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -224,31 +224,31 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l wide -d 't
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l ref -d 'watch by merchant reference' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l ref -d 'watch by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'stop when this status is reached (default: any terminal status)' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'poll interval in ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'poll interval in ms' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'export' -d 'export ledger rows for any date range (windows over 90 days are split for you)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'summary' -d 'total partner share and transaction count for a date range'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l json -d 'print exactly the API data as JSON'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -257,62 +257,62 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l wide -d 'tabl
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'csv json ndjson xlsx'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token -d 'only rows of this token' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l network -d 'only rows of this network' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token -d 'only rows of this token' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l network -d 'only rows of this network' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l out -d 'write to this file (atomically) instead of stdout' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l summary -d 'check row count and summed share against the service'\''s summary (exit 8 on mismatch)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l concurrency -d 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l concurrency -d 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l raw-cells -d 'CSV: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l excel -d 'CSV: start with a UTF-8 byte order mark, for Excel'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l manifest -d 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l manifest -d 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l resume -d 'continue an interrupted export to --out from its checkpoint (and keep one if this run stops)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l token -d 'only rows of this token (totals then come from the rows)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l network -d 'only rows of this network (totals then come from the rows)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l token -d 'only rows of this token (totals then come from the rows)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l network -d 'only rows of this network (totals then come from the rows)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'list' -d 'list webhook events with their delivery status'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'get' -d 'show an event'\''s delivery telemetry (the service keeps no payload)'
@@ -322,12 +322,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'verify' -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'resend' -d 're-sign stored events and deliver them to your app, duplicated, shuffled and late on request'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -336,34 +336,34 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l wide -d 'tab
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson csv'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l type -d 'only this event type' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (the emulator'\''s: pending, delivered, failed)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l cursor -d 'continue from a previous page' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l type -d 'only this event type' -r -f -a 'transaction.created deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (the emulator'\''s: pending, delivered, failed)' -r -f -a 'pending delivered failed'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l to -d 'created at or before (YYYY-MM-DD or RFC 3339)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l cursor -d 'continue from a previous page' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l all -d 'follow every page to the end'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -372,118 +372,118 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l wide -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed -d 'replay every event whose delivery failed (narrow with --tx/--from/--to)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed: created at or after' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l to -d 'with --failed: created at or before' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed-status -d 'the delivery_status --failed means (default: the profile'\''s, else failed)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l concurrency -d 'replays sent at once' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed: created at or after' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l to -d 'with --failed: created at or before' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed-status -d 'the delivery_status --failed means (default: the profile'\''s, else failed)' -r -f -a 'pending delivered failed'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l concurrency -d 'replays sent at once' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port -d 'port on 127.0.0.1' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port -d 'port on 127.0.0.1' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file (yours alone: 0600)' -r -F
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-insecure -d 'with an https --forward-to: do not check the app'\''s certificate'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l events -d 'show and forward only these event types, comma-separated (family.* allowed); all are stored' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l events -d 'show and forward only these event types, comma-separated (family.* allowed); all are stored' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l strict -d 'with --forward-to: exit 8 when the app is still owed events at exit'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secret -d 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secret -d 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l file -d 'read the raw body from this file' -r -F
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l detect -d 'print every scheme (and which secret) the delivery verifies under'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l to -d 'your app'\''s webhook endpoint' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l secret -d 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l scheme -d 'sign under this scheme of the catalogue (default: the profile'\''s, else hmac-sha256-hex)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l events -d 'only these event types, comma-separated (family.* allowed)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l duplicate -d 'send each event n more times (same id, same body)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l to -d 'your app'\''s webhook endpoint' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l secret -d 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l scheme -d 'sign under this scheme of the catalogue (default: the profile'\''s, else hmac-sha256-hex)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l events -d 'only these event types, comma-separated (family.* allowed)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l duplicate -d 'send each event n more times (same id, same body)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l shuffle -d 'send in random order (copies included)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l delay -d 'wait a random time in this range before each delivery, like 100-2000ms' -r
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l delay -d 'wait a random time in this range before each delivery, like 100-2000ms' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -a 'walk' -d 'walk a transaction (a new one unless given) to an outcome, step by step'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l deposit-id -d 'stable simulated deposit id' -r
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l hash -d 'simulated blockchain hash' -r
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l deposit-id -d 'stable simulated deposit id' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l hash -d 'simulated blockchain hash' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -f -a 'deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -494,12 +494,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l settle 
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -511,12 +511,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l report -d 'also
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -532,43 +532,43 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l port -d 'port' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l host -d 'address to bind' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-url -d 'deliver webhooks here' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-secret -d 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l fault-rate -d 'share of requests that fail (500, 503, dropped after commit)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed -d 'seed for faults, webhook chaos and generated data' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed-revenue -d 'fill the ledger with N rows over the last 180 days' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l port -d 'port' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l host -d 'address to bind' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-url -d 'deliver webhooks here' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-secret -d 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l fault-rate -d 'share of requests that fail (500, 503, dropped after commit)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed -d 'seed for faults, webhook chaos and generated data' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed-revenue -d 'fill the ledger with N rows over the last 180 days' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l mode -d 'behave as staging or production' -r -f -a 'staging production'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate -d 'NGN per token' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate-limit -d 'requests per second per key' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l signature-scheme -d 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l state -d 'load this state file at start if it exists, and keep it current' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l ready-file -d 'write the base URL to this file once the emulator accepts connections' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-chaos -d 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l admin-token -d 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate -d 'NGN per token' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l rate-limit -d 'requests per second per key' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l signature-scheme -d 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l state -d 'load this state file at start if it exists, and keep it current' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l ready-file -d 'write the base URL to this file once the emulator accepts connections' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-chaos -d 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l admin-token -d 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -a 'advance' -d 'move business time forward; what became due happens (quotes and deposits expire, with their webhooks)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -577,12 +577,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -591,29 +591,29 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l partner -d 'reset only the partner with this API key' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l partner -d 'reset only the partner with this API key' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'add' -d 'add a fault rule'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'clear' -d 'remove every fault rule'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -622,33 +622,33 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l route -d ''\''METHOD PATH'\'', PATH below the base path, * for one segment: '\''GET /transactions/*'\''' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l route -d ''\''METHOD PATH'\'', PATH below the base path, * for one segment: '\''GET /transactions/*'\''' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l webhook -d 'a fault on webhook deliveries instead of an API route'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l event-type -d 'with --webhook: only deliveries of this event type' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l next -d 'only the next N matching requests or deliveries (default: until cleared)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l status -d 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l event-type -d 'with --webhook: only deliveries of this event type' -r -f -a 'transaction.created deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l next -d 'only the next N matching requests or deliveries (default: until cleared)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l status -d 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l drop-after-commit -d 'run the operation, then close the connection without an answer'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer by MS' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer by MS' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -659,12 +659,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'expor
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'import' -d 'replace the whole state with FILE (- for stdin)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -673,40 +673,42 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -715,12 +717,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l wide -d
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -734,12 +736,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'use' -d 'mak
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'remove' -d 'delete a profile'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -748,12 +750,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l wide -d 'tabl
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -766,12 +768,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l force -d 
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -780,12 +782,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l wide -d 
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -795,12 +797,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s h -l hel
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -810,12 +812,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s h -l help
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -826,12 +828,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -f -a '(o
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -a 'path' -d 'print where the config file lives'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -840,12 +842,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l wide -d 'table
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -854,29 +856,29 @@ complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l wide -d '
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l data -d 'JSON request body' -r
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l idempotency-key -d 'Idempotency-Key header' -r
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l data -d 'JSON request body' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l idempotency-key -d 'Idempotency-Key header' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l paginate -d 'follow next_cursor and print every item'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
@@ -885,12 +887,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l wide -d 'table
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l base-url -d 'base address including /api/v1/partner' -r
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'per-request timeout in ms' -r
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s y -l yes -d 'skip confirmations'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'

@@ -3,11 +3,13 @@
 // process.exit, so tests can run it in process.
 //
 // Only commander is loaded here. Each command's module is imported when it runs.
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
-import { createProgram } from './commands/program.js';
+import { commandMeant, commandWord, createProgram } from './commands/program.js';
 import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
 import type { Runtime } from './commands/tree.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
+import { formatsOf, resolveFormat } from './lib/output/format.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
 import { IO, type IOOptions } from './lib/io.js';
 
@@ -28,6 +30,8 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
       if (opts.json && typeof opts.output === 'string' && opts.output !== 'json') {
         throw new UsageError(`--json and -o ${opts.output} ask for two formats`, 'give one of them');
       }
+      // One table says which -o each command takes; completion offers the same.
+      if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(commandPath(cmd)));
       io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
@@ -63,6 +67,9 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     if (argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !program.commands.some((c) => c.name() === argv[1])) {
       throw new UsageError(`unknown command '${argv[1]}'`, 'offramp --help lists the commands');
     }
+    const word = commandWord(program, argv);
+    const meant = word !== undefined ? commandMeant(program, word) : undefined;
+    if (meant) throw new UsageError(`unknown command '${word}'`, `did you mean ${meant}? (offramp ${meant} --help)`);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     exitCode = report(err, io, globals, jsonAsked);
@@ -70,6 +77,13 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     await ctx?.close().catch(() => undefined);
   }
   return exitCode;
+}
+
+/** "tx list" for `offramp tx list`: the names from the program down to `cmd`. */
+function commandPath(cmd: CommandUnknownOpts): string {
+  const names: string[] = [];
+  for (let c: CommandUnknownOpts | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /** Whether the command line asks for JSON (`--json`, `-o json`, `--output json`), read before commander parses it. */

@@ -5,6 +5,7 @@
 // stops. It builds its own client for the emulator: no stored profile is read or written,
 // and the generated secrets are never printed.
 import { randomBytes } from 'node:crypto';
+import { statusHistory } from '../lib/answers.js';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';
@@ -87,7 +88,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<void> {
     try {
       walked = await runWalk(
         api,
-        { outcome: 'completed', settle: true, now: ctx.now },
+        { outcome: 'completed', settle: true, now: ctx.now, sleep: ctx.sleep, timeoutMs: ctx.globals.timeout },
         {
           onBegin: (i) => {
             stepRunning = true;
@@ -129,7 +130,7 @@ export async function run(_opts: unknown, ctx: Context): Promise<void> {
     }
     delivered = () => undefined;
 
-    const history = (await api.transactions.history(tx.id)).data;
+    const history = await statusHistory(api, tx.id);
     const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
     const to = new Date(ctx.now().getTime() + 60_000).toISOString();
     let row: RevenueRow | undefined;

@@ -88,7 +88,8 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     }
   }
 
-  add('webhook secret', settings.webhookSecret ? 'pass' : 'warn', settings.webhookSecret ? 'set' : 'not set (needed by webhooks listen/verify): profile add --webhook-secret-stdin or OFFRAMP_WEBHOOK_SECRET');
+  // A local profile needs none: listen and verify use the emulator's public default secret.
+  add('webhook secret', settings.webhookSecret || settings.env === 'local' ? 'pass' : 'warn', settings.webhookSecret ? 'set' : settings.env === 'local' ? "the emulator's default (local profile; webhooks listen/verify use it)" : 'not set (needed by webhooks listen/verify): profile add --webhook-secret-stdin or OFFRAMP_WEBHOOK_SECRET');
   return finish(ctx, checks);
 }
 

@@ -58,6 +58,27 @@ export function commandWord(program: Program, argv: readonly string[]): string |
   return undefined;
 }
 
+/**
+ * Words a user may type for a command whose name is short or unlike them, which commander's
+ * spelling-distance suggestion cannot reach (`transactions` is far from `tx`; `events`
+ * is nearer to `revenue` than to `webhooks`).
+ */
+const COMMAND_SYNONYMS: Readonly<Record<string, string>> = {
+  transactions: 'tx',
+  transaction: 'tx',
+  trans: 'tx',
+  events: 'webhooks',
+  event: 'webhooks',
+  ledger: 'revenue',
+  simulator: 'simulate',
+};
+
+/** The command a user most likely meant by `word`, when `word` is no command but a synonym of one. */
+export function commandMeant(program: Program, word: string): string | undefined {
+  if (program.commands.some((c) => c.name() === word || c.aliases().includes(word))) return undefined;
+  return Object.hasOwn(COMMAND_SYNONYMS, word) ? COMMAND_SYNONYMS[word] : undefined;
+}
+
 /** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -11,7 +11,11 @@
 //   end of the window may complete after it. Rows stamped inside the window whose
 //   transaction was created earlier are checked against that transaction (one read each);
 // - webhook events created from --from on (events never precede their transaction).
+//
+// On a terminal a spinner on stderr says what is being read and how much so far; stdout
+// is the same either way.
 import pLimit from 'p-limit';
+import { transactionById } from '../lib/answers.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../lib/config/profile.js';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, exitCodeOf, EXIT } from '../lib/errors.js';
@@ -19,6 +23,7 @@ import { windowFlags } from '../lib/window-input.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { renderTable } from '../lib/output/render.js';
 import { writeJson } from '../lib/output/json.js';
+import { startSpinner } from '../lib/output/spinner.js';
 import { reconcile, type Discrepancy } from '../lib/reconcile/check.js';
 import { planSlices } from '../lib/revenue/slices.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../lib/schemas.js';
@@ -39,47 +44,59 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const to = window.to.toISOString();
 
   const transactions: Transaction[] = [];
-  for await (const tx of api.transactions.all({ from, to, limit: PAGE })) transactions.push(tx);
-  const inWindow = new Set(transactions.map((t) => t.id));
-
-  // Ledger: the window's rows, and later rows of the window's transactions.
-  const ledgerEnd = new Date(Math.max(toMs, ctx.now().getTime()));
   const ledger: RevenueRow[] = [];
   let ledgerRowsRead = 0;
-  const limit = pLimit(PARALLEL);
-  await Promise.all(
-    planSlices({ from: window.from, to: ledgerEnd }, PARALLEL).map((slice) =>
-      limit(async () => {
-        for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), limit: PAGE })) {
-          ledgerRowsRead++;
-          if (inWindow.has(row.transaction_id) || Date.parse(row.ts) <= toMs) ledger.push(row);
-        }
-      }),
-    ),
-  );
-
   const events: WebhookEvent[] = [];
   let eventsRead = 0;
-  for await (const e of api.webhooks.all({ from, limit: PAGE })) {
-    eventsRead++;
-    if (inWindow.has(e.aggregate_id)) events.push(e);
-  }
-
-  // Ledger rows in the window for transactions created before it.
   const earlier = new Map<string, Transaction | null>();
-  const outside = [...new Set(ledger.filter((r) => !inWindow.has(r.transaction_id)).map((r) => r.transaction_id))];
-  await Promise.all(
-    outside.map((id) =>
-      limit(async () => {
-        try {
-          earlier.set(id, (await api.transactions.get(id)).data);
-        } catch (err) {
-          if (exitCodeOf(err) !== EXIT.notFound) throw err;
-          earlier.set(id, null);
-        }
-      }),
-    ),
-  );
+  const spinner = await startSpinner(io, 'reading transactions');
+  /** What has been read so far, told every page's worth of records (setting ora's text costs a measure of it). */
+  const progress = (what: string, count: number) => {
+    if (spinner && count % PAGE === 0) spinner.text = `${what} (${count.toLocaleString('en-US')} so far)`;
+  };
+  try {
+    for await (const tx of api.transactions.all({ from, to, limit: PAGE })) progress('reading transactions', transactions.push(tx));
+    const inWindow = new Set(transactions.map((t) => t.id));
+
+    // Ledger: the window's rows, and later rows of the window's transactions.
+    if (spinner) spinner.text = `reading the ledger (${transactions.length} transactions read)`;
+    const ledgerEnd = new Date(Math.max(toMs, ctx.now().getTime()));
+    const limit = pLimit(PARALLEL);
+    await Promise.all(
+      planSlices({ from: window.from, to: ledgerEnd }, PARALLEL).map((slice) =>
+        limit(async () => {
+          for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), limit: PAGE })) {
+            progress('reading the ledger', ++ledgerRowsRead);
+            if (inWindow.has(row.transaction_id) || Date.parse(row.ts) <= toMs) ledger.push(row);
+          }
+        }),
+      ),
+    );
+
+    if (spinner) spinner.text = `reading webhook events (${ledgerRowsRead} ledger rows read)`;
+    for await (const e of api.webhooks.all({ from, limit: PAGE })) {
+      progress('reading webhook events', ++eventsRead);
+      if (inWindow.has(e.aggregate_id)) events.push(e);
+    }
+
+    // Ledger rows in the window for transactions created before it.
+    const outside = [...new Set(ledger.filter((r) => !inWindow.has(r.transaction_id)).map((r) => r.transaction_id))];
+    if (spinner && outside.length > 0) spinner.text = `reading ${outside.length} earlier transaction${outside.length === 1 ? '' : 's'} with ledger rows in the window`;
+    await Promise.all(
+      outside.map((id) =>
+        limit(async () => {
+          try {
+            earlier.set(id, await transactionById(api, id));
+          } catch (err) {
+            if (exitCodeOf(err) !== EXIT.notFound) throw err;
+            earlier.set(id, null);
+          }
+        }),
+      ),
+    );
+  } finally {
+    spinner?.stop();
+  }
 
   const delivery = { delivered: api.service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS, failed: api.service.failedStatus ?? DEFAULT_FAILED_STATUS };
   const discrepancies = reconcile({ transactions, ledger, events, earlier, delivery, replayCommand: (ids) => replayCommand(ctx.globals, ids) });

@@ -40,6 +40,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       outcome,
       now: ctx.now,
       sleep: ctx.sleep,
+      timeoutMs: ctx.globals.timeout,
       hooks: { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i), onNote: (line) => timeline.note(line) },
     });
   } catch (err) {

@@ -10,6 +10,8 @@
 //   a partner pages never shift the pages;
 // - `summary` (from, to, total_partner_share, transaction_count) covers the whole window
 //   with the same filters, not just the page, and is on every page that asks for it.
+// - merchant_id and terminal_id are strings, as the spec types the row's (the snapshot's
+//   are "string or null"): empty when the create gave none.
 import type { RevenuePage, RevenueRow, RevenueSummary } from '../lib/schemas.js';
 import { Decimal } from '../lib/money.js';
 import { MAX_WINDOW_MS } from '../lib/dates.js';
@@ -73,9 +75,15 @@ export class Ledger {
     return this.seeded;
   }
 
-  /** Puts back rows read from a state file, in any order. */
+  /**
+   * Puts back rows read from a state file, in any order. Files of earlier versions wrote
+   * null for a missing merchant_id or terminal_id; they come back as the empty string.
+   */
   restore(rows: RevenueRow[]): void {
-    for (const row of rows) this.entries.push({ tsMs: Date.parse(row.ts), row });
+    for (const row of rows) {
+      const { merchant_id, terminal_id } = row;
+      this.entries.push({ tsMs: Date.parse(row.ts), row: { ...row, merchant_id: merchant_id ?? '', terminal_id: terminal_id ?? '' } });
+    }
     this.entries.sort((a, b) => compare(a.tsMs, a.row.transaction_id, b.tsMs, b.row.transaction_id));
     this.version++;
   }
@@ -209,9 +217,9 @@ export function ledgerRowFor(tx: TxRecord, completedAt: string): RevenueRow {
   const { platform_fee, share } = fees(new Decimal(tx.amount));
   return {
     transaction_id: tx.id,
-    merchant_id: tx.merchant_id,
+    merchant_id: tx.merchant_id ?? '',
     merchant_reference: tx.merchant_reference,
-    terminal_id: tx.terminal_id,
+    terminal_id: tx.terminal_id ?? '',
     crypto_currency: tx.crypto_currency,
     network: tx.network,
     crypto_amount: tx.crypto_amount,

@@ -43,8 +43,11 @@ export type Context = {
   profile(): Promise<{ name: string | undefined; profile: Profile | undefined }>;
   api(): Promise<Api>;
   prompts(): Promise<Prompts>;
-  /** Asks before a change on a production profile (or whenever `always`); --yes skips. */
-  confirm(question: string, opts?: { always?: boolean }): Promise<void>;
+  /**
+   * Asks before a change on a production profile (or whenever `always`); --yes skips. A
+   * No ends the run (exit 0) saying `declined`, what did not happen ("… not cancelled").
+   */
+  confirm(question: string, declined: string, opts?: { always?: boolean }): Promise<void>;
   /** Refuses sandbox-only operations on a production profile, before any request. */
   refuseProduction(what: string): Promise<void>;
   close(): Promise<void>;
@@ -144,7 +147,7 @@ export function createContext(deps: ContextDeps): Context {
       return import('@inquirer/prompts');
     },
 
-    async confirm(question, opts = {}) {
+    async confirm(question, declined, opts = {}) {
       if (globals.yes) return;
       const s = await ctx.settings();
       const production = s.env === 'production';
@@ -155,7 +158,7 @@ export function createContext(deps: ContextDeps): Context {
       }
       const { confirm } = await ctx.prompts();
       const ok = await confirm({ message: `${question}${where}?`, default: false }, { output: io.stderr });
-      if (!ok) throw new Declined();
+      if (!ok) throw new Declined(declined);
     },
 
     async refuseProduction(what) {

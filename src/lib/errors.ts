@@ -110,11 +110,13 @@ export class Interrupted extends CliError {
 
 /**
  * A confirmation the user answered No: their choice, not a failure and not a usage error.
- * The run ends with exit 0 and says on stderr that nothing was sent (README, exit codes).
+ * The run ends with exit 0 and says on stderr what did not happen (README, exit codes).
+ * `outcome` names it ("transaction 0b6f… not cancelled"): a bare "cancelled" would read,
+ * after `tx cancel`, as if the transaction had been.
  */
 export class Declined extends Error {
-  constructor() {
-    super('cancelled at the confirmation; nothing was sent');
+  constructor(outcome: string, nothing = 'nothing was sent') {
+    super(`${outcome}: you answered no at the confirmation; ${nothing}`);
     this.name = 'Declined';
   }
 }

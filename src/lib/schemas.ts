@@ -26,7 +26,12 @@ export const DecimalString = z.string().check(z.regex(/^-?\d+(\.\d+)?$/, 'expect
 /** RFC 3339 date-time with a zone (`Z` or an offset). */
 export const DateTime = z.iso.datetime({ offset: true });
 
-export const Uuid = z.uuid();
+/**
+ * The spec types ids as "string, uuid" and nothing more: any 8-4-4-4-12 hexadecimal id,
+ * of any version or variant, in either case. zod's `uuid()` also demands an RFC 9562
+ * version and variant nibble, which would turn a service's valid ids into BAD_RESPONSE.
+ */
+export const Uuid = z.guid('Invalid UUID');
 
 export { EVENT_TYPES, SIMULATOR_EVENTS, TRANSACTION_STATUSES } from './vocabulary.js';
 export type { EventType, SimulatorEvent, TransactionStatus } from './vocabulary.js';

@@ -28,3 +28,6 @@ export type SimulatorEvent = (typeof SIMULATOR_EVENTS)[number];
 
 export const EVENT_TYPES = ['transaction.created', ...SIMULATOR_EVENTS] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The emulator's delivery_status values; others are accepted (the spec leaves them open). */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -147,6 +147,19 @@ describe('ledger rows', () => {
     const [row] = (await page(api, 'from=2026-05-01T00:00:00Z&to=2026-05-01T00:00:00Z')).data;
     expect(row).toMatchObject({ amount: '1050.50', platform_fee: '10.51', share: '2.63' });
   });
+
+  it('merchant_id and terminal_id are strings, as the spec types the row: empty when the create gave none', async () => {
+    const clock = createManualClock(Date.parse('2026-05-02T00:00:00.000Z'));
+    const api = await startApi({ clock });
+    await complete(api);
+    clock.advance(1000);
+    await complete(api, { merchant_id: 'm-7', terminal_id: 't-3' });
+    const rows = (await page(api, 'from=2026-05-02T00:00:00Z&to=2026-05-02T00:01:00Z')).data;
+    expect(rows.map((r) => [r.merchant_id, r.terminal_id])).toEqual([
+      ['', ''],
+      ['m-7', 't-3'],
+    ]);
+  });
 });
 
 describe('seeding', () => {

@@ -5,6 +5,7 @@
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, StateFileError, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { createTx, directBody, eventually, idemKey, KEY, simulate, type Api } from './helpers.js';
@@ -211,6 +212,28 @@ describe('a state file', () => {
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('{"k":"commit"'))).toHaveLength(1);
     expect(readdirSync(dir).sort()).toEqual(['s.state']);
+  });
+
+  it('loads a file written before ledger rows held strings: a null merchant_id or terminal_id comes back as ""', async () => {
+    const file = join(stateDir(), 's.state');
+    const a = await start({ statePath: file });
+    const tx = await createTx(a);
+    for (const event of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) expect((await simulate(a, tx.id, event)).status).toBe(200);
+    await stop(a);
+    // What an earlier emulator wrote: the row's two ids as null, under a checksum that holds.
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const rowAt = lines.findIndex((l) => l.startsWith('{"k":"row"'));
+    const older = lines[rowAt]!.replace('"merchant_id":""', '"merchant_id":null').replace('"terminal_id":""', '"terminal_id":null');
+    expect(older).toContain('"terminal_id":null');
+    lines[rowAt] = older;
+    const text = `${lines.slice(0, -1).join('\n')}\n`;
+    writeFileSync(file, `${text}{"k":"commit","n":${lines.length - 1},"crc32":${crc32(text)}}\n`, { mode: 0o600 });
+
+    const b = await start({ statePath: file });
+    const now = new Date();
+    const page = await b.get(`/revenue?from=${new Date(now.getTime() - 86_400_000).toISOString()}&to=${now.toISOString()}`);
+    expect(page.status).toBe(200);
+    expect(page.body.data.data).toEqual([expect.objectContaining({ transaction_id: tx.id, merchant_id: '', terminal_id: '' })]);
   });
 });
 

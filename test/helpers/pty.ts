@@ -4,7 +4,13 @@
 import { spawn } from 'node:child_process';
 import { BIN } from './cli.js';
 
-export type PtyResult = { code: number | null; output: string };
+export type PtyResult = {
+  code: number | null;
+  /** Everything written, escapes and carriage returns removed: text a spinner erased stays. */
+  output: string;
+  /** The lines as the terminal shows them at the end (see screenOf). */
+  screen: string;
+};
 
 export type PtySession = {
   /** Everything the terminal showed so far, ANSI escapes removed. */
@@ -21,6 +27,35 @@ export const KEYS = { enter: '\r', down: '\x1b[B', up: '\x1b[A', backspace: '\x7
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78]/g;
+
+/**
+ * What a terminal shows after `raw`: a carriage return or a move to a column goes back on
+ * the line, an erase-line sequence erases, other escapes (colour, cursor up) are dropped.
+ * Enough for spinners (ora rewrites its line with CSI G and CSI K) and prompts' redraws
+ * of one line; not a full terminal.
+ */
+export function screenOf(raw: string): string {
+  const lines: string[] = [];
+  let line: string[] = [];
+  let col = 0;
+  // eslint-disable-next-line no-control-regex
+  for (const m of raw.matchAll(/\x1b\[([0-9;?]*)[ -/]*([@-~])|\x1b[()][0-9A-B]|\x1b[=>78]|\r|\n|[^\x1b\r\n]/gu)) {
+    const [token, arg = '', final] = m;
+    if (token === '\n') {
+      lines.push(line.join(''));
+      line = [];
+      col = 0;
+    } else if (token === '\r') col = 0;
+    else if (final === 'G') col = Math.max(0, (Number(arg) || 1) - 1);
+    else if (final === 'K') line = arg === '2' ? [] : arg === '1' ? [...Array<string>(col).fill(' '), ...line.slice(col)] : line.slice(0, col);
+    else if (!token.startsWith('\x1b')) {
+      while (line.length < col) line.push(' ');
+      line[col++] = token;
+    }
+  }
+  lines.push(line.join(''));
+  return lines.join('\n');
+}
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -53,7 +88,7 @@ export function runInPty(args: string[], env: Record<string, string | undefined>
     child.on('close', (code) => {
       clearTimeout(killer);
       for (const w of waiters) w();
-      resolve({ code, output: clean() });
+      resolve({ code, output: clean(), screen: screenOf(raw) });
     });
   });
   let exited = false;

@@ -27,7 +27,7 @@ describe('confirmation on a production profile', { timeout: 30_000 }, () => {
     s.type(`n${KEYS.enter}`);
     const r = await s.done;
     expect(r.code).toBe(0);
-    expect(r.output).toContain('cancelled at the confirmation; nothing was sent');
+    expect(r.output).toContain('transaction "prod-1" not created: you answered no at the confirmation; nothing was sent');
     expect(r.output).not.toContain('error:');
     expect(await created('prod-1')).toBe(404);
   });

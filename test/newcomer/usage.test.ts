@@ -2,6 +2,7 @@
 // one line (or the error envelope when JSON was asked for), exit 2, nothing sent.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 
 const env = { OFFRAMP_API_KEY: 'sk_test_usage', OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' };
 
@@ -17,6 +18,18 @@ describe('usage errors', () => {
     const r = await runCli(['tx', 'list', '--nope', '-o', 'json'], { env });
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'USAGE', message: "unknown option '--nope'" } });
+  });
+
+  it('`offramp transactions …` suggests tx, which spelling distance alone never finds', async () => {
+    for (const word of ['transactions', 'transaction']) {
+      const r = await runMain([word, 'list'], { env });
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(`error: USAGE: unknown command '${word}'\nhint: did you mean tx? (offramp tx --help)\n`);
+    }
+    const events = await runMain(['--profile', 'x', 'events', 'list'], { env });
+    expect(events.stderr).toMatch(/hint: did you mean webhooks\?/);
+    // Commander's own suggestion still answers near misses.
+    expect((await runMain(['txs'], { env })).stderr).toMatch(/Did you mean tx\?/);
   });
 
   it('`help NAME` for no such command is an error, not the program help', async () => {

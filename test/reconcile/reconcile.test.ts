@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
+import { runInPty } from '../helpers/pty.js';
 import { partner } from '../tx/partner.js';
 
 async function until(what: string, probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -61,6 +62,23 @@ describe('reconcile against the emulator', { timeout: 60_000 }, () => {
     expect(clean.code, clean.stderr).toBe(0);
     expect(JSON.parse(clean.stdout)).toMatchObject({ clean: true, checked: { transactions: 2, ledger_rows: 1, events: 5 }, discrepancies: [], replay_command: null });
     expect(clean.stderr).toMatch(/^Clean: 2 transactions, 1 ledger row and 5 webhook events .*agree/m);
+  });
+});
+
+describe('reconcile on a terminal', { timeout: 60_000 }, () => {
+  it('shows a spinner on stderr while it reads; without a terminal, stderr has only the verdict', async () => {
+    const emu = await emulatorFor();
+    closers.push(() => emu.close());
+    const window = ['--from', '2026-01-01', '--to', '2026-01-31'];
+    const s = runInPty(['reconcile', ...window], emu.env);
+    const r = await s.done;
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading transactions/);
+    expect(r.output).toMatch(/Clean: 0 transactions/);
+
+    const piped = await runMain(['reconcile', ...window], { env: emu.env });
+    expect(piped).toMatchObject({ code: 0, stdout: '' });
+    expect(piped.stderr).toMatch(/^Clean: 0 transactions, 0 ledger rows and 0 webhook events \(read 0 rows and 0 events\) agree for .*\.\n$/);
   });
 });
 

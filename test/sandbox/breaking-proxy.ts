@@ -11,8 +11,8 @@ export type Json = any;
 export type Breakage = {
   /** Replace the emulator's JSON body of a successful answer; return undefined to keep it. */
   rewrite?(req: ProxiedRequest, body: Json): Json | undefined;
-  /** Answer without asking the emulator; return undefined to forward. */
-  answer?(req: ProxiedRequest): { status: number; body: Json } | undefined;
+  /** Answer without asking the emulator (or after asking it something else); return undefined to forward. */
+  answer?(req: ProxiedRequest, body: string): { status: number; body: Json } | undefined | Promise<{ status: number; body: Json } | undefined>;
 };
 
 export async function breakingProxy(emulatorOrigin: string, breakage: Breakage) {
@@ -34,7 +34,7 @@ export async function breakingProxy(emulatorOrigin: string, breakage: Breakage) 
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const own = breakage.answer?.(info);
+    const own = await breakage.answer?.(info, Buffer.concat(chunks).toString());
     if (own) return send(own.status, own.body);
     const headers: Record<string, string> = {};
     for (const name of ['x-api-key', 'content-type', 'idempotency-key', 'accept']) {

@@ -4,7 +4,8 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../helpers/cli.js';
-import { emulatorFor } from '../helpers/emulator.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 beforeAll(async () => {
@@ -28,6 +29,16 @@ describe('offramp doctor', () => {
     // Key and URL from the environment: no profile, so no config file, and doctor makes none.
     expect(checks['config file']).toMatchObject({ status: 'pass', detail: expect.stringMatching(/not created yet/) });
     expect(checks['webhook secret']!.status).toBe('warn');
+  });
+
+  it('does not warn about the webhook secret on a local profile, where listen uses the emulator default', async () => {
+    const home = tempHome();
+    const add = await runMain(['profile', 'add', 'dev', '--env', 'local', '--base-url', emu.emulator.url, '--api-key-stdin'], { env: home.env, stdin: `${TEST_KEY}\n` });
+    expect(add.code, add.stderr).toBe(0);
+    const r = await runMain(['doctor', '--json'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(byName(r.stdout)['webhook secret']).toEqual({ name: 'webhook secret', status: 'pass', detail: "the emulator's default (local profile; webhooks listen/verify use it)" });
+    expect(r.stdout).not.toContain('whsec_');
   });
 
   it('fails (exit 8) on a rejected key, without printing it', async () => {

@@ -81,7 +81,7 @@ describe('interactive tx create', { timeout: 60_000 }, () => {
     s.type(`n${KEYS.enter}`);
     const r = await s.done;
     expect(r.code).toBe(0);
-    expect(r.output).toContain('cancelled at the confirmation; nothing was sent');
+    expect(r.output).toContain('transaction "pty-declined" not created: you answered no at the confirmation; nothing was sent');
     expect(r.output).not.toContain('error:');
     expect(r.output).not.toContain('Pricing mode');
     expect(r.output).not.toContain('Amount in NGN');
@@ -90,12 +90,16 @@ describe('interactive tx create', { timeout: 60_000 }, () => {
 });
 
 describe('tx cancel on a terminal', { timeout: 60_000 }, () => {
-  it('asks first: "no" leaves the transaction alone, "yes" cancels it', async () => {
+  it('asks first: "no" leaves the transaction alone and says "not cancelled", "yes" cancels it', async () => {
     const tx = await api.create('pty-cancel-1');
     const no = runInPty(['tx', 'cancel', tx.id], emu.env);
     await no.waitFor(`cancel transaction ${tx.id}?`);
     no.type(`n${KEYS.enter}`);
-    expect((await no.done).code).toBe(0);
+    const declined = await no.done;
+    expect(declined.code).toBe(0);
+    expect(declined.output).toContain(`transaction ${tx.id} not cancelled: you answered no at the confirmation; nothing was sent`);
+    // Never "cancelled" on its own, which would read as if the transaction had been.
+    expect(declined.output.replace(/not cancelled/g, '')).not.toMatch(/cancelled/);
     expect((await api.get(`/transactions/${tx.id}`)).status).toBe('awaiting_deposit');
 
     const yes = runInPty(['tx', 'cancel', tx.id], emu.env);

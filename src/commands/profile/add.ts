@@ -30,7 +30,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     if (!ctx.io.canPrompt()) throw new UsageError(`profile "${name}" exists (${existing.env}, ${displayUrl(existing.baseUrl)})`, 'pass --force to replace it');
     const { confirm } = await ctx.prompts();
     const replace = await confirm({ message: `Replace profile "${name}" (${existing.env}, ${displayUrl(existing.baseUrl)})?`, default: false }, { output: ctx.io.stderr });
-    if (!replace) throw new Declined();
+    if (!replace) throw new Declined(`profile "${name}" not replaced`, 'nothing was changed');
   }
   // --base-url is also a global flag; commander hands it to whichever command sees it.
   const baseUrl = opts.baseUrl ?? ctx.globals.baseUrl;

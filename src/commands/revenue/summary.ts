@@ -7,7 +7,11 @@
 // --json prints the same shape whatever the window: the service's summary fields for the
 // whole window plus `slices` (one summary per request), so a script need not care whether
 // the window was split.
+//
+// A summary of another window than the slice asked for, or a row stamped outside it, is
+// ANSWER_MISMATCH (src/lib/answers.ts): a month's totals are never shown as a day's.
 import pLimit from 'p-limit';
+import { checkRowInWindow, checkSummaryWindow } from '../../lib/answers.js';
 import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
 import { filterFlags } from '../../lib/input.js';
@@ -65,7 +69,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
 async function serviceSummary(api: Api, slice: Window, i: number): Promise<RevenueSummary> {
   const page = await api.revenue.page({ from: slice.from.toISOString(), to: slice.to.toISOString(), include_summary: true, limit: 1 });
   if (!page.summary) throw new Error(`the service sent no summary for ${slice.from.toISOString()} … ${slice.to.toISOString()} (slice ${i + 1})`);
-  return page.summary;
+  return checkSummaryWindow(page.summary, slice, page.requestId);
 }
 
 /**
@@ -77,7 +81,7 @@ async function sumFromRows(api: Api, slice: Window, filters: RevenueFilters): Pr
   const share = new DecimalSum();
   let count = 0;
   for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), ...filters })) {
-    share.add(row.share);
+    share.add(checkRowInWindow(row, slice).share);
     count++;
   }
   return { from: slice.from.toISOString(), to: slice.to.toISOString(), total_partner_share: share.toString(), transaction_count: count };

@@ -1,5 +1,6 @@
 // offramp simulate TX_ID EVENT [--deposit-id ID] [--hash H]: one simulator event, then the
 // resulting snapshot. Staging only: refused on a production profile before any request.
+import { simulateEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { ApiError, UsageError } from '../../lib/errors.js';
@@ -33,14 +34,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   let snapshot;
   try {
-    snapshot = (
-      await api.sandbox.simulate({
-        transaction_id: txId,
-        event,
-        ...(opts.depositId !== undefined ? { deposit_id: opts.depositId } : {}),
-        ...(opts.hash !== undefined ? { blockchain_hash: opts.hash } : {}),
-      })
-    ).data;
+    snapshot = await simulateEvent(api, {
+      transaction_id: txId,
+      event,
+      ...(opts.depositId !== undefined ? { deposit_id: opts.depositId } : {}),
+      ...(opts.hash !== undefined ? { blockchain_hash: opts.hash } : {}),
+    });
   } catch (err) {
     throw err instanceof ApiError && err.status === 409 ? await explainConflict(api, txId, event, err) : err;
   }

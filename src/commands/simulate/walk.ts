@@ -1,6 +1,7 @@
 // offramp simulate walk [TX_ID] [--outcome O] [--settle]: make a transaction (unless one is
 // given) and drive it to the outcome, one simulator event at a time, showing each status
 // change as it happens and the status history at the end. Staging only.
+import { statusHistory } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -22,7 +23,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   try {
     result = await runWalk(
       api,
-      { ...(txId ? { txId } : {}), outcome, settle: Boolean(opts.settle), now: ctx.now },
+      { ...(txId ? { txId } : {}), outcome, settle: Boolean(opts.settle), now: ctx.now, sleep: ctx.sleep, timeoutMs: ctx.globals.timeout },
       { onBegin: (i) => timeline.begin(i), onStep: (i) => timeline.done(i), onNote: (line) => timeline.note(line) },
     );
   } catch (err) {
@@ -34,7 +35,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     writeJson(ctx.io, { transaction: result.transaction, steps: result.steps });
     return;
   }
-  const history = (await api.transactions.history(result.transaction.id)).data;
+  const history = await statusHistory(api, result.transaction.id);
   renderTransaction(ctx.io, result.transaction, ctx.now(), 'snapshot');
   ctx.io.out('\nstatus history\n');
   renderHistory(ctx.io, history, ctx.now());

@@ -3,6 +3,7 @@
 // Idempotency-Key is printed so a cancel that got no answer can be retried as the same
 // intent. A 409 (status no longer cancellable) exits 5 naming the current status.
 import { randomUUID } from 'node:crypto';
+import { cancelTransaction, transactionById } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
 import { parseIdempotencyKey, shellQuote, uuidArgument } from '../../lib/input.js';
@@ -17,13 +18,13 @@ export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
   const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id to cancel');
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
-  await ctx.confirm(`cancel transaction ${id}`, { always: ctx.io.canPrompt() });
+  await ctx.confirm(`cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
   ctx.io.err(`idempotency-key: ${key}`);
 
   const api = await ctx.api();
   let answer;
   try {
-    answer = await api.transactions.cancel(id, key);
+    answer = await cancelTransaction(api, id, key);
   } catch (err) {
     if (err instanceof ApiError && err.status === 409) throw await withCurrentStatus(ctx, id, err);
     if (outcomeUnknown(err)) {
@@ -50,7 +51,7 @@ async function withCurrentStatus(ctx: Context, id: string, err: ApiError): Promi
   const hint = `it has moved past the point where it can be cancelled; \`offramp tx history ${id}\` shows how`;
   if (TRANSACTION_STATUSES.some((s) => new RegExp(`\\b${s}\\b`).test(err.message))) return err.withHint(hint);
   try {
-    const tx = (await (await ctx.api()).transactions.get(id)).data;
+    const tx = await transactionById(await ctx.api(), id);
     Object.defineProperty(err, 'message', { value: `${err.message} (current status: ${tx.status})`, configurable: true });
   } catch {
     // The 409 stands as the service worded it.

@@ -150,7 +150,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   };
 
   if (asked) await confirmSummary(ctx, body);
-  else await ctx.confirm(`create transaction ${ref}: ${describePlan(body)}`);
+  else await ctx.confirm(`create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, body, key);
@@ -201,8 +201,10 @@ async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Pro
     { message: `Create this transaction${production ? ` on PRODUCTION (profile ${s.profileName})` : ''}?`, default: !production },
     promptContext(ctx.io),
   );
-  if (!ok) throw new Declined();
+  if (!ok) throw new Declined(notCreated(body.merchant_reference));
 }
+
+const notCreated = (ref: string) => `transaction ${JSON.stringify(ref)} not created`;
 
 function optionalId(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;

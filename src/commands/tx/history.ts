@@ -1,5 +1,6 @@
 // offramp tx history ID
 // Every status change: from → to, when, reason, metadata.
+import { statusHistory } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { uuidArgument } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
@@ -10,7 +11,7 @@ export type HistoryOptions = { id?: string };
 export async function run(opts: HistoryOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
   const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id');
-  const history = (await (await ctx.api()).transactions.history(id)).data;
+  const history = await statusHistory(await ctx.api(), id);
   if (format === 'json') {
     writeJson(ctx.io, history);
     return;

@@ -2,6 +2,7 @@
 // One event's delivery telemetry. The spec is explicit that this read "reports delivery
 // state only and does not return the payload", so the table says where a payload can be
 // found instead (a listener's store, or a replay to an endpoint that keeps it).
+import { webhookEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { uuidArgument } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
@@ -14,7 +15,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
   const id = await uuidArgument(ctx, opts.eventId, 'EVENT_ID', 'Webhook event id');
   const api = await ctx.api();
-  const { data: e } = await api.webhooks.get(id);
+  const e = await webhookEvent(api, id);
   if (format === 'json') return writeJson(ctx.io, e);
   const { renderRecord } = await import('../../lib/output/render.js');
   const now = ctx.now();

@@ -2,10 +2,13 @@
 // offramp webhooks replay --failed [--tx ID] [--from T] [--to T] [--failed-status S] [--concurrency N]
 // Requeues each chosen event once (same event id, the spec "replay"), a few at a
 // time; the client waits out a 429's Retry-After and retries. Prints one row per event
-// (type, attempts, publish status, or the error). When some do not replay, they are named
-// on stderr and the exit code is theirs (4 when all were not found, and so on), 1 when
-// they failed in different ways. On a production profile it asks first (--yes skips).
+// (type, attempts, publish status, or the error), unless none replayed. An answer about
+// another event than the one asked is that event's failure (ANSWER_MISMATCH): the table
+// never shows another event's result under the id that was asked. When some do not
+// replay, they are named on stderr and the exit code is theirs (4 when all were not
+// found, and so on), 1 when they failed in different ways. On a production profile it asks first (--yes skips).
 import pLimit from 'p-limit';
+import { replayEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
 import { parseIntFlag, parseUuid } from '../../lib/input.js';
@@ -14,7 +17,8 @@ import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { ReplayResult } from '../../lib/schemas.js';
 import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
-import { DELIVERY_STATUSES, eventFilters, openValue } from '../../lib/webhooks/filters.js';
+import { eventFilters, openValue } from '../../lib/webhooks/filters.js';
+import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
 
 export type Options = {
@@ -70,14 +74,15 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       return;
     }
   }
-  await ctx.confirm(`replay ${targets.length} webhook event${targets.length === 1 ? '' : 's'}`);
+  const chosen = `${targets.length} webhook event${targets.length === 1 ? '' : 's'}`;
+  await ctx.confirm(`replay ${chosen}`, `${chosen} not replayed`);
 
   const limit = pLimit(concurrency);
   const outcomes: Outcome[] = await Promise.all(
     targets.map((target) =>
       limit(async () => {
         try {
-          return { target, result: (await api.webhooks.replay(target.event_id)).data };
+          return { target, result: await replayEvent(api, target.event_id) };
         } catch (error) {
           return { target, error };
         }
@@ -88,7 +93,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const failures = outcomes.filter((o) => o.error !== undefined);
   if (format === 'json') {
     writeJson(io, outcomes.flatMap((o) => (o.result ? [o.result] : [])));
-  } else {
+  } else if (failures.length < outcomes.length) {
+    // Rows for what replayed, and beside them what did not; when nothing replayed, the
+    // error on stderr names every event and stdout stays empty.
     renderTable(io, [
       { header: 'EVENT ID', value: (o: Outcome) => o.target.event_id },
       { header: 'TYPE', value: (o) => o.result?.event_type ?? o.target.event_type },
@@ -109,7 +116,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     `${failures.length} of ${outcomes.length} event${outcomes.length === 1 ? '' : 's'} did not replay: ${named}`,
     errorCodes.size === 1 ? [...errorCodes][0]! : 'REPLAY_FAILED',
     exitCode,
-    failures.length < outcomes.length ? `the others were scheduled; retry just these with: ${replayCommand(ctx.globals, failures.map((f) => f.target.event_id))}` : undefined,
+    failures.length < outcomes.length
+      ? `the others were scheduled; retry just these with: ${replayCommand(ctx.globals, failures.map((f) => f.target.event_id))}`
+      : failures.length === 1 && failures[0]!.error instanceof CliError
+        ? failures[0]!.error.hint
+        : undefined,
   );
 }
 

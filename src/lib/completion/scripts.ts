@@ -37,7 +37,7 @@ function pathAndValueCases(specs: CommandSpec[], values: (v: Values | undefined)
 function bashValues(v: Values | undefined, cur = '"$cur"'): string {
   if (!v) return 'return 0';
   if ('words' in v) return `COMPREPLY=($(compgen -W ${q(v.words.join(' '))} -- ${cur})); return 0`;
-  if ('files' in v) return `COMPREPLY=($(compgen -f -- ${cur})); return 0`;
+  if ('files' in v) return `compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- ${cur})); return 0`;
   return `COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- ${cur})); return 0`;
 }
 
@@ -71,7 +71,9 @@ export function bashScript(specs: CommandSpec[]): string {
       lines.push('      case $n in', ...cases, '      esac ;;');
     }
   }
-  lines.push('  esac', '}', 'complete -o default -F _offramp offramp', '');
+  // No `-o default`: a value with nothing to offer (an id, an amount) offers nothing, never
+  // the file names readline would fall back to; files are offered where a file is wanted.
+  lines.push('  esac', '}', 'complete -F _offramp offramp', '');
   return lines.join('\n');
 }
 
@@ -165,7 +167,7 @@ export function fishScript(specs: CommandSpec[]): string {
     for (const sub of s.subcommands) lines.push(`complete -c offramp -n ${q(cond)} -a ${q(sub.name)} -d ${q(sub.description)}`);
     for (const f of s.flags) {
       const names = f.names.map((n) => (n.startsWith('--') ? `-l ${n.slice(2)}` : `-s ${n.slice(1)}`)).join(' ');
-      lines.push(`complete -c offramp -n ${q(cond)} ${names} -d ${q(f.description)}${f.takesValue ? fishValues(f.values) || ' -r' : ''}`);
+      lines.push(`complete -c offramp -n ${q(cond)} ${names} -d ${q(f.description)}${f.takesValue ? fishValues(f.values) || ' -r -f' : ''}`);
     }
     for (const a of s.args) if (a) lines.push(`complete -c offramp -n ${q(cond)}${fishValues(a).replace(' -r', '')}`);
   }

@@ -1,9 +1,11 @@
 // What a shell needs to complete `offramp`, read off the commander tree itself so the
 // scripts cannot drift from the commands: for every command path, its subcommands, its
-// flags (and which take a value, with the values when they are a closed list), and what
-// its positional arguments accept.
+// flags (and which take a value, with the values when they are a closed list, usual
+// words, or files), and what its positional arguments accept. A value with none of those
+// completes to nothing, never to file names.
 import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
-import { SIMULATOR_EVENTS } from '../vocabulary.js';
+import { FORMATS, formatsOf } from '../output/format.js';
+import { DELIVERY_STATUSES, EVENT_TYPES, SIMULATOR_EVENTS, TRANSACTION_STATUSES } from '../vocabulary.js';
 
 /** A value list: fixed words, or a dynamic source resolved by the script at completion time. */
 export type Values = { words: string[] } | { dynamic: 'profiles' } | { files: true };
@@ -20,21 +22,38 @@ export type CommandSpec = {
   args: (Values | undefined)[];
 };
 
-const FILE_FLAGS = new Set(['--out', '--file', '--junit', '--store']);
+/** A value named `<file>`, `<path>` or `<body>` (a file's contents) is a file. */
+const FILE_VALUE = /<(file|path|body)>/;
 const PROFILE_FLAGS = new Set(['--profile']);
 
-function valuesOf(option: Option): Values | undefined {
+/**
+ * Flags that take any word (the spec leaves the set open, or a service may add words) but
+ * have usual ones worth offering: the spec's statuses and event types, the emulator's
+ * delivery words.
+ */
+const USUAL_WORDS: Readonly<Record<string, readonly string[]>> = {
+  'tx list --status': TRANSACTION_STATUSES,
+  'webhooks list --type': EVENT_TYPES,
+  'webhooks list --status': DELIVERY_STATUSES,
+  'webhooks replay --failed-status': DELIVERY_STATUSES,
+  'emulator fault add --event-type': EVENT_TYPES,
+};
+
+function valuesOf(option: Option, path: string): Values | undefined {
+  const long = option.long ?? '';
   if (option.argChoices?.length) return { words: [...option.argChoices] };
-  if (PROFILE_FLAGS.has(option.long ?? '')) return { dynamic: 'profiles' };
-  if (FILE_FLAGS.has(option.long ?? '')) return { files: true };
+  const usual = USUAL_WORDS[`${path} ${long}`];
+  if (usual) return { words: [...usual] };
+  if (PROFILE_FLAGS.has(long)) return { dynamic: 'profiles' };
+  if (FILE_VALUE.test(option.flags)) return { files: true };
   return undefined;
 }
 
-function flagsOf(cmd: Command): FlagSpec[] {
+function flagsOf(cmd: Command, path: string): FlagSpec[] {
   return cmd.options
     .filter((o) => !o.hidden)
     .map((o) => {
-      const values = valuesOf(o);
+      const values = valuesOf(o, path);
       return {
         names: [o.short, o.long].filter((n): n is string => Boolean(n)),
         description: o.description,
@@ -49,6 +68,7 @@ function argsOf(cmd: Command, path: string): (Values | undefined)[] {
   return cmd.registeredArguments.map((arg) => {
     if (arg.argChoices?.length) return { words: [...arg.argChoices] };
     if (arg.name() === 'event') return { words: [...SIMULATOR_EVENTS] };
+    if (arg.name() === 'file') return { files: true } as const;
     if (['profile use', 'profile show', 'profile remove'].includes(path)) return { dynamic: 'profiles' } as const;
     return undefined;
   });
@@ -57,19 +77,38 @@ function argsOf(cmd: Command, path: string): (Values | undefined)[] {
 export function describeProgram(program: Command): CommandSpec[] {
   const specs: CommandSpec[] = [];
   const visit = (cmd: Command, path: string, inherited: FlagSpec[]) => {
-    const flags = [...inherited, ...flagsOf(cmd), { names: ['-h', '--help'], description: 'show help', takesValue: false }];
-    const subcommands = cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden && c.name() !== 'help');
+    const own = flagsOf(cmd, path);
+    const flags = [...inherited, ...own, { names: ['-h', '--help'], description: 'show help', takesValue: false }];
+    const subcommands = visible(cmd);
+    const formats = formatsBelow(cmd, path);
     specs.push({
       path,
       description: cmd.description(),
       subcommands: subcommands.map((c) => ({ name: c.name(), description: c.description() })),
-      flags: dedupe(flags),
+      flags: dedupe(flags).map((f) => (f.names.includes('--output') ? { ...f, values: { words: formats } } : f)),
       args: argsOf(cmd, path),
     });
-    for (const sub of subcommands) visit(sub, path ? `${path} ${sub.name()}` : sub.name(), path === '' ? flagsOf(cmd) : inherited);
+    for (const sub of subcommands) visit(sub, path ? `${path} ${sub.name()}` : sub.name(), path === '' ? own : inherited);
   };
   visit(program, '', []);
   return specs;
+}
+
+function visible(cmd: Command): Command[] {
+  return cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden && c.name() !== 'help');
+}
+
+/**
+ * What `-o` may be at `path`: the formats its command takes (src/lib/output/format.ts),
+ * or, where no command is chosen yet (the program, a group such as `tx`), any format a
+ * command below takes, in the order of FORMATS.
+ */
+function formatsBelow(cmd: Command, path: string): string[] {
+  const subcommands = visible(cmd);
+  if (path !== '' && subcommands.length === 0) return [...formatsOf(path)];
+  const found = new Set<string>(path === '' ? [] : formatsOf(path));
+  for (const sub of subcommands) for (const f of formatsBelow(sub, path ? `${path} ${sub.name()}` : sub.name())) found.add(f);
+  return FORMATS.filter((f) => found.has(f));
 }
 
 function dedupe(flags: FlagSpec[]): FlagSpec[] {

@@ -1,5 +1,6 @@
 // A simulator 409 ("not a valid step for the current state") made useful: say which
 // status the transaction is in and which events are valid from it.
+import { transactionById } from '../answers.js';
 import type { Api } from '../client/api.js';
 import { type ApiError, CliError, EXIT } from '../errors.js';
 import { eventsValidFrom } from '../lifecycle.js';
@@ -26,7 +27,7 @@ export class SimulatorConflict extends CliError {
 export async function explainConflict(api: Api, txId: string, event: string, err: ApiError): Promise<SimulatorConflict> {
   let status: string | undefined;
   try {
-    status = (await api.transactions.get(txId)).data.status;
+    status = (await transactionById(api, txId)).status;
   } catch {
     status = statusNamedIn(err.message);
   }

@@ -3,6 +3,7 @@
 // invariants.ts judges. Reads that may lag behind the walk on a real service (events,
 // ledger) are retried a few times before a missing item counts as missing.
 import { randomUUID } from 'node:crypto';
+import { answerAbout, statusHistory, webhookEvent } from '../answers.js';
 import type { Api } from '../client/api.js';
 import { ApiError, AuthError, CliError, NetworkError, TimeoutError } from '../errors.js';
 import type { RevenueRow, WebhookEvent } from '../schemas.js';
@@ -13,6 +14,8 @@ export type CollectOptions = {
   outcome: Outcome;
   now(): Date;
   sleep(ms: number): Promise<void>;
+  /** How long each walk step may take to show its status (the global --timeout). */
+  timeoutMs: number;
   hooks?: WalkHooks;
   /** Reads of lagging data: tries and the pause between them. */
   tries?: number;
@@ -33,7 +36,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   const settle = opts.outcome === 'completed';
   const facts: SmokeFacts = { outcome: opts.outcome, steps: [] };
   try {
-    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now }, opts.hooks);
+    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now, sleep: opts.sleep, timeoutMs: opts.timeoutMs }, opts.hooks);
     facts.transaction = walked.transaction;
     facts.transactionId = walked.transaction.id;
     facts.steps = walked.steps;
@@ -49,7 +52,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
 
   const retry = { tries: opts.tries ?? 4, pauseMs: opts.pauseMs ?? 250, sleep: opts.sleep };
 
-  facts.history = await read(async () => (await api.transactions.history(id)).data.history);
+  facts.history = await read(async () => (await statusHistory(api, id)).history);
 
   const expected = expectedEventTypes(facts.steps);
   facts.events = await eventually(retry, (events) => covers(events, expected), async () => {
@@ -60,7 +63,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   if (facts.events.ok) {
     facts.telemetry = {};
     for (const e of facts.events.value) {
-      facts.telemetry[e.event_id] = await read(async () => (await api.webhooks.get(e.event_id)).data);
+      facts.telemetry[e.event_id] = await read(() => webhookEvent(api, e.event_id));
     }
   }
 
@@ -77,8 +80,8 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     });
     facts.cancel = await read(async (): Promise<CancelAttempt> => {
       try {
-        const answer = await api.transactions.cancel(id, randomUUID());
-        return { accepted: true, status: answer.data.status };
+        const answer = answerAbout(await api.transactions.cancel(id, randomUUID()), id, 'asked to cancel transaction');
+        return { accepted: true, status: answer.status };
       } catch (err) {
         if (err instanceof ApiError) return { accepted: false, httpStatus: err.status, code: err.code, message: err.message };
         throw err;

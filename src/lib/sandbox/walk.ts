@@ -9,10 +9,14 @@
 //   expired    transaction.expired, straight from awaiting_deposit
 // `failed` goes through a confirmed deposit on purpose: that is the failure a partner has
 // to handle (funds received, sale failed) and the only one a refund can follow.
+//
+// A step counts only once the transaction is seen in the status the step leads to (see
+// `reached`): a simulator that answers 200 and changes nothing must not end in exit 0.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { simulateEvent, transactionById } from '../answers.js';
 import type { Api } from '../client/api.js';
-import { ApiError, CliError, EXIT } from '../errors.js';
-import { eventsValidFrom } from '../lifecycle.js';
+import { ApiError, CheckFailed, CliError, EXIT } from '../errors.js';
+import { eventsValidFrom, isTerminal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
 import type { SimulatorEvent } from '../vocabulary.js';
@@ -86,9 +90,22 @@ export type WalkOptions = {
   outcome: Outcome;
   settle: boolean;
   now(): Date;
+  sleep(ms: number): Promise<void>;
+  /** How long a step may take to show its status after the simulator answered (the global --timeout). */
+  timeoutMs: number;
+  /** Pause between reads while a step has not shown its status yet. */
+  pollMs?: number;
   /** Merchant reference for a new transaction (default: walkReference). */
   reference?: string;
 };
+
+/** Reads while waiting for a step: often enough to follow a service, seldom enough to spare it. */
+export const CONFIRM_POLL_MS = 500;
+
+/** The status `event` leads to from `before` (payout.settled changes none). */
+export function statusAfter(event: SimulatorEvent, before: string): string {
+  return TRANSITIONS[event].steps.at(-1)?.to ?? before;
+}
 
 export type WalkResult = { transaction: Transaction; steps: WalkStep[] };
 
@@ -145,7 +162,7 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       total = 0;
       let rest: SimulatorEvent[] | null = null;
       const read = await step('read', null, async () => {
-        const tx = (await api.transactions.get(id)).data;
+        const tx = await transactionById(api, id);
         rest = remainingEvents(tx.status, opts.outcome, opts.settle);
         if (rest) total = 1 + rest.length;
         return { status: tx.status, transaction: tx };
@@ -172,9 +189,14 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
         const key = randomUUID();
         const body = { quote_id: quote.detail!.quote_id!, network: WALK_PAIR.network, merchant_reference: ref };
         const retry = `offramp tx create --quote ${body.quote_id} --network ${body.network} --ref ${ref} --idempotency-key ${key}`;
-        const { tx: summary } = await createWithRecovery(api, body, key, { note: hooks.onNote ?? (() => undefined), retry, keyGiven: false });
+        const { tx: summary } = await createWithRecovery(api, body, key, {
+          note: hooks.onNote ?? (() => undefined),
+          retry,
+          keyGiven: false,
+          token: WALK_PAIR.crypto_currency,
+        });
         txId = summary.id;
-        const tx = (await api.transactions.get(summary.id)).data;
+        const tx = await transactionById(api, summary.id);
         return {
           status: tx.status,
           transaction: tx,
@@ -186,15 +208,15 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
 
     for (const event of events) {
       const id = transaction.id;
-      const done = await step(event, transaction.status, async () => {
+      const before = transaction.status;
+      const done = await step(event, before, async () => {
+        let answer: Transaction;
         try {
-          await api.sandbox.simulate({ transaction_id: id, event });
+          answer = await simulateEvent(api, { transaction_id: id, event });
         } catch (err) {
           throw err instanceof ApiError && err.status === 409 ? await explainConflict(api, id, event, err) : err;
         }
-        // Read back rather than trust the simulator's answer: the walk shows what a
-        // partner reading the transaction would see.
-        const tx = (await api.transactions.get(id)).data;
+        const tx = await reached(api, opts, event, before, answer);
         return { status: tx.status, transaction: tx };
       });
       transaction = done.transaction!;
@@ -205,13 +227,41 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
   }
 }
 
+/**
+ * The transaction once it shows the status `event` leads to from `before`: in a read
+ * after the simulator's answer (what a partner reading the transaction sees), else in the
+ * answer itself. The spec says simulated events go through "the same deposit and
+ * lifecycle machinery as normal processing", so a service may apply one after it has
+ * answered: the read is repeated every `pollMs` until the global --timeout has passed
+ * since the answer, or the transaction has moved on to another final status. Then the
+ * step did not happen: exit 8, naming the step, the status expected and the status seen.
+ */
+async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, before: string, answer: Transaction): Promise<Transaction> {
+  const expected = statusAfter(event, before);
+  const started = opts.now().getTime();
+  const deadline = started + opts.timeoutMs;
+  let tx = await transactionById(api, answer.id);
+  if (tx.status === expected) return tx;
+  if (answer.status === expected) return answer;
+  // A final status other than the one the step started from will not change any more.
+  const settledElsewhere = () => tx.status !== before && isTerminal(tx.status);
+  while (!settledElsewhere()) {
+    const left = deadline - opts.now().getTime();
+    if (left <= 0) break;
+    await opts.sleep(Math.min(opts.pollMs ?? CONFIRM_POLL_MS, left));
+    tx = await transactionById(api, answer.id);
+    if (tx.status === expected) return tx;
+  }
+  const waited = opts.now().getTime() - started;
+  throw new CheckFailed(
+    `step ${event} did not take effect: transaction ${tx.id} should be ${expected}, and is ${tx.status} (the simulator answered ${answer.status}; read for ${waited} ms after it)`,
+    settledElsewhere()
+      ? `\`offramp tx history ${tx.id}\` shows how it got there`
+      : `a service may apply simulated events some time after it answers: a larger --timeout (now ${opts.timeoutMs} ms) waits longer; \`offramp tx history ${tx.id}\` shows what happened`,
+  );
+}
+
 function validHint(status: string): string {
   const valid = eventsValidFrom(status);
   return valid.length ? `events valid from ${status}: ${valid.join(', ')}` : `no simulator event is valid from ${status}`;
 }
-
-/**
- * Creates the walk's transaction. When the create gets no answer (timeout, dropped
- * connection, 5xx after retries) it may still have happened: look the reference up
- * rather than create a second one (the CLI contract (README), "tx create").
- */

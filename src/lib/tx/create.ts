@@ -1,10 +1,10 @@
 // Creating a transaction safely (the CLI contract (README), "Behaviour that matters"): one
 // Idempotency-Key for every attempt, and when a create gets no answer the reference
 // decides what happened. Used by `tx create` and by the sandbox walk.
+import { checkCreated, createDifferences, transactionByReference } from '../answers.js';
 import type { Api } from '../client/api.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
 import { shellQuote } from '../input.js';
-import { decimalEquals } from '../money.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
 import { describe, isNotFound, outcomeUnknown } from './errors.js';
 import { isStagingPair } from './pair.js';
@@ -16,6 +16,8 @@ export type RecoveryOptions = {
   retry: string;
   /** Whether the user chose the idempotency key (changes the hint for a reused key). */
   keyGiven: boolean;
+  /** The token the quote was for, when the caller made the quote (quote mode sends none). */
+  token?: string;
 };
 
 /**
@@ -27,10 +29,11 @@ export async function createWithRecovery(
   api: Api,
   body: CreateTransactionRequest,
   key: string,
-  { note, retry, keyGiven }: RecoveryOptions,
+  { note, retry, keyGiven, token }: RecoveryOptions,
 ): Promise<{ tx: TransactionSummary | Transaction; recovered: boolean }> {
   const ref = body.merchant_reference;
-  const send = async () => (await api.transactions.create(body, key)).data;
+  // An answer for another request is final: sending the same key again would only replay it.
+  const send = async () => checkCreated(await api.transactions.create(body, key), body, key, token);
   let lastError: unknown;
 
   try {
@@ -51,7 +54,7 @@ export async function createWithRecovery(
   }
 
   const found = await lookUp(api, ref, note);
-  if (found !== 'absent' && found !== 'unknown') return recoveredResult(note, found, body);
+  if (found !== 'absent' && found !== 'unknown') return recoveredResult(note, found, body, token);
 
   note(
     found === 'absent'
@@ -67,7 +70,7 @@ export async function createWithRecovery(
   }
 
   const last = await lookUp(api, ref, note);
-  if (last !== 'absent' && last !== 'unknown') return recoveredResult(note, last, body);
+  if (last !== 'absent' && last !== 'unknown') return recoveredResult(note, last, body, token);
   const hint = 'the same --idempotency-key and --ref can never create a second transaction';
   if (last === 'absent') {
     // Known not to exist after the last attempt: say so, with the exit code of what failed
@@ -89,7 +92,7 @@ export async function createWithRecovery(
 
 async function lookUp(api: Api, ref: string, note: (line: string) => void): Promise<Transaction | 'absent' | 'unknown'> {
   try {
-    return (await api.transactions.byReference(ref)).data;
+    return await transactionByReference(api, ref);
   } catch (err) {
     if (isNotFound(err)) return 'absent';
     if (outcomeUnknown(err)) {
@@ -105,11 +108,11 @@ async function lookUp(api: Api, ref: string, note: (line: string) => void): Prom
  * request; a reference that already belonged to another transaction is a conflict, and
  * this command created nothing (references are unique).
  */
-function recoveredResult(note: (line: string) => void, tx: Transaction, body: CreateTransactionRequest) {
-  const problem = mismatch(tx, body);
-  if (problem) {
+function recoveredResult(note: (line: string) => void, tx: Transaction, body: CreateTransactionRequest, token: string | undefined) {
+  const problems = createDifferences(tx, body, token);
+  if (problems.length > 0) {
     throw new CliError(
-      `reference ${tx.merchant_reference ?? body.merchant_reference} already belongs to transaction ${tx.id}, which does not match this request (${problem}); nothing new was created`,
+      `reference ${tx.merchant_reference ?? body.merchant_reference} already belongs to transaction ${tx.id}, which does not match this request (${problems.join('; ')}); nothing new was created`,
       'CONFLICT',
       EXIT.conflict,
       `choose another --ref, or see that one with: offramp tx get ${tx.id}`,
@@ -117,15 +120,6 @@ function recoveredResult(note: (line: string) => void, tx: Transaction, body: Cr
   }
   note(`recovered: the create's answer was lost, but transaction ${tx.id} with reference ${tx.merchant_reference ?? body.merchant_reference} exists`);
   return { tx, recovered: true };
-}
-
-function mismatch(tx: Transaction, body: CreateTransactionRequest): string | null {
-  if (body.network !== undefined && tx.network.toLowerCase() !== body.network) return `network ${tx.network}, not ${body.network}`;
-  if (body.crypto_currency !== undefined && tx.crypto_currency.toLowerCase() !== body.crypto_currency) {
-    return `token ${tx.crypto_currency}, not ${body.crypto_currency}`;
-  }
-  if (body.fiat_amount !== undefined && !decimalEquals(tx.amount, body.fiat_amount)) return `amount ${tx.amount} NGN, not ${body.fiat_amount}`;
-  return null;
 }
 
 /** The service's refusals, with what to do about them. */

@@ -1,5 +1,6 @@
 // Which transaction a command is about: a positional id or `--ref`, exactly one of them,
 // checked before any request; asked for when missing and the session is interactive.
+import { transactionById, transactionByReference } from '../answers.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { ask, parseReference, parseUuid, uuidProblem, validator } from '../input.js';
@@ -19,8 +20,8 @@ export async function resolveTarget(ctx: Context, id: string | undefined, ref: s
   return { id: asked.trim() };
 }
 
-/** The full snapshot, by id or by reference. */
+/** The full snapshot, by id or by reference; an answer about another transaction is an error. */
 export async function fetchTarget(ctx: Context, target: Target): Promise<Transaction> {
   const api = await ctx.api();
-  return 'id' in target ? (await api.transactions.get(target.id)).data : (await api.transactions.byReference(target.ref)).data;
+  return 'id' in target ? transactionById(api, target.id) : transactionByReference(api, target.ref);
 }

@@ -9,9 +9,6 @@ import { parseUuid } from '../input.js';
 import { windowFilter } from '../window-input.js';
 import { EVENT_TYPES } from '../vocabulary.js';
 
-/** The emulator's delivery_status values; others are accepted (the spec leaves them open). */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-
 export type EventFilterFlags = { tx?: string; type?: string; status?: string; from?: string; to?: string };
 
 export function eventFilters(opts: EventFilterFlags): WebhookListQuery {
