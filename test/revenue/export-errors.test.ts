@@ -124,7 +124,16 @@ describe('revenue export: failures', () => {
     expect(bad.stderr).toContain('error: BAD_REQUEST: the time window cannot exceed 90 days');
     const stray = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01'], [page([row(1, '2026-03-02T00:00:00.000Z')], null)]);
     expect(stray.code).toBe(1);
-    expect(stray.stderr).toMatch(/outside the requested window/);
+    expect(stray.stderr).toMatch(/ANSWER_MISMATCH: asked for ledger rows of 2026-03-01T00:00:00.000Z … 2026-03-01T23:59:59.999Z, and the service returned one stamped 2026-03-02T00:00:00.000Z/);
+  });
+
+  it("--summary: the service's summary of another window (a month for a day) is refused, as revenue summary refuses it", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'offramp-window-')), 'day.csv');
+    const month = { from: '2026-03-01T00:00:00.000Z', to: '2026-03-31T23:59:59.999Z', total_partner_share: '10.00', transaction_count: 1 };
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--summary', '--out', out], [page([row(1, '2026-03-01T10:00:00.000Z')], null, month)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: ANSWER_MISMATCH: asked for the revenue summary of 2026-03-01T00:00:00.000Z … 2026-03-01T23:59:59.999Z, and the service answered with the summary of 2026-03-01T00:00:00.000Z … 2026-03-31T23:59:59.999Z');
+    expect(existsSync(out)).toBe(false);
   });
 
   it('a 429 the client gave up on is waited out (its Retry-After) and the page asked again', async () => {
