@@ -112,11 +112,8 @@ function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefi
  * appended to the file the runner names; without one (not on GitHub) it is skipped.
  */
 async function reportToGithub(ctx: Context, annotations: string[], markdown: string): Promise<void> {
-  const lines = annotations.map((line) => `${line}\n`).join('');
-  if (lines) {
-    if (ctx.globals.json) ctx.io.err(lines.trimEnd());
-    else ctx.io.out(lines);
-  }
+  if (ctx.globals.json) for (const line of annotations) ctx.io.err(line);
+  else if (annotations.length > 0) ctx.io.out(annotations.map((line) => `${line}\n`).join(''));
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (!summaryFile) return;
   try {

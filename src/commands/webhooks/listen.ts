@@ -131,7 +131,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   await receiver.close();
   lines.flush();
   const stats = receiver.stats;
-  io.err(`\nStopped (${signal}). ${tallyLine(stats)}.`);
+  io.err('');
+  io.err(`Stopped (${signal}). ${tallyLine(stats)}.`);
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
     io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'}${storePath ? ' (including the store)' : ''}:`);
