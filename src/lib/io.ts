@@ -154,8 +154,13 @@ export class IO {
    */
   err(line: Text | readonly Text[]): void {
     const json = typeof line === 'string' ? jsonLine(line) : undefined;
-    const text = json !== undefined ? terminalJson(this.redact(json)) : this.redact(terminalLine(line));
+    const text = json !== undefined ? terminalJson(this.redact(json)) : this.terminalText(line);
     this.stderr.write(`${text}\n`);
+  }
+
+  /** A line as `err` would write it, for a spinner that writes to stderr itself. */
+  terminalText(line: Text | readonly Text[]): string {
+    return this.redact(terminalLine(line));
   }
 
   private noticeSecret(text: string): void {

@@ -4,7 +4,12 @@
 import { spawn } from 'node:child_process';
 import { BIN } from './cli.js';
 
-export type PtyResult = { code: number | null; output: string };
+/**
+ * `output`: what the terminal showed, ANSI escapes and CRs removed; `raw`: the bytes as the
+ * terminal received them (the pty turns each LF into CRLF), to check that no control
+ * character of the data's own got through.
+ */
+export type PtyResult = { code: number | null; output: string; raw: string };
 
 export type PtySession = {
   /** Everything the terminal showed so far, ANSI escapes removed. */
@@ -53,7 +58,7 @@ export function runInPty(args: string[], env: Record<string, string | undefined>
     child.on('close', (code) => {
       clearTimeout(killer);
       for (const w of waiters) w();
-      resolve({ code, output: clean() });
+      resolve({ code, output: clean(), raw });
     });
   });
   let exited = false;

@@ -17,7 +17,8 @@ import { parseIntFlag } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
-import { deliveryJson, deliveryLine, forwardJson, forwardLine, tallyLine, type LineStyle } from '../../lib/webhooks/describe.js';
+import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
+import { paint } from '../../lib/output/sanitize.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
@@ -62,7 +63,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     );
   }
 
-  const style: LineStyle = { color: chalkFor(io, 'out'), friendlyTime: io.stdoutIsTTY };
+  const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
   const lines = new LineBatcher((text) => io.out(text));
   let receiver: Receiver;
   try {
@@ -88,7 +89,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   }
 
   const c = chalkFor(io, 'err');
-  io.err(`Listening for webhooks on ${c.bold(receiver.url)}  (POST to any path)`);
+  io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
   io.err(`Give the service this URL. With the emulator: offramp emulator --webhook-url ${receiver.url} --webhook-secret "$OFFRAMP_WEBHOOK_SECRET"`);
   if (storePath) {
     const loaded = receiver.loaded;
