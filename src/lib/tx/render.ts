@@ -107,8 +107,11 @@ export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, 
 type ListRow = Pick<Transaction, 'id' | 'status' | 'amount' | 'crypto_amount' | 'crypto_currency'> &
   Partial<Pick<Transaction, 'created_at' | 'merchant_reference'>>;
 
-/** References are at most this long (README, `tx create`): the REFERENCE column's natural width. */
-const REFERENCE_WIDTH = 128;
+/**
+ * The room the reference asks for before other columns give way (a longer one is cut in the
+ * middle); on a wide terminal it takes whatever the other columns leave.
+ */
+const REFERENCE_ROOM = 48;
 
 /**
  * The transaction list as a table that can be written a row at a time, so `tx list --all`
@@ -129,12 +132,15 @@ export function listTable(io: IO, now: Date) {
     // Relative on a terminal ("12 min ago", at most 10 characters), ISO when piped.
     { header: 'CREATED', width: friendly ? 10 : 24, value: (tx) => (tx.created_at ? (friendly ? relative(tx.created_at, now) : tx.created_at) : null) },
     // Unbounded when piped; on a terminal it takes what is left, never less than 24.
-    { header: 'REFERENCE', width: REFERENCE_WIDTH, value: (tx) => tx.merchant_reference, fit: { min: 24, cut: 'middle' } },
+    { header: 'REFERENCE', width: REFERENCE_ROOM, value: (tx) => tx.merchant_reference, fit: { min: 24, cut: 'middle' } },
   ];
   // Rows are written as pages arrive, so the widths are fixed up front, from the terminal.
-  const plan = layout(all.map((col) => col.width), undefined, all.map((col) => col.fit), io.tableWidth);
-  const piped = io.tableWidth === undefined;
+  const width = io.tableWidth;
+  const plan = layout(all.map((col) => col.width), undefined, all.map((col) => col.fit), width);
+  const piped = width === undefined;
   const columns = all.flatMap((col, i) => (plan.keep[i] ? [{ ...col, width: plan.widths[i]! }] : []));
+  const reference = columns.at(-1)!;
+  if (width !== undefined) reference.width = width - columns.slice(0, -1).reduce((sum, col) => sum + col.width + plan.gap, 0);
   const pad = (text: string, col: ListColumn, last: boolean) => {
     // The last column is not padded; piped, it is not cut either.
     if (last) return piped ? text : shorten(text, col.width, col.fit?.cut);
