@@ -64,6 +64,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   }
 
   const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
+  // Lines come terminal-safe from describe.ts (or are NDJSON, data): written as they are.
   const lines = new LineBatcher((text) => io.out(text));
   let receiver: Receiver;
   try {

@@ -157,14 +157,13 @@ export type Section = { title?: string; fields: [label: string, value: unknown][
 /** One record as label/value lines, grouped in titled sections; labels and values terminal-safe. */
 export function renderRecord(io: IO, sections: Section[]): void {
   const c = chalkFor(io);
-  const labelOf = (label: string) => terminalSafe(label);
-  const width = Math.max(...sections.flatMap((s) => s.fields.map(([label]) => textWidth(labelOf(label)))));
+  const width = Math.max(...sections.flatMap((s) => s.fields.map(([label]) => textWidth(terminalSafe(label)))));
   const lines: string[] = [];
   sections.forEach((section, i) => {
     if (i > 0) lines.push('');
     if (section.title) lines.push(c.bold(terminalSafe(section.title)));
     for (const [label, value] of section.fields) {
-      lines.push(`${section.title ? '  ' : ''}${c.dim(labelOf(label).padEnd(width))}  ${cell(value)}`);
+      lines.push(`${section.title ? '  ' : ''}${c.dim(terminalSafe(label).padEnd(width))}  ${cell(value)}`);
     }
   });
   io.out(`${lines.join('\n')}\n`);

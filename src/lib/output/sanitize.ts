@@ -10,12 +10,14 @@
 // Everything else (é, ₦, emoji) is kept as it is. A backslash in the data is shown as is:
 // `--json` tells a real control character from its notation.
 //
-// Where the boundary is: IO.err and IO.print sanitise every string they are given, and
-// the table and record renderers (render.ts) every cell. The one kind of text that passes
-// as it is, a `Painted`, can only be made by sanitising a value first and styling it with
-// our own colour codes after; so a string from outside reaches the terminal either
-// sanitised or not at all. Machine formats (JSON, NDJSON, CSV, XLSX) are written with
-// IO.out and never come here: they stay byte-faithful.
+// Where the boundary is: IO.err and IO.print sanitise every string they are given. The
+// renderers that build whole blocks and write them with IO.out sanitise each piece before
+// styling it: the table and record renderers (render.ts, `cell`), the streaming tx list
+// (tx/render.ts) and the webhooks listen lines (webhooks/describe.ts, `terminalLine`). The
+// one kind of text that passes as it is, a `Painted`, can only be made by sanitising a
+// value first and styling it with our own colour codes after; so a string from outside
+// reaches the terminal sanitised or not at all. Machine formats (JSON, NDJSON, CSV, XLSX)
+// are written with IO.out and never come here: they stay byte-faithful.
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
