@@ -23,7 +23,7 @@ const LONG_REF_2 = 'order-with-a-rather-long-reference-name-0002';
 beforeAll(async () => {
   emu = await emulatorFor();
   for (const ref of [LONG_REF, 'short-2', LONG_REF_2]) {
-    const r = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', ref, '--json'], { env: emu.env });
+    const r = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', ref, '--json'], { env: emu.env });
     ids.push(JSON.parse(r.stdout).id);
   }
   for (const event of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) {
