@@ -127,7 +127,7 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
       if (err.hint) io.err(`hint: ${err.hint}`);
       if ('requestId' in err && err.requestId && verbose) io.err(`request id: ${String(err.requestId)}`);
     }
-    if (verbose && err.stack) io.err(err.stack);
+    if (verbose) stack(io, err);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -137,8 +137,13 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
     io.err(`error: INTERNAL: ${message.split('\n')[0]}`);
     if (!verbose) io.err('hint: run again with --verbose for details');
   }
-  if (verbose && err instanceof Error && err.stack) io.err(err.stack);
+  if (verbose) stack(io, err);
   return EXIT.failure;
+}
+
+/** A stack trace (--verbose), a line at a time: IO.err writes one line per call. */
+function stack(io: IO, err: unknown): void {
+  if (err instanceof Error && err.stack) for (const line of err.stack.split('\n')) io.err(line);
 }
 
 function isPromptAbort(err: unknown): boolean {

@@ -154,7 +154,8 @@ export async function run(_opts: unknown, ctx: Context): Promise<void> {
       ...(row ? [] : [`no ledger row for ${tx.id} in GET /revenue`]),
     ];
     if (problems.length > 0) throw new CliError(`the demo did not go as it should: ${problems.join('; ')}`, 'DEMO_FAILED', EXIT.failure);
-    io.err(`\ndone: ${expected.length} webhooks received, each signature verified; emulator and receiver stopped.`);
+    io.err('');
+    io.err(`done: ${expected.length} webhooks received, each signature verified; emulator and receiver stopped.`);
     io.err('next: `offramp emulator` to keep one running, `offramp webhooks listen` to receive its webhooks.');
   } finally {
     for (const stop of stops) await stop().catch(() => undefined);

@@ -5,6 +5,7 @@ import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
+import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
 
 export type Check = { name: string; status: 'pass' | 'warn' | 'fail'; detail: string };
@@ -97,9 +98,10 @@ function finish(ctx: Context, checks: Check[]): void {
   if (ctx.globals.json) writeJson(ctx.io, checks);
   else {
     const c = chalkFor(ctx.io);
-    const mark = { pass: c.green('✓ pass'), warn: c.yellow('! warn'), fail: c.red('✗ fail') };
+    const mark = { pass: paint('✓ pass', c.green), warn: paint('! warn', c.yellow), fail: paint('✗ fail', c.red) };
     const width = Math.max(...checks.map((k) => k.name.length));
-    for (const k of checks) ctx.io.out(`${mark[k.status]}  ${k.name.padEnd(width)}  ${k.detail}\n`);
+    // A detail may quote the service (an error message): print makes it terminal-safe.
+    for (const k of checks) ctx.io.print([mark[k.status], `  ${k.name.padEnd(width)}  ${k.detail}`]);
   }
   const failed = checks.filter((k) => k.status === 'fail');
   if (failed.length > 0) throw new CheckFailed(`${failed.length} check${failed.length > 1 ? 's' : ''} failed: ${failed.map((k) => k.name).join(', ')}`);

@@ -108,8 +108,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     writeJson(io, { from, to, clean: discrepancies.length === 0, checked, discrepancies, replay_command: replayAll });
   } else if (discrepancies.length > 0) {
     renderTable(io, [
-      { header: 'TRANSACTION', value: (d: Discrepancy) => d.transaction_id, fit: { min: 9 } },
-      { header: 'REFERENCE', value: (d) => d.merchant_reference, fit: { min: 8, drop: 2 } },
+      { header: 'TRANSACTION', value: (d: Discrepancy) => d.transaction_id, fit: { min: 9, giveWay: 'first' } },
+      { header: 'REFERENCE', value: (d) => d.merchant_reference, fit: { min: 8, drop: 2, cut: 'middle' } },
       { header: 'PROBLEM', value: (d) => d.kind.replace(/_/g, ' '), fit: { min: 14 } },
       { header: 'DETAIL', value: (d) => d.detail, fit: { min: 16 } },
       // The whole fix is printed below the table as well, and `--json` carries it.

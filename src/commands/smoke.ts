@@ -7,6 +7,7 @@ import { appendFile, rename, writeFile } from 'node:fs/promises';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, CliError, UsageError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
+import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
 import { checkOutcome } from '../lib/sandbox/args.js';
 import { errorAnnotations, summaryMarkdown, unreachableAnnotation, unreachableMarkdown } from '../lib/sandbox/github.js';
@@ -96,15 +97,18 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
 
 function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefined, outcome: string): void {
   const c = chalkFor(ctx.io);
-  const label = { pass: c.green('PASS'), fail: c.red('FAIL'), skip: c.dim('SKIP') } as const;
-  const lines = [`smoke: walk to ${outcome}${txId ? `, transaction ${txId}` : ''}`, ''];
+  const label = { pass: paint('PASS', c.green), fail: paint('FAIL', c.red), skip: paint('SKIP', c.dim) } as const;
+  const { io } = ctx;
+  io.print(`smoke: walk to ${outcome}${txId ? `, transaction ${txId}` : ''}`);
+  io.print('');
+  // A check's detail quotes what the service answered: print makes it terminal-safe.
   for (const check of checks) {
-    lines.push(`${label[check.status]}  ${check.id}: ${check.name}`);
-    lines.push(`      ${check.status === 'fail' ? check.detail : c.dim(check.detail)}`);
+    io.print([label[check.status], `  ${check.id}: ${check.name}`]);
+    io.print(['      ', check.status === 'fail' ? check.detail : paint(check.detail, c.dim)]);
   }
   const count = (s: CheckResult['status']) => checks.filter((x) => x.status === s).length;
-  lines.push('', `${checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped`);
-  ctx.io.out(`${lines.join('\n')}\n`);
+  io.print('');
+  io.print(`${checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped`);
 }
 
 /**
@@ -113,11 +117,8 @@ function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefi
  * appended to the file the runner names; without one (not on GitHub) it is skipped.
  */
 async function reportToGithub(ctx: Context, annotations: string[], markdown: string): Promise<void> {
-  const lines = annotations.map((line) => `${line}\n`).join('');
-  if (lines) {
-    if (ctx.globals.json) ctx.io.err(lines.trimEnd());
-    else ctx.io.out(lines);
-  }
+  if (ctx.globals.json) for (const line of annotations) ctx.io.err(line);
+  else if (annotations.length > 0) ctx.io.out(annotations.map((line) => `${line}\n`).join(''));
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (!summaryFile) return;
   try {

@@ -143,8 +143,9 @@ export function createContext(deps: ContextDeps): Context {
       return api;
     },
 
-    prompts() {
-      return import('@inquirer/prompts');
+    async prompts() {
+      const [prompts, { safePrompts }] = await Promise.all([import('@inquirer/prompts'), import('./output/prompts.js')]);
+      return safePrompts(prompts);
     },
 
     async confirm(question, declined, opts = {}) {

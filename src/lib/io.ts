@@ -1,8 +1,11 @@
 // IO streams for commands: data to stdout, everything else to stderr; whether each is a
 // terminal, whether colour is on, whether prompting is allowed. Tests build one from
-// in-memory streams (see `captureIO`). Every stderr write goes through the redactor, so a
-// secret the context knows about can never reach the terminal or a log.
+// in-memory streams. Three writers: `out` for data (byte for byte), `print` for a line a
+// person reads on stdout, `err` for a line on stderr. `print` and `err` make every string
+// terminal-safe (output/sanitize.ts says where that boundary runs); `err` also goes through
+// the redactor, so a secret the context knows about never reaches the terminal or a log.
 import type { Readable, Writable } from 'node:stream';
+import { terminalJson, terminalLine, terminalSafe, type Text } from './output/sanitize.js';
 
 type Stdin = Readable & { isTTY?: boolean };
 
@@ -42,6 +45,8 @@ export class IO {
   private readonly noInput: boolean;
   private readonly ci: boolean;
   private readonly secrets = new Set<string>();
+  private readonly secretPatterns: RegExp[] = [];
+  private secretNoticed = false;
   private readonly openStdin: () => Stdin;
 
   constructor(opts: IOOptions) {
@@ -79,47 +84,123 @@ export class IO {
     return this.stderrIsTTY;
   }
 
-  /** Registers a value that must never be printed (API key, webhook secret). */
+  /**
+   * Registers a value that must never be printed on stderr (API key, webhook secret, admin
+   * token). One shorter than MIN_SECRET_LENGTH is not: it could be an ordinary word (a key
+   * `test`), and blanking every `test` would garble messages (README, "Secrets").
+   */
   addSecret(value: string | undefined): void {
-    if (value && value.length >= 4) this.secrets.add(value);
+    if (!value || value.length < MIN_SECRET_LENGTH || this.secrets.has(value)) return;
+    this.secrets.add(value);
+    for (const form of secretForms(value)) this.secretPatterns.push(formPattern(form));
+    // Longest first: a form that contains another is replaced whole.
+    this.secretPatterns.sort((a, b) => b.source.length - a.source.length);
   }
 
   /**
-   * `text` with every secret replaced by `***` where it stands as a whole value: not inside
-   * a longer word (a key `test` leaves the reference `test-order-1` alone). A line that is
-   * JSON is redacted inside its strings, so it still parses (`--json` errors).
+   * `text` with every known secret replaced by `***`, wherever it stands and in every form
+   * it may take in a message: as is, JSON-escaped, URL-encoded (percent escapes in either
+   * case), as a URL's password, shown terminal-safe. A line that is JSON (`--json` errors) is
+   * redacted inside its strings, so it still parses.
    */
   redact(text: string): string {
-    if (this.secrets.size === 0) return text;
+    if (this.secretPatterns.length === 0) return text;
     const trimmed = text.trimEnd();
-    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && this.holdsSecret(trimmed)) {
       try {
         const value: unknown = JSON.parse(trimmed);
-        return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? this.redactWords(v) : v)) + text.slice(trimmed.length);
+        return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? this.redactText(v) : v)) + text.slice(trimmed.length);
       } catch {
         // Not JSON after all: redacted as text.
       }
     }
-    return this.redactWords(text);
+    return this.redactText(text);
   }
 
-  private redactWords(text: string): string {
+  private redactText(text: string): string {
     let out = text;
-    for (const secret of this.secrets) {
-      if (!out.includes(secret)) continue;
-      out = out.replace(new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(secret)}(?![A-Za-z0-9_-])`, 'g'), '***');
-    }
+    for (const pattern of this.secretPatterns) out = out.replace(pattern, '***');
     return out;
   }
 
-  /** Data: stdout, as is (the service never sends a key back; redaction must not alter data). */
+  private holdsSecret(text: string): boolean {
+    return this.secretPatterns.some((pattern) => {
+      pattern.lastIndex = 0;
+      return pattern.test(text);
+    });
+  }
+
+  /**
+   * Data: stdout, byte for byte (JSON, NDJSON, CSV; or text a renderer made terminal-safe
+   * cell by cell). Never redacted: a script must get what the service sent. When it holds a
+   * known secret, stderr says so, once, without printing it.
+   */
   out(text: string): void {
+    this.noticeSecret(text);
     this.stdout.write(text);
   }
 
-  /** Everything else: stderr, one line, secrets redacted. */
-  err(line: string): void {
-    this.stderr.write(this.redact(line.endsWith('\n') ? line : `${line}\n`));
+  /** One line of text for a person on stdout: strings made terminal-safe, painted pieces as they are. */
+  print(line: Text | readonly Text[]): void {
+    this.out(`${terminalLine(line)}\n`);
+  }
+
+  /**
+   * Everything else: one line on stderr, secrets redacted. Strings are made terminal-safe
+   * whole (a line break inside one is shown as `\n`), so nothing a message quotes from
+   * outside can move the cursor or restyle the terminal; colour comes only in painted pieces.
+   * A line that is JSON (`--json` errors) keeps parsing: its unsafe characters become JSON
+   * escapes instead.
+   */
+  err(line: Text | readonly Text[]): void {
+    const json = typeof line === 'string' ? jsonLine(line) : undefined;
+    const text = json !== undefined ? terminalJson(this.redact(json)) : this.terminalText(line);
+    this.stderr.write(`${text}\n`);
+  }
+
+  /** A line as `err` would write it, for a spinner that writes to stderr itself. */
+  terminalText(line: Text | readonly Text[]): string {
+    return this.redact(terminalLine(line));
+  }
+
+  private noticeSecret(text: string): void {
+    if (this.secretNoticed || !this.holdsSecret(text)) return;
+    this.secretNoticed = true;
+    this.err('warning: the output holds a key or secret this run knows (the service sent it back); stdout shows the data as sent, stderr masks it');
+  }
+}
+
+/** Secrets shorter than this are not redacted (README, "Secrets"). */
+export const MIN_SECRET_LENGTH = 8;
+
+/** The ways a secret can be spelled in a message: as is, JSON-escaped, URL-encoded, as a URL password, terminal-safe. */
+function secretForms(secret: string): string[] {
+  const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), terminalSafe(secret)];
+  try {
+    const url = new URL('http://host/');
+    url.password = secret;
+    forms.push(url.password);
+  } catch {
+    // No URL can carry it; nothing to add.
+  }
+  return [...new Set(forms)];
+}
+
+/** A global pattern for one form; a percent escape matches in either case (`%2F`, `%2f`). */
+function formPattern(form: string): RegExp {
+  const source = escapeRegExp(form).replace(/%([0-9A-F])([0-9A-F])/g, (_m, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
+  return new RegExp(source, 'g');
+}
+
+/** `line` without its trailing newline when it is a JSON document; undefined otherwise. */
+function jsonLine(line: string): string | undefined {
+  const trimmed = line.trimEnd();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    JSON.parse(trimmed);
+    return trimmed;
+  } catch {
+    return undefined;
   }
 }
 

@@ -10,6 +10,11 @@ export type PtyResult = {
   output: string;
   /** The lines as the terminal shows them at the end (see screenOf). */
   screen: string;
+  /**
+   * The bytes as the terminal received them (the pty turns each LF into CRLF), to check
+   * that no control character of the data's own got through.
+   */
+  raw: string;
 };
 
 export type PtySession = {
@@ -88,7 +93,7 @@ export function runInPty(args: string[], env: Record<string, string | undefined>
     child.on('close', (code) => {
       clearTimeout(killer);
       for (const w of waiters) w();
-      resolve({ code, output: clean(), screen: screenOf(raw) });
+      resolve({ code, output: clean(), screen: screenOf(raw), raw });
     });
   });
   let exited = false;

@@ -1,11 +1,15 @@
 // Secrets and the config file (issue #16, item 13): redaction never alters data; a damaged,
 // foreign or too-open config is named, refused or put right; a key that cannot be a header
-// is refused before any request.
+// is refused before any request. A key the service sends back never reaches stderr, in
+// whatever form it comes (issue #21).
 import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli, tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
+import { errorBody, json, scriptedServer } from '../helpers/server.js';
+import { snapshot } from '../tx/fixtures.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -83,5 +87,51 @@ describe('a key that cannot be a header', () => {
     const r = await runCli(['tx', 'list'], { env: { OFFRAMP_API_KEY: 'sk_test_abc\n', OFFRAMP_BASE_URL: emu.url } });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^error: UNAUTHORIZED: the API key contains a line break or another control character/);
+  });
+});
+
+describe('a key in what the service sends back', () => {
+  // A key with characters that JSON escapes (" and \) and that URL encoding spells another
+  // way (/ + " \ and the space): each form it may take in a message is masked on stderr.
+  const key = 'sk_live_9f8e7d6c/+"\\ q';
+  const id = '0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91';
+  const encoded = encodeURIComponent(key);
+  const message = [
+    `invalid key ${key}-old`,
+    `or ${key}_2`,
+    `inside x${key}y`,
+    `quoted "${key}" and '${key}'`,
+    `as JSON ${JSON.stringify({ key })}`,
+    `url-encoded ?key=${encoded} and ${encoded.toLowerCase()}`,
+    `form ${new URLSearchParams({ key }).toString()}`,
+    `userinfo https://partner:${encoded}@api.example.com/`,
+  ].join('; ');
+  const env = (url: string) => ({ OFFRAMP_API_KEY: key, OFFRAMP_BASE_URL: url });
+
+  it.each([[[] as string[]], [['--json']], [['--verbose']], [['--json', '--verbose']]])('never reaches stderr, whatever surrounds it (%s)', async (flags) => {
+    const server = await scriptedServer([json(401, errorBody('UNAUTHORIZED', message))]);
+    try {
+      const r = await runMain(['tx', 'get', id, ...flags], { env: env(server.baseUrl) });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('invalid key ***-old; or ***_2; inside x***y');
+      // Every form holds this run of characters; none of them is left.
+      expect(r.stderr).not.toContain('9f8e7d6c');
+      if (flags.includes('--json')) expect(JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{'))!).error.code).toBe('UNAUTHORIZED');
+      if (flags.includes('--verbose')) expect(r.stderr).toMatch(/^> GET /m);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('on stdout the data stays as sent; stderr says once that it holds the key, without it', async () => {
+    const server = await scriptedServer([json(200, { success: true, data: snapshot({ merchant_reference: key }) })]);
+    try {
+      const r = await runMain(['tx', 'get', id, '--json'], { env: env(server.baseUrl) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).merchant_reference).toBe(key);
+      expect(r.stderr).toBe('warning: the output holds a key or secret this run knows (the service sent it back); stdout shows the data as sent, stderr masks it\n');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,21 +1,29 @@
 // Tables that fit the terminal (issue #16, item 1), under a pseudo-terminal 80 columns
 // wide: tx list, tx history, webhooks list and reconcile keep every line within 80
 // characters, shortening with `…` and leaving out the least needed columns; --wide and
-// piped output show every cell whole.
+// piped output show every cell whole. At 80 and 120 columns the columns that carry the
+// meaning stay whole or long enough (issue #21): the new status of each change, references
+// that differ only at their end, the last error of a delivery, a profile's base URL, a
+// webhooks listen line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitWidths, shorten } from '../../src/lib/output/render.js';
-import { runCli } from '../helpers/cli.js';
+import { Chalk } from 'chalk';
+import { fitWidths, layout, shorten } from '../../src/lib/output/render.js';
+import { deliveryLine, lineStyle } from '../../src/lib/webhooks/describe.js';
+import type { DeliveryInfo } from '../../src/lib/webhooks/receiver.js';
+import { runCli, tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runInPty } from '../helpers/pty.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 let ids: string[] = [];
 const LONG_REF = 'order-with-a-rather-long-reference-name-0001';
+const LONG_REF_2 = 'order-with-a-rather-long-reference-name-0002';
 
 beforeAll(async () => {
   emu = await emulatorFor();
-  for (const ref of [LONG_REF, 'short-2']) {
-    const r = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', ref, '--json'], { env: emu.env });
+  for (const ref of [LONG_REF, 'short-2', LONG_REF_2]) {
+    const r = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', ref, '--json'], { env: emu.env });
     ids.push(JSON.parse(r.stdout).id);
   }
   for (const event of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) {
@@ -49,7 +57,7 @@ describe('tables at 80 columns', { timeout: 60_000 }, () => {
 
   it('tx list shortens ids and references with …, keeping their heads', async () => {
     const r = await runInPty(['tx', 'list'], emu.env, 20_000, 80).done;
-    expect(r.output).toContain(`${ids[0]!.slice(0, 9)}`);
+    expect(r.output).toContain(`${ids[0]!.slice(0, 8)}…`);
     expect(r.output).not.toContain(ids[0]!);
     expect(r.output).toMatch(/order-with-a\S*…/);
   });
@@ -65,6 +73,77 @@ describe('tables at 80 columns', { timeout: 60_000 }, () => {
   });
 });
 
+describe.each([80, 120])('at %i columns, what carries the meaning stays', (columns) => {
+  const lines = (stdout: string) => stdout.split('\n').filter((l) => l !== '');
+
+  it('tx history: the new status of every change, whole', async () => {
+    const r = await runMain(['tx', 'history', ids[0]!], { env: emu.env, columns });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = lines(r.stdout).slice(1);
+    expect(rows.map((l) => /→ (\S+)/.exec(l)?.[1])).toEqual(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']);
+    for (const l of lines(r.stdout)) expect(l.length, l).toBeLessThanOrEqual(columns);
+  });
+
+  it('tx list: references that differ only at their end stay apart', async () => {
+    const r = await runMain(['tx', 'list'], { env: emu.env, columns });
+    expect(r.code, r.stderr).toBe(0);
+    const refs = lines(r.stdout).slice(1).map((l) => l.split(/\s+/).at(-1));
+    expect(refs).toContain('short-2');
+    const long = refs.filter((ref) => ref?.startsWith('order-with-a'));
+    expect(long).toHaveLength(2);
+    expect(long.map((ref) => ref!.slice(-4)).sort()).toEqual(['0001', '0002']);
+    for (const ref of long) expect([...ref!].length).toBeGreaterThanOrEqual(24);
+    for (const l of lines(r.stdout)) expect(l.length, l).toBeLessThanOrEqual(columns);
+  });
+
+  it('webhooks list: enough of the last error to read it', async () => {
+    const r = await runMain(['webhooks', 'list', '--all'], { env: emu.env, columns });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)[0]).toMatch(/LAST ERROR$/);
+    // At least 24 characters of it, however long the relative time beside it.
+    for (const l of lines(r.stdout).slice(1)) expect(l).toMatch(/ no webhook endpoint conf/);
+    for (const l of lines(r.stdout)) expect(l.length, l).toBeLessThanOrEqual(columns);
+  });
+
+  it('profile list: a long base URL keeps its host', async () => {
+    const home = tempHome();
+    const url = 'https://partner-staging.payments.example-provider.com/api/v1/partner';
+    const added = await runMain(['profile', 'add', 'staging-eu-west', '--env', 'staging', '--base-url', url, '--api-key-stdin', '--webhook-secret-stdin'], {
+      env: home.env,
+      stdin: 'sk_test_0123456789abcdef\nwhsec_0123456789abcdef\n',
+    });
+    expect(added.code, added.stderr).toBe(0);
+    const r = await runMain(['profile', 'list'], { env: home.env, columns });
+    expect(r.code, r.stderr).toBe(0);
+    const row = lines(r.stdout)[1]!;
+    expect(row).toMatch(/staging-eu-west\s+staging\s+https:\/\/partner-staging\.pay\S*\s+sk_…cdef\s+whsec_…cdef$/);
+    for (const l of lines(r.stdout)) expect(l.length, l).toBeLessThanOrEqual(columns);
+  });
+
+  it('webhooks listen: a delivery line fits, the widest type and status included', () => {
+    const info: DeliveryInfo = {
+      receivedAt: new Date('2026-11-22T10:00:00Z'),
+      path: '/',
+      outcome: 'accepted',
+      httpStatus: 200,
+      verified: true,
+      duplicate: false,
+      outOfOrder: false,
+      id: '6f1c2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b',
+      type: 'deposit.detected',
+      transactionId: '0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91',
+      status: 'deposit_confirming',
+      eventStatus: 'deposit_confirming',
+      scheme: 'timestamped-sha256',
+    };
+    const line = deliveryLine(info, lineStyle(new Chalk({ level: 0 }), true, columns));
+    expect(line.length, line).toBeLessThanOrEqual(columns);
+    expect(line).toMatch(/deposit\.detected +6f1c2a3b\S*\s+tx 0b6f3c1e\S*\s+deposit_confirming/);
+    // The scheme shows where there is room for it.
+    if (columns >= 120) expect(line).toContain('timestamped-sha256');
+  });
+});
+
 describe('fitWidths', () => {
   it('drops by rank only when shortening cannot fit, then shortens the widest first', () => {
     // 36 + 10 + 30 + 2 gaps = 80: fits as is.
@@ -75,5 +154,25 @@ describe('fitWidths', () => {
     expect(fitWidths([36, 10, 30], [{ min: 9 }, undefined, { min: 9, drop: 1 }], 30)).toEqual({ keep: [true, true, false], widths: [18, 10, 30] });
     expect(fitWidths([36, 10], [{ min: 9 }, undefined], undefined)).toEqual({ keep: [true, true], widths: [36, 10] });
     expect(shorten('0b6f3c1e-8d2a-4f51', 9)).toBe('0b6f3c1e…');
+  });
+
+  it('cuts at the end, in the middle (references) or at the start (a status change)', () => {
+    expect(shorten('order-with-a-long-name-0001', 15, 'middle')).toBe('order-w…me-0001');
+    expect(shorten('awaiting_deposit → deposit_confirming', 22, 'start')).toBe('… → deposit_confirming');
+    expect(shorten('short', 9, 'middle')).toBe('short');
+  });
+
+  it('gives way in order: compact times, then the gap, then ids first, the last-resort column last', () => {
+    const fits = [{ min: 9, giveWay: 'first' as const }, { min: 10, giveWay: 'last' as const }, { min: 10 }];
+    // Fits whole with the two-space gap: nothing changes.
+    expect(layout([36, 20, 20], undefined, fits, 80)).toEqual({ keep: [true, true, true], widths: [36, 20, 20], gap: 2, compact: false });
+    // The compact form is enough.
+    expect(layout([36, 31, 20], [36, 8, 20], fits, 80)).toMatchObject({ widths: [36, 8, 20], gap: 2, compact: true });
+    // Then a one-space gap, then the id to its head before the others give a character.
+    expect(layout([36, 20, 20], undefined, fits, 78)).toMatchObject({ widths: [36, 20, 20], gap: 1 });
+    expect(layout([36, 20, 22], undefined, fits, 79)).toMatchObject({ widths: [35, 20, 22], gap: 1 });
+    expect(layout([36, 20, 40], undefined, fits, 60)).toMatchObject({ widths: [9, 20, 29], gap: 1 });
+    // The last-resort column gives only when no other can.
+    expect(layout([36, 20, 40], undefined, fits, 30)).toMatchObject({ widths: [9, 10, 10], gap: 1 });
   });
 });

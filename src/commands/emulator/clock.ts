@@ -19,9 +19,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const result = answer.data as AdvanceResult;
   if (ctx.globals.json) return writeJson(ctx.io, result);
   const expired = result.expired_transactions;
-  ctx.io.out(
+  ctx.io.print(
     `clock advanced ${opts.duration!.trim()}: emulator time ${result.now} (${formatOffset(result.offset_ms)} ahead of real time); ` +
-      `${expired} transaction${expired === 1 ? '' : 's'} expired\n`,
+      `${expired} transaction${expired === 1 ? '' : 's'} expired`,
   );
 }
 

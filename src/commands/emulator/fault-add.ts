@@ -28,7 +28,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const answer = await callControl(ctx, target, { method: 'POST', path: '/faults', json: wireForm(input) });
   const rule = answer.data as FaultRule;
   if (ctx.globals.json) return writeJson(ctx.io, rule);
-  ctx.io.out(`fault ${rule.id} added: ${describeRule(rule)}\n`);
+  ctx.io.print(`fault ${rule.id} added: ${describeRule(rule)}`);
 }
 
 /** The flags as a rule, checked; a UsageError names what is wrong. */

@@ -29,9 +29,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const answer = await callControl(ctx, target, { method: 'PUT', path: '/state', raw: text, contentType: 'application/x-ndjson' });
   const summary = answer.data as StateSummary;
   if (ctx.globals.json) return writeJson(ctx.io, summary);
-  ctx.io.out(
+  ctx.io.print(
     `state imported: ${summary.partners} partner${summary.partners === 1 ? '' : 's'}, ${summary.transactions} transactions, ` +
-      `${summary.events} events, ${summary.ledger_rows} ledger rows${summary.dormant_partners ? ` (${summary.dormant_partners} partners kept dormant: not among the emulator's keys)` : ''}\n`,
+      `${summary.events} events, ${summary.ledger_rows} ledger rows${summary.dormant_partners ? ` (${summary.dormant_partners} partners kept dormant: not among the emulator's keys)` : ''}`,
   );
 }
 

@@ -25,7 +25,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     try {
       const answer = await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: Math.max(1, Math.min(TRY_TIMEOUT_MS, left)) });
       const url = (answer.data as { url?: string } | undefined)?.url;
-      ctx.io.out(`${url ?? target.origin}\n`);
+      ctx.io.print(url ?? target.origin);
       return;
     } catch (err) {
       if (!(err instanceof NetworkError || err instanceof TimeoutError)) throw err;

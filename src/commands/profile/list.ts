@@ -21,11 +21,14 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     ctx.io.err('No profiles yet. Add one with: offramp profile add dev --env local');
     return;
   }
+  // On an 80-column terminal a long base URL is cut at its end, which every base URL shares
+  // (/api/v1/partner), so its host shows; a long name is cut too; the masked keys are short
+  // and stay whole.
   renderTable(ctx.io, [
     { header: '', value: (r) => (r.current ? '*' : ' ') },
-    { header: 'NAME', value: (r) => r.name },
+    { header: 'NAME', value: (r) => r.name, fit: { min: 12 } },
     { header: 'ENV', value: (r) => r.env },
-    { header: 'BASE URL', value: (r) => r.base_url },
+    { header: 'BASE URL', value: (r) => r.base_url, fit: { min: 24 } },
     { header: 'API KEY', value: (r) => r.api_key },
     { header: 'WEBHOOK SECRET', value: (r) => r.webhook_secret },
   ], rows);

@@ -14,6 +14,7 @@ import { startSpinner } from '../../lib/output/spinner.js';
 import { chalkFor, statusColor } from '../../lib/output/render.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { localTime } from '../../lib/output/time.js';
+import { paint } from '../../lib/output/sanitize.js';
 import type { Transaction } from '../../lib/schemas.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
@@ -53,7 +54,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
         seen = tx.status;
         spinner?.clear();
         showChange(ctx, format, tx, c);
-        if (spinner) spinner.text = `${tx.id}: ${tx.status}, waiting for ${goal}`;
+        if (spinner) spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}, waiting for ${goal}`);
         spinner?.render();
       }
 
@@ -109,8 +110,8 @@ function showChange(ctx: Context, format: string, tx: Transaction, c: ReturnType
   if (format === 'ndjson') return writeNdjsonLine(ctx.io, tx);
   if (format !== 'table') return;
   const when = ctx.io.stdoutIsTTY ? localTime(tx.updated_at) : tx.updated_at;
-  const status = ctx.io.colorOut ? statusColor(c, tx.status) : tx.status;
+  const status = paint(tx.status, (s) => statusColor(c, s));
   const deposit = tx.deposit_status ? `  deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
-  ctx.io.out(`${when}  ${status}${deposit}${confirmations}\n`);
+  ctx.io.print([`${when}  `, status, `${deposit}${confirmations}`]);
 }

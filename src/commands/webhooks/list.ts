@@ -12,7 +12,7 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { csvStream } from '../../lib/output/csv.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
-import { timeCell } from '../../lib/output/time.js';
+import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { eventFilters, type EventFilterFlags } from '../../lib/webhooks/filters.js';
 
@@ -68,14 +68,15 @@ async function render(ctx: Context, format: string, events: WebhookEvent[], last
   }
   const now = ctx.now();
   const columns: Column<WebhookEvent>[] = [
-    // On a narrow terminal: ids shortened to their head first, then the least needed columns left out.
-    { header: 'EVENT ID', value: (e) => e.event_id, fit: { min: 9 } },
+    // On a narrow terminal: the time alone relative, ids shortened to their head, then the
+    // least needed columns left out; the last error keeps at least 24 characters.
+    { header: 'EVENT ID', value: (e) => e.event_id, fit: { min: 9, giveWay: 'first' } },
     { header: 'TYPE', value: (e) => e.event_type },
-    { header: 'TRANSACTION', value: (e) => e.aggregate_id, fit: { min: 9, drop: 2 } },
+    { header: 'TRANSACTION', value: (e) => e.aggregate_id, fit: { min: 9, drop: 2, giveWay: 'first' } },
     { header: 'DELIVERY', value: (e) => e.delivery_status },
     { header: 'ATTEMPTS', value: (e) => e.attempts, fit: { drop: 1 } },
-    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY) },
-    { header: 'LAST ERROR', value: (e) => e.last_error, fit: { min: 10, drop: 3 } },
+    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY), compact: (e) => relative(e.created_at, now) },
+    { header: 'LAST ERROR', value: (e) => e.last_error, fit: { min: 24, drop: 3 } },
   ];
   renderTable(io, columns, events);
 }

@@ -17,7 +17,8 @@ import { parseIntFlag } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
-import { deliveryJson, deliveryLine, forwardJson, forwardLine, tallyLine, type LineStyle } from '../../lib/webhooks/describe.js';
+import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
+import { paint } from '../../lib/output/sanitize.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
@@ -62,7 +63,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     );
   }
 
-  const style: LineStyle = { color: chalkFor(io, 'out'), friendlyTime: io.stdoutIsTTY };
+  const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
+  // Lines come terminal-safe from describe.ts (or are NDJSON, data): written as they are.
   const lines = new LineBatcher((text) => io.out(text));
   let receiver: Receiver;
   try {
@@ -88,7 +90,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   }
 
   const c = chalkFor(io, 'err');
-  io.err(`Listening for webhooks on ${c.bold(receiver.url)}  (POST to any path)`);
+  io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
   io.err(`Give the service this URL. With the emulator: offramp emulator --webhook-url ${receiver.url} --webhook-secret "$OFFRAMP_WEBHOOK_SECRET"`);
   if (storePath) {
     const loaded = receiver.loaded;
@@ -131,7 +133,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   await receiver.close();
   lines.flush();
   const stats = receiver.stats;
-  io.err(`\nStopped (${signal}). ${tallyLine(stats)}.`);
+  io.err('');
+  io.err(`Stopped (${signal}). ${tallyLine(stats)}.`);
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
     io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'}${storePath ? ' (including the store)' : ''}:`);

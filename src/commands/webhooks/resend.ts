@@ -16,6 +16,7 @@ import { parseIntFlag } from '../../lib/input.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { chalkFor } from '../../lib/output/render.js';
+import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
 import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
@@ -94,7 +95,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       const result = await deliver(d, { to, secret, scheme, agent, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` });
       results.push(result);
       if (format === 'ndjson') writeNdjsonLine(io, result);
-      else if (format === 'table') io.out(`${resultLine(result, c)}\n`);
+      else if (format === 'table') io.print(resultLine(result, c));
     }
   } finally {
     await agent.close().catch(() => undefined);
@@ -153,11 +154,12 @@ async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
   }
 }
 
-function resultLine(r: ResendResult, c: ReturnType<typeof chalkFor>): string {
-  const status = r.status === null ? c.red('no answer') : r.ok ? c.green(String(r.status)) : c.red(String(r.status));
+/** One line per delivery; the store's and the app's text is made terminal-safe when printed, only the colour is ours. */
+function resultLine(r: ResendResult, c: ReturnType<typeof chalkFor>): Text[] {
+  const status = r.status === null ? paint('no answer', c.red) : paint(r.status, r.ok ? c.green : c.red);
   const copy = r.copies > 1 ? `  copy ${r.copy}/${r.copies}` : '';
-  const detail = !r.ok && r.detail ? `  ${c.dim(r.detail)}` : '';
-  return `${status}  ${(r.type ?? '?').padEnd(21)}  ${r.id}${copy}  ${r.ms} ms${detail}`;
+  const detail = !r.ok && r.detail ? ['  ', paint(r.detail, c.dim)] : [];
+  return [status, `  ${terminalSafe(r.type ?? '?').padEnd(21)}  ${r.id}${copy}  ${r.ms} ms`, ...detail];
 }
 
 /** `MIN-MAXms` (or `Nms`, or plain numbers, in milliseconds). */

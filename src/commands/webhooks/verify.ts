@@ -64,7 +64,7 @@ async function runVerify(d: Delivery, check: { scheme: SchemeName | undefined; t
   const event = describeBody(d.body);
   if (result.ok) {
     if (ctx.globals.json) writeJson(io, { valid: true, scheme: result.scheme, bytes: d.body.length, ...event });
-    else io.out(`valid: the signature matches the ${d.body.length}-byte body under ${result.scheme}${event.id ? ` (event ${event.id}, ${event.type})` : ''}\n`);
+    else io.print(`valid: the signature matches the ${d.body.length}-byte body under ${result.scheme}${event.id ? ` (event ${event.id}, ${event.type})` : ''}`);
     return 0;
   }
   const where = d.stored ? ` (stored event ${d.stored.id})` : '';
@@ -102,7 +102,7 @@ async function runDetect(d: Delivery, check: { scheme: SchemeName | undefined; t
   if (ctx.globals.json) {
     writeJson(io, { matches: matches.map((m) => ({ scheme: m.scheme, secret: m.secretLabel })), bytes: d.body.length, ...event });
   } else {
-    for (const m of matches) io.out(`${m.scheme}  secret from ${m.secretLabel}\n`);
+    for (const m of matches) io.print(`${m.scheme}  secret from ${m.secretLabel}`);
   }
   if (matches.length > 0) return 0;
   const tried = `${secrets.length} secret${secrets.length === 1 ? '' : 's'} (${secrets.map((s) => s.label).join(', ')})`;

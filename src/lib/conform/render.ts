@@ -4,6 +4,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { IO } from '../io.js';
 import { chalkFor, GAP, renderTable } from '../output/render.js';
+import { paint, Painted, terminalSafe } from '../output/sanitize.js';
 import { tally, type Finding, type Verdict } from './verdicts.js';
 
 export const REPORT_WIDTH = 80;
@@ -12,46 +13,57 @@ export type Report = { target: string; env: string; findings: Finding[]; saved?:
 
 export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void {
   const c = chalkFor(io);
-  io.out(`${c.bold('Target')}: ${report.target} (env: ${report.env})\n`);
-  io.out(`${c.dim('EMULATOR is a fresh in-process emulator, sent the very same probes')}\n\n`);
-  const w = fitColumns(report.findings, width);
+  // What the service answered is made terminal-safe before it is measured and wrapped.
+  const findings = report.findings.map((f) => ({
+    ...f,
+    point: terminalSafe(f.point),
+    emulator: terminalSafe(f.emulator),
+    observed: terminalSafe(f.observed),
+    ...(f.action !== undefined ? { action: terminalSafe(f.action) } : {}),
+  }));
+  io.print([paint('Target', c.bold), `: ${report.target} (env: ${report.env})`]);
+  io.print(paint('EMULATOR is a fresh in-process emulator, sent the very same probes', c.dim));
+  io.print('');
+  const w = fitColumns(findings, width);
+  const cellLines = (text: string, width: number) => Painted.lines(lines(text, width));
   renderTable(
     io,
     [
-      { header: 'POINT', value: (f: Finding) => wrap(f.point, w.point) },
-      { header: 'EMULATOR', value: (f: Finding) => wrap(f.emulator, w.emulator) },
-      { header: 'OBSERVED', value: (f: Finding) => wrap(f.observed, w.observed) },
-      { header: 'VERDICT', value: (f: Finding) => paint(c, f.verdict) },
+      { header: 'POINT', value: (f: Finding) => cellLines(f.point, w.point) },
+      { header: 'EMULATOR', value: (f: Finding) => cellLines(f.emulator, w.emulator) },
+      { header: 'OBSERVED', value: (f: Finding) => cellLines(f.observed, w.observed) },
+      { header: 'VERDICT', value: (f: Finding) => paint(f.verdict, verdictColor(c, f.verdict)) },
     ],
-    report.findings,
+    findings,
   );
-  const acted = report.findings.filter((f) => f.action && f.verdict !== 'same');
+  const acted = findings.filter((f) => f.action && f.verdict !== 'same');
   if (acted.length > 0) {
-    const lines = ['', c.bold('What the CLI does about each difference')];
-    for (const f of acted) lines.push(...hang(`${f.point}: ${f.action}`, width, '  ', '    '));
-    io.out(`${lines.join('\n')}\n`);
+    io.print('');
+    io.print(paint('What the CLI does about each difference', c.bold));
+    for (const f of acted) for (const line of hang(`${f.point}: ${f.action}`, width, '  ', '    ')) io.print(line);
   }
-  const t = tally(report.findings);
+  const t = tally(findings);
   const parts = (Object.entries(t) as [Verdict, number][]).filter(([, n]) => n > 0).map(([v, n]) => `${n} ${v}`);
-  io.out(`\n${report.findings.length} points: ${parts.join(', ')}\n`);
+  io.print('');
+  io.print(`${findings.length} points: ${parts.join(', ')}`);
   if (report.saved) {
-    io.out(`${hang(`saved in profile ${report.saved.profile}: ${report.saved.settings.join('; ')}`, width, '', '  ').join('\n')}\n`);
+    for (const line of hang(`saved in profile ${report.saved.profile}: ${report.saved.settings.join('; ')}`, width, '', '  ')) io.print(line);
   }
 }
 
-function paint(c: ChalkInstance, verdict: Verdict): string {
+function verdictColor(c: ChalkInstance, verdict: Verdict): (text: string) => string {
   switch (verdict) {
     case 'same':
-      return c.green(verdict);
+      return c.green;
     case 'handled':
     case 'saved':
-      return c.cyan(verdict);
+      return c.cyan;
     case 'needs-setting':
-      return c.yellow(verdict);
+      return c.yellow;
     case 'unsupported':
-      return c.red(verdict);
+      return c.red;
     case 'skipped':
-      return c.dim(verdict);
+      return c.dim;
   }
 }
 

@@ -1,64 +1,90 @@
 // Output is a layer: commands hand data here; it becomes a table, JSON, NDJSON or CSV
 // (JSON and NDJSON in json.ts, which loads neither cli-table3 nor chalk).
-// Tables are friendly on a terminal (colour, local times) and stable when piped.
+// Tables are friendly on a terminal (colour, local times) and stable when piped; in both,
+// every cell is terminal-safe (sanitize.ts), its colour applied after.
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import type { IO } from '../io.js';
 import { isTerminal } from '../lifecycle.js';
+import { Painted, terminalSafe } from './sanitize.js';
+
+/** What a column's value may be: a Painted is written as it is, anything else made terminal-safe (cell). */
+export type CellValue = string | number | boolean | null | undefined | Painted;
 
 export type Column<T> = {
   header: string;
-  value: (row: T) => string | number | boolean | null | undefined;
-  /** How the column gives way on a narrow terminal (fitWidths); absent: it never does. */
+  value: (row: T) => CellValue;
+  /**
+   * A shorter form of the value for a terminal too narrow for the table (a time as "3 min
+   * ago" instead of the local time and that): tried before anything is cut.
+   */
+  compact?: (row: T) => CellValue;
+  /** How the column gives way on a narrow terminal (layout); absent: it never does. */
   fit?: Fit;
 };
 
 /**
- * `min`: the column may be shortened to this width, the cut marked `…` (an id keeps its
- * recognisable head); `drop`: the column may be left out, lowest rank first, when
- * shortening every column cannot make the table fit.
+ * `min`: the column may be shortened to this width, the cut marked `…`, at the end (an id
+ * keeps its recognisable head), in the middle (`cut: 'middle'`: references, which often
+ * differ only at their end) or at the start (`cut: 'start'`: a status change keeps the new
+ * status); `drop`: the column may be left out, lowest rank first, when shortening every
+ * column cannot make the table fit; `giveWay`: 'first' for columns shortened to their `min`
+ * before any other gives a character (ids), 'last' for those cut only when nothing else can.
  */
-export type Fit = { min?: number; drop?: number };
+export type Fit = { min?: number; drop?: number; cut?: Cut; giveWay?: 'first' | 'last' };
+export type Cut = 'end' | 'middle' | 'start';
 
-/** Space between columns. */
+/** Space between columns; a table that does not fit narrows it to NARROW_GAP before cutting anything. */
 export const GAP = 2;
+export const NARROW_GAP = 1;
 
-/** Display width of a cell: code points, escape sequences left out. */
+/** Display width of a cell: code points, our colour codes left out. */
 export function textWidth(text: string): number {
   // eslint-disable-next-line no-control-regex
   return [...text.replace(/\x1b\[[0-9;]*m/g, '')].length;
 }
 
-/** `text` cut to `width` with `…` at the end when it is longer. */
-export function shorten(text: string, width: number): string {
+/** `text` cut to `width`, the cut marked `…`: at the end (default), in the middle, or at the start. */
+export function shorten(text: string, width: number, cut: Cut = 'end'): string {
   const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+  if (chars.length <= width) return text;
+  const room = Math.max(0, width - 1);
+  if (cut === 'start') return `…${chars.slice(chars.length - room).join('')}`;
+  if (cut === 'middle') {
+    const head = Math.ceil(room / 2);
+    return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - (room - head)).join('')}`;
+  }
+  return `${chars.slice(0, room).join('')}…`;
 }
 
 /**
- * Which columns to show and how wide, for a table that must fit `width`: columns are left
- * out (by `drop` rank) only while shortening every shortenable one to its `min` would still
- * not fit; then the widest shortenable columns give up a character at a time. Without a
- * width (piped output, --wide) every column is shown whole.
+ * Which columns to show and how wide, for a table that must fit `width` with `gap` between
+ * columns: columns are left out (by `drop` rank) only while shortening every shortenable
+ * one to its `min` would still not fit; then the columns that give way first go to their
+ * `min`, then the widest of the others give up a character at a time, those that give way
+ * last only when no other can. Without a width (piped output, --wide) every column is
+ * shown whole.
  */
-export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: number | undefined): { keep: boolean[]; widths: number[] } {
+export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: number | undefined, gap = GAP): { keep: boolean[]; widths: number[] } {
   const keep = natural.map(() => true);
   const widths = [...natural];
   if (width === undefined) return { keep, widths };
   const floor = (i: number) => Math.min(natural[i]!, fits[i]?.min ?? natural[i]!);
   const total = (w: (i: number) => number) => {
     const shown = keep.flatMap((k, i) => (k ? [w(i)] : []));
-    return shown.reduce((a, b) => a + b, 0) + GAP * Math.max(0, shown.length - 1);
+    return shown.reduce((a, b) => a + b, 0) + gap * Math.max(0, shown.length - 1);
   };
   const droppable = fits.flatMap((f, i) => (f?.drop !== undefined ? [[f.drop, i] as const] : [])).sort((a, b) => a[0] - b[0]);
   for (const [, i] of droppable) {
     if (total(floor) <= width) break;
     keep[i] = false;
   }
+  const order = (i: number) => (fits[i]?.giveWay === 'first' ? 0 : fits[i]?.giveWay === 'last' ? 2 : 1);
   while (total((i) => widths[i]!) > width) {
     let pick = -1;
     for (let i = 0; i < widths.length; i++) {
-      if (keep[i] && widths[i]! > floor(i) && (pick < 0 || widths[i]! - floor(i) > widths[pick]! - floor(pick))) pick = i;
+      if (!keep[i] || widths[i]! <= floor(i)) continue;
+      if (pick < 0 || order(i) < order(pick) || (order(i) === order(pick) && widths[i]! - floor(i) > widths[pick]! - floor(pick))) pick = i;
     }
     if (pick < 0) break;
     widths[pick]!--;
@@ -66,48 +92,78 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
   return { keep, widths };
 }
 
+export type Layout = { keep: boolean[]; widths: number[]; gap: number; compact: boolean };
+
+/**
+ * How a table fits `width`, giving way in this order: the compact forms (times as "3 min
+ * ago"), then the space between columns, then what fitWidths cuts and leaves out. Piped
+ * (no width): everything whole.
+ */
+export function layout(natural: number[], compactNatural: number[] | undefined, fits: (Fit | undefined)[], width: number | undefined): Layout {
+  const sum = (w: number[], gap: number) => w.reduce((a, b) => a + b, 0) + gap * Math.max(0, w.length - 1);
+  const whole = (widths: number[], gap: number, compact: boolean): Layout => ({ keep: widths.map(() => true), widths, gap, compact });
+  if (width === undefined || sum(natural, GAP) <= width) return whole(natural, GAP, false);
+  const widths = compactNatural ?? natural;
+  const compact = compactNatural !== undefined;
+  if (sum(widths, GAP) <= width) return whole(widths, GAP, compact);
+  return { ...fitWidths(widths, fits, width, NARROW_GAP), gap: NARROW_GAP, compact };
+}
+
 export function chalkFor(io: IO, stream: 'out' | 'err' = 'out'): ChalkInstance {
   return new Chalk({ level: (stream === 'out' ? io.colorOut : io.colorErr) ? 1 : 0 });
 }
 
+/** A value as a table or record shows it, terminal-safe: `—` for nothing, objects as JSON. */
 export function cell(value: unknown): string {
+  if (value instanceof Painted) return value.text;
   if (value === null || value === undefined || value === '') return '—';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return terminalSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /**
- * Rows under a header line, without borders: whitespace-aligned, grep-friendly. On a
- * terminal the table fits its width (fitWidths); piped, every cell is whole.
+ * Rows under a header line, without borders: whitespace-aligned, grep-friendly. Every cell
+ * is made terminal-safe (cell), so a CR, LF or TAB in the data never breaks a row. On a
+ * terminal the table fits its width (layout); piped, every cell is whole.
  */
 export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>): void {
   const c = chalkFor(io);
-  const cells = [...rows].map((row) => columns.map((col) => cell(col.value(row))));
-  const natural = columns.map((col, i) => Math.max(textWidth(col.header), ...cells.map((r) => Math.max(...r[i]!.split('\n').map(textWidth)))));
-  const { keep, widths } = fitWidths(natural, columns.map((col) => col.fit), io.tableWidth);
-  const shown = (list: string[]) => list.flatMap((v, i) => (keep[i] ? [v] : []));
+  const list = [...rows];
+  const cellsOf = (pick: (col: Column<T>) => (row: T) => CellValue) => list.map((row) => columns.map((col) => cell(pick(col)(row))));
+  const naturalOf = (cells: string[][]) =>
+    columns.map((col, i) => Math.max(textWidth(col.header), ...cells.map((r) => Math.max(...r[i]!.split('\n').map(textWidth)))));
+  const full = cellsOf((col) => col.value);
+  const short = columns.some((col) => col.compact) ? cellsOf((col) => col.compact ?? col.value) : undefined;
+  // A header is never cut: it is what says what the column holds.
+  const fits = columns.map((col) => (col.fit?.min !== undefined ? { ...col.fit, min: Math.max(col.fit.min, textWidth(col.header)) } : col.fit));
+  const plan = layout(naturalOf(full), short && naturalOf(short), fits, io.tableWidth);
+  const cells = plan.compact ? short! : full;
+  const shown = <V>(list: V[]) => list.flatMap((v, i) => (plan.keep[i] ? [v] : []));
+  // Cut here, where the column's way of cutting is known; a coloured cell is left to
+  // cli-table3, which cuts around colour codes.
+  // eslint-disable-next-line no-control-regex
+  const fitted = (text: string, i: number) => (/\x1b/.test(text) ? text : text.split('\n').map((line) => shorten(line, plan.widths[i]!, columns[i]!.fit?.cut)).join('\n'));
   const table = new Table({
-    head: shown(columns.map((col, i) => c.bold(shorten(col.header, widths[i]!)))),
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': GAP },
+    head: shown(columns.map((col, i) => c.bold(shorten(col.header, plan.widths[i]!)))),
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': plan.gap },
     chars: NO_BORDERS,
-    ...(io.tableWidth !== undefined ? { colWidths: shown(widths.map(String)).map((w) => Number(w) + GAP), wordWrap: false, truncate: '…' } : {}),
+    ...(io.tableWidth !== undefined ? { colWidths: shown(plan.widths).map((w) => w + plan.gap), wordWrap: false, truncate: '…' } : {}),
   });
-  for (const r of cells) table.push(shown(r));
+  for (const r of cells) table.push(shown(r.map(fitted)));
   io.out(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
 }
 
 export type Section = { title?: string; fields: [label: string, value: unknown][] };
 
-/** One record as label/value lines, grouped in titled sections. */
+/** One record as label/value lines, grouped in titled sections; labels and values terminal-safe. */
 export function renderRecord(io: IO, sections: Section[]): void {
   const c = chalkFor(io);
-  const width = Math.max(...sections.flatMap((s) => s.fields.map(([label]) => label.length)));
+  const width = Math.max(...sections.flatMap((s) => s.fields.map(([label]) => textWidth(terminalSafe(label)))));
   const lines: string[] = [];
   sections.forEach((section, i) => {
     if (i > 0) lines.push('');
-    if (section.title) lines.push(c.bold(section.title));
+    if (section.title) lines.push(c.bold(terminalSafe(section.title)));
     for (const [label, value] of section.fields) {
-      lines.push(`${section.title ? '  ' : ''}${c.dim(label.padEnd(width))}  ${cell(value)}`);
+      lines.push(`${section.title ? '  ' : ''}${c.dim(terminalSafe(label).padEnd(width))}  ${cell(value)}`);
     }
   });
   io.out(`${lines.join('\n')}\n`);

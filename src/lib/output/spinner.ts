@@ -18,7 +18,9 @@ export async function spinnerFactory(io: IO): Promise<((text: string) => Ora) | 
   if (!canSpin(io)) return undefined;
   const { default: ora } = await import('ora');
   // discardStdin would put stdin in raw mode and swallow Ctrl+C; no spinner reads stdin.
-  return (text) => ora({ text, stream: io.stderr, isEnabled: true, discardStdin: false, color: 'cyan' }).start();
+  // ora writes to stderr itself: its text takes the form IO.err would give it (terminal-safe,
+  // secrets masked), as must any text set on it later (IO.terminalText).
+  return (text) => ora({ text: io.terminalText(text), stream: io.stderr, isEnabled: true, discardStdin: false, color: 'cyan' }).start();
 }
 
 export async function startSpinner(io: IO, text: string): Promise<Ora | undefined> {

@@ -6,6 +6,7 @@ import type { Ora } from 'ora';
 import { spinnerFactory } from '../output/spinner.js';
 import type { IO } from '../io.js';
 import { chalkFor, statusColor } from '../output/render.js';
+import { paint, type Text } from '../output/sanitize.js';
 import type { StepName, WalkStep } from './walk.js';
 
 const NAME_WIDTH = 'transaction.completed'.length;
@@ -27,9 +28,9 @@ export class Timeline {
   }
 
   done(info: { n: number; total: number; step: WalkStep }): void {
-    const line = `${counter(info.n, info.total)} ${describeStep(info.step, chalkFor(this.io, 'err'))}`;
+    const line = [`${counter(info.n, info.total)} `, ...describeStep(info.step, chalkFor(this.io, 'err'))];
     if (this.spinner) {
-      this.spinner.succeed(line);
+      this.spinner.succeed(this.io.terminalText(line));
       this.spinner = undefined;
     } else {
       this.io.err(line);
@@ -59,26 +60,30 @@ function counter(n: number, total: number): string {
   return `[${n}/${total > 0 ? total : '…'}]`;
 }
 
-/** `deposit.detected        awaiting_deposit → deposit_confirming  12 ms` */
-export function describeStep(step: WalkStep, c: ChalkInstance): string {
+/**
+ * `deposit.detected        awaiting_deposit → deposit_confirming  12 ms`, as pieces: what
+ * the service answered is text (made terminal-safe when written), the colour is ours.
+ */
+export function describeStep(step: WalkStep, c: ChalkInstance): Text[] {
   const name = step.step.padEnd(NAME_WIDTH);
   const d = step.detail ?? {};
-  let what: string;
+  const status = (value: string | null | undefined) => paint(value ?? '?', (s) => statusColor(c, s));
+  let what: Text[];
   switch (step.step) {
     case 'quote':
-      what = `${d.fiat_amount} NGN at ${d.adjusted_rate} NGN per ${d.crypto_currency} (quote ${d.quote_id})`;
+      what = [`${d.fiat_amount} NGN at ${d.adjusted_rate} NGN per ${d.crypto_currency} (quote ${d.quote_id})`];
       break;
     case 'create':
-      what = `${statusColor(c, step.status ?? '?')}  tx ${d.transaction_id}  ref ${d.merchant_reference}  (Idempotency-Key ${d.idempotency_key})`;
+      what = [status(step.status), `  tx ${d.transaction_id}  ref ${d.merchant_reference}  (Idempotency-Key ${d.idempotency_key})`];
       break;
     case 'read':
-      what = `${statusColor(c, step.status ?? '?')}`;
+      what = [status(step.status)];
       break;
     default:
       what =
         step.status === step.status_before
-          ? `${statusColor(c, step.status ?? '?')} ${c.dim('(unchanged)')}`
-          : `${statusColor(c, step.status_before ?? '?')} → ${statusColor(c, step.status ?? '?')}`;
+          ? [status(step.status), ' ', paint('(unchanged)', c.dim)]
+          : [status(step.status_before), ' → ', status(step.status)];
   }
-  return `${name}  ${what}  ${c.dim(`${step.ms} ms`)}`;
+  return [`${name}  `, ...what, '  ', paint(`${step.ms} ms`, c.dim)];
 }

@@ -3,7 +3,8 @@
 // history table. `--json` never comes here: it prints the API's data as is.
 import type { Transaction, TransactionSummary, StatusHistory } from '../schemas.js';
 import type { IO } from '../io.js';
-import { cell, chalkFor, fitWidths, renderRecord, renderTable, shorten, statusColor, type Fit, type Section } from '../output/render.js';
+import { cell, chalkFor, layout, renderRecord, renderTable, shorten, statusColor, textWidth, type CellValue, type Fit, type Section } from '../output/render.js';
+import { paint, terminalSafe } from '../output/sanitize.js';
 import { localTime, relative, timeCell } from '../output/time.js';
 
 /** Fields the record shows; anything else the service sends lands in an "other" section. */
@@ -49,7 +50,7 @@ export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, 
   const friendly = io.stdoutIsTTY;
   const t = tx as Partial<Transaction> & TransactionSummary;
   const time = (v: string | null | undefined) => timeCell(v, now, friendly);
-  const status = io.colorOut ? statusColor(c, t.status) : t.status;
+  const status = paint(t.status, (s) => statusColor(c, s));
 
   const transaction: Section = {
     title: 'transaction',
@@ -107,46 +108,56 @@ type ListRow = Pick<Transaction, 'id' | 'status' | 'amount' | 'crypto_amount' | 
   Partial<Pick<Transaction, 'created_at' | 'merchant_reference'>>;
 
 /**
+ * The room the reference asks for before other columns give way (a longer one is cut in the
+ * middle); on a wide terminal it takes whatever the other columns leave.
+ */
+const REFERENCE_ROOM = 48;
+
+/**
  * The transaction list as a table that can be written a row at a time, so `tx list --all`
  * streams instead of holding every page: fixed column widths (ids and statuses have known
- * lengths), the reference last because it is the one of unbounded length.
+ * lengths), the reference last because it is the one of unbounded length. On a terminal the
+ * ids give way first (their head is enough), then CRYPTO; the reference keeps the rest, cut
+ * in the middle so that references differing only at their end stay apart.
  */
 export function listTable(io: IO, now: Date) {
   const c = chalkFor(io);
   const friendly = io.stdoutIsTTY;
-  type ListColumn = { header: string; width: number; align?: 'right'; value: (tx: ListRow) => string; color?: (s: string, tx: ListRow) => string; fit?: Fit };
+  type ListColumn = { header: string; width: number; align?: 'right'; value: (tx: ListRow) => CellValue; color?: (s: string) => string; fit?: Fit };
   const all: ListColumn[] = [
-    { header: 'ID', width: 36, value: (tx) => tx.id, fit: { min: 9 } },
-    { header: 'STATUS', width: 18, value: (tx) => tx.status, color: (s, tx) => statusColor(c, tx.status) + s.slice(tx.status.length) },
+    { header: 'ID', width: 36, value: (tx) => tx.id, fit: { min: 9, giveWay: 'first' } },
+    { header: 'STATUS', width: 18, value: (tx) => tx.status, color: (s) => statusColor(c, s) },
     { header: 'AMOUNT (NGN)', width: 14, align: 'right', value: (tx) => tx.amount },
     { header: 'CRYPTO', width: 22, align: 'right', value: (tx) => `${tx.crypto_amount} ${tx.crypto_currency}`, fit: { drop: 1 } },
-    { header: 'CREATED', width: friendly ? 12 : 24, value: (tx) => (tx.created_at ? (friendly ? relative(tx.created_at, now) : tx.created_at) : '—') },
-    // Unbounded when piped; on a terminal it takes what is left (at least its header).
-    { header: 'REFERENCE', width: 0, value: (tx) => cell(tx.merchant_reference), fit: { min: 9 } },
+    // Relative on a terminal ("12 min ago", at most 10 characters), ISO when piped.
+    { header: 'CREATED', width: friendly ? 10 : 24, value: (tx) => (tx.created_at ? (friendly ? relative(tx.created_at, now) : tx.created_at) : null) },
+    // Unbounded when piped; on a terminal it takes what is left, never less than 24.
+    { header: 'REFERENCE', width: REFERENCE_ROOM, value: (tx) => tx.merchant_reference, fit: { min: 24, cut: 'middle' } },
   ];
   // Rows are written as pages arrive, so the widths are fixed up front, from the terminal.
   const width = io.tableWidth;
-  const natural = all.map((col) => (col.width === 0 && width !== undefined ? Math.max(col.header.length, width) : col.width));
-  const { keep, widths } = fitWidths(natural, all.map((col) => col.fit), width);
-  const columns = all.flatMap((col, i) => (keep[i] ? [{ ...col, width: col.width === 0 && width === undefined ? 0 : widths[i]! }] : []));
-  const fitted = (text: string, col: ListColumn) => (col.width > 0 ? shorten(text, col.width) : text);
-  const pad = (text: string, width: number, align?: 'right') => (align === 'right' ? text.padStart(width) : text.padEnd(width));
-  const line = (cells: string[]) => `${cells.join('  ').replace(/[ \t]+$/, '')}\n`;
+  const plan = layout(all.map((col) => col.width), undefined, all.map((col) => col.fit), width);
+  const piped = width === undefined;
+  const columns = all.flatMap((col, i) => (plan.keep[i] ? [{ ...col, width: plan.widths[i]! }] : []));
+  const reference = columns.at(-1)!;
+  if (width !== undefined) reference.width = width - columns.slice(0, -1).reduce((sum, col) => sum + col.width + plan.gap, 0);
+  const pad = (text: string, col: ListColumn, last: boolean) => {
+    // The last column is not padded; piped, it is not cut either.
+    if (last) return piped ? text : shorten(text, col.width, col.fit?.cut);
+    const shown = shorten(text, col.width, col.fit?.cut);
+    const space = ' '.repeat(Math.max(0, col.width - textWidth(shown)));
+    const styled = col.color && io.colorOut ? col.color(shown) : shown;
+    return col.align === 'right' ? space + styled : styled + space;
+  };
+  const line = (cells: string[]) => `${cells.join(' '.repeat(plan.gap)).replace(/[ \t]+$/, '')}\n`;
   let wroteHeader = false;
   return {
     row(tx: ListRow): void {
       if (!wroteHeader) {
-        io.out(line(columns.map((col) => c.bold(pad(fitted(col.header, col), col.width, col.align)))));
+        io.out(line(columns.map((col, i) => c.bold(pad(col.header, col, i === columns.length - 1)))));
         wroteHeader = true;
       }
-      io.out(
-        line(
-          columns.map((col) => {
-            const text = pad(fitted(col.value(tx), col), col.width, col.align);
-            return col.color && io.colorOut ? col.color(text, tx) : text;
-          }),
-        ),
-      );
+      io.out(line(columns.map((col, i) => pad(cell(col.value(tx)), col, i === columns.length - 1))));
     },
     get rows(): boolean {
       return wroteHeader;
@@ -154,16 +165,21 @@ export function listTable(io: IO, now: Date) {
   };
 }
 
-/** Status history: one row per change, oldest first, as the service lists it. */
+/**
+ * Status history: one row per change, oldest first, as the service lists it. On a narrow
+ * terminal WHEN becomes the relative time alone, METADATA gives way, then REASON, and CHANGE
+ * is cut last and from its start, so the new status always shows whole.
+ */
 export function renderHistory(io: IO, history: StatusHistory, now: Date): void {
   const friendly = io.stdoutIsTTY;
+  const newest = Math.max(0, ...history.history.map((h) => [...terminalSafe(h.to_status)].length));
   renderTable(
     io,
     [
-      { header: 'CHANGE', value: (h) => `${h.from_status} → ${h.to_status}`, fit: { min: 16 } },
-      { header: 'WHEN', value: (h) => timeCell(h.changed_at, now, friendly) },
-      { header: 'REASON', value: (h) => h.reason },
-      { header: 'METADATA', value: (h) => (h.metadata && Object.keys(h.metadata).length > 0 ? JSON.stringify(h.metadata) : null), fit: { min: 12, drop: 1 } },
+      { header: 'CHANGE', value: (h) => `${h.from_status} → ${h.to_status}`, fit: { min: newest + '… → '.length, cut: 'start', giveWay: 'last' } },
+      { header: 'WHEN', value: (h) => timeCell(h.changed_at, now, friendly), compact: (h) => relative(h.changed_at, now) },
+      { header: 'REASON', value: (h) => h.reason, fit: { min: 12 } },
+      { header: 'METADATA', value: (h) => (h.metadata && Object.keys(h.metadata).length > 0 ? JSON.stringify(h.metadata) : null), fit: { min: 12, drop: 1, giveWay: 'first' } },
     ],
     history.history,
   );

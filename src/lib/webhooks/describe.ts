@@ -1,28 +1,62 @@
 // One line per webhook delivery, as `webhooks listen` (and the demo) print it, and the
-// same facts as a JSON object for `-o ndjson`.
+// same facts as a JSON object for `-o ndjson`. The lines are terminal-safe: what the
+// delivery claims (type, ids, status, error) is sanitised, only our colour passes as is.
 import type { ChalkInstance } from 'chalk';
+import { layout, shorten } from '../output/render.js';
+import { paint, terminalLine, terminalSafe, type Text } from '../output/sanitize.js';
+import { SCHEMES } from '../signature.js';
+import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import type { ForwardResult } from './forwarder.js';
 import type { DeliveryInfo, ReceiverStats } from './receiver.js';
 
-export type LineStyle = { color: ChalkInstance; friendlyTime: boolean };
+export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: LineFit };
+
+/** How lines give way on a terminal: the space between fields, the ids' widths, whether the scheme shows. */
+type LineFit = { gap: number; id: number; tx: number; scheme: boolean };
+
+const ID_WIDTH = 36;
+const longest = (names: readonly string[]) => Math.max(...names.map((n) => n.length));
+const TYPE_WIDTH = longest(EVENT_TYPES);
+
+/**
+ * The style of the lines; on a terminal `width` wide they fit it, giving way as tables do
+ * (render.ts, layout): less space between fields, then the ids cut to their head, then the
+ * scheme left out (`-o ndjson` always has it). Decided once, for the widest event type and
+ * status of the spec, so that every line is cut alike and the fields line up.
+ */
+export function lineStyle(color: ChalkInstance, friendlyTime: boolean, width: number | undefined): LineStyle {
+  if (width === undefined) return { color, friendlyTime };
+  const natural = [friendlyTime ? 8 : 24, 3, TYPE_WIDTH, ID_WIDTH, 'tx '.length + ID_WIDTH, longest(TRANSACTION_STATUSES), longest(SCHEMES)];
+  const plan = layout(natural, undefined, [undefined, undefined, undefined, { min: 9, giveWay: 'first' }, { min: 12, giveWay: 'first' }, undefined, { drop: 1 }], width);
+  return { color, friendlyTime, fit: { gap: plan.gap, id: plan.widths[3]!, tx: plan.widths[4]! - 'tx '.length, scheme: plan.keep[6]! } };
+}
+
+/** A field the delivery claims, terminal-safe, cut to `width` when the line must fit. */
+function field(value: string | undefined, width?: number): string {
+  const safe = terminalSafe(value ?? '?');
+  return width === undefined ? safe : shorten(safe, width);
+}
 
 /** `time  HTTP  type  event id  tx id  status  scheme  [duplicate] [out of order ...]` */
 export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
   const c = style.color;
+  const fit = style.fit;
+  const gap = ' '.repeat(fit?.gap ?? 2);
   const time = style.friendlyTime ? info.receivedAt.toTimeString().slice(0, 8) : info.receivedAt.toISOString();
-  const code = info.httpStatus < 300 ? c.green(String(info.httpStatus)) : c.red(String(info.httpStatus));
+  const code = paint(info.httpStatus, info.httpStatus < 300 ? c.green : c.red);
+  const id = field(info.id, fit?.id);
   if (info.outcome === 'rejected') {
-    return `${time}  ${code}  ${c.red('bad signature, not stored')}${info.id ? `  (claims id ${info.id})` : ''}  ${c.dim(info.error ?? '')}`.trimEnd();
+    return terminalLine([time, gap, code, gap, paint('bad signature, not stored', c.red), info.id ? `${gap}(claims id ${id})` : '', gap, paint(info.error ?? '', c.dim)]).trimEnd();
   }
   if (info.outcome === 'invalid' || info.outcome === 'store_failed' || info.outcome === 'too_large') {
-    return `${time}  ${code}  ${c.red(info.error ?? info.outcome)}${info.id ? `  ${info.id}` : ''}`;
+    return terminalLine([time, gap, code, gap, paint(info.error ?? info.outcome, c.red), info.id ? `${gap}${id}` : '']);
   }
-  const marks: string[] = [];
-  if (info.duplicate) marks.push(c.yellow('duplicate'));
-  if (info.outOfOrder) marks.push(c.yellow(`out of order (reports ${info.eventStatus})`));
+  const parts: Text[] = [time, code, field(info.type).padEnd(TYPE_WIDTH), id, `tx ${field(info.transactionId ?? '—', fit?.tx)}`, info.status ?? '—'];
   // The scheme that verified: with several accepted, which one the service uses is worth seeing.
-  const scheme = c.dim(info.scheme ?? '—');
-  return [time, code, (info.type ?? '?').padEnd(21), info.id ?? '?', `tx ${info.transactionId ?? '—'}`, info.status ?? '—', scheme, ...marks].join('  ');
+  if (fit?.scheme !== false) parts.push(paint(info.scheme ?? '—', c.dim));
+  if (info.duplicate) parts.push(paint('duplicate', c.yellow));
+  if (info.outOfOrder) parts.push(paint(`out of order (reports ${info.eventStatus})`, c.yellow));
+  return terminalLine(parts.flatMap((part, i) => (i === 0 ? [part] : [gap, part])));
 }
 
 export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
@@ -46,16 +80,17 @@ export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
 /** `  → EVENT_ID  STATUS from URL in N ms`, with what happens next when the app did not take it. */
 export function forwardLine(result: ForwardResult, style: LineStyle): string {
   const c = style.color;
+  const id = field(result.id, style.fit?.id);
   const tries = result.attempt > 1 ? ` (try ${result.attempt})` : '';
   const next = result.retryInMs !== undefined ? `; still owed, next try in ${seconds(result.retryInMs)}` : '';
   const detail = result.detail ? `: ${result.detail}` : '';
   const copy = result.duplicate ? ' (duplicate)' : '';
-  if (result.dropped) return `  → ${result.id}  ${c.red('not forwarded')}${detail}${copy}`;
+  if (result.dropped) return terminalLine([`  → ${id}  `, paint('not forwarded', c.red), `${detail}${copy}`]);
   if (result.status === undefined) {
-    return `  → ${result.id}  ${c.red('no answer')} from ${result.url}${tries}${detail}${next}${copy}`;
+    return terminalLine([`  → ${id}  `, paint('no answer', c.red), ` from ${result.url}${tries}${detail}${next}${copy}`]);
   }
-  const status = result.ok ? c.green(String(result.status)) : c.red(String(result.status));
-  return `  → ${result.id}  ${status} from ${result.url} in ${result.ms} ms${tries}${result.ok ? '' : detail}${next}${copy}`;
+  const status = paint(result.status, result.ok ? c.green : c.red);
+  return terminalLine([`  → ${id}  `, status, ` from ${result.url} in ${result.ms} ms${tries}${result.ok ? '' : detail}${next}${copy}`]);
 }
 
 export function forwardJson(result: ForwardResult): Record<string, unknown> {
