@@ -20,7 +20,7 @@ import { StateFileError } from './errors.js';
 import type { DecodedState } from './state-codec.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
 
-/** How long a change may wait before it is written: well inside the second the README promises. */
+/** How long after a change its snapshot starts: changes made meanwhile share the write. */
 export const SNAPSHOT_DELAY_MS = 200;
 /** After a failed write, the next try (a full disk is not fixed in milliseconds). */
 const RETRY_AFTER_FAILURE_MS = 2000;
