@@ -3,7 +3,9 @@
 // POST /transactions (each request a new transaction: unique merchant_reference and
 // Idempotency-Key), next to a bare node:http hello world measured in the same run; then
 // the same two cases again with a state file (`--state`, docs/emulator.md "State file"),
-// so the cost of keeping the file current reads straight off the table.
+// so the cost of keeping the file current reads straight off the table. Last, what one
+// write of the state file costs once it holds 1,000 and 10,000 transactions: how long it
+// takes, and the longest the event loop was blocked meanwhile.
 //
 // How: the emulator runs as compiled JavaScript in a child process: dist/emulator.js when
 // `npm run build` produced it from the current sources, else an esbuild bundle of
@@ -14,12 +16,13 @@
 // timed run (default 4 s); the whole bench stops itself within about a minute even if a
 // server hangs.
 //
-//   node bench/emulator.mjs [--duration S] [--connections N] [--json]
+//   node bench/emulator.mjs [--duration S] [--connections N] [--json] [--no-snapshot]
 //
 // Targets (issue 3): >= 5,000 reads/s and >= 2,000 creates/s on a 2-core machine; with a
 // state file (issue 14), creates at >= 0.7x the in-memory figure of the same run.
 import { spawn } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,11 +42,12 @@ const option = (name, fallback) => {
 const DURATION_S = option('--duration', 4);
 const CONNECTIONS = option('--connections', 10);
 const JSON_OUT = args.includes('--json');
+const SNAPSHOT_SIZES = args.includes('--no-snapshot') ? [] : [1000, 10000];
 // Two seconds: a create is three times cheaper once the JIT has seen a few thousand of them.
 const WARMUP_S = 2;
 
 // A hard stop: the bench must never outlive its budget, whatever happens.
-const budgetMs = (5 * (WARMUP_S + DURATION_S) + 50) * 1000;
+const budgetMs = (5 * (WARMUP_S + DURATION_S) + 50 + 40 * SNAPSHOT_SIZES.length) * 1000;
 const watchdog = setTimeout(() => {
   console.error(`bench: still running after ${budgetMs / 1000} s; giving up`);
   process.exit(1);
@@ -143,6 +147,55 @@ const emulatorScript = (file, statePath) => `
   process.on('SIGTERM', async () => { await emulator.close(); process.exit(0); });
 `;
 
+// N creates, then five writes of the state file, each after one change (a clock move):
+// the time from the change until the write is done, and the longest gap between two turns
+// of the event loop meanwhile (what a request arriving then would have waited).
+const snapshotScript = (file, statePath, n) => `
+  const { startEmulator } = await import(${JSON.stringify(file)});
+  const { statSync } = await import('node:fs');
+  const emulator = await startEmulator({ port: 0, apiKeys: [${JSON.stringify(KEY)}], rateLimit: 0, statePath: ${JSON.stringify(statePath)} });
+  const headers = { 'x-api-key': ${JSON.stringify(KEY)}, 'content-type': 'application/json' };
+  let made = 0;
+  const create = async () => {
+    while (made < ${n}) {
+      const ref = 'snap-' + made++;
+      const res = await fetch(emulator.url + '/transactions', { method: 'POST', headers: { ...headers, 'idempotency-key': ref },
+        body: JSON.stringify({ fiat_amount: '150000.00', crypto_currency: 'usdt', network: 'bep20', merchant_reference: ref }) });
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, create));
+  await emulator.flush();
+  const rounds = [];
+  for (let i = 0; i < 5; i++) {
+    emulator.advanceClock(1);
+    let last = performance.now(), stall = 0, done = false;
+    const tick = () => { const now = performance.now(); stall = Math.max(stall, now - last); last = now; if (!done) setImmediate(tick); };
+    setImmediate(tick);
+    const start = performance.now();
+    await emulator.flush();
+    done = true;
+    rounds.push({ ms: performance.now() - start, stallMs: stall });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  console.log(JSON.stringify({ transactions: ${n}, bytes: statSync(${JSON.stringify(statePath)}).size, rounds }));
+  await emulator.close();
+`;
+
+/** One state-file write at `n` transactions, in a child process of its own: medians of five. */
+async function snapshotCost(file, dir, n) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', snapshotScript(file, join(dir, `snapshot-${n}.state`), n)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const [code] = await once(child, 'exit');
+  children.delete(child);
+  if (code !== 0) throw new Error(`snapshot measure at ${n} transactions exited ${code}`);
+  const { transactions, bytes, rounds } = JSON.parse(out);
+  const median = (key) => rounds.map((r) => r[key]).sort((a, b) => a - b)[2];
+  return { transactions, mib: bytes / 1024 / 1024, ms: median('ms'), stallMs: median('stallMs') };
+}
+
 function cannon(opts) {
   return new Promise((resolve, reject) => {
     const instance = autocannon({ connections: CONNECTIONS, pipelining: 1, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
@@ -220,6 +273,7 @@ async function main() {
   const statePath = join(stateDir, 'bench.state');
   let stateBytes = 0;
   let read, create, stateRead, stateCreate;
+  const snapshots = [];
   try {
     const memory = await emulatorCases(file, '');
     const stateful = await emulatorCases(file, ' --state', statePath);
@@ -230,13 +284,14 @@ async function main() {
     await memory.stop();
     await stateful.stop();
     stateBytes = statSync(statePath).size;
+    for (const n of SNAPSHOT_SIZES) snapshots.push(await snapshotCost(file, stateDir, n));
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }
   results.push(read, create, stateRead, stateCreate);
 
   if (JSON_OUT) {
-    console.log(JSON.stringify({ emulator: how, connections: CONNECTIONS, durationS: DURATION_S, stateFileBytes: stateBytes, results }, null, 2));
+    console.log(JSON.stringify({ emulator: how, connections: CONNECTIONS, durationS: DURATION_S, stateFileBytes: stateBytes, results, snapshots }, null, 2));
   } else {
     console.log(`emulator from ${how}`);
     print(results);
@@ -257,6 +312,12 @@ async function main() {
         `by server CPU per create ${(create.cpuUsPerReq / Math.max(1, stateCreate.cpuUsPerReq)).toFixed(2)}x; ` +
         `state file ${(stateBytes / 1024 / 1024).toFixed(1)} MiB after the run): ${ok ? 'targets met' : 'TARGETS MISSED'}`,
     );
+    for (const s of snapshots) {
+      console.log(
+        `state file write at ${s.transactions} transactions (${s.mib.toFixed(1)} MiB): ${s.ms.toFixed(0)} ms from the change, ` +
+          `event loop blocked at most ${s.stallMs.toFixed(0)} ms (medians of 5)`,
+      );
+    }
     const load = loadavg()[0];
     if (load > cpus().length) {
       console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs while measuring; requests/s are depressed, CPU µs/req much less so`);

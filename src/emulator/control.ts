@@ -113,7 +113,7 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     case 'PUT /state': {
       let decoded: DecodedState;
       try {
-        decoded = decodeDocument(req.body, { allowCutShort: false, what: 'the state' });
+        decoded = decodeDocument(req.body, 'the state');
       } catch (err) {
         if (err instanceof StateFormatError) throw badRequest(err.message);
         throw err;

@@ -11,7 +11,6 @@ import { EMULATOR_DEFAULT_API_KEY } from '../lib/config/profile.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
 import { VERSION } from '../version.js';
-import { PendingChanges, NO_CHANGES } from './changes.js';
 import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
@@ -96,8 +95,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const stateFile = opened?.file;
   try {
     const store = new Store(apiKeys);
-    const pending = stateFile ? new PendingChanges(() => stateFile.wake()) : undefined;
-    const changes = pending ?? NO_CHANGES;
+    const changed = stateFile ? () => stateFile.changed() : () => undefined;
     const faultRules = new FaultRules();
     const webhooks = new Webhooks(
       {
@@ -111,16 +109,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       },
       clock,
       faultRules,
-      changes,
+      changed,
     );
     const rates = ratesFrom(rate);
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
     const seeded = seedRevenue > 0 ? SeededRows.generate(seedRevenue, clock.now(), seededRandom(seed ^ 0x5eed), pairsFor(mode), rates) : undefined;
     if (seeded) store.partners[0]!.ledger.seed(seeded);
-    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, changes, seeded);
+    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, changed, seeded);
     if (opened?.decoded) rt.install(opened.decoded);
-    if (stateFile && pending) await stateFile.attach(rt, pending);
+    await stateFile?.attach(() => rt.encodeState());
 
     const control: ControlSettings = { adminToken: options.adminToken, stateFile, version: VERSION, startedAt: Date.now(), url: '' };
     let server;
@@ -174,7 +172,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       clearFaults: () => rt.faultRules.clear(),
       exportState: () => rt.exportDocument(),
       importState(document) {
-        rt.install(decodeDocument(Buffer.from(document, 'utf8'), { allowCutShort: false, what: 'the state' }));
+        rt.install(decodeDocument(Buffer.from(document, 'utf8'), 'the state'));
         return rt.summary();
       },
       summary: () => rt.summary(),

@@ -147,7 +147,7 @@ function idempotent(
     result = errorResult(err, iso(now));
   }
   const stored = partner.idempotency.store(route, key, request, result, now, createdBy(route, result));
-  rt.changes.idempotency(partner, stored.id);
+  rt.changed();
   return stored.result;
 }
 

@@ -1,10 +1,9 @@
 // What every handler shares: the configuration, the business clock, the partner store,
-// the webhook worker, the deadline queue, the fault rules and the change sink of the state
-// file. Built once per started emulator. The control plane's operations (move the clock,
-// reset, replace the whole state) live here too, since each touches all of them.
+// the webhook worker, the deadline queue, the fault rules and whom to tell of a change (the
+// state file). Built once per started emulator. The control plane's operations (move the
+// clock, reset, replace the whole state) live here too, since each touches all of them.
 import type { Clock } from './clock.js';
 import { iso, OffsetClock } from './clock.js';
-import type { ChangeSink } from './changes.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Mode, Rates } from './pricing.js';
@@ -34,7 +33,8 @@ export class Runtime {
     readonly store: Store,
     readonly webhooks: Webhooks,
     readonly faultRules: FaultRules,
-    readonly changes: ChangeSink,
+    /** Called after every change to the state (a no-op without a state file). */
+    readonly changed: () => void,
     /** The --seed-revenue block of the first partner, put back by a reset. */
     private readonly seeded: SeededRows | undefined,
   ) {}
@@ -57,7 +57,7 @@ export class Runtime {
     else if (this.clock.advance) this.clock.advance(ms);
     else throw new RangeError('this emulator runs on a clock that cannot be moved');
     this.sweep();
-    this.changes.clock();
+    this.changed();
     return {
       now: iso(this.clock.now()),
       advanced_ms: ms,
@@ -77,14 +77,14 @@ export class Runtime {
       this.deadlines.clear();
       this.faultRules.clear();
       if (this.clock instanceof OffsetClock) this.clock.offsetMs = 0;
-      this.changes.everything();
+      this.changed();
       return true;
     }
     const replaced = this.store.replace(apiKey);
     if (!replaced) return false;
     this.webhooks.forget(replaced.old);
     if (this.store.keys.indexOf(apiKey) === 0 && this.seeded) replaced.fresh.ledger.seed(this.seeded);
-    this.changes.everything();
+    this.changed();
     return true;
   }
 
@@ -115,13 +115,18 @@ export class Runtime {
     }
     if (this.clock instanceof OffsetClock) this.clock.offsetMs = decoded.clockOffsetMs;
     for (const partner of active) this.webhooks.resume(partner);
-    this.changes.everything();
+    this.changed();
     this.sweep();
   }
 
-  /** The whole state as a document (the state file format). */
-  exportDocument(): string {
+  /** The whole state as a document (the state file format), in chunks. */
+  encodeState(): Buffer[] {
     return encodeDocument([...this.store.partners, ...this.store.dormant], this.clockOffsetMs, iso(this.clock.now()));
+  }
+
+  /** The whole state as a document, in one string. */
+  exportDocument(): string {
+    return Buffer.concat(this.encodeState()).toString('utf8');
   }
 
   summary(): StateSummary {

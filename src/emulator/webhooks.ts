@@ -40,7 +40,6 @@ import { Agent, request } from 'undici';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
 import { sign, type SchemeName } from '../lib/signature.js';
-import type { ChangeSink } from './changes.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -94,7 +93,8 @@ export class Webhooks {
     private readonly settings: WebhookSettings,
     private readonly clock: Clock,
     private readonly faults: FaultRules,
-    private readonly changes: ChangeSink,
+    /** Told of every change to an event (the state file's cue). */
+    private readonly changed: () => void,
   ) {
     this.agent = new Agent({ keepAliveTimeout: 4000, connect: { timeout: settings.timeoutMs } });
     this.holdMs = Math.max(HOLD_MS, 2 * (settings.chaos?.delayMs?.[1] ?? 0));
@@ -130,7 +130,7 @@ export class Webhooks {
     };
     partner.events.set(eventId, evt);
     partner.eventList.push(evt);
-    this.changes.event(partner, evt);
+    this.changed();
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
     if (chaos?.reorder && !this.holding(partner) && this.draw() < chaos.reorder) {
@@ -193,7 +193,7 @@ export class Webhooks {
     const now = this.clock.now();
     evt.delivery_status = 'pending';
     evt.updated_at = iso(now);
-    this.changes.event(partner, evt);
+    this.changed();
     if (evt.inFlight) {
       evt.replayQueued = true;
     } else {
@@ -329,7 +329,7 @@ export class Webhooks {
     evt.attempts++;
     evt.updated_at = iso(this.clock.now());
     if (error !== null) evt.last_error = `duplicate (webhook chaos): ${error}`;
-    this.changes.event(evt.owner, evt);
+    this.changed();
   }
 
   /** Records the outcome of one attempt and decides what comes next. */
@@ -338,7 +338,7 @@ export class Webhooks {
     evt.attempts++;
     evt.roundAttempts++;
     evt.updated_at = iso(this.clock.now());
-    this.changes.event(evt.owner, evt);
+    this.changed();
     if (error === null) {
       evt.delivery_status = 'delivered';
       const duplicate = this.settings.chaos?.duplicate;

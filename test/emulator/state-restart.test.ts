@@ -2,7 +2,7 @@
 // SIGTERM (a clean stop) and after SIGKILL (no stop at all, once the file has caught up),
 // a transaction, its history, an idempotency replay and a failed delivery all come back.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,12 +83,14 @@ async function expectBack(emu: Running, before: Awaited<ReturnType<typeof firstR
 
 describe('offramp emulator --state, restarted', () => {
   it('after SIGTERM everything comes back, and a failed delivery replays to the endpoint of the new run', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'offramp-restart-')), 'emulator.state');
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-restart-'));
+    const file = join(dir, 'emulator.state');
     const first = await start(['--state', file]);
     const before = await firstRun(first);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(143);
     expect(first.stderr()).toContain(`state written to ${file}`);
+    expect(readdirSync(dir)).toEqual(['emulator.state']);
 
     const hooks = await webhookReceiver();
     cleanups.push(hooks.close);
@@ -103,8 +105,9 @@ describe('offramp emulator --state, restarted', () => {
     expect(await second.exited).toBe(130);
   });
 
-  it('after SIGKILL, once the file has caught up, everything comes back too', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'offramp-restart-')), 'emulator.state');
+  it('after SIGKILL, everything the file had caught up with comes back; a change of the last 200 ms at most is lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-restart-'));
+    const file = join(dir, 'emulator.state');
     const first = await start(['--state', file]);
     const before = await firstRun(first);
     // The file is at most a second behind; health says when it has caught up.
@@ -112,11 +115,16 @@ describe('offramp emulator --state, restarted', () => {
       const health = (await (await fetch(`${first.origin}/__emulator/health`)).json()) as { data: { state_file: { up_to_date: boolean } } };
       expect(health.data.state_file.up_to_date).toBe(true);
     }, 5000);
+    // One change more, and the kill at once: before that change's snapshot has started.
+    const late = await call(first, 'POST', '/transactions', { ...before.create, merchant_reference: `${before.create.merchant_reference}-late` }, 'restart-key-2');
+    expect(late.status).toBe(201);
     first.child.kill('SIGKILL');
     await first.exited;
 
     const second = await start(['--state', file]);
     await expectBack(second, before);
+    expect([200, 404]).toContain((await call(second, 'GET', `/transactions/${late.body.data.id}`)).status);
+    expect(readdirSync(dir).sort()).toEqual(['emulator.state', 'emulator.state.lock']);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(143);
   });
