@@ -20,6 +20,7 @@ import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardJson, forwardLine, tallyLine, type LineStyle } from '../../lib/webhooks/describe.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
+import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 
 export type Options = {
@@ -175,6 +176,7 @@ async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptio
     ...(ca ? { ca } : {}),
     ...(opts.forwardInsecure ? { insecure: true } : {}),
     ...(base && /^\d+$/.test(base) ? { retryBaseMs: Math.max(1, Number(base)) } : {}),
+    maxAnswerBytes: maxResponseBytes(ctx.env),
   };
 }
 
