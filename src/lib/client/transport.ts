@@ -4,9 +4,10 @@
 // - One deadline covers every phase: DNS, TCP connect, the proxy's CONNECT, TLS, headers,
 //   body. undici honours an abort signal only once a request has a connection; one still
 //   waiting for a connection (a CONNECT the proxy never answers, a handshake that never
-//   ends) would wait on, so at the deadline the dispatcher it waits on is destroyed and the
-//   next exchange gets a fresh one. What it was waiting on (the proxy, a connection, or the
-//   answer) is said in the error.
+//   ends) would wait on, so at the deadline the exchange ends anyway, and the dispatcher it
+//   waited on is retired: the next exchange gets a fresh one, requests already answering on
+//   the old one finish, and it is destroyed with the transport. What the exchange waited
+//   on (the proxy, a connection, or the answer) is said in the error.
 // - The body is counted as it arrives and reading stops past the cap.
 // - A proxy that fails the CONNECT is reported as the proxy's failure, and never as a
 //   reason for undici to connect again at once (it would, in a loop, after a proxy that
@@ -126,6 +127,8 @@ type Route = {
 
 export class Transport {
   private readonly routes = new Map<string, Route>();
+  /** Dispatchers a deadline retired, until they close by themselves or the transport does. */
+  private readonly retired = new Set<Dispatcher>();
 
   constructor(private readonly opts: TransportOptions) {}
 
@@ -239,17 +242,27 @@ export class Transport {
     return route;
   }
 
-  /** Destroys a dispatcher that did not let go of a request; the next exchange makes a new one. */
+  /**
+   * Takes a dispatcher that did not let go of a request out of use: the next exchange makes
+   * a new one. It closes once what runs on it ends (undici's own timeouts, set from the
+   * deadline, end what is stuck), or is destroyed with the transport.
+   */
   private retire(route: Route): void {
     for (const [key, r] of this.routes) if (r === route) this.routes.delete(key);
-    route.dispatcher.destroy().catch(() => undefined);
+    const { dispatcher } = route;
+    this.retired.add(dispatcher);
+    dispatcher.close().then(
+      () => this.retired.delete(dispatcher),
+      () => this.retired.delete(dispatcher),
+    );
   }
 
   async close(): Promise<void> {
-    const routes = [...this.routes.values()];
+    const dispatchers = [...[...this.routes.values()].map((r) => r.dispatcher), ...this.retired];
     this.routes.clear();
+    this.retired.clear();
     // Exchanges still running fail at once; idle keep-alive connections close.
-    await Promise.all(routes.map((r) => r.dispatcher.destroy().catch(() => undefined)));
+    await Promise.all(dispatchers.map((d) => d.destroy().catch(() => undefined)));
   }
 }
 
