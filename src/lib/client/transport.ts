@@ -432,12 +432,12 @@ class InterimFilter extends Duplex {
   override _writev(chunks: { chunk: Buffer }[], callback: (err?: Error | null) => void): void {
     // undici corks a request's head and body together: they leave as one write.
     this.inner.cork();
-    for (const { chunk } of chunks) {
+    chunks.forEach(({ chunk }, i) => {
       this.sawRequest(chunk);
-      this.inner.write(chunk);
-    }
+      // Done when the last is: the connection's own backpressure holds.
+      this.inner.write(chunk, i === chunks.length - 1 ? callback : undefined);
+    });
     this.inner.uncork();
-    callback();
   }
 
   override _final(callback: (err?: Error | null) => void): void {
