@@ -27,8 +27,8 @@ export const MIN_INTERVAL_MS = 100;
 
 export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
-  // A timer cannot wait longer than MAX_TIMER_MS: a longer one would fire at once, in a loop.
-  const interval = parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS, MAX_TIMER_MS);
+  // No timer waits longer than MAX_TIMER_MS (a longer one would fire at once, in a loop).
+  const interval = Math.min(parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS), MAX_TIMER_MS);
   const until = opts.until;
   if (until !== undefined && !(TRANSACTION_STATUSES as readonly string[]).includes(until)) {
     throw new UsageError(`--until "${until}" is not a status`, `one of: ${TRANSACTION_STATUSES.join(', ')}`);

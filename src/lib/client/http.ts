@@ -385,10 +385,6 @@ function classifyTransportError(err: unknown, method: string, url: string, route
   }
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return noConnection(method, url, timeoutMs);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return { error: new TimeoutError(`${method} ${url}: no answer within ${timeoutMs} ms`), retryable: true };
-  }
   if (code && CERT_CODES.has(code)) {
     return { error: new NetworkError(`${method} ${url}: TLS certificate not trusted (${code})`, TLS_INTERCEPTION_HINT), retryable: false };
   }

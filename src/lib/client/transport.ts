@@ -165,6 +165,10 @@ export class Transport {
     } catch (err) {
       // undici rejects with the signal's reason: the request had its connection.
       if (err === reason || (abort.signal.aborted && isAbort(err))) throw reason;
+      // undici's own timeouts (set no shorter than this deadline) say the same, one way.
+      const code = (err as { code?: string }).code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw reason;
+      if (code === 'UND_ERR_CONNECT_TIMEOUT') throw new DeadlinePassed(timeoutMs, 'connect');
       throw err;
     } finally {
       clearTimeout(timer);
