@@ -1,7 +1,8 @@
-// Corporate proxies: the built CLI sends its requests through HTTP_PROXY (a real proxy on
+// Corporate proxies: the built CLI sends its requests through http_proxy (a real proxy on
 // loopback, which tunnels CONNECT and relays absolute-form requests), goes direct for a
 // host NO_PROXY names, and `doctor` shows the proxy by host only, never its credentials.
-// Also: a password in the base URL is never printed.
+// Also: a password in the base URL is never printed; and the proxy variables are read as
+// curl reads them (resolveProxy, the one decision the client and doctor share).
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
