@@ -31,8 +31,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       'name one with --profile NAME (create it with `offramp profile add NAME --env staging`), or make one current',
     );
   }
-  const [{ HttpClient }, probes, verdicts, signatures, { startEmulatorSide }] = await Promise.all([
+  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures, { startEmulatorSide }] = await Promise.all([
     import('../lib/client/http.js'),
+    import('../lib/client/transport.js'),
     import('../lib/conform/probes.js'),
     import('../lib/conform/verdicts.js'),
     import('../lib/conform/signatures.js'),
@@ -54,7 +55,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
 
   const readOnly = settings.env === 'production';
   const userAgent = `offramp-cli/${ctx.version} node/${process.versions.node} (conform)`;
-  const client = (baseUrl: string, apiKey: string, trace: boolean) =>
+  const client = (baseUrl: string, apiKey: string, service: boolean) =>
     new HttpClient({
       baseUrl,
       apiKey,
@@ -62,7 +63,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       timeoutMs: ctx.globals.timeout,
       // The sender retries by itself, so that it sees every 429 (probes.ts).
       retries: 0,
-      ...(trace && ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
+      // The service through the user's proxy; the local emulator direct.
+      ...(service ? { env: ctx.env } : {}),
+      maxResponseBytes: maxResponseBytes(ctx.env),
+      fullMessages: ctx.globals.verbose,
+      ...(service && ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
     });
   const senderOpts = { retries: ctx.globals.retries, sleep: ctx.sleep };
   const target = client(settings.baseUrl, settings.apiKey, true);

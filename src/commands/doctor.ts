@@ -48,20 +48,43 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   }
 
   const url = new URL(settings.baseUrl);
-  const [{ isLoopback }, { proxyFor }, { displayUrl, TLS_INTERCEPTION_HINT }] = await Promise.all([
-    import('../lib/config/profile.js'),
-    import('../lib/client/proxy.js'),
-    import('../lib/client/http.js'),
-  ]);
+  const [{ isLoopback }, { displayUrl }] = await Promise.all([import('../lib/config/profile.js'), import('../lib/client/http.js')]);
   const shown = displayUrl(settings.baseUrl);
   if (url.protocol === 'https:') add('base url', 'pass', shown);
   else add('base url', isLoopback(url) ? 'pass' : 'fail', `${shown}${isLoopback(url) ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
   if (!url.pathname.replace(/\/+$/, '').endsWith('/api/v1/partner')) add('base url path', 'warn', 'does not end in /api/v1/partner');
 
-  const proxy = proxyFor(url, ctx.env);
-  if (proxy.via === 'direct') add('proxy', 'pass', 'none (no HTTP_PROXY / HTTPS_PROXY set)');
-  else if (proxy.via === 'proxy') add('proxy', 'pass', `${proxy.proxy} (from ${proxy.from})`);
-  else add('proxy', 'pass', `not used for ${url.hostname}: NO_PROXY has ${proxy.entry} (${proxy.proxy} from ${proxy.from} otherwise)`);
+  await checkNetwork(ctx, url, add);
+
+  // A local profile needs none: listen and verify use the emulator's public default secret.
+  add('webhook secret', settings.webhookSecret || settings.env === 'local' ? 'pass' : 'warn', settings.webhookSecret ? 'set' : settings.env === 'local' ? "the emulator's default (local profile; webhooks listen/verify use it)" : 'not set (needed by webhooks listen/verify): profile add --webhook-secret-stdin or OFFRAMP_WEBHOOK_SECRET');
+  return finish(ctx, checks);
+}
+
+/** Which proxy requests take (the client's own decision), then one authenticated read through it. */
+async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: Check['status'], detail: string) => void): Promise<void> {
+  const [{ resolveProxy }, { ProxyError }, { TLS_INTERCEPTION_HINT }] = await Promise.all([
+    import('../lib/client/proxy.js'),
+    import('../lib/client/errors.js'),
+    import('../lib/client/http.js'),
+  ]);
+  // The same decision the client makes for each request (src/lib/client/proxy.ts).
+  let proxy;
+  try {
+    proxy = resolveProxy(url, ctx.env);
+  } catch (err) {
+    // A variable the client cannot read: reported here, and nothing is sent.
+    const e = err as CliError;
+    add('proxy', 'fail', `${e.message}${e.hint ? ` — ${e.hint}` : ''}`);
+    return;
+  }
+  if (proxy.via === 'proxy') add('proxy', 'pass', `${proxy.proxy} (from ${proxy.from})`);
+  else if (proxy.via === 'bypassed') add('proxy', 'pass', `not used for ${url.hostname}: ${proxy.noProxyFrom} has ${proxy.entry} (${proxy.proxy} from ${proxy.from} otherwise)`);
+  else if (proxy.unread.length === 0) add('proxy', 'pass', 'none (no proxy variable set)');
+  else {
+    const reads = url.protocol === 'https:' ? 'https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY' : 'http_proxy, all_proxy, ALL_PROXY';
+    add('proxy', 'warn', `none: ${proxy.unread.join(', ')} set but not read for an ${url.protocol.slice(0, -1)} URL, which reads ${reads} (as curl does)`);
+  }
 
   const api = await ctx.api();
   const started = performance.now();
@@ -85,13 +108,10 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
       add('reachable', 'pass', `${Math.round(performance.now() - started)} ms`);
       add('api key', 'fail', `rejected (${e.status}): ${e.message}`);
     } else {
-      add('reachable', 'fail', `${e.message}${e.hint === TLS_INTERCEPTION_HINT ? ` — ${e.hint}` : ''}`);
+      const hinted = e.hint === TLS_INTERCEPTION_HINT || e instanceof ProxyError;
+      add('reachable', 'fail', `${e.message}${hinted ? ` — ${e.hint}` : ''}`);
     }
   }
-
-  // A local profile needs none: listen and verify use the emulator's public default secret.
-  add('webhook secret', settings.webhookSecret || settings.env === 'local' ? 'pass' : 'warn', settings.webhookSecret ? 'set' : settings.env === 'local' ? "the emulator's default (local profile; webhooks listen/verify use it)" : 'not set (needed by webhooks listen/verify): profile add --webhook-secret-stdin or OFFRAMP_WEBHOOK_SECRET');
-  return finish(ctx, checks);
 }
 
 function finish(ctx: Context, checks: Check[]): void {

@@ -127,13 +127,21 @@ export function createContext(deps: ContextDeps): Context {
     api() {
       api ??= (async () => {
         const s = await ctx.settings();
-        const [{ HttpClient }, { createApi }] = await Promise.all([import('./client/http.js'), import('./client/api.js')]);
+        const [{ HttpClient }, { createApi }, { maxResponseBytes }] = await Promise.all([
+          import('./client/http.js'),
+          import('./client/api.js'),
+          import('./client/transport.js'),
+        ]);
         const http = new HttpClient({
           baseUrl: s.baseUrl,
           apiKey: s.apiKey,
           userAgent: `offramp-cli/${deps.version} node/${process.versions.node}`,
           timeoutMs: globals.timeout,
           retries: globals.retries,
+          env,
+          maxResponseBytes: maxResponseBytes(env),
+          fullMessages: globals.verbose,
+          warn: (line) => io.err(`warning: ${line}`),
           ...(deps.backoffBaseMs !== undefined ? { backoffBaseMs: deps.backoffBaseMs } : {}),
           ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
         });

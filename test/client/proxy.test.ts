@@ -1,11 +1,12 @@
-// Corporate proxies: the built CLI sends its requests through HTTP_PROXY (a real proxy on
+// Corporate proxies: the built CLI sends its requests through http_proxy (a real proxy on
 // loopback, which tunnels CONNECT and relays absolute-form requests), goes direct for a
 // host NO_PROXY names, and `doctor` shows the proxy by host only, never its credentials.
-// Also: a password in the base URL is never printed.
+// Also: a password in the base URL is never printed; and the proxy variables are read as
+// curl reads them (resolveProxy, the one decision the client and doctor share).
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { proxyFor } from '../../src/lib/client/proxy.js';
+import { resolveProxy } from '../../src/lib/client/proxy.js';
 import { runCli } from '../helpers/cli.js';
 import { emulatorFor } from '../helpers/emulator.js';
 
@@ -49,10 +50,10 @@ afterAll(async () => {
   await emu.close();
 });
 
-describe('HTTP_PROXY and NO_PROXY', () => {
-  it('sends requests through HTTP_PROXY', async () => {
+describe('http_proxy and NO_PROXY', () => {
+  it('sends requests through http_proxy', async () => {
     const before = seen.length;
-    const r = await runCli(['tx', 'list', '--json'], { env: { ...emu.env, HTTP_PROXY: proxyUrl } });
+    const r = await runCli(['tx', 'list', '--json'], { env: { ...emu.env, http_proxy: proxyUrl } });
     expect(r.code, r.stderr).toBe(0);
     const port = new URL(emu.emulator.url).port;
     expect(seen.slice(before).some((line) => line.includes(`127.0.0.1:${port}`))).toBe(true);
@@ -60,20 +61,20 @@ describe('HTTP_PROXY and NO_PROXY', () => {
 
   it('goes direct for a host NO_PROXY names', async () => {
     const before = seen.length;
-    const r = await runCli(['tx', 'list', '--json'], { env: { ...emu.env, HTTP_PROXY: proxyUrl, NO_PROXY: 'localhost,127.0.0.1' } });
+    const r = await runCli(['tx', 'list', '--json'], { env: { ...emu.env, http_proxy: proxyUrl, NO_PROXY: 'localhost,127.0.0.1' } });
     expect(r.code, r.stderr).toBe(0);
     expect(seen.slice(before)).toEqual([]);
   });
 
   it('doctor names the proxy by host only, never its credentials', async () => {
     const withCreds = proxyUrl.replace('http://', 'http://ops:pr0xy-s3cret@');
-    const r = await runCli(['doctor', '--json'], { env: { ...emu.env, HTTP_PROXY: withCreds } });
+    const r = await runCli(['doctor', '--json'], { env: { ...emu.env, http_proxy: withCreds } });
     const checks = JSON.parse(r.stdout) as { name: string; status: string; detail: string }[];
-    expect(checks.find((c) => c.name === 'proxy')).toEqual({ name: 'proxy', status: 'pass', detail: `${proxyUrl} (from HTTP_PROXY)` });
+    expect(checks.find((c) => c.name === 'proxy')).toEqual({ name: 'proxy', status: 'pass', detail: `${proxyUrl} (from http_proxy)` });
     expect(r.stdout + r.stderr).not.toContain('pr0xy-s3cret');
-    const bypass = await runCli(['doctor', '--json'], { env: { ...emu.env, HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    const bypass = await runCli(['doctor', '--json'], { env: { ...emu.env, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1' } });
     expect((JSON.parse(bypass.stdout) as { name: string; detail: string }[]).find((c) => c.name === 'proxy')!.detail).toBe(
-      `not used for 127.0.0.1: NO_PROXY has 127.0.0.1 (${proxyUrl} from HTTP_PROXY otherwise)`,
+      `not used for 127.0.0.1: NO_PROXY has 127.0.0.1 (${proxyUrl} from http_proxy otherwise)`,
     );
   });
 
@@ -87,14 +88,66 @@ describe('HTTP_PROXY and NO_PROXY', () => {
   });
 });
 
-describe('proxyFor (what doctor shows)', () => {
-  const target = new URL('https://api.example.com/api/v1/partner');
-  it('follows the client’s rules', () => {
-    expect(proxyFor(target, {})).toEqual({ via: 'direct' });
-    expect(proxyFor(target, { HTTP_PROXY: 'http://p:3128' })).toEqual({ via: 'proxy', proxy: 'http://p:3128', from: 'HTTP_PROXY' });
-    expect(proxyFor(target, { HTTP_PROXY: 'http://p:3128', https_proxy: 'http://s:8080' })).toMatchObject({ proxy: 'http://s:8080', from: 'https_proxy' });
-    expect(proxyFor(target, { HTTPS_PROXY: 'http://s:8080', NO_PROXY: '.example.com' })).toMatchObject({ via: 'bypassed', entry: '.example.com' });
-    expect(proxyFor(target, { HTTPS_PROXY: 'http://s:8080', NO_PROXY: 'example.com:80' })).toMatchObject({ via: 'proxy' });
-    expect(proxyFor(target, { HTTPS_PROXY: 'http://s:8080', NO_PROXY: '*' })).toMatchObject({ via: 'bypassed', entry: '*' });
+
+describe('resolveProxy: the variables as curl reads them (what requests use, and doctor shows)', () => {
+  const https = new URL('https://api.example.com/api/v1/partner');
+  const http = new URL('http://127.0.0.1:4010/api/v1/partner');
+
+  it('https reads https_proxy, then HTTPS_PROXY, then all_proxy / ALL_PROXY; the lower-case name wins', () => {
+    expect(resolveProxy(https, {})).toEqual({ via: 'direct', unread: [] });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'http://s:8080' })).toMatchObject({ via: 'proxy', proxy: 'http://s:8080', from: 'HTTPS_PROXY' });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2' })).toMatchObject({ proxy: 'http://lower:2', from: 'https_proxy' });
+    expect(resolveProxy(https, { ALL_PROXY: 'http://all:3' })).toMatchObject({ proxy: 'http://all:3', from: 'ALL_PROXY' });
+    expect(resolveProxy(https, { ALL_PROXY: 'http://all:3', HTTPS_PROXY: 'http://s:4' })).toMatchObject({ from: 'HTTPS_PROXY' });
+  });
+
+  it('an http proxy variable is not read for https, and HTTP_PROXY never is (httpoxy); doctor is told which were set', () => {
+    expect(resolveProxy(https, { HTTP_PROXY: 'http://p:3128', http_proxy: 'http://p:3128' })).toEqual({ via: 'direct', unread: ['http_proxy', 'HTTP_PROXY'] });
+    expect(resolveProxy(http, { HTTP_PROXY: 'http://p:3128' })).toEqual({ via: 'direct', unread: ['HTTP_PROXY'] });
+    expect(resolveProxy(http, { http_proxy: 'http://p:3128' })).toMatchObject({ via: 'proxy', from: 'http_proxy' });
+  });
+
+  it('an empty variable counts as unset: an empty https_proxy lets HTTPS_PROXY through, an empty http_proxy leaves http direct', () => {
+    expect(resolveProxy(https, { https_proxy: '', HTTPS_PROXY: 'http://s:8080' })).toMatchObject({ via: 'proxy', from: 'HTTPS_PROXY' });
+    expect(resolveProxy(http, { http_proxy: '', HTTP_PROXY: 'http://p:3128' })).toMatchObject({ via: 'direct', unread: ['HTTP_PROXY'] });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'http://s:8080', no_proxy: '', NO_PROXY: 'example.com' })).toMatchObject({ via: 'bypassed', noProxyFrom: 'NO_PROXY' });
+  });
+
+  it('host:port means http://host:port; no port is curl’s 1080 (443 for an https proxy); an explicit :80 stays', () => {
+    expect(resolveProxy(https, { HTTPS_PROXY: '127.0.0.1:3128' })).toMatchObject({ proxy: 'http://127.0.0.1:3128' });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'proxy.corp' })).toMatchObject({ proxy: 'http://proxy.corp:1080' });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'https://proxy.corp' })).toMatchObject({ proxy: 'https://proxy.corp:443' });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'http://proxy.corp:80' })).toMatchObject({ proxy: 'http://proxy.corp:80' });
+    expect(resolveProxy(https, { HTTPS_PROXY: 'http://ops:s3cret@[::1]:3128' })).toMatchObject({ proxy: 'http://[::1]:3128' });
+  });
+
+  it('a value that cannot be read is a usage error naming the variable, never showing a password', () => {
+    expect(() => resolveProxy(https, { HTTPS_PROXY: 'http://ops:s3cret@[::1' })).toThrow(/^HTTPS_PROXY is not a proxy URL \("http:\/\/ops:\*\*\*@\[::1"\)$/);
+    expect(() => resolveProxy(https, { https_proxy: 'socks5://127.0.0.1:1080' })).toThrow('https_proxy: socks5:// proxies are not supported');
+    expect(() => resolveProxy(https, { HTTPS_PROXY: 'p:99999' })).toThrow(/^HTTPS_PROXY is not a proxy URL/);
+    expect(() => resolveProxy(https, { HTTPS_PROXY: 'http://p:1', NO_PROXY: '10.0.0.0/33' })).toThrow('NO_PROXY: "10.0.0.0/33" is not a CIDR range');
+  });
+
+  it('NO_PROXY: names and their subdomains (a leading . or *. ignored), *, host:port, CIDR ranges, IPv6 bracketed or bare', () => {
+    const via = (target: string, noProxy: string) => resolveProxy(new URL(target), { https_proxy: 'http://p:1', http_proxy: 'http://p:1', no_proxy: noProxy }).via;
+    expect(via('https://api.example.com/', 'example.com')).toBe('bypassed');
+    expect(via('https://api.example.com/', '.example.com')).toBe('bypassed');
+    expect(via('https://api.example.com/', '*.example.com')).toBe('bypassed');
+    expect(via('https://example.com/', '.example.com')).toBe('bypassed');
+    expect(via('https://notexample.com/', 'example.com')).toBe('proxy');
+    expect(via('https://API.Example.COM./', 'example.com')).toBe('bypassed');
+    expect(via('https://anything.test/', '*')).toBe('bypassed');
+    expect(via('https://api.example.com/', 'example.com:443')).toBe('bypassed');
+    expect(via('https://api.example.com/', 'example.com:80')).toBe('proxy');
+    expect(via('http://127.0.0.1:4010/', '127.0.0.0/8')).toBe('bypassed');
+    expect(via('http://127.0.0.1:4010/', '10.0.0.0/8, 192.168.0.0/16')).toBe('proxy');
+    expect(via('http://127.0.0.1:4010/', '127.0.0.1:4010')).toBe('bypassed');
+    expect(via('http://127.0.0.1:4010/', 'localhost')).toBe('proxy'); // names are not resolved
+    expect(via('http://[::1]:4010/', '::1')).toBe('bypassed');
+    expect(via('http://[::1]:4010/', '[::1]')).toBe('bypassed');
+    expect(via('http://[::1]:4010/', '[::1]:4010')).toBe('bypassed');
+    expect(via('http://[fd00::5]:4010/', 'fd00::/8')).toBe('bypassed');
+    expect(via('http://[fe80::5]:4010/', 'fd00::/8')).toBe('proxy');
+    expect(via('http://[::ffff:10.1.2.3]/', '::ffff:10.0.0.0/104')).toBe('bypassed');
   });
 });

@@ -94,4 +94,23 @@ describe('tx watch', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).status)).toEqual(['awaiting_deposit', 'expired']);
   });
+
+  it('--timeout holds on the real clock when the service goes silent or drips mid-watch: exit 7 at the deadline', async () => {
+    const silent: Answer = () => undefined;
+    const drip: Answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
+    };
+    for (const stall of [silent, drip]) {
+      const server = await scriptedServer([at('awaiting_deposit'), stall]);
+      servers.push(server);
+      const started = Date.now();
+      const r = await runMain(['tx', 'watch', TX_ID, '--timeout', '1500', '--interval', '200'], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl } });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 1500 ms passed before a terminal status; transaction \S+ is still awaiting_deposit/);
+      // No retry starts that the deadline could not hold.
+      expect(server.requests).toHaveLength(2);
+      expect(Date.now() - started).toBeLessThan(1500 + 5000);
+    }
+  });
 });

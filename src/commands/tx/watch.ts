@@ -17,6 +17,7 @@ import { localTime } from '../../lib/output/time.js';
 import { paint } from '../../lib/output/sanitize.js';
 import type { Transaction } from '../../lib/schemas.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
+import { MAX_TIMER_MS } from '../../lib/client/transport.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
 
 export type WatchOptions = { id?: string; ref?: string; until?: string; interval?: string | number };
@@ -27,27 +28,36 @@ export const MIN_INTERVAL_MS = 100;
 
 export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
-  const interval = parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS);
+  // No timer waits longer than MAX_TIMER_MS (a longer one would fire at once, in a loop).
+  const interval = Math.min(parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS), MAX_TIMER_MS);
   const until = opts.until;
   if (until !== undefined && !(TRANSACTION_STATUSES as readonly string[]).includes(until)) {
     throw new UsageError(`--until "${until}" is not a status`, `one of: ${TRANSACTION_STATUSES.join(', ')}`);
   }
   const target = await resolveTarget(ctx, opts.id, opts.ref);
   // The global --timeout is, for watch, the overall deadline (only when given: a watch
-  // without one waits as long as the transaction takes).
+  // without one waits as long as the transaction takes). Each read then gets at most what
+  // is left of it, retries included, whatever the service does.
   const deadline = ctx.globals.timeoutGiven ? ctx.now().getTime() + ctx.globals.timeout : undefined;
-  const api = await ctx.api();
+  const unbounded = await ctx.api();
+  const api = deadline === undefined ? unbounded : unbounded.withBudget(() => deadline - ctx.now().getTime());
+  const reads: Context = { ...ctx, api: async () => api };
   const spinner = format === 'table' ? await startSpinner(ctx.io, 'reading the transaction') : undefined;
   const c = chalkFor(ctx.io);
   const goal = until ?? 'a terminal status';
 
   let tx: Transaction | undefined;
   let seen: string | undefined;
+  const passed = () => {
+    spinner?.stop();
+    const where = tx ? `transaction ${tx.id} is still ${tx.status}` : 'the transaction was not read';
+    return new TimeoutError(`--timeout ${ctx.globals.timeout} ms passed before ${goal}; ${where}`, 'raise --timeout, or leave it out to watch until the transaction ends');
+  };
   try {
     // The first read may be by reference; after that the id is known.
     let current = target;
     for (;;) {
-      tx = await fetchTarget(ctx, current);
+      tx = await fetchTarget(reads, current);
       current = { id: tx.id };
       const changed = tx.status !== seen;
       if (changed) {
@@ -72,7 +82,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
           // The history may be newer than the snapshot read just before it: show where the
           // transaction is now, so the last line printed is never behind the outcome.
           if (history.status !== tx.status) {
-            tx = await fetchTarget(ctx, current);
+            tx = await fetchTarget(reads, current);
             if (tx.status !== seen) {
               seen = tx.status;
               spinner?.clear();
@@ -90,15 +100,13 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
       }
 
       const now = ctx.now().getTime();
-      if (deadline !== undefined && now >= deadline) {
-        spinner?.stop();
-        throw new TimeoutError(
-          `--timeout ${ctx.globals.timeout} ms passed before ${goal}; transaction ${tx.id} is still ${tx.status}`,
-          'raise --timeout, or leave it out to watch until the transaction ends',
-        );
-      }
+      if (deadline !== undefined && now >= deadline) throw passed();
       await ctx.sleep(deadline === undefined ? interval : Math.min(interval, deadline - now));
     }
+  } catch (err) {
+    // A read the deadline cut short is the deadline passing, said as such.
+    if (deadline !== undefined && err instanceof TimeoutError && ctx.now().getTime() >= deadline) throw passed();
+    throw err;
   } finally {
     spinner?.stop();
     // --json is the last snapshot read, whatever the outcome.

@@ -21,6 +21,7 @@ import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyL
 import { paint } from '../../lib/output/sanitize.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
+import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 
 export type Options = {
@@ -178,6 +179,7 @@ async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptio
     ...(ca ? { ca } : {}),
     ...(opts.forwardInsecure ? { insecure: true } : {}),
     ...(base && /^\d+$/.test(base) ? { retryBaseMs: Math.max(1, Number(base)) } : {}),
+    maxAnswerBytes: maxResponseBytes(ctx.env),
   };
 }
 

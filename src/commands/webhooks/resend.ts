@@ -9,7 +9,6 @@
 // printed; exit 8 (a check failed) when the app answered non-2xx to any delivery, 7 when
 // some got no answer at all. docs/webhooks.md describes the requests.
 import { randomInt } from 'node:crypto';
-import { Agent, request } from 'undici';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
@@ -20,6 +19,7 @@ import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
 import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
+import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 
 export type Options = {
@@ -87,18 +87,19 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   );
 
   const c = chalkFor(io, 'out');
-  const agent = new Agent({ keepAliveTimeout: 4000, connections: 1 });
+  // Each delivery within --timeout as a whole, and its answer read up to the cap (README, "Timeouts and limits").
+  const transport = new Transport({ timeoutMs: ctx.globals.timeout, maxBytes: maxResponseBytes(ctx.env), connections: 1, keepAliveTimeout: 4000 });
   const results: ResendResult[] = [];
   try {
     for (const d of plan) {
       if (delay) await ctx.sleep(delay.min === delay.max ? delay.min : randomInt(delay.min, delay.max + 1));
-      const result = await deliver(d, { to, secret, scheme, agent, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` });
+      const result = await deliver(d, { to, secret, scheme, transport, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` });
       results.push(result);
       if (format === 'ndjson') writeNdjsonLine(io, result);
       else if (format === 'table') io.print(resultLine(result, c));
     }
   } finally {
-    await agent.close().catch(() => undefined);
+    await transport.close();
   }
   if (format === 'json') writeJson(io, results);
 
@@ -126,29 +127,23 @@ async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
   return schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
 }
 
-type Sender = { to: string; secret: string; scheme: SchemeName; agent: Agent; timeoutMs: number; now: Date; userAgent: string };
+type Sender = { to: string; secret: string; scheme: SchemeName; transport: Transport; timeoutMs: number; now: Date; userAgent: string };
 
 /** One POST, as the service delivers: the stored body, a fresh signature, the event id. */
 async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
   const started = performance.now();
   const base = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies };
   try {
-    const res = await request(s.to, {
-      method: 'POST',
-      body: d.event.body,
-      headers: {
-        'content-type': 'application/json',
-        [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
-        'x-svc-webhook-id': d.event.id,
-        'user-agent': s.userAgent,
-      },
-      dispatcher: s.agent,
-      headersTimeout: s.timeoutMs,
-      bodyTimeout: s.timeoutMs,
-    });
-    const detail = await answerDetail(res);
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return { ...base, status: res.statusCode, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
+    const headers = {
+      'content-type': 'application/json',
+      [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
+      'x-svc-webhook-id': d.event.id,
+      'user-agent': s.userAgent,
+    };
+    const answer = await s.transport.exchange(new URL(s.to), { method: 'POST', body: d.event.body, headers }, { timeoutMs: s.timeoutMs });
+    const detail = answerDetail(answer);
+    const ok = answer.status >= 200 && answer.status < 300;
+    return { ...base, status: answer.status, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (err) {
     return { ...base, status: null, ok: false, ms: Math.round(performance.now() - started), detail: noAnswerReason(err) };
   }

@@ -147,6 +147,8 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
   return {
     http,
     service,
+    /** This API under an overall deadline: `remaining()` ms are left for everything it sends. */
+    withBudget: (remaining: () => number) => createApi(http.withBudget(remaining), options),
     quotes: {
       create: (body: QuoteRequest) => http.request({ method: 'POST', path: '/quotes', body, schema: Quote }),
     },

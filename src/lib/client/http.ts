@@ -6,13 +6,17 @@
 // decides POST retries by method list rather than by the presence of an Idempotency-Key,
 // and exposes no per-attempt hook for the --verbose trace.
 //
-// undici through its public API only. EnvHttpProxyAgent reads HTTP_PROXY, HTTPS_PROXY and
-// NO_PROXY (either case) as curl does, and is a plain Agent when none is set.
-import { EnvHttpProxyAgent, errors as undiciErrors } from 'undici';
+// Each attempt is one exchange of transport.ts: one deadline over every phase, the answer
+// capped in size (README, "Timeouts and limits"). Which proxy, if any, is decided once per
+// client by proxy.ts, from the environment as curl reads it (README, "Proxies").
 import * as z from 'zod/mini';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from '../url.js';
+import { ProxyError, ResponseTooLarge } from './errors.js';
+import { resolveProxy, type ProxyChoice } from './proxy.js';
+import { invalidTextNote } from './text.js';
+import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, ProxyFailure, Transport, type Exchange } from './transport.js';
 
 export { displayUrl };
 
@@ -25,11 +29,17 @@ export type HttpOptions = {
   /** Base of the backoff: attempt n waits a random time in [0, min(cap, base·2ⁿ)). */
   backoffBaseMs?: number;
   backoffCapMs?: number;
-  /** Longest Retry-After honoured; a longer one is capped. */
-  retryAfterCapMs?: number;
   trace?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Where proxy variables are read (README, "Proxies"); without it, requests go direct. */
+  env?: NodeJS.ProcessEnv;
+  /** Cap on one answer's body (OFFRAMP_MAX_RESPONSE_BYTES); default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
+  /** The service's error messages whole (--verbose), rather than cut to MESSAGE_SHOWN. */
+  fullMessages?: boolean;
+  /** Told once per answer whose text was not UTF-8 (which fields, which records). */
+  warn?: (line: string) => void;
 };
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
@@ -62,17 +72,45 @@ export type RawResponse = {
 /**
  * Outcome of one attempt that did not succeed; tells the loop whether to go again.
  * `unprocessed`: the service certainly did nothing (429, connection refused), so even a
- * POST without an idempotency key may be sent again.
+ * POST without an idempotency key may be sent again. `notConnected`: the request never
+ * left (no connection, or a proxy that opened no tunnel).
  */
 type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number; notConnected?: boolean };
 
-export class HttpClient {
-  private readonly agent: EnvHttpProxyAgent;
-  private readonly base: string;
+/** What a client shares with the clients `withBudget` makes from it. */
+type Shared = { transport: Transport; route?: ProxyChoice };
 
-  constructor(private readonly opts: HttpOptions) {
-    this.agent = new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 16 });
+/** A service error message longer than this is shown cut (whole under --verbose). */
+export const MESSAGE_SHOWN = 300;
+
+export class HttpClient {
+  private readonly base: string;
+  private readonly shared: Shared;
+
+  constructor(
+    private readonly opts: HttpOptions,
+    shared?: Shared,
+    /** Milliseconds left for everything this client sends; undefined: no overall deadline. */
+    private readonly budget?: () => number,
+  ) {
     this.base = opts.baseUrl.replace(/\/+$/, '');
+    this.shared = shared ?? {
+      transport: new Transport({ timeoutMs: opts.timeoutMs, maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
+    };
+  }
+
+  /**
+   * The same client (connections included) under an overall deadline: each attempt gets
+   * at most what `remaining()` says is left, and no retry starts that could not end in it.
+   */
+  withBudget(remaining: () => number): HttpClient {
+    return new HttpClient(this.opts, this.shared, remaining);
+  }
+
+  /** Whether requests go through a proxy, and which; throws on a proxy variable that cannot be read. */
+  route(): ProxyChoice {
+    this.shared.route ??= resolveProxy(new URL(this.base), this.opts.env ?? {});
+    return this.shared.route;
   }
 
   url(path: string, query?: Query): string {
@@ -95,19 +133,24 @@ export class HttpClient {
   /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
   async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
+    this.route(); // a proxy variable that cannot be read stops here, before anything is sent
     const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
     let everConnected = false;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(req, url, attempt);
+      const left = this.budget?.() ?? Infinity;
+      if (left <= 0) throw new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`);
+      const outcome = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
       if ('body' in outcome) return outcome;
       everConnected ||= !outcome.notConnected;
       const again = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
-      if (!again) {
+      const wait = again ? this.backoffFor(attempt + 1, outcome) : 0;
+      if (!again || wait >= (this.budget?.() ?? Infinity)) {
         // A write that never reached the service is known not to have happened.
         if (outcome.error instanceof NetworkError && !everConnected) outcome.error.neverSent = true;
         throw outcome.error;
       }
-      await this.backoff(attempt + 1, outcome);
+      this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
+      await (this.opts.sleep ?? defaultSleep)(wait);
     }
   }
 
@@ -115,6 +158,7 @@ export class HttpClient {
     req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>,
     url: string,
     attempt: number,
+    timeoutMs: number,
   ): Promise<RawResponse | Failure> {
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -131,53 +175,52 @@ export class HttpClient {
     const shown = displayUrl(url);
     const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
     this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
-    let res;
+    const route = this.route();
+    let ex: Exchange;
     try {
-      const target = new URL(url);
-      res = await this.agent.request({
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: req.method,
-        headers,
-        body: payload,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      ex = await this.shared.transport.exchange(new URL(url), { method: req.method, headers, body: payload }, {
+        proxy: route.via === 'proxy' ? route.url : undefined,
+        timeoutMs,
       });
     } catch (err) {
-      const ms = millisSince(started);
-      const failure = classifyTransportError(err, req.method, shown, this.opts.timeoutMs);
-      this.trace(`< ${failure.error.message} ${ms}ms`);
+      const failure = classifyTransportError(err, req.method, shown, route, timeoutMs);
+      this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      return classifyTransportError(err, req.method, shown, this.opts.timeoutMs);
-    }
     const ms = millisSince(started);
-    const requestId = requestIdOf(res.headers);
-    this.trace(`< ${res.statusCode} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
-    const body = parseJson(text);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      if (body === undefined) {
-        return { error: new SchemaError(`${req.method} ${shown} answered ${res.statusCode} without a JSON body`, requestId), retryable: false };
-      }
-      return { status: res.statusCode, body, date: headerValue(res.headers.date), headers: res.headers, ...(requestId ? { requestId } : {}) };
+    const requestId = requestIdOf(ex.headers);
+    this.trace(`< ${ex.status} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
+    const ok = ex.status >= 200 && ex.status < 300;
+    const retryable = ex.status === 429 || ex.status >= 500;
+    const retryAfterMs = parseRetryAfter(headerValue(ex.headers['retry-after']));
+    const retry = { retryable, unprocessed: ex.status === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    if (ex.overCap) {
+      const cap = formatBytes(this.shared.transport.maxBytes);
+      if (ok) return { error: new ResponseTooLarge(`${req.method} ${shown} answered ${ex.status} with more than ${cap}; it was not read further`, requestId), retryable: false };
+      return { error: toApiError(ex.status, undefined, req.method, shown, requestId, ex.headers, false, `with more than ${cap} (not read further)`), ...retry };
     }
-    const error = toApiError(res.statusCode, body, req.method, shown, requestId, res.headers);
-    const retryable = res.statusCode === 429 || res.statusCode >= 500;
-    const retryAfterMs = parseRetryAfter(headerValue(res.headers['retry-after']));
-    return { error, retryable, unprocessed: res.statusCode === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    const text = decodeAnswer(ex.body);
+    const body = parseJson(text.text);
+    if (text.invalid && body !== undefined) {
+      const note = invalidTextNote(body);
+      if (note) this.opts.warn?.(`${req.method} ${new URL(shown).pathname}: ${note}`);
+    }
+    if (ok) {
+      if (body === undefined) {
+        return { error: new SchemaError(`${req.method} ${shown} answered ${ex.status} without a JSON body`, requestId), retryable: false };
+      }
+      return { status: ex.status, body, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
+    }
+    return { error: toApiError(ex.status, body, req.method, shown, requestId, ex.headers, this.opts.fullMessages), ...retry };
   }
 
-  private async backoff(attempt: number, last: Failure): Promise<void> {
+  /** The wait before retry `attempt`: jittered backoff, or the (capped) Retry-After when longer. */
+  private backoffFor(attempt: number, last: Failure): number {
     const base = this.opts.backoffBaseMs ?? 250;
     const cap = this.opts.backoffCapMs ?? 8_000;
     const random = this.opts.random ?? Math.random;
-    let wait = Math.floor(random() * Math.min(cap, base * 2 ** attempt));
-    if (last.retryAfterMs !== undefined) wait = Math.max(wait, Math.min(last.retryAfterMs, this.opts.retryAfterCapMs ?? 60_000));
-    this.trace(`  waiting ${wait}ms before retry ${attempt}`);
-    await (this.opts.sleep ?? defaultSleep)(wait);
+    const wait = Math.floor(random() * Math.min(cap, base * 2 ** attempt));
+    return last.retryAfterMs !== undefined ? Math.max(wait, last.retryAfterMs) : wait;
   }
 
   private trace(line: string): void {
@@ -186,7 +229,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.shared.transport.close();
   }
 }
 
@@ -228,14 +271,36 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
+/** The longest Retry-After honoured anywhere (README, "Retries and idempotency"). */
+export const RETRY_AFTER_CAP_MS = 60_000;
+
+/**
+ * Retry-After in seconds or as an HTTP date, in ms, capped at RETRY_AFTER_CAP_MS (so no
+ * reader ever hands a timer more than it can hold); undefined when absent or unreadable.
+ */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const text = value.trim();
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(text)) ms = Math.round(Number(text) * 1000);
+  else {
+    const date = Date.parse(text);
+    if (Number.isNaN(date)) return undefined;
+    ms = Math.max(0, date - now);
+  }
+  return Math.min(ms, RETRY_AFTER_CAP_MS);
 }
 
+/** `text` cut to `max` characters, saying how much was left out. */
+export function cutMessage(text: string, max = MESSAGE_SHOWN): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… (${text.length - max} more characters; --verbose shows them)`;
+}
+
+/**
+ * An error status as an ApiError; the service's message is cut unless `full`. Without an
+ * error envelope, the message says the status, and `detail` when given.
+ */
 export function toApiError(
   status: number,
   body: unknown,
@@ -243,23 +308,39 @@ export function toApiError(
   url: string,
   requestId?: string,
   headers: Record<string, string | string[] | undefined> = {},
+  full = false,
+  detail?: string,
 ): ApiError {
   const envelope = ErrorEnvelope.safeParse(body);
   if (envelope.success) {
-    const { code, message, timestamp } = envelope.data.error;
-    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: body, headers, enveloped: true });
+    const { code, message: sent, timestamp } = envelope.data.error;
+    const message = full ? sent : cutMessage(sent);
+    // The envelope `--json` prints carries the message as shown.
+    const shownEnvelope = message === sent ? body : { ...(body as object), error: { ...(body as { error: object }).error, message } };
+    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: shownEnvelope, headers, enveloped: true });
   }
   const code = codeForStatus(status);
   return new ApiError({
     status,
     code,
-    message: `${method} ${new URL(url).pathname} answered HTTP ${status}`,
+    message: `${method} ${new URL(url).pathname} answered HTTP ${status}${detail ? ` ${detail}` : ''}`,
     requestId,
     method,
     url,
     envelope: { error: { code, message: `HTTP ${status}`, timestamp: new Date().toISOString() } },
     headers,
   });
+}
+
+const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** An answer's text; `invalid` when it was not UTF-8 (bad bytes are then U+FFFD). */
+function decodeAnswer(body: Buffer): { text: string; invalid: boolean } {
+  try {
+    return { text: FATAL_UTF8.decode(body), invalid: false };
+  } catch {
+    return { text: body.toString('utf8').replace(/^\uFEFF/, ''), invalid: true };
+  }
 }
 
 const NETWORK_CODES = new Set([
@@ -273,13 +354,11 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_DESTROYED',
 ]);
 
 /** Failures before any byte of the request left: the service cannot have acted on it. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Certificate errors a TLS-inspecting proxy causes when its CA is not trusted. */
 const CERT_CODES = new Set([
@@ -293,22 +372,85 @@ const CERT_CODES = new Set([
 export const TLS_INTERCEPTION_HINT =
   "the certificate is not one Node trusts: behind a proxy that inspects TLS, point NODE_EXTRA_CA_CERTS at your organisation's CA bundle (a PEM file)";
 
-function classifyTransportError(err: unknown, method: string, url: string, timeoutMs: number): Failure {
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError) {
-    return { error: new TimeoutError(`${method} ${url}: no answer within ${timeoutMs} ms`), retryable: true };
+const SERVICE_HINT = 'is the service (or `offramp emulator`) running at that address?';
+
+function classifyTransportError(err: unknown, method: string, url: string, route: ProxyChoice, timeoutMs: number): Failure {
+  if (err instanceof ProxyFailure || (err instanceof DeadlinePassed && err.phase === 'proxy')) {
+    return proxyFailure(err, method, url, route, timeoutMs);
   }
+  if (err instanceof DeadlinePassed) {
+    // Not connected: the request was never written, so the service has nothing to act on.
+    if (!err.sent) return noConnection(method, url, err.ms);
+    return { error: new TimeoutError(`${method} ${url}: no answer within ${err.ms} ms`), retryable: true };
+  }
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
   if (code && CERT_CODES.has(code)) {
     return { error: new NetworkError(`${method} ${url}: TLS certificate not trusted (${code})`, TLS_INTERCEPTION_HINT), retryable: false };
   }
   if (code && NETWORK_CODES.has(code)) {
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : 'connection lost';
-    const hint = 'is the service (or `offramp emulator`) running at that address?';
     const notConnected = NOT_CONNECTED.has(code);
-    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, hint), retryable: true, unprocessed: notConnected, notConnected };
+    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, unprocessed: notConnected, notConnected };
   }
   return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
+}
+
+/**
+ * No connection (TCP, TLS) within the attempt's time: a network error, so that a write it
+ * stopped is known never sent.
+ */
+function noConnection(method: string, url: string, ms: number): Failure {
+  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, unprocessed: true, notConnected: true };
+}
+
+/** The proxy failed: named, with what to do about it; the service received nothing. */
+function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, route: ProxyChoice, timeoutMs: number): Failure {
+  const via = route.via === 'proxy' ? route : undefined;
+  const proxy = err instanceof ProxyFailure ? err.proxy : (err.proxy ?? via?.proxy ?? 'the proxy');
+  const from = via?.from ?? 'HTTPS_PROXY';
+  const target = new URL(url);
+  const host = target.hostname;
+  const tunnel = `${host}:${target.port || (target.protocol === 'https:' ? 443 : 80)}`;
+  const direct = `or add ${host} to NO_PROXY to go direct`;
+  const kind = err instanceof ProxyFailure ? err.kind : 'silent';
+  let message: string;
+  let hint: string;
+  let retryable = true;
+  switch (kind) {
+    case 'refused':
+      message = `proxy ${proxy} refused the tunnel to ${tunnel} (HTTP ${(err as ProxyFailure).status})`;
+      hint = `many proxies allow CONNECT only to port 443; ask the proxy's administrator to allow ${tunnel}, ${direct}`;
+      retryable = false;
+      break;
+    case 'auth':
+      message = via?.url.username
+        ? `proxy ${proxy} did not accept the credentials in ${from} (HTTP 407)`
+        : `proxy ${proxy} wants credentials (HTTP 407)`;
+      hint = `give them in the proxy URL: ${from}=http://USER:PASSWORD@${proxy.replace(/^\w+:\/\//, '')} (percent-encode special characters); the proxy's administrator has them`;
+      retryable = false;
+      break;
+    case 'down':
+      message = `proxy ${proxy} refused the connection (ECONNREFUSED)`;
+      hint = `is the proxy running? check ${from}, ${direct}`;
+      break;
+    case 'unresolvable':
+      message = `proxy host ${new URL(proxy).hostname} not found`;
+      hint = `check the host in ${from}, ${direct}`;
+      break;
+    case 'silent':
+      message = `proxy ${proxy} did not open a tunnel to ${tunnel} within ${err instanceof DeadlinePassed ? err.ms : timeoutMs} ms`;
+      hint = `check the proxy with its administrator, ${direct}`;
+      break;
+    case 'closed':
+      message = `proxy ${proxy} closed the connection without opening a tunnel to ${tunnel}`;
+      hint = `the proxy may not allow this destination (many allow CONNECT only to port 443); ask its administrator, ${direct}`;
+      break;
+    default:
+      message = `proxy ${proxy} failed to open a tunnel to ${tunnel}: ${(err as ProxyFailure).detail}`;
+      hint = `ask the proxy's administrator, ${direct}`;
+  }
+  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, unprocessed: true, notConnected: true };
 }
 
 /**

@@ -1,46 +1,168 @@
-// Which proxy a request to the service goes through, as the client's EnvHttpProxyAgent
-// decides it (undici's public proxy agent): http_proxy / HTTP_PROXY for http, https_proxy /
-// HTTPS_PROXY for https (falling back to the http proxy), no_proxy / NO_PROXY naming hosts
-// that go direct (`*` for all; an entry matches the host and its subdomains, with an
-// optional :port). `doctor` shows the result; a proxy's credentials are never shown.
+// Which proxy a request to the service goes through, read from the environment as curl
+// reads it (README, "Proxies"). This is the one place that decides it: the HTTP client
+// dispatches through what `resolveProxy` says, and `doctor` shows the same answer.
+//
+// - An http:// URL uses `http_proxy`; curl never reads upper-case HTTP_PROXY, which a CGI
+//   server fills from a request's `Proxy:` header (httpoxy), and neither do we.
+// - An https:// URL uses `https_proxy`, else `HTTPS_PROXY`.
+// - Either falls back to `all_proxy`, else `ALL_PROXY`.
+// - `no_proxy`, else `NO_PROXY`, names what goes direct.
+// - The lower-case name wins; a variable set to the empty string counts as unset (so an
+//   empty `https_proxy` lets `HTTPS_PROXY` through), as in curl.
+// - A proxy written `host:port` is `http://host:port`; without a port, an http proxy is on
+//   1080 and an https one on 443 (curl's defaults).
+// - A value that cannot be read is an error naming the variable, before any request.
+import { isIPv4, isIPv6 } from 'node:net';
+import { UsageError } from '../errors.js';
 
 export type ProxyChoice =
-  | { via: 'direct' }
-  | { via: 'proxy'; proxy: string; from: string }
-  | { via: 'bypassed'; proxy: string; from: string; entry: string };
+  | { via: 'direct'; unread: string[] }
+  | { via: 'proxy'; url: URL; proxy: string; from: string; unread: string[] }
+  | { via: 'bypassed'; proxy: string; from: string; entry: string; noProxyFrom: string; unread: string[] };
 
+/** A proxy variable that cannot be read; nothing is sent (exit 2). */
+export class ProxySettingError extends UsageError {}
+
+const DEFAULT_PROXY_PORT: Record<string, string> = { 'http:': '1080', 'https:': '443' };
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
-export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice {
-  const pick = (...names: string[]) => {
-    for (const name of names) if (env[name]) return { value: env[name]!, from: name };
-    return undefined;
-  };
-  const http = pick('http_proxy', 'HTTP_PROXY');
-  const chosen = target.protocol === 'https:' ? (pick('https_proxy', 'HTTPS_PROXY') ?? http) : http;
-  if (!chosen) return { via: 'direct' };
-  const proxy = proxyHost(chosen.value);
-  const noProxy = env.no_proxy ?? env.NO_PROXY ?? '';
-  const hostname = target.host.replace(/:\d*$/, '').toLowerCase();
-  const port = Number.parseInt(target.port, 10) || DEFAULT_PORTS[target.protocol] || 0;
-  if (noProxy === '*') return { via: 'bypassed', proxy, from: chosen.from, entry: '*' };
-  for (const entry of noProxy.split(/[,\s]/)) {
-    if (!entry) continue;
-    const parsed = /^(.+):(\d+)$/.exec(entry);
-    const host = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
-    const entryPort = parsed ? Number(parsed[2]) : 0;
-    if (entryPort && entryPort !== port) continue;
-    if (hostname === host || hostname.endsWith(`.${host}`)) return { via: 'bypassed', proxy, from: chosen.from, entry };
-  }
-  return { via: 'proxy', proxy, from: chosen.from };
+/** The variables read for a target, in order. */
+function proxyNames(target: URL): string[] {
+  const own = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy'];
+  return [...own, 'all_proxy', 'ALL_PROXY'];
 }
 
-/** `scheme://host:port` of a proxy URL: never its user or password. */
-export function proxyHost(value: string): string {
-  try {
-    const u = new URL(value);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return '(not a URL)';
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'];
+
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+export function resolveProxy(target: URL, env: NodeJS.ProcessEnv): ProxyChoice {
+  const names = proxyNames(target);
+  const from = names.find((name) => read(env, name) !== undefined);
+  // Set, but never read for this URL (doctor says so: an ignored HTTP_PROXY surprises people).
+  const unread = PROXY_VARIABLES.filter((name) => !names.includes(name) && read(env, name) !== undefined);
+  if (!from) return { via: 'direct', unread };
+  const url = parseProxy(read(env, from)!, from);
+  const proxy = proxyHost(url);
+  const noProxyFrom = ['no_proxy', 'NO_PROXY'].find((name) => read(env, name) !== undefined);
+  if (noProxyFrom) {
+    const entry = noProxyMatch(target, read(env, noProxyFrom)!, noProxyFrom);
+    if (entry !== undefined) return { via: 'bypassed', proxy, from, entry, noProxyFrom, unread };
   }
+  return { via: 'proxy', url, proxy, from, unread };
+}
+
+/** A proxy variable's value as a URL with its port, or an error naming the variable. */
+export function parseProxy(value: string, name: string): URL {
+  const written = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  let url: URL;
+  try {
+    url = new URL(written);
+  } catch {
+    throw new ProxySettingError(`${name} is not a proxy URL (${JSON.stringify(redact(value))})`, `write it like http://proxy.example:3128 (or host:port)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ProxySettingError(`${name}: ${url.protocol}// proxies are not supported`, 'give an http:// or https:// proxy');
+  }
+  if (!url.hostname) throw new ProxySettingError(`${name} names no proxy host`, 'write it like http://proxy.example:3128');
+  // `new URL` also leaves the port empty for an explicit :80 or :443, which then is the
+  // scheme's; only a value with no port at all gets curl's proxy default.
+  if (url.port === '' && !hasPort(written)) url.port = DEFAULT_PROXY_PORT[url.protocol]!;
+  return url;
+}
+
+function hasPort(written: string): boolean {
+  const authority = written.replace(/^[^:]+:\/\//, '').split(/[/?#]/)[0]!.replace(/^.*@/, '');
+  return /:\d*$/.test(authority.replace(/^\[[^\]]*\]/, ''));
+}
+
+/** `scheme://host:port` of a proxy: never its user or password. */
+export function proxyHost(url: URL): string {
+  const port = url.port || String(DEFAULT_PORTS[url.protocol]);
+  return `${url.protocol}//${url.hostname}:${port}`;
+}
+
+/** A value as it may be shown: any password in it replaced. */
+function redact(value: string): string {
+  return value.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
+}
+
+/**
+ * The NO_PROXY entry that sends `target` direct, or undefined. As curl 7.86+: `*` is
+ * everything; a name matches itself and its subdomains (a leading `.` or `*.` is ignored);
+ * an IP address matches an address entry or a CIDR range (`10.0.0.0/8`, `fd00::/8`), IPv6
+ * bracketed or bare. Beyond curl, `host:port` matches that port only. Names are not
+ * resolved: `localhost` does not match 127.0.0.1.
+ */
+export function noProxyMatch(target: URL, list: string, name = 'NO_PROXY'): string | undefined {
+  const host = target.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const port = Number(target.port) || DEFAULT_PORTS[target.protocol] || 0;
+  const ip = isIPv4(host) ? 4 : isIPv6(host) ? 6 : 0;
+  for (const entry of list.split(/[,\s]+/)) {
+    if (!entry) continue;
+    if (entry === '*') return entry;
+    const { pattern, entryPort } = splitPort(entry);
+    if (entryPort !== undefined && entryPort !== port) continue;
+    const [address = '', bits] = pattern.split('/');
+    const family = isIPv4(address) ? 4 : isIPv6(address) ? 6 : 0;
+    if (bits !== undefined) {
+      const max = family === 4 ? 32 : 128;
+      if (!family || !/^\d+$/.test(bits) || Number(bits) > max) {
+        throw new ProxySettingError(`${name}: "${entry}" is not a CIDR range`, 'write a range like 10.0.0.0/8 or fd00::/8');
+      }
+    }
+    if (ip) {
+      if (family === ip && inRange(host, address, bits === undefined ? (ip === 4 ? 32 : 128) : Number(bits))) return entry;
+      continue;
+    }
+    if (family) continue;
+    const domain = pattern.replace(/^\*?\./, '').replace(/\.$/, '').toLowerCase();
+    if (domain && (host === domain || host.endsWith(`.${domain}`))) return entry;
+  }
+  return undefined;
+}
+
+/** `host:port`, `[v6]:port`, a bare IPv6 address (no port), or a name. */
+function splitPort(entry: string): { pattern: string; entryPort?: number } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return { pattern: bracketed[1]!, ...(bracketed[2] ? { entryPort: Number(bracketed[2]) } : {}) };
+  const withPort = /^([^:]+):(\d+)$/.exec(entry);
+  if (withPort) return { pattern: withPort[1]!, entryPort: Number(withPort[2]) };
+  return { pattern: entry };
+}
+
+function inRange(host: string, network: string, bits: number): boolean {
+  const a = addressBytes(host);
+  const b = addressBytes(network);
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length && bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((a[i]! & mask) !== (b[i]! & mask)) return false;
+  }
+  return true;
+}
+
+/** The 4 or 16 bytes of an IP address. */
+function addressBytes(address: string): number[] | undefined {
+  if (isIPv4(address)) return address.split('.').map(Number);
+  if (!isIPv6(address)) return undefined;
+  let text = address;
+  // An IPv4 tail (::ffff:1.2.3.4) is two groups.
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, -v4[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part ? part.split(':') : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return all.flatMap((g) => {
+    const n = Number.parseInt(g, 16);
+    return [n >> 8, n & 0xff];
+  });
 }

@@ -1,17 +1,20 @@
 // Error helpers the transaction commands share: telling "the service said no" from "we do not know what
 // the service did".
+import { ResponseTooLarge } from '../client/errors.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 
 /**
  * Whether the outcome of a write is unknown after the client's retries: no answer at all
  * (timeout, refused, dropped), a 5xx (the service may have committed before failing), or
- * a 2xx whose body could not be read. A 4xx is an answer: the service refused.
+ * a 2xx whose body could not be read (not the spec's shape, or over the size cap). A 4xx
+ * is an answer: the service refused.
  */
 export function outcomeUnknown(err: unknown): boolean {
   return (
     err instanceof NetworkError ||
     err instanceof TimeoutError ||
     err instanceof SchemaError ||
+    err instanceof ResponseTooLarge ||
     (err instanceof ApiError && err.status >= 500)
   );
 }
@@ -20,8 +23,15 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.status === 404;
 }
 
-/** One line for what went wrong, for stderr notes during recovery. */
+/** Longest message a note quotes: recovery notes repeat per step, so they quote briefly. */
+const NOTE_MESSAGE = 160;
+
+/**
+ * One line for what went wrong, for stderr notes during recovery: the error's code and its
+ * message on one line, cut short (the final error line, or --verbose, has the whole text).
+ */
 export function describe(err: unknown): string {
-  if (err instanceof CliError) return `${err.code}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
+  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+  const short = message.length > NOTE_MESSAGE ? `${message.slice(0, NOTE_MESSAGE)}…` : message;
+  return err instanceof CliError ? `${err.code}: ${short}` : short;
 }

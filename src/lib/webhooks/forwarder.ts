@@ -15,9 +15,12 @@
 // - It all runs after the service has been answered, so a slow app never delays an
 //   acknowledgement. At most FORWARD_PARALLEL requests run at once; duplicate relays
 //   beyond FORWARD_BACKLOG waiting are reported as not forwarded rather than held.
+// - Each attempt is one exchange of src/lib/client/transport.ts: FORWARD_TIMEOUT_MS covers
+//   connecting, interim answers, headers and body together, and at most the cap on one
+//   answer (OFFRAMP_MAX_RESPONSE_BYTES) of the app's answer is read.
 // - Stopping aborts requests in flight; what they carried stays owed.
 import { rootCertificates } from 'node:tls';
-import { Agent, request, type Dispatcher } from 'undici';
+import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
 import { UsageError } from '../errors.js';
 
 export const FORWARD_PARALLEL = 16;
@@ -73,6 +76,8 @@ export type ForwarderOptions = {
   /** Accept any certificate from an https app (--forward-insecure). */
   insecure?: boolean;
   timeoutMs?: number;
+  /** Cap on what is read of one answer of the app; default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxAnswerBytes?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   onResult(result: ForwardResult): void;
@@ -94,14 +99,10 @@ export function appUrl(value: string, flag: string): URL {
   return url;
 }
 
-/** An app's answer: nothing kept of a 2xx body; the first bytes of any other, on one line. */
-export async function answerDetail(res: Dispatcher.ResponseData): Promise<string> {
-  if (res.statusCode >= 200 && res.statusCode < 300) {
-    await res.body.dump();
-    return '';
-  }
-  const text = await res.body.text().catch(() => '');
-  return text.replace(/\s+/g, ' ').trim().slice(0, 120);
+/** An app's answer: nothing of a 2xx body; the first characters of any other, on one line. */
+export function answerDetail(answer: Exchange): string {
+  if (answer.status >= 200 && answer.status < 300) return '';
+  return answer.body.toString('utf8', 0, 1024).replace(/\s+/g, ' ').trim().slice(0, 120);
 }
 
 /** Why a request got no answer, in one line: the error, its cause, the code (ECONNREFUSED, …). */
@@ -123,8 +124,7 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
 
 export class Forwarder {
   readonly url: string;
-  private readonly agent: Agent;
-  private readonly abort = new AbortController();
+  private readonly transport: Transport;
   private readonly timeoutMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
@@ -156,7 +156,13 @@ export class Forwarder {
       ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}),
       ...(opts.insecure ? { rejectUnauthorized: false } : {}),
     };
-    this.agent = new Agent({ keepAliveTimeout: 4000, connections: FORWARD_PARALLEL, connect: tls });
+    this.transport = new Transport({
+      timeoutMs: this.timeoutMs,
+      maxBytes: opts.maxAnswerBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      tls,
+      connections: FORWARD_PARALLEL,
+      keepAliveTimeout: 4000,
+    });
   }
 
   /** Events owed to the app and not yet taken (queued, waiting for a retry, or in flight). */
@@ -225,17 +231,9 @@ export class Forwarder {
     let status: number | undefined;
     let detail = '';
     try {
-      const res = await request(this.url, {
-        method: 'POST',
-        body: item.body,
-        headers,
-        dispatcher: this.agent,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: this.abort.signal,
-      });
-      status = res.statusCode;
-      detail = await answerDetail(res);
+      const answer = await this.transport.exchange(new URL(this.url), { method: 'POST', body: item.body, headers }, { timeoutMs: this.timeoutMs });
+      status = answer.status;
+      detail = answerDetail(answer);
     } catch (err) {
       if (this.stopped) return;
       detail = noAnswerReason(err);
@@ -295,8 +293,8 @@ export class Forwarder {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    this.abort.abort();
+    // Destroying the connections fails the requests in flight at once.
+    await this.transport.close();
     await Promise.allSettled([...this.running]);
-    await this.agent.close().catch(() => undefined);
   }
 }

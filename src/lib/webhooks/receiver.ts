@@ -114,6 +114,8 @@ export type ForwardOptions = {
   retryBaseMs?: number;
   retryMaxMs?: number;
   timeoutMs?: number;
+  /** Cap on what is read of one answer of the app (OFFRAMP_MAX_RESPONSE_BYTES). */
+  maxAnswerBytes?: number;
 };
 
 export type ReceiverOptions = {

@@ -1,0 +1,20 @@
+// The client's own failures, beside the shared ones of src/lib/errors.ts.
+import { CliError, EXIT, NetworkError } from '../errors.js';
+
+/**
+ * A proxy that opened no tunnel (refused, wants credentials, down, unknown, silent): the
+ * service received nothing. A NetworkError, so a write it stopped is known never sent.
+ */
+export class ProxyError extends NetworkError {
+  override readonly code = 'PROXY';
+}
+
+/** A 2xx answer longer than the cap on one answer: not read further (README, "Timeouts and limits"). */
+export class ResponseTooLarge extends CliError {
+  constructor(
+    message: string,
+    readonly requestId?: string,
+  ) {
+    super(message, 'RESPONSE_TOO_LARGE', EXIT.failure, 'if the service really sends answers this big, raise the cap with OFFRAMP_MAX_RESPONSE_BYTES');
+  }
+}
