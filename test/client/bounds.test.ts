@@ -148,6 +148,9 @@ describe('answers capped in size', () => {
     expect(create.code, create.stderr.slice(0, 2000)).toBe(1);
     expect(create.stderr).toContain('error: NOT_CREATED: ');
     expect(create.stderr.length).toBeLessThan(3000);
+    // Quoted once: the later steps, which got the same answer, say so instead of repeating it.
+    expect(create.stderr.split('the service failed: x').length - 1, create.stderr).toBe(1);
+    expect(create.stderr).toContain('(INTERNAL_ERROR: the same message as above)');
   });
 });
 

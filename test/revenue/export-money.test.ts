@@ -22,7 +22,10 @@ const summaryOf = (rows: Row[], share = exactSum(rows.map((r) => r.share))) => (
 /** A service that answers every page with `rows`, and its summary (`share` when given) when asked. */
 function ledgerOf(rows: Row[], share?: string): Answer {
   return (req, res) => {
-    const summary = req.url.includes('include_summary=true') ? { summary: summaryOf(rows, share) } : {};
+    // The summary of the window asked for, as a service that reads from/to gives it.
+    const q = new URL(req.url, 'http://x').searchParams;
+    const window = { from: q.get('from') ?? WINDOW.from, to: q.get('to') ?? WINDOW.to };
+    const summary = q.get('include_summary') === 'true' ? { summary: { ...summaryOf(rows, share), ...window } } : {};
     return json(200, { success: true, data: { data: rows, has_more: false, limit: 100, next_cursor: null, ...summary } })(req, res);
   };
 }

@@ -19,6 +19,7 @@ import type { Transaction } from '../../lib/schemas.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { MAX_TIMER_MS } from '../../lib/client/transport.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
+import { statusHistory } from '../../lib/answers.js';
 
 export type WatchOptions = { id?: string; ref?: string; until?: string; interval?: string | number };
 
@@ -76,7 +77,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
       // A status between polls may be missed (order_filled lasts an instant); the history
       // says whether --until was reached on the way.
       if (until !== undefined && changed) {
-        const history = (await api.transactions.history(tx.id)).data;
+        const history = await statusHistory(api, tx.id);
         const passed = history.history.find((h) => h.to_status === until);
         if (passed) {
           // The history may be newer than the snapshot read just before it: show where the

@@ -6,7 +6,7 @@ import type { Api } from '../client/api.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
 import { shellQuote } from '../input.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
-import { describe, isNotFound, outcomeUnknown } from './errors.js';
+import { describeOnce, isNotFound, outcomeUnknown } from './errors.js';
 import { isStagingPair } from './pair.js';
 
 export type RecoveryOptions = {
@@ -32,6 +32,7 @@ export async function createWithRecovery(
   { note, retry, keyGiven, token }: RecoveryOptions,
 ): Promise<{ tx: TransactionSummary | Transaction; recovered: boolean }> {
   const ref = body.merchant_reference;
+  const say = describeOnce();
   // An answer for another request is final: sending the same key again would only replay it.
   const send = async () => checkCreated(await api.transactions.create(body, key), body, key, token);
   let lastError: unknown;
@@ -50,10 +51,10 @@ export async function createWithRecovery(
     }
     if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
     lastError = err;
-    note(`warning: the create's outcome is unknown (${describe(err)}); looking up reference ${ref}`);
+    note(`warning: the create's outcome is unknown (${say(err)}); looking up reference ${ref}`);
   }
 
-  const found = await lookUp(api, ref, note);
+  const found = await lookUp(api, ref, note, say);
   if (found !== 'absent' && found !== 'unknown') return recoveredResult(note, found, body, token);
 
   note(
@@ -66,17 +67,17 @@ export async function createWithRecovery(
   } catch (err) {
     if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
     lastError = err;
-    note(`warning: the second create's outcome is unknown too (${describe(err)}); looking up reference ${ref} once more`);
+    note(`warning: the second create's outcome is unknown too (${say(err)}); looking up reference ${ref} once more`);
   }
 
-  const last = await lookUp(api, ref, note);
+  const last = await lookUp(api, ref, note, say);
   if (last !== 'absent' && last !== 'unknown') return recoveredResult(note, last, body, token);
   const hint = 'the same --idempotency-key and --ref can never create a second transaction';
   if (last === 'absent') {
     // Known not to exist after the last attempt: say so, with the exit code of what failed
     // (1 for a 5xx after retries, 7 for no answer).
     throw new CliError(
-      `transaction ${JSON.stringify(ref)} was not created (${describe(lastError)}; reference ${ref} does not exist); retry safely with: ${retry}`,
+      `transaction ${JSON.stringify(ref)} was not created (${say(lastError)}; reference ${ref} does not exist); retry safely with: ${retry}`,
       'NOT_CREATED',
       lastError instanceof CliError ? lastError.exitCode : EXIT.network,
       hint,
@@ -90,13 +91,13 @@ export async function createWithRecovery(
   );
 }
 
-async function lookUp(api: Api, ref: string, note: (line: string) => void): Promise<Transaction | 'absent' | 'unknown'> {
+async function lookUp(api: Api, ref: string, note: (line: string) => void, say: (err: unknown) => string): Promise<Transaction | 'absent' | 'unknown'> {
   try {
     return await transactionByReference(api, ref);
   } catch (err) {
     if (isNotFound(err)) return 'absent';
     if (outcomeUnknown(err)) {
-      note(`warning: the lookup by reference got no usable answer (${describe(err)})`);
+      note(`warning: the lookup by reference got no usable answer (${say(err)})`);
       return 'unknown';
     }
     throw err;

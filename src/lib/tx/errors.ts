@@ -35,3 +35,18 @@ export function describe(err: unknown): string {
   const short = message.length > NOTE_MESSAGE ? `${message.slice(0, NOTE_MESSAGE)}…` : message;
   return err instanceof CliError ? `${err.code}: ${short}` : short;
 }
+
+/**
+ * `describe` for one run of notes: a message already quoted is named, not quoted again, so
+ * a service that fails every step with the same long text is shown it once (README,
+ * "Timeouts and limits").
+ */
+export function describeOnce(): (err: unknown) => string {
+  const quoted = new Set<string>();
+  return (err) => {
+    const text = describe(err);
+    if (quoted.has(text)) return err instanceof CliError ? `${err.code}: the same message as above` : 'the same message as above';
+    quoted.add(text);
+    return text;
+  };
+}
