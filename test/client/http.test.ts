@@ -38,6 +38,33 @@ async function setup(answers: Parameters<typeof scriptedServer>[0], opts: Partia
 }
 
 describe('HttpClient', () => {
+  it('tells an observer every attempt: the 429s and 5xx it absorbed, their Retry-After, and the answer', async () => {
+    const { client } = await setup([
+      json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '0' }),
+      json(503, errorBody('UNAVAILABLE', 'later')),
+      drop,
+      ok({ id: 'a' }),
+    ]);
+    const seen: unknown[] = [];
+    const stop = client.observe((a) => seen.push({ attempt: a.attempt, status: a.status, retryAfterMs: a.retryAfterMs, again: a.again, error: a.error?.constructor.name }));
+    await client.request({ method: 'GET', path: '/things/a', schema: Thing });
+    expect(seen).toEqual([
+      { attempt: 0, status: 429, retryAfterMs: 0, again: true, error: 'ApiError' },
+      { attempt: 1, status: 503, retryAfterMs: undefined, again: true, error: 'ApiError' },
+      { attempt: 2, status: undefined, retryAfterMs: undefined, again: true, error: 'NetworkError' },
+      { attempt: 3, status: 200, retryAfterMs: undefined, again: false, error: undefined },
+    ]);
+    stop();
+  });
+
+  it('an observer sees the last attempt as final when the retries run out', async () => {
+    const { client } = await setup([json(500, errorBody('BOOM', 'x')), json(500, errorBody('BOOM', 'x'))], { retries: 1 });
+    const again: boolean[] = [];
+    client.observe((a) => again.push(a.again));
+    await expect(client.request({ method: 'GET', path: '/t', schema: Thing })).rejects.toBeInstanceOf(ApiError);
+    expect(again).toEqual([true, false]);
+  });
+
   it('joins the base URL and sends key, user agent and JSON body', async () => {
     const { server, client } = await setup([ok({ id: 'a' })]);
     const res = await client.request({ method: 'POST', path: '/quotes', body: { fiat_amount: '5000' }, schema: Thing, idempotencyKey: 'k-1' });

@@ -10,6 +10,7 @@
 // capped in size (README, "Timeouts and limits"). Which proxy, if any, is decided once per
 // client by proxy.ts, from the environment as curl reads it (README, "Proxies").
 import * as z from 'zod/mini';
+import { backoffDelay } from '../backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from '../url.js';
@@ -40,6 +41,26 @@ export type HttpOptions = {
   fullMessages?: boolean;
   /** Told once per answer whose text was not UTF-8 (which fields, which records). */
   warn?: (line: string) => void;
+};
+
+/**
+ * One attempt as the client saw it, told to whoever observes the client (`observe`): a
+ * caller that adapts to the service (the export's concurrency, conform's probes) sees the
+ * real 429s and their Retry-After, which the retry loop would otherwise absorb.
+ */
+export type AttemptReport = {
+  method: string;
+  path: string;
+  /** 0 for the first try, n for the n-th retry. */
+  attempt: number;
+  /** The answer's status; absent when there was no answer (the error says why). */
+  status?: number;
+  /** Retry-After of the answer, capped (parseRetryAfter). */
+  retryAfterMs?: number;
+  error?: Error;
+  ms: number;
+  /** Whether the loop goes on to another attempt after this one. */
+  again: boolean;
 };
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
@@ -78,7 +99,7 @@ export type RawResponse = {
 type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number; notConnected?: boolean };
 
 /** What a client shares with the clients `withBudget` makes from it. */
-type Shared = { transport: Transport; route?: ProxyChoice };
+type Shared = { transport: Transport; route?: ProxyChoice; observers: Set<(a: AttemptReport) => void> };
 
 /** A service error message longer than this is shown cut (whole under --verbose). */
 export const MESSAGE_SHOWN = 300;
@@ -96,6 +117,7 @@ export class HttpClient {
     this.base = opts.baseUrl.replace(/\/+$/, '');
     this.shared = shared ?? {
       transport: new Transport({ timeoutMs: opts.timeoutMs, maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
+      observers: new Set(),
     };
   }
 
@@ -105,6 +127,12 @@ export class HttpClient {
    */
   withBudget(remaining: () => number): HttpClient {
     return new HttpClient(this.opts, this.shared, remaining);
+  }
+
+  /** Calls `observer` after every attempt of every request until the returned function is called. */
+  observe(observer: (a: AttemptReport) => void): () => void {
+    this.shared.observers.add(observer);
+    return () => this.shared.observers.delete(observer);
   }
 
   /** Whether requests go through a proxy, and which; throws on a proxy variable that cannot be read. */
@@ -139,12 +167,27 @@ export class HttpClient {
     for (let attempt = 0; ; attempt++) {
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`);
+      const started = process.hrtime.bigint();
       const outcome = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
-      if ('body' in outcome) return outcome;
+      if ('body' in outcome) {
+        this.report({ method: req.method, path: req.path, attempt, status: outcome.status, ms: millisSince(started), again: false });
+        return outcome;
+      }
       everConnected ||= !outcome.notConnected;
-      const again = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
-      const wait = again ? this.backoffFor(attempt + 1, outcome) : 0;
-      if (!again || wait >= (this.budget?.() ?? Infinity)) {
+      const retry = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
+      const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
+      const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
+      this.report({
+        method: req.method,
+        path: req.path,
+        attempt,
+        ...(outcome.error instanceof ApiError ? { status: outcome.error.status } : {}),
+        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+        error: outcome.error,
+        ms: millisSince(started),
+        again,
+      });
+      if (!again) {
         // A write that never reached the service is known not to have happened.
         if (outcome.error instanceof NetworkError && !everConnected) outcome.error.neverSent = true;
         throw outcome.error;
@@ -216,11 +259,12 @@ export class HttpClient {
 
   /** The wait before retry `attempt`: jittered backoff, or the (capped) Retry-After when longer. */
   private backoffFor(attempt: number, last: Failure): number {
-    const base = this.opts.backoffBaseMs ?? 250;
-    const cap = this.opts.backoffCapMs ?? 8_000;
-    const random = this.opts.random ?? Math.random;
-    const wait = Math.floor(random() * Math.min(cap, base * 2 ** attempt));
+    const wait = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: this.opts.backoffCapMs ?? 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
     return last.retryAfterMs !== undefined ? Math.max(wait, last.retryAfterMs) : wait;
+  }
+
+  private report(a: AttemptReport): void {
+    for (const observer of this.shared.observers) observer(a);
   }
 
   private trace(line: string): void {
