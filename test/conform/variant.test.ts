@@ -15,7 +15,7 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-describe('offramp conform against the variant', { timeout: 20_000 }, () => {
+describe('offramp conform against the variant', { timeout: 60_000 }, () => {
   it('names every difference, exits 8; --save writes the settings and the next run exits 0', async () => {
     // Deliveries of the variant, received by a real listener: the store conform reads.
     const store = join(mkdtempSync(join(tmpdir(), 'offramp-conform-')), 'events.ndjson');
