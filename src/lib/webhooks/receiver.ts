@@ -110,7 +110,7 @@ export type ForwardOptions = {
   ca?: string;
   /** Accept any certificate from an https app. */
   insecure?: boolean;
-  /** First retry delay (doubles each time); default forwarder.ts RETRY_BASE_MS. */
+  /** Base of the forwarder's backoff (the first delay is about twice it); default forwarder.ts RETRY_BASE_MS. */
   retryBaseMs?: number;
   retryMaxMs?: number;
   timeoutMs?: number;
