@@ -8,7 +8,7 @@
 // src/commands/emulator/.
 import { rm } from 'node:fs/promises';
 import type { IO } from '../lib/io.js';
-import { writeAside } from '../lib/atomic-file.js';
+import { writeAside } from '../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';

@@ -18,7 +18,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setFlagsFromString } from 'node:v8';
 import type { Context, Globals } from '../../lib/context.js';
-import { AtomicFile } from '../../lib/atomic-file.js';
+import { AtomicFile } from '../../lib/fs/atomic.js';
 import { sliceWindow, type Window } from '../../lib/dates.js';
 import { CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input.js';
