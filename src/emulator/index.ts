@@ -9,7 +9,7 @@
 // need our dependencies' types.
 import { EMULATOR_DEFAULT_API_KEY } from '../lib/emulator-defaults.js';
 import { Decimal } from '../lib/money.js';
-import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
+import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import { VERSION } from '../version.js';
 import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';

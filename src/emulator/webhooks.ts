@@ -9,7 +9,7 @@
 // Delivery (all "not shown" in the spec; our choices):
 // - POST to the configured URL, `Content-Type: application/json`,
 //   `X-SVC-Webhook-Signature` = the raw body signed with the webhook secret under the
-//   configured scheme of the catalogue (src/lib/signature.ts; default hmac-sha256-hex,
+//   configured scheme of the catalogue (src/lib/webhooks/signature.ts; default hmac-sha256-hex,
 //   lowercase hex HMAC-SHA256), `X-SVC-Webhook-Id` = the event id. Each attempt signs
 //   anew: under timestamped-sha256 `t` is the emulator's clock at that attempt, as a
 //   service stamping its sends would, so a retry is not refused as stale;
@@ -42,7 +42,7 @@ import { backoffDelay } from '../lib/backoff.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
-import { sign, type SchemeName } from '../lib/signature.js';
+import { sign, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -72,7 +72,7 @@ export const HOLD_MS = 2000;
 export type WebhookSettings = {
   url: string | undefined;
   secret: string;
-  /** Signature scheme of the catalogue (src/lib/signature.ts); default hmac-sha256-hex. */
+  /** Signature scheme of the catalogue (src/lib/webhooks/signature.ts); default hmac-sha256-hex. */
   scheme?: SchemeName;
   maxAttempts: number;
   baseDelayMs: number;

@@ -7,7 +7,7 @@ import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
 import type { Context } from '../../lib/context.js';
 import { displayUrl } from '../../lib/url.js';
 import { Declined, UsageError } from '../../lib/errors.js';
-import { readStdinLines } from '../../lib/stdin.js';
+import { readStdinLines } from '../../lib/input/stdin.js';
 
 export type Options = {
   name: string;

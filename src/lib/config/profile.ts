@@ -25,7 +25,7 @@ export type ServiceChoices = {
   failedStatus?: string;
   /** delivery_status of an event the partner's endpoint accepted (reconcile). */
   deliveredStatus?: string;
-  /** Pin one webhook signature scheme of the catalogue (src/lib/signature.ts); default: any. */
+  /** Pin one webhook signature scheme of the catalogue (src/lib/webhooks/signature.ts); default: any. */
   signatureScheme?: string;
 };
 

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readPage } from '../client/paginate.js';
-import { SIGNATURE_HEADER } from '../signature.js';
+import { SIGNATURE_HEADER } from '../webhooks/signature.js';
 import type { Sender } from './probes.js';
 
 export type CapturedDelivery = { body: Buffer; signature: string | undefined; receivedAt: Date };
