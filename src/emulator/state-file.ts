@@ -11,10 +11,9 @@
 //   meanwhile leaves the previous one. One write at a time: what changes while a write is
 //   under way goes into the next. A request never waits for a write.
 // - A lock file (FILE.lock, holding the pid) keeps a second emulator off the same file.
-import { once } from 'node:events';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { AtomicFile } from '../lib/fs/atomic.js';
+import { writeAside } from '../lib/fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../lib/fs/pid-lock.js';
 import { distrust, trustHint } from '../lib/fs/private.js';
 import { StateFileError } from './errors.js';
@@ -115,21 +114,12 @@ export class StateFile {
   private async snapshot(): Promise<void> {
     if (!this.dirty || !this.encode) return;
     this.dirty = false;
-    const chunks = this.encode();
-    let out: AtomicFile | undefined;
     try {
-      out = await AtomicFile.create(this.path);
-      for (const chunk of chunks) {
-        if (out.stream.write(chunk)) continue;
-        if (out.stream.errored) throw out.stream.errored;
-        await once(out.stream, 'drain');
-      }
-      await out.commit();
+      await writeAside(this.path, this.encode());
       this.failed = false;
       this.lastWrittenAt = new Date().toISOString();
     } catch (err) {
       // The emulator keeps serving; the next try writes everything again.
-      await out?.abort();
       this.dirty = true;
       this.failed = true;
       this.log?.(`state file: could not write ${this.path}: ${(err as Error).message}`);

@@ -94,12 +94,21 @@ export class AtomicFile {
 }
 
 /**
- * Writes a small file whole, aside and renamed (AtomicFile), so a reader sees the old file
- * or the new one, never half of one. For one-shot files (the emulator's ready file, a state
- * export); AtomicFile streams.
+ * Writes a file whole from what is in memory (one text, or the chunks of a document), aside
+ * and renamed, so a reader sees the old file or the new one, never half of one: the
+ * emulator's state file, its ready file, a state export. AtomicFile is for what streams.
  */
-export async function writeAside(path: string, content: string | Buffer, mode?: number): Promise<void> {
+export async function writeAside(path: string, content: string | Buffer | readonly Buffer[], mode?: number): Promise<void> {
   const file = await AtomicFile.create(path, mode !== undefined ? { mode } : {});
-  file.stream.end(content);
+  try {
+    for (const chunk of Array.isArray(content) ? content : [content]) {
+      if (file.stream.write(chunk)) continue;
+      if (file.stream.errored) throw file.stream.errored;
+      await once(file.stream, 'drain');
+    }
+  } catch (err) {
+    await file.abort();
+    throw err;
+  }
   await file.commit();
 }
