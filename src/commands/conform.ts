@@ -31,13 +31,14 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       'name one with --profile NAME (create it with `offramp profile add NAME --env staging`), or make one current',
     );
   }
-  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures, { startEmulatorSide }] = await Promise.all([
+  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures, { startEmulatorSide }, { startEmulator }] = await Promise.all([
     import('../lib/client/http.js'),
     import('../lib/client/transport.js'),
     import('../lib/conform/probes.js'),
     import('../lib/conform/verdicts.js'),
     import('../lib/conform/signatures.js'),
     import('../lib/conform/emulator-side.js'),
+    import('../emulator/index.js'),
   ]);
   let stored: Awaited<ReturnType<typeof signatures.readStore>> | undefined;
   let secret: string | undefined;
@@ -61,19 +62,18 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       apiKey,
       userAgent,
       timeoutMs: ctx.globals.timeout,
-      // The sender retries by itself, so that it sees every 429 (probes.ts).
-      retries: 0,
+      retries: ctx.globals.retries,
+      sleep: ctx.sleep,
       // The service through the user's proxy; the local emulator direct.
       ...(service ? { env: ctx.env } : {}),
       maxResponseBytes: maxResponseBytes(ctx.env),
       fullMessages: ctx.globals.verbose,
       ...(service && ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
     });
-  const senderOpts = { retries: ctx.globals.retries, sleep: ctx.sleep };
   const target = client(settings.baseUrl, settings.apiKey, true);
   const targetWrong = client(settings.baseUrl, WRONG_KEY, true);
   const spinner = ctx.globals.json ? undefined : await startSpinner(io, `probing ${settings.baseUrl} and a local emulator`);
-  const emu = await startEmulatorSide();
+  const emu = await startEmulatorSide(startEmulator);
   const emuClient = client(emu.url, emu.apiKey, false);
   const emuWrong = client(emu.url, WRONG_KEY, false);
 
@@ -85,15 +85,15 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     // reached never leaves the emulator's half of the run talking to a closed emulator.
     const [emuRun, targetRun] = await Promise.allSettled([
       probes.runProbes({
-        sender: probes.createSender((req) => emuClient.send(req), senderOpts),
-        wrongKey: probes.createSender((req) => emuWrong.send(req), { ...senderOpts, retries: 0 }),
+        sender: probes.createSender(emuClient),
+        wrongKey: probes.createSender(emuWrong),
         readOnly: false,
         settle: (send) => emu.settle(send),
         now: ctx.now,
       }),
       probes.runProbes({
-        sender: probes.createSender((req) => target.send(req), senderOpts),
-        wrongKey: probes.createSender((req) => targetWrong.send(req), { ...senderOpts, retries: 0 }),
+        sender: probes.createSender(target),
+        wrongKey: probes.createSender(targetWrong),
         readOnly,
         settle: () => ctx.sleep(TARGET_SETTLE_MS),
         now: ctx.now,

@@ -8,10 +8,10 @@
 // src/commands/emulator/.
 import { rm } from 'node:fs/promises';
 import type { IO } from '../lib/io.js';
-import { writeAside } from '../lib/atomic-file.js';
+import { writeAside } from '../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
-import { parseIntFlag } from '../lib/input.js';
-import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
+import { parseIntFlag } from '../lib/input/values.js';
+import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import { describeChaos, parseChaos } from '../emulator/chaos.js';
 import { isAdminToken, isLoopbackHost } from '../emulator/loopback.js';
 import type { EmulatorOptions } from '../emulator/index.js';

@@ -2,7 +2,7 @@
 // A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
 import type { Context } from '../lib/context.js';
 import { ApiError, UsageError } from '../lib/errors.js';
-import { missingFlags, parseSymbol } from '../lib/input.js';
+import { missingFlags, parseSymbol } from '../lib/input/values.js';
 import { Decimal, divide, FIAT_DECIMALS, parseAmount, TOKEN_DECIMALS } from '../lib/money.js';
 import { writeJson } from '../lib/output/json.js';
 import { resolveFormat } from '../lib/output/format.js';

@@ -19,7 +19,7 @@ import { transactionById } from '../lib/answers.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../lib/config/profile.js';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, exitCodeOf, EXIT } from '../lib/errors.js';
-import { windowFlags } from '../lib/window-input.js';
+import { windowFlags } from '../lib/input/window.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { renderTable } from '../lib/output/render.js';
 import { writeJson } from '../lib/output/json.js';

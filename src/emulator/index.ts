@@ -7,9 +7,9 @@
 // What this module exports is declared in terms of types.ts, clock.ts and errors.ts only:
 // those declarations are what the package ships, and they must not reach modules that
 // need our dependencies' types.
-import { EMULATOR_DEFAULT_API_KEY } from '../lib/config/profile.js';
+import { EMULATOR_DEFAULT_API_KEY } from '../lib/emulator-defaults.js';
 import { Decimal } from '../lib/money.js';
-import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
+import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import { VERSION } from '../version.js';
 import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';

@@ -14,7 +14,7 @@
 //   are "string or null"): empty when the create gave none.
 import type { RevenuePage, RevenueRow, RevenueSummary } from '../lib/schemas.js';
 import { Decimal } from '../lib/money.js';
-import { MAX_WINDOW_MS } from '../lib/dates.js';
+import { MAX_WINDOW_MS } from '../lib/input/dates.js';
 import { iso } from './clock.js';
 import { decodeLedgerCursor, encodeCursor } from './cursor.js';
 import { badRequest } from './envelope.js';

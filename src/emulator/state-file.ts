@@ -7,15 +7,15 @@
 //   A missing or empty file is a fresh start.
 // - Writing: a snapshot. SNAPSHOT_DELAY_MS after a change, the whole state is serialised in
 //   one turn (one moment's state) and written aside and renamed over FILE
-//   (src/lib/atomic-file.ts): FILE is always one whole state, and a process killed
+//   (src/lib/fs/atomic.ts): FILE is always one whole state, and a process killed
 //   meanwhile leaves the previous one. One write at a time: what changes while a write is
 //   under way goes into the next. A request never waits for a write.
 // - A lock file (FILE.lock, holding the pid) keeps a second emulator off the same file.
-import { once } from 'node:events';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { AtomicFile } from '../lib/atomic-file.js';
-import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../lib/pid-lock.js';
+import { writeAside } from '../lib/fs/atomic.js';
+import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../lib/fs/pid-lock.js';
+import { distrust, trustHint } from '../lib/fs/private.js';
 import { StateFileError } from './errors.js';
 import type { DecodedState } from './state-codec.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
@@ -114,21 +114,12 @@ export class StateFile {
   private async snapshot(): Promise<void> {
     if (!this.dirty || !this.encode) return;
     this.dirty = false;
-    const chunks = this.encode();
-    let out: AtomicFile | undefined;
     try {
-      out = await AtomicFile.create(this.path);
-      for (const chunk of chunks) {
-        if (out.stream.write(chunk)) continue;
-        if (out.stream.errored) throw out.stream.errored;
-        await once(out.stream, 'drain');
-      }
-      await out.commit();
+      await writeAside(this.path, this.encode());
       this.failed = false;
       this.lastWrittenAt = new Date().toISOString();
     } catch (err) {
       // The emulator keeps serving; the next try writes everything again.
-      await out?.abort();
       this.dirty = true;
       this.failed = true;
       this.log?.(`state file: could not write ${this.path}: ${(err as Error).message}`);
@@ -154,15 +145,8 @@ async function readState(path: string): Promise<DecodedState | undefined> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`cannot read state file ${path}: ${(err as Error).message}`);
   }
-  if (!info.isFile()) throw new StateFileError(`state file ${path} is not a regular file`);
-  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
-    throw new StateFileError(`state file ${path} is owned by another user (uid ${info.uid}); refusing it`);
-  }
-  if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
-    throw new StateFileError(
-      `state file ${path} is writable by group or others (mode ${(info.mode & 0o777).toString(8)}); refusing it (chmod 600 it if it is yours)`,
-    );
-  }
+  const distrusted = distrust(path, info, 'file', `state file ${path}`);
+  if (distrusted) throw new StateFileError(`${distrusted}; refusing it (${trustHint(path, info, 'file')})`);
   if (info.size === 0) return undefined;
   try {
     return decodeDocument(await readFile(path), `state file ${path}`);

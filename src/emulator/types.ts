@@ -101,7 +101,7 @@ export type EmulatorOptions = {
   webhookSecret?: string;
   /**
    * How X-SVC-Webhook-Signature is computed: a scheme of the catalogue in
-   * src/lib/signature.ts (docs/emulator.md, Webhooks). Default `hmac-sha256-hex`.
+   * src/lib/webhooks/signature.ts (docs/emulator.md, Webhooks). Default `hmac-sha256-hex`.
    */
   signatureScheme?: string;
   /** Delay added to every answer, in ms. */

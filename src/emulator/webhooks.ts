@@ -9,13 +9,14 @@
 // Delivery (all "not shown" in the spec; our choices):
 // - POST to the configured URL, `Content-Type: application/json`,
 //   `X-SVC-Webhook-Signature` = the raw body signed with the webhook secret under the
-//   configured scheme of the catalogue (src/lib/signature.ts; default hmac-sha256-hex,
+//   configured scheme of the catalogue (src/lib/webhooks/signature.ts; default hmac-sha256-hex,
 //   lowercase hex HMAC-SHA256), `X-SVC-Webhook-Id` = the event id. Each attempt signs
 //   anew: under timestamped-sha256 `t` is the emulator's clock at that attempt, as a
 //   service stamping its sends would, so a retry is not refused as stale;
 // - a 2xx answer means delivered; anything else (other status, refused connection, no
 //   answer within 5 s) counts as a failed attempt and is retried after baseDelay × 2^(n−1)
-//   until the attempt ceiling, then the event is `failed`;
+//   (at most RETRY_CAP_MS: the project's one backoff, src/lib/backoff.ts, without jitter
+//   so that a run repeats) until the attempt ceiling, then the event is `failed`;
 // - delivery_status: `pending` (not yet attempted, or waiting for a retry), `delivered`,
 //   `failed` (ceiling reached). `last_error` keeps the latest failure, even after a later
 //   success, as a record of what went wrong;
@@ -37,9 +38,11 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
+import { backoffDelay } from '../lib/backoff.js';
+import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
-import { sign, type SchemeName } from '../lib/signature.js';
+import { sign, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -55,8 +58,10 @@ export const SIGNATURE_HEADER_NAME = 'X-SVC-Webhook-Signature';
 export const EVENT_ID_HEADER_NAME = 'X-SVC-Webhook-Id';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 export const DEFAULT_EVENTS_LIMIT = 20;
-export const DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
+export const DEFAULT_WEBHOOK_SECRET = EMULATOR_DEFAULT_WEBHOOK_SECRET;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
+/** The longest wait between two attempts, however many the ceiling allows. */
+export const RETRY_CAP_MS = 60_000;
 export const ATTEMPT_TIMEOUT_MS = 5000;
 const MAX_PARALLEL_DELIVERIES = 8;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -67,7 +72,7 @@ export const HOLD_MS = 2000;
 export type WebhookSettings = {
   url: string | undefined;
   secret: string;
-  /** Signature scheme of the catalogue (src/lib/signature.ts); default hmac-sha256-hex. */
+  /** Signature scheme of the catalogue (src/lib/webhooks/signature.ts); default hmac-sha256-hex. */
   scheme?: SchemeName;
   maxAttempts: number;
   baseDelayMs: number;
@@ -147,7 +152,7 @@ export class Webhooks {
   resume(partner: PartnerState): void {
     for (const evt of partner.eventList) {
       if (evt.delivery_status !== 'pending') continue;
-      this.schedule(evt, evt.roundAttempts === 0 ? 0 : this.settings.baseDelayMs * 2 ** (evt.roundAttempts - 1));
+      this.schedule(evt, evt.roundAttempts === 0 ? 0 : this.retryDelay(evt.roundAttempts));
     }
   }
 
@@ -285,6 +290,11 @@ export class Webhooks {
     return false;
   }
 
+  /** The wait before retry n of a round: baseDelayMs, doubling (backoff's base is half the first delay). */
+  private retryDelay(n: number): number {
+    return backoffDelay(n, { baseMs: this.settings.baseDelayMs / 2, capMs: RETRY_CAP_MS, jitter: 0 });
+  }
+
   /** A uniform draw of the chaos generator. */
   private draw(): number {
     return (this.settings.random ?? Math.random)();
@@ -350,7 +360,7 @@ export class Webhooks {
         evt.delivery_status = 'failed';
       } else {
         evt.delivery_status = 'pending';
-        this.schedule(evt, this.settings.baseDelayMs * 2 ** (evt.roundAttempts - 1));
+        this.schedule(evt, this.retryDelay(evt.roundAttempts));
       }
     }
     if (evt.replayQueued) {

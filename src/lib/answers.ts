@@ -11,9 +11,9 @@
 // regard to case (hexadecimal either way), references case-insensitively, as the spec
 // compares them.
 import type { Api } from './client/api.js';
-import type { Window } from './dates.js';
+import type { Window } from './input/dates.js';
 import { CliError, EXIT } from './errors.js';
-import { shellQuote } from './input.js';
+import { shellQuote } from './input/values.js';
 import { decimalEquals } from './money.js';
 import type {
   CreateTransactionRequest,

@@ -106,7 +106,7 @@ export function createContext(deps: ContextDeps): Context {
         return flag;
       }
       if (env.OFFRAMP_WEBHOOK_SECRET) return env.OFFRAMP_WEBHOOK_SECRET;
-      const [{ EMULATOR_DEFAULT_WEBHOOK_SECRET }, { profile }] = await Promise.all([import('./config/profile.js'), ctx.profile()]);
+      const [{ EMULATOR_DEFAULT_WEBHOOK_SECRET }, { profile }] = await Promise.all([import('./emulator-defaults.js'), ctx.profile()]);
       // A local profile talks to the emulator, whose default secret is public, as its key is.
       const secret = profile?.webhookSecret ?? (profile?.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
       io.addSecret(secret);

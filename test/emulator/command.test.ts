@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { run, type EmulatorCommandOptions } from '../../src/commands/emulator.js';
 import { UsageError } from '../../src/lib/errors.js';
 import { IO } from '../../src/lib/io.js';
-import { verify } from '../../src/lib/signature.js';
+import { verify } from '../../src/lib/webhooks/signature.js';
 import { eventually, webhookReceiver } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -189,7 +189,7 @@ describe('a state file', () => {
     const file = join(stateDir(), 's.state');
     await stop(await start({ statePath: file }));
     chmodSync(file, 0o620);
-    await expect(startEmulator({ port: 0, statePath: file })).rejects.toThrow(/writable by group or others \(mode 620\)/);
+    await expect(startEmulator({ port: 0, statePath: file })).rejects.toThrow(/writable by its group \(mode 0620\); refusing it \(chmod go-w /);
     chmodSync(file, 0o644);
     // Readable by others is the user's choice; writable is not.
     const emu = await startEmulator({ port: 0, statePath: file });
@@ -218,7 +218,7 @@ describe('a state file', () => {
   it('is written whole at a clean stop, leaving no temporary file; one a killed emulator left is removed', async () => {
     const dir = stateDir();
     const file = join(dir, 's.state');
-    // What a kill in the middle of a write leaves (src/lib/atomic-file.ts names it), from a pid that is gone.
+    // What a kill in the middle of a write leaves (src/lib/fs/stale.ts names it), from a pid that is gone.
     writeFileSync(`${file}.tmp-4194304-0123abcd`, '{"k":"header"', { mode: 0o600 });
     const a = await start({ statePath: file });
     expect(readdirSync(dir).sort()).toEqual(['s.state', 's.state.lock']);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pageOf, ReplayResult, Transaction, WebhookDelivery, WebhookEvent } from '../../src/lib/schemas.js';
-import { verify } from '../../src/lib/signature.js';
+import { verify } from '../../src/lib/webhooks/signature.js';
 import { createManualClock, DEFAULT_WEBHOOK_SECRET } from '../../src/emulator/index.js';
 import { closeAll, createTx, eventually, expectError, expectOk, idemKey, simulate, startApi, webhookReceiver, type Api } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, parseWindow } from '../../src/lib/dates.js';
+import { DAY_MS, parseWindow } from '../../src/lib/input/dates.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
 import { DecimalSum } from '../../src/lib/revenue/totals.js';
 import type { RevenueRow } from '../../src/lib/schemas.js';

@@ -1,14 +1,13 @@
 // Issue 17, "nothing hijackable": every temporary path of an export (the file beside
-// --out, the run directory, its spools and checkpoint) is created exclusively under a name
-// nobody can guess, so a link or a file planted there by someone else is never written
-// through, read as ours, or removed; and what killed runs left is cleaned only when it is
-// the user's own and old. In process, with the randomness fixed where a test must know a
-// name in advance; the SIGKILL case runs the built binary.
+// --out, test/fs/atomic.test.ts; the run directory, its spools and checkpoint, here) is
+// created exclusively under a name nobody can guess, so a link or a file planted there by
+// someone else is never written through, read as ours, or removed; and what killed runs
+// left is cleaned only when it is the user's own and old. In process, with the randomness
+// fixed where a test must know a name in advance; the SIGKILL case runs the built binary.
 import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AtomicFile } from '../../src/lib/atomic-file.js';
 import { Checkpoint, findCheckpoint, CHECKPOINT_FILE } from '../../src/lib/revenue/checkpoint.js';
 import { OrderedOutput } from '../../src/lib/revenue/ordered-output.js';
 import { rowFormatter } from '../../src/lib/revenue/row-format.js';
@@ -27,51 +26,6 @@ function withVictim(prefix: string) {
   writeFileSync(victim, 'precious');
   return { dir, victim };
 }
-
-describe('the file beside --out', () => {
-  it('a link planted at the temporary name is never written through: another name is taken', async () => {
-    const { dir, victim } = withVictim('offramp-tmp-link-');
-    const out = join(dir, 'ledger.csv');
-    const names = ['aaaa', 'bbbb'];
-    symlinkSync(victim, `${out}.tmp-${process.pid}-aaaa`);
-    const file = await AtomicFile.create(out, { random: () => names.shift()! });
-    expect(file.tempPath).toBe(`${out}.tmp-${process.pid}-bbbb`);
-    expect(lstatSync(file.tempPath).mode & 0o777).toBe(0o600);
-    file.stream.end('rows\n');
-    await file.commit();
-    expect(readFileSync(out, 'utf8')).toBe('rows\n');
-    expect(readFileSync(victim, 'utf8')).toBe('precious');
-  });
-
-  it('a file planted there (to read the export) is left alone, never opened', async () => {
-    const dir = freshDir('offramp-tmp-planted-');
-    const out = join(dir, 'ledger.csv');
-    const planted = `${out}.tmp-${process.pid}-cccc`;
-    writeFileSync(planted, '', { mode: 0o666 });
-    const names = ['cccc', 'dddd'];
-    const file = await AtomicFile.create(out, { random: () => names.shift()! });
-    file.stream.end('secret rows\n');
-    await file.commit();
-    expect(readFileSync(planted, 'utf8')).toBe('');
-  });
-
-  it.runIf(isRoot)("leftovers of dead processes are removed only when they are the user's own regular files", async () => {
-    const dir = freshDir('offramp-tmp-stale-');
-    const out = join(dir, 'ledger.csv');
-    const dead = 2 ** 22 + 12345; // above pid_max's default: no such process
-    writeFileSync(`${out}.tmp-${dead}-0a0a`, 'mine');
-    writeFileSync(`${out}.tmp-${dead}`, 'mine, from an earlier version');
-    writeFileSync(`${out}.tmp-${dead}-0b0b`, 'theirs');
-    chownSync(`${out}.tmp-${dead}-0b0b`, NOBODY, NOBODY);
-    const target = join(dir, 'target');
-    writeFileSync(target, 'kept');
-    symlinkSync(target, `${out}.tmp-${dead}-0c0c`);
-    const file = await AtomicFile.create(out);
-    await file.abort();
-    expect(readdirSync(dir).sort()).toEqual([`ledger.csv.tmp-${dead}-0b0b`, `ledger.csv.tmp-${dead}-0c0c`, 'target']);
-    expect(readFileSync(target, 'utf8')).toBe('kept');
-  });
-});
 
 describe('run directories, spools and checkpoints', () => {
   it('a spool path that exists (a planted link) is never opened: the export fails, the link target untouched', async () => {

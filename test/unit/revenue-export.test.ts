@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/dates.js';
+import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/input/dates.js';
 import { checkSlices, exportRevenue, type PageMark } from '../../src/lib/revenue/export.js';
 import { AdaptiveLimit } from '../../src/lib/revenue/adaptive-limit.js';
 import { apiVersion, publicUrl } from '../../src/lib/revenue/manifest.js';

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sign } from '../../src/lib/signature.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { startReceiver, type Receiver } from '../../src/lib/webhooks/receiver.js';
 import { formatStoredLine, parseStoredLine, type StoreFile } from '../../src/lib/webhooks/store.js';
 import { killListeners, startListener } from '../helpers/listener.js';

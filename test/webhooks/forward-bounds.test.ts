@@ -4,7 +4,7 @@
 // forever, or answer non-2xx with a body that never ends (the listener's peak memory,
 // measured on the built binary, stays bounded while the service is still answered at once).
 import { afterEach, describe, expect, it } from 'vitest';
-import { sign } from '../../src/lib/signature.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { Forwarder, type ForwardResult } from '../../src/lib/webhooks/forwarder.js';
 import { endlessBody, onRequests, rawServer, spawnMeasured } from '../helpers/faulty.js';
 import { scriptedServer } from '../helpers/server.js';

@@ -11,7 +11,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sign } from '../../src/lib/signature.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { killListeners, startListener } from '../helpers/listener.js';
 
 const SECRET = 'whsec_forward_9e02';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sign } from '../../src/lib/signature.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { parseStoredLine } from '../../src/lib/webhooks/store.js';
 import { BIN, tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';

@@ -7,7 +7,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sign } from '../../src/lib/signature.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { startReceiver, type DeliveryInfo, type Receiver } from '../../src/lib/webhooks/receiver.js';
 import { parseStoredLine } from '../../src/lib/webhooks/store.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sign } from '../../src/lib/signature.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 

@@ -5,7 +5,7 @@
 // (exit 2) before anything is sent.
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input.js';
+import { parseIntFlag } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { faultProblem, MAX_FAULT_LATENCY_MS } from '../../emulator/fault-rules.js';
 import type { FaultInput, FaultRule } from '../../emulator/types.js';

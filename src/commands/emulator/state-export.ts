@@ -1,6 +1,6 @@
 // offramp emulator state export FILE: the emulator's whole state, in the --state file
 // format, written to FILE (0600: it holds every partner's records) or to stdout for `-`.
-import { writeAside } from '../../lib/atomic-file.js';
+import { writeAside } from '../../lib/fs/atomic.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { callControl, controlTarget } from './control-client.js';

@@ -7,7 +7,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
 import { STATE_FORMAT, type StateSummary } from '../../emulator/types.js';
-import { readStdin } from '../../lib/stdin.js';
+import { readStdin } from '../../lib/input/stdin.js';
 import { callControl, controlTarget } from './control-client.js';
 
 export type Options = { file?: string; adminToken?: string };

@@ -2,11 +2,12 @@
 //                         [--webhook-secret-stdin] [--force]
 // The key never comes from an argument: a hidden prompt, or stdin. An existing profile of
 // that name is replaced only when the user says so (a prompt, or --force).
-import { checkBaseUrl, EMULATOR_DEFAULT_API_KEY, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
+import { checkBaseUrl, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
+import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
 import type { Context } from '../../lib/context.js';
 import { displayUrl } from '../../lib/url.js';
 import { Declined, UsageError } from '../../lib/errors.js';
-import { readStdinLines } from '../../lib/stdin.js';
+import { readStdinLines } from '../../lib/input/stdin.js';
 
 export type Options = {
   name: string;

@@ -14,14 +14,14 @@ import pLimit from 'p-limit';
 import { checkRowInWindow, checkSummaryWindow } from '../../lib/answers.js';
 import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
-import { filterFlags } from '../../lib/input.js';
-import { windowFlags } from '../../lib/window-input.js';
+import { filterFlags } from '../../lib/input/values.js';
+import { windowFlags } from '../../lib/input/window.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { planSlices } from '../../lib/revenue/slices.js';
 import { DecimalSum } from '../../lib/revenue/totals.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
-import type { Window } from '../../lib/dates.js';
+import type { Window } from '../../lib/input/dates.js';
 import type { RevenueFilters } from '../../lib/client/api.js';
 
 export type Options = { from?: string; to?: string; token?: string; network?: string };

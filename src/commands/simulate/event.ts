@@ -4,7 +4,7 @@ import { simulateEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { ApiError, UsageError } from '../../lib/errors.js';
-import { ask, uuidProblem, validator } from '../../lib/input.js';
+import { ask, uuidProblem, validator } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkTransactionId } from '../../lib/sandbox/args.js';
 import { explainConflict } from '../../lib/sandbox/conflict.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { cancelTransaction, transactionById } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
-import { parseIdempotencyKey, shellQuote, uuidArgument } from '../../lib/input.js';
+import { parseIdempotencyKey, shellQuote, uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';

@@ -26,7 +26,7 @@ import {
   shellQuote,
   uuidProblem,
   validator,
-} from '../../lib/input.js';
+} from '../../lib/input/values.js';
 import { amountProblem, parseAmount } from '../../lib/money.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';

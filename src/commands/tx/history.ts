@@ -2,7 +2,7 @@
 // Every status change: from → to, when, reason, metadata.
 import { statusHistory } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
-import { uuidArgument } from '../../lib/input.js';
+import { uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 

@@ -4,12 +4,12 @@
 // sent to the service and applied again to what comes back (src/lib/client/filters.ts).
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
-import { parseIntFlag, shellQuote } from '../../lib/input.js';
+import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
-import { windowFilter } from '../../lib/window-input.js';
+import { windowFilter } from '../../lib/input/window.js';
 
 export type ListOptions = { status?: string; from?: string; to?: string; limit?: string; cursor?: string; all?: boolean };
 

@@ -7,7 +7,7 @@
 // passes first.
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError, UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input.js';
+import { parseIntFlag } from '../../lib/input/values.js';
 import { isTerminal } from '../../lib/lifecycle.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';

@@ -4,7 +4,7 @@
 // found instead (a listener's store, or a replay to an endpoint that keeps it).
 import { webhookEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
-import { uuidArgument } from '../../lib/input.js';
+import { uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';

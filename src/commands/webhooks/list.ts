@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
-import { parseIntFlag, shellQuote } from '../../lib/input.js';
+import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { csvStream } from '../../lib/output/csv.js';
 import { renderTable, type Column } from '../../lib/output/render.js';

@@ -11,7 +11,7 @@ import pLimit from 'p-limit';
 import { replayEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
-import { parseIntFlag, parseUuid } from '../../lib/input.js';
+import { parseIntFlag, parseUuid } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';

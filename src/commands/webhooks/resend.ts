@@ -11,12 +11,12 @@
 import { randomInt } from 'node:crypto';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input.js';
+import { parseIntFlag } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
-import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/signature.js';
+import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';

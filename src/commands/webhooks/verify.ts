@@ -14,10 +14,10 @@ import { createInterface } from 'node:readline';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input.js';
+import { parseIntFlag } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
-import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/signature.js';
-import { readStdin } from '../../lib/stdin.js';
+import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
+import { readStdin } from '../../lib/input/stdin.js';
 import { parseStoredLine, type StoredEvent } from '../../lib/webhooks/store.js';
 
 export type Options = {

@@ -9,11 +9,6 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 /** Default base URL of a `local` profile: `offramp emulator`'s default port. */
 export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
 
-/** The emulator's documented default key (a public test value, not a secret). */
-export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
-/** The emulator's documented default webhook secret (public too; docs/emulator.md). */
-export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
-
 /**
  * What a service chose where the spec says "not shown" and the CLI needs to know it
  * (docs/api.md, "Open points"). Empty means the emulator's choices; `offramp conform
@@ -30,7 +25,7 @@ export type ServiceChoices = {
   failedStatus?: string;
   /** delivery_status of an event the partner's endpoint accepted (reconcile). */
   deliveredStatus?: string;
-  /** Pin one webhook signature scheme of the catalogue (src/lib/signature.ts); default: any. */
+  /** Pin one webhook signature scheme of the catalogue (src/lib/webhooks/signature.ts); default: any. */
   signatureScheme?: string;
 };
 

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Conf from 'conf';
 import { CliError, EXIT } from '../errors.js';
-import { distrust } from '../secure-path.js';
+import { distrust } from '../fs/private.js';
 import type { ConfigData, Profile } from './profile.js';
 
 /**
@@ -116,7 +116,7 @@ function statIfThere(path: string): Stats | undefined {
   }
 }
 
-/** Owned by this user and writable by no one else (src/lib/secure-path.ts); otherwise UnsafeConfig. */
+/** Owned by this user and writable by no one else (src/lib/fs/private.ts); otherwise UnsafeConfig. */
 function trusted(path: string, st: Stats, what: 'directory' | 'file'): void {
   const reason = distrust(path, st, what, `the config ${what} ${path}`);
   if (reason) throw new UnsafeConfig(reason, `use a config ${what} of your own (OFFRAMP_CONFIG_DIR), or make it yours alone: chmod ${what === 'directory' ? '700' : '600'} ${path}`);

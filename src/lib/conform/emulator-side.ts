@@ -8,14 +8,26 @@
 // then `failed`), holds `payout.settled` open until the run ends (`pending`), and accepts
 // the rest (`delivered`). It keeps each delivery's bytes and signature header, from which
 // the emulator's signature scheme is detected as the target's is from a `--store`.
+//
+// The emulator itself is handed in by the command (`startEmulator` of src/emulator/index.ts):
+// the library sits below the emulator and never loads it.
 import { randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readPage } from '../client/paginate.js';
-import { SIGNATURE_HEADER } from '../signature.js';
+import { SIGNATURE_HEADER } from '../webhooks/signature.js';
 import type { Sender } from './probes.js';
 
 export type CapturedDelivery = { body: Buffer; signature: string | undefined; receivedAt: Date };
+
+/** What the emulator side needs of `startEmulator` (offramp-cli/emulator). */
+export type StartEmulator = (options: {
+  port: number;
+  apiKeys: string[];
+  webhookUrl: string;
+  webhookSecret: string;
+  webhookRetry: { maxAttempts: number; baseDelayMs: number; timeoutMs: number };
+}) => Promise<{ url: string; close(): Promise<void> }>;
 
 export type EmulatorSide = {
   url: string;
@@ -32,8 +44,10 @@ const HELD_TYPE = 'payout.settled';
 const SETTLE_LIMIT_MS = 3000;
 const SETTLE_POLL_MS = 20;
 
-export async function startEmulatorSide(): Promise<EmulatorSide> {
-  const { startEmulator, DEFAULT_API_KEY } = await import('../../emulator/index.js');
+/** The partner key of the emulator side: any will do, the emulator is conform's alone. */
+const API_KEY = 'sk_test_conform';
+
+export async function startEmulatorSide(startEmulator: StartEmulator): Promise<EmulatorSide> {
   const deliveries: CapturedDelivery[] = [];
   const held: ServerResponse[] = [];
   let closing = false;
@@ -60,6 +74,7 @@ export async function startEmulatorSide(): Promise<EmulatorSide> {
   try {
     emu = await startEmulator({
       port: 0,
+      apiKeys: [API_KEY],
       webhookUrl: receiverUrl,
       webhookSecret,
       // One attempt per round: a refused delivery is `failed` at once. The held one must
@@ -78,7 +93,7 @@ export async function startEmulatorSide(): Promise<EmulatorSide> {
 
   return {
     url: running.url,
-    apiKey: DEFAULT_API_KEY,
+    apiKey: API_KEY,
     webhookSecret,
     deliveries,
     async settle(send) {

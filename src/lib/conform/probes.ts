@@ -7,10 +7,10 @@
 // the run creates one transaction (a `conform-…` reference) and walks it to completion with
 // the simulator, and creates a second one to cancel: everything else reads what those made.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { headerValue, parseRetryAfter, REQUEST_ID_HEADERS, type Query } from '../client/http.js';
+import { headerValue, REQUEST_ID_HEADERS, type HttpClient, type Query } from '../client/http.js';
 import { readPage, type RawPage } from '../client/paginate.js';
 import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
-import { ApiError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, SchemaError } from '../errors.js';
 import {
   emptyObservation,
   type CallName,
@@ -43,61 +43,32 @@ export type Sender = {
   readonly retryAfter: string[];
 };
 
-/** What a sender needs of the HTTP client (src/lib/client/http.ts). */
-export type RawSend = (req: ProbeRequest) => Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }>;
-
-export type SenderOptions = {
-  /** Retries after a 429, a 5xx or no answer (5xx and no answer only where repeating is safe). */
-  retries: number;
-  sleep(ms: number): Promise<void>;
-  backoffBaseMs?: number;
-  /** Longest Retry-After waited for. */
-  retryAfterCapMs?: number;
-};
+/** What the probes need of the HTTP client (src/lib/client/http.ts). */
+export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
 
 /**
- * A sender over an HttpClient built with `retries: 0`: the retry loop is here so that
- * every 429 is seen (the client's own loop would hide those it recovered from), and an
- * error status comes back as an answer instead of an exception. No answer at all, after
- * the retries, is thrown: conform cannot go on without the service.
+ * A sender over the HTTP client, whose retries (and backoff) are the CLI's own: it watches
+ * every attempt, so that the 429s the client recovers from are seen too, and turns an
+ * error status into an answer instead of an exception. No answer at all, after the
+ * retries, is thrown: conform cannot go on without the service.
  */
-export function createSender(send: RawSend, opts: SenderOptions): Sender {
+export function createSender(client: ProbeClient): Sender {
   const retryAfter: string[] = [];
-  const base = opts.backoffBaseMs ?? 250;
+  client.observe((a) => {
+    if (a.status === 429) retryAfter.push((a.error instanceof ApiError && headerValue(a.error.headers['retry-after'])) || '');
+  });
   return {
     retryAfter,
     async send(req) {
-      const safe = req.method === 'GET' || req.idempotencyKey !== undefined;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const raw = await send(req);
-          return { ok: true, status: raw.status, body: raw.body, headers: raw.headers };
-        } catch (err) {
-          if (err instanceof ApiError) {
-            if (err.status === 429) retryAfter.push(headerValue(err.headers['retry-after']) ?? '');
-            const again = attempt < opts.retries && (err.status === 429 || (err.status >= 500 && safe));
-            if (again) {
-              const hinted = err.status === 429 ? parseRetryAfter(headerValue(err.headers['retry-after'])) : undefined;
-              await opts.sleep(Math.min(hinted ?? Math.floor(Math.random() * base * 2 ** (attempt + 1)), opts.retryAfterCapMs ?? 10_000));
-              continue;
-            }
-            return {
-              ok: false,
-              status: err.status,
-              body: err.envelope,
-              headers: err.headers,
-              code: err.code,
-              enveloped: err.enveloped,
-              message: err.message,
-            };
-          }
-          if (err instanceof SchemaError) return { ok: false, status: 0, body: undefined, headers: {}, message: err.message };
-          if ((err instanceof NetworkError || err instanceof TimeoutError) && safe && attempt < opts.retries) {
-            await opts.sleep(Math.floor(Math.random() * base * 2 ** (attempt + 1)));
-            continue;
-          }
-          throw err;
+      try {
+        const raw = await client.send(req);
+        return { ok: true, status: raw.status, body: raw.body, headers: raw.headers };
+      } catch (err) {
+        if (err instanceof ApiError) {
+          return { ok: false, status: err.status, body: err.envelope, headers: err.headers, code: err.code, enveloped: err.enveloped, message: err.message };
         }
+        if (err instanceof SchemaError) return { ok: false, status: 0, body: undefined, headers: {}, message: err.message };
+        throw err;
       }
     },
   };

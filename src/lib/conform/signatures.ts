@@ -1,4 +1,4 @@
-// Which signature scheme of the catalogue (src/lib/signature.ts) a service signs its
+// Which signature scheme of the catalogue (src/lib/webhooks/signature.ts) a service signs its
 // webhooks with. The spec does not say (docs/api.md, "Open points": webhook signature),
 // and conform cannot make the target deliver to it, so the target's scheme is
 // read from deliveries a `webhooks listen --store` already received: each stored line
@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
-import { detect } from '../signature.js';
+import { detect } from '../webhooks/signature.js';
 import { parseStoredLine } from '../webhooks/store.js';
 import type { SignatureObs } from './verdicts.js';
 

@@ -1,6 +1,6 @@
 // Argument checks shared by the sandbox commands; each refuses before any request.
 import { UsageError } from '../errors.js';
-import { parseUuid } from '../input.js';
+import { parseUuid } from '../input/values.js';
 import { OUTCOMES, type Outcome } from './walk.js';
 
 /** Transaction ids are uuids (the spec); anything else would only earn a 400 or 404. */

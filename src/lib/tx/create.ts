@@ -4,7 +4,7 @@
 import { checkCreated, createDifferences, transactionByReference } from '../answers.js';
 import type { Api } from '../client/api.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
-import { shellQuote } from '../input.js';
+import { shellQuote } from '../input/values.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
 import { describeOnce, isNotFound, outcomeUnknown } from './errors.js';
 import { isStagingPair } from './pair.js';

@@ -3,7 +3,7 @@
 import { transactionById, transactionByReference } from '../answers.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { ask, parseReference, parseUuid, uuidProblem, validator } from '../input.js';
+import { ask, parseReference, parseUuid, uuidProblem, validator } from '../input/values.js';
 import type { Transaction } from '../schemas.js';
 
 export type Target = { id: string } | { ref: string };

@@ -2,7 +2,7 @@
 // pair preselected (the spec, Limits: sandbox is usdt on bep20). Flags are parsed
 // by the command first (parseSymbol), so a bad flag fails before any question is asked.
 import type { Context } from '../context.js';
-import { ask } from '../input.js';
+import { ask } from '../input/values.js';
 
 export const STAGING_TOKEN = 'usdt';
 export const STAGING_NETWORK = 'bep20';

@@ -4,7 +4,7 @@
 import type { ChalkInstance } from 'chalk';
 import { layout, shorten } from '../output/render.js';
 import { paint, terminalLine, terminalSafe, type Text } from '../output/sanitize.js';
-import { SCHEMES } from '../signature.js';
+import { SCHEMES } from './signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import type { ForwardResult } from './forwarder.js';
 import type { DeliveryInfo, ReceiverStats } from './receiver.js';

@@ -5,8 +5,8 @@
 // applies every filter to the events that come back).
 import type { WebhookListQuery } from '../client/api.js';
 import { UsageError } from '../errors.js';
-import { parseUuid } from '../input.js';
-import { windowFilter } from '../window-input.js';
+import { parseUuid } from '../input/values.js';
+import { windowFilter } from '../input/window.js';
 import { EVENT_TYPES } from '../vocabulary.js';
 
 export type EventFilterFlags = { tx?: string; type?: string; status?: string; from?: string; to?: string };

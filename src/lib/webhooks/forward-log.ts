@@ -9,10 +9,10 @@
 // These lines are not synced one by one: losing the last of them in a crash only means
 // those events are forwarded again, which the spec's delivery rules already ask the app
 // to tolerate (at least once, duplicates possible). A torn last line is cut off on open
-// for the same reason. The file is private like the store (src/lib/secure-path.ts).
+// for the same reason. The file is private like the store (src/lib/fs/private.ts).
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { openPrivateFile } from '../secure-path.js';
+import { openPrivateFile } from '../fs/private.js';
 import { wholeLines, wholeLinesEnd } from './store.js';
 
 export type ForwardRecord = { id: string; status: number; at: Date; to: string };

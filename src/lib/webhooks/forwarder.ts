@@ -4,12 +4,13 @@
 //
 // - An event the app is owed (a new event, or one owed since an earlier run) is sent until
 //   the app answers 2xx or the listener stops: a refused connection, a timeout or a
-//   non-2xx answer puts it back with its own delay (RETRY_BASE_MS doubling up to
-//   RETRY_MAX_MS, with jitter so a batch does not come back as one burst). After any
-//   failure the whole queue also waits, then sends one event at a time until one is
-//   taken: an app that is down gets a probe per delay, not every owed event at once, and
-//   an app that refuses one particular event does not hold up the others (the probe is
-//   the earliest due, and that event waits on its own delay).
+//   non-2xx answer puts it back with its own delay (src/lib/backoff.ts: twice
+//   RETRY_BASE_MS, doubling up to RETRY_MAX_MS, between 75% and 100% of that so a batch
+//   does not come back as one burst). After any failure the whole queue also waits, on
+//   the same schedule, then sends one event at a time until one is taken: an app that
+//   is down gets a probe per delay, not every owed event at once, and an app that
+//   refuses one particular event does not hold up the others (the probe is the earliest
+//   due, and that event waits on its own delay).
 // - A duplicate delivery of an event the app already took (or that was never owed) is
 //   relayed once and not retried: it is there so that the app proves its idempotency.
 // - It all runs after the service has been answered, so a slow app never delays an
@@ -20,13 +21,15 @@
 //   answer (OFFRAMP_MAX_RESPONSE_BYTES) of the app's answer is read.
 // - Stopping aborts requests in flight; what they carried stays owed.
 import { rootCertificates } from 'node:tls';
+import { backoffDelay, type Backoff } from '../backoff.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
 import { UsageError } from '../errors.js';
 
 export const FORWARD_PARALLEL = 16;
 export const FORWARD_BACKLOG = 1000;
 export const FORWARD_TIMEOUT_MS = 10_000;
-export const RETRY_BASE_MS = 500;
+/** Base of the backoff: the first delay is about twice it (docs/webhooks.md: 0.5 s). */
+export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
 
 /**
@@ -78,6 +81,7 @@ export type ForwarderOptions = {
   timeoutMs?: number;
   /** Cap on what is read of one answer of the app; default DEFAULT_MAX_RESPONSE_BYTES. */
   maxAnswerBytes?: number;
+  /** Base of the backoff (the first delay is about twice it); default RETRY_BASE_MS. */
   retryBaseMs?: number;
   retryMaxMs?: number;
   onResult(result: ForwardResult): void;
@@ -126,8 +130,7 @@ export class Forwarder {
   readonly url: string;
   private readonly transport: Transport;
   private readonly timeoutMs: number;
-  private readonly retryBaseMs: number;
-  private readonly retryMaxMs: number;
+  private readonly backoff: Backoff;
   /** Due now, oldest first. */
   private ready: Queued[] = [];
   /** Waiting for their retry, by due time. */
@@ -150,8 +153,7 @@ export class Forwarder {
   constructor(private readonly opts: ForwarderOptions) {
     this.url = opts.url;
     this.timeoutMs = opts.timeoutMs ?? FORWARD_TIMEOUT_MS;
-    this.retryBaseMs = opts.retryBaseMs ?? RETRY_BASE_MS;
-    this.retryMaxMs = opts.retryMaxMs ?? RETRY_MAX_MS;
+    this.backoff = { baseMs: opts.retryBaseMs ?? RETRY_BASE_MS, capMs: opts.retryMaxMs ?? RETRY_MAX_MS, jitter: 0.25 };
     const tls = {
       ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}),
       ...(opts.insecure ? { rejectUnauthorized: false } : {}),
@@ -255,18 +257,12 @@ export class Forwarder {
       this.report(base);
       return;
     }
-    const delay = this.delay(item.attempt);
-    if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + this.delay(++this.pauses);
+    const delay = backoffDelay(item.attempt, this.backoff);
+    if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + backoffDelay(++this.pauses, this.backoff);
     item.attempt++;
     item.dueAt = Date.now() + delay;
     this.waiting.splice(this.waitingIndex(item.dueAt), 0, item);
     this.report({ ...base, retryInMs: delay });
-  }
-
-  /** The n-th delay: the base doubled n-1 times, capped, between 75% and 100% of that. */
-  private delay(n: number): number {
-    const full = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(n - 1, 30));
-    return Math.round(full * (0.75 + Math.random() * 0.25));
   }
 
   private waitingIndex(dueAt: number): number {

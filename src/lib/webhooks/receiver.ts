@@ -9,7 +9,7 @@
 //   const receiver = await startReceiver({
 //     port: 0,                    // 0 = a free port (default 0)
 //     host: '127.0.0.1',          // default; the URL printed uses it
-//     secret,                     // webhook secret (the HMAC key; src/lib/signature.ts)
+//     secret,                     // webhook secret (the HMAC key; src/lib/webhooks/signature.ts)
 //     scheme: 'hmac-sha256-hex',  // optional: accept only this scheme of the catalogue; default any
 //     toleranceSec: 300,          // optional: for timestamped signatures, largest |t − now|
 //     storePath: 'events.ndjson', // optional: durable NDJSON store; its ids count as seen
@@ -30,7 +30,7 @@
 // - POST to any path is a delivery; GET /healthz answers the tally; other requests get
 //   405. Bodies over 1 MiB get 413.
 // - `X-SVC-Webhook-Signature` must verify against the raw body under a scheme of the
-//   catalogue (src/lib/signature.ts), or the pinned one, compared in constant time;
+//   catalogue (src/lib/webhooks/signature.ts), or the pinned one, compared in constant time;
 //   otherwise 401 and nothing is stored. Any scheme by default: the spec does not say how
 //   the service signs, and the CLI contract has the listener accept what verifies.
 // - A signed body that is not an event (`{ id, type, data }`) gets 400, not stored.
@@ -44,7 +44,7 @@
 //   forwarded. A bad signature is always shown: it is how a wrong secret shows itself.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from '../signature.js';
+import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from './signature.js';
 import { ForwardLog } from './forward-log.js';
 import { Forwarder, forwardedHeaders, type ForwardItem, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts, type EventFacts } from './status-tracker.js';
@@ -110,7 +110,7 @@ export type ForwardOptions = {
   ca?: string;
   /** Accept any certificate from an https app. */
   insecure?: boolean;
-  /** First retry delay (doubles each time); default forwarder.ts RETRY_BASE_MS. */
+  /** Base of the forwarder's backoff (the first delay is about twice it); default forwarder.ts RETRY_BASE_MS. */
   retryBaseMs?: number;
   retryMaxMs?: number;
   timeoutMs?: number;

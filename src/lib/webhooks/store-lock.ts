@@ -1,10 +1,10 @@
 // One listener per store (docs/webhooks.md, "What a 2xx means"): a second process
 // appending to the same file would cut the first one's acknowledged lines back after a
 // failed write, and its start-up check would take the first one's batch in flight for a
-// torn line. So the listener holds `FILE.lock` (src/lib/pid-lock.ts) while the store is
+// torn line. So the listener holds `FILE.lock` (src/lib/fs/pid-lock.ts) while the store is
 // open, beside the store in the directory the store's checks already hold to the user alone.
 import { CliError, EXIT } from '../errors.js';
-import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../pid-lock.js';
+import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 
 /** Another live process holds the store. */
 export class StoreInUseError extends CliError {

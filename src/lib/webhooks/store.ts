@@ -40,13 +40,13 @@
 // could leave after a failed write) gives back the whole record at its end.
 //
 // The file and its directory must be the user's own and writable by no one else
-// (src/lib/secure-path.ts): a planted store could otherwise inject events. While open,
+// (src/lib/fs/private.ts): a planted store could otherwise inject events. While open,
 // the store is locked (FILE.lock, store-lock.ts): one listener per store.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
-import { openPrivateFile } from '../secure-path.js';
+import { openPrivateFile } from '../fs/private.js';
 import { lockStore, type StoreLock } from './store-lock.js';
 
 export type StoreLoadReport = {

@@ -10,13 +10,14 @@
 //     → { handle, created }  (the handle is checked after opening, with fstat: no race)
 //   await ensurePrivateDirectory(dir)   → creates it (and missing parents) 0700, or checks it
 //   distrust(path, stats, 'file')       → the one-line reason a file or directory is refused, or undefined
+//   trustHint(path, stats, 'file')      → what to do about it, for the line under the refusal
 //
 // Refusals are InsecurePathError (exit 2): one line saying what is wrong, a hint saying how
 // to fix it. Where POSIX owners and modes do not exist (Windows), nothing is checked.
 import { constants, type Stats } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT } from '../errors.js';
 
 /** A file or directory that someone other than the user could change. */
 export class InsecurePathError extends CliError {
@@ -53,7 +54,8 @@ export function distrust(path: string, st: Stats, kind: PathKind, subject: strin
   return undefined;
 }
 
-function hintFor(path: string, st: Stats, kind: PathKind): string {
+/** What the user can do about a path `distrust` refused. */
+export function trustHint(path: string, st: Stats, kind: PathKind): string {
   const uid = currentUid();
   if (uid !== undefined && st.uid !== uid && !(kind === 'directory' && st.uid === 0)) {
     return kind === 'file'
@@ -67,7 +69,7 @@ function hintFor(path: string, st: Stats, kind: PathKind): string {
 /** Throws InsecurePathError when `st` (of `path`) is not trusted. */
 function check(path: string, st: Stats, kind: PathKind, what: string, subject: string = path): void {
   const reason = distrust(path, st, kind, subject);
-  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, hintFor(path, st, kind));
+  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(path, st, kind));
 }
 
 /**

@@ -1,8 +1,8 @@
-// The signature catalogue (src/lib/signature.ts). Expected signatures are computed here with
+// The signature catalogue (src/lib/webhooks/signature.ts). Expected signatures are computed here with
 // node:crypto directly, so a mistake in the code under test cannot agree with itself.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { detect, schemeSetting, SCHEMES, SIGNATURE_HEADER, sign, verify } from '../../src/lib/signature.js';
+import { detect, schemeSetting, SCHEMES, SIGNATURE_HEADER, sign, verify } from '../../src/lib/webhooks/signature.js';
 
 const body = '{"id":"e1","type":"transaction.created","data":{"id":"tx-1"}}';
 const SECRET = 'whsec_test';

@@ -30,7 +30,7 @@
 //
 // Secrets never appear in a result or a reason.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { UsageError } from './errors.js';
+import { UsageError } from '../errors.js';
 
 export const SIGNATURE_HEADER = 'x-svc-webhook-signature';
 

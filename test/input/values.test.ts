@@ -16,7 +16,7 @@ import {
   shellQuote,
   uuidProblem,
   validator,
-} from '../../src/lib/input.js';
+} from '../../src/lib/input/values.js';
 
 function io(tty: boolean, env: NodeJS.ProcessEnv = {}, noInput = false): IO {
   const s = () => Object.assign(new PassThrough(), { isTTY: tty });

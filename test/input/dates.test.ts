@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, MAX_WINDOW_MS, parseDateArg, parseWindow, sliceWindow } from '../../src/lib/dates.js';
+import { DAY_MS, MAX_WINDOW_MS, parseDateArg, parseWindow, sliceWindow } from '../../src/lib/input/dates.js';
 
 describe('date arguments', () => {
   it('reads a plain day as UTC, --to inclusive to the last millisecond', () => {
