@@ -186,7 +186,7 @@ async function serveControl(opts: HttpOptions, c: Context<Env>): Promise<Respons
     // Who asks is checked before the body is read: a refused client sends nothing big.
     authorize(opts.control, req);
     const body = c.req.method === 'GET' ? Buffer.alloc(0) : await readBody(incoming, bodyLimitFor(c.req.method, path));
-    result = controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, body });
+    result = await controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, body });
   } catch (err) {
     if (err instanceof BodyTooLarge || (err instanceof ApiProblem && (err.status === 401 || err.status === 403))) closeAfter = true;
     result = toErrorResult(opts, err, c);
