@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type * as z from 'zod/mini';
 import { ErrorEnvelope, successWrapper } from '../../src/lib/schemas.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { holdToDocument } from '../helpers/openapi.js';
+import { holdDelivery, holdToDocument } from '../helpers/openapi.js';
 
 export const KEY = 'sk_test_emulator';
 
@@ -157,6 +157,7 @@ export async function webhookReceiver(answer: (n: number, delivery: Delivery) =>
         body = undefined;
       }
       const delivery: Delivery = { headers: req.headers, raw, body, answered: 0, path: req.url ?? '' };
+      holdDelivery(req.headers, raw);
       const status = answer(deliveries.length, delivery);
       deliveries.push(delivery);
       const send = (code: number) => {

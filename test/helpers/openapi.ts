@@ -3,7 +3,8 @@
 // (emulatorFor, startApi, startVariant) pass `holdToDocument` as its `onAnswer`, which
 // checks each answer's status, content type, declared headers and body with ajv (JSON
 // Schema 2020-12, formats on), and the test during which an answer broke the document
-// fails after it ends, naming the answer and what broke.
+// fails after it ends, naming the answer and what broke. The emulator tests' webhook
+// receiver holds each delivery to the document's `webhooks:` the same way.
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
@@ -37,8 +38,33 @@ export function documentChecker(document: Json = parse(readFileSync(DOCUMENT_PAT
   };
   const errorsOf = (v: ValidateFunction, dataVar = 'body') => ajv.errorsText(v.errors, { dataVar });
 
+  /** What breaks the document in one webhook delivery (its `webhooks:` entry): the body for its type, the header parameters. */
+  const delivery = (headers: Record<string, string | string[] | undefined>, raw: string): string[] => {
+    let body: { type?: unknown };
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return ['a webhook delivery: the body is not JSON'];
+    }
+    const operation = `/webhooks/${escape(String(body.type))}/post`;
+    const what = `the ${String(body.type)} delivery`;
+    if (!at(operation)) return [`${what}: the document has no such webhook`];
+    const problems: string[] = [];
+    const v = validator(`${operation}/requestBody/content/application~1json/schema`);
+    if (!v(body)) problems.push(`${what}: ${errorsOf(v)}`);
+    (at(`${operation}/parameters`) as unknown[]).forEach((_, i) => {
+      const parameter = resolved(`${operation}/parameters/${i}`);
+      const { name, required } = at(parameter) as { name: string; required?: boolean };
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (required) problems.push(`${what}: header ${name} is missing`);
+      } else if (!validator(`${parameter}/schema`)(String(value))) problems.push(`${what}: header ${name} does not fit its schema`);
+    });
+    return problems;
+  };
+
   /** What breaks the document in one answer (empty when nothing does). */
-  return function check(answer: Answered): string[] {
+  const check = (answer: Answered): string[] => {
     const what = `${answer.method} ${answer.path} → ${answer.status}`;
     let body: unknown;
     try {
@@ -78,6 +104,7 @@ export function documentChecker(document: Json = parse(readFileSync(DOCUMENT_PAT
     }
     return problems;
   };
+  return Object.assign(check, { delivery });
 }
 
 const escape = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -89,14 +116,15 @@ const unescape = (part: string) => part.replace(/~1/g, '/').replace(/~0/g, '~');
 // bytes, on the next turn of the event loop): building and compiling the checks costs
 // time, which must not slow the emulator's answers down in tests that time them.
 let committed: ReturnType<typeof documentChecker> | undefined;
-const pending: Answered[] = [];
+type Delivered = { headers: Record<string, string | string[] | undefined>; raw: string };
+const pending: (Answered | Delivered)[] = [];
 let pendingBytes = 0;
 const broken: string[] = [];
 const BATCH_BYTES = 32 * 1024 * 1024;
 
 function checkPending(): void {
   committed ??= documentChecker();
-  for (const answer of pending.splice(0)) broken.push(...committed(answer));
+  for (const item of pending.splice(0)) broken.push(...('raw' in item ? committed.delivery(item.headers, item.raw) : committed(item)));
   pendingBytes = 0;
 }
 
@@ -107,7 +135,14 @@ export function holdToDocument(answer: Answered): void {
   if (pendingBytes > BATCH_BYTES) setImmediate(checkPending);
 }
 
-/** The answers that broke the document since the last call, forgotten. */
+/** For a test's webhook receiver: each delivery of the emulator is held to the document's `webhooks:` too. */
+export function holdDelivery(headers: Record<string, string | string[] | undefined>, raw: string): void {
+  pending.push({ headers, raw });
+  pendingBytes += raw.length;
+  if (pendingBytes > BATCH_BYTES) setImmediate(checkPending);
+}
+
+/** The answers (and deliveries) that broke the document since the last call, forgotten. */
 export function takeBroken(): string[] {
   checkPending();
   return broken.splice(0);

@@ -66,6 +66,15 @@ describe('an answer the document forbids', () => {
     expect(check(answer('GET /transactions', 200, { success: true, data: [] }, { 'content-type': 'text/html' }))[0]).toMatch(/content type text\/html is not the document's/);
   });
 
+  it('holds a webhook delivery to its entry under webhooks: the body for its type, the signature header', () => {
+    const body = { id: '0f8e2b1c-4d5a-4b6c-8d7e-9f0a1b2c3d4e', type: 'deposit.detected', data: { id: 'x' } };
+    const signed = { 'x-svc-webhook-signature': 'a'.repeat(64) };
+    expect(check.delivery(signed, JSON.stringify(body))).toEqual([]);
+    expect(check.delivery({}, JSON.stringify(body))).toEqual(['the deposit.detected delivery: header X-SVC-Webhook-Signature is missing']);
+    expect(check.delivery(signed, JSON.stringify({ ...body, type: 'deposit.lost' }))).toEqual(['the deposit.lost delivery: the document has no such webhook']);
+    expect(check.delivery(signed, JSON.stringify({ ...body, id: 42 }))[0]).toMatch(/^the deposit\.detected delivery: body\/id must be string/);
+  });
+
   it("fails a real server's answer: the variant's revenue page is not the spec's Revenue page", async () => {
     const variant = await startVariant();
     closers.push(variant.close);
