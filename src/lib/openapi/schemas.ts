@@ -166,7 +166,18 @@ const SPEC_RULES: Record<string, Rules> = {
       data: openExtension(OPEN.webhookData),
     },
   },
-  ErrorEnvelope: { description: 'The body of every error answer.' },
+  ErrorEnvelope: {
+    description: 'The body of every error answer.',
+    properties: {
+      error: {
+        properties: {
+          code: { description: 'A machine-readable code.' },
+          message: { description: 'Human-readable text.' },
+          timestamp: { format: 'date-time', description: 'When the error happened.' },
+        },
+      },
+    },
+  },
   QuoteRequest: {
     description: 'Exactly one of crypto_amount and fiat_amount; both is 400 BAD_REQUEST.',
     properties: { crypto_currency: { description: 'Token symbol; staging takes usdt only.' }, network: { description: 'Network of the deposit; staging takes bep20 only.' } },
@@ -269,7 +280,16 @@ function withRules(id: string, schema: JsonSchema): JsonSchema {
  * `anyOf`, so that `null` stays allowed where the schema allowed it.
  */
 function mergeProperty(property: JsonSchema, extra: JsonSchema): JsonSchema {
-  const { description, 'x-offramp-open': open, ...rule } = extra;
+  const { description, 'x-offramp-open': open, properties: inner, ...rule } = extra;
+  if (inner) {
+    // An object's own properties get their rules the same way, one level down.
+    const own = { ...(property.properties as Record<string, JsonSchema>) };
+    for (const [name, sub] of Object.entries(inner as Record<string, JsonSchema>)) {
+      if (!own[name]) throw new Error(`openapi: no property ${name} to describe`);
+      own[name] = mergeProperty(own[name], sub);
+    }
+    property = { ...property, properties: own };
+  }
   // The spec's note first, then the general one the conversion gave (a decimal, a UUID).
   const text = [description, property.description].filter(Boolean).join(' ');
   const notes = { ...(text ? { description: text } : {}), ...(open ? { 'x-offramp-open': open } : {}) };
