@@ -5,7 +5,7 @@
 import type { Context } from '../lib/context.js';
 
 /** No options of its own: `--json` is the global flag. */
-export type OpenapiOptions = Record<string, never>;
+export type OpenapiOptions = object;
 
 export async function run(_opts: OpenapiOptions, ctx: Context): Promise<void> {
   const [{ openapiDocument }, { toJson, toYaml }] = await Promise.all([import('../lib/openapi/document.js'), import('../lib/openapi/render.js')]);
