@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -25,6 +25,7 @@ _offramp() {
       ':profile') cmdpath='profile'; n=0 ;;
       ':config') cmdpath='config'; n=0 ;;
       ':api') cmdpath='api'; n=0 ;;
+      ':openapi') cmdpath='openapi'; n=0 ;;
       ':doctor') cmdpath='doctor'; n=0 ;;
       ':completion') cmdpath='completion'; n=0 ;;
       'tx:create') cmdpath='tx create'; n=0 ;;
@@ -283,6 +284,7 @@ _offramp() {
     'conform:--timeout') return 0 ;;
     'conform:--retries') return 0 ;;
     'conform:--store') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'conform:--overlay') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'emulator:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'emulator:--api-key') return 0 ;;
     'emulator:--base-url') return 0 ;;
@@ -434,6 +436,12 @@ _offramp() {
     'api:--retries') return 0 ;;
     'api:--data') return 0 ;;
     'api:--idempotency-key') return 0 ;;
+    'openapi:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'openapi:--api-key') return 0 ;;
+    'openapi:--base-url') return 0 ;;
+    'openapi:-o'|'openapi:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
+    'openapi:--timeout') return 0 ;;
+    'openapi:--retries') return 0 ;;
     'doctor:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'doctor:--api-key') return 0 ;;
     'doctor:--base-url') return 0 ;;
@@ -472,7 +480,7 @@ _offramp() {
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report -h --help' -- "$cur")) ;;
-      'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --store --save -h --help' -- "$cur")) ;;
+      'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --store --save --overlay -h --help' -- "$cur")) ;;
       'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme --state --ready-file --webhook-chaos --admin-token -h --help' -- "$cur")) ;;
       'emulator clock') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator clock advance') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
@@ -494,13 +502,14 @@ _offramp() {
       'config') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'config path') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'api') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --data --idempotency-key --paginate -h --help' -- "$cur")) ;;
+      'openapi') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'doctor') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'completion') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
     esac
     return 0
   fi
   case "$cmdpath" in
-    '') COMPREPLY=($(compgen -W 'quote tx revenue reconcile webhooks simulate smoke conform emulator demo profile config api doctor completion' -- "$cur")) ;;
+    '') COMPREPLY=($(compgen -W 'quote tx revenue reconcile webhooks simulate smoke conform emulator demo profile config api openapi doctor completion' -- "$cur")) ;;
     'tx') COMPREPLY=($(compgen -W 'create get list cancel history watch' -- "$cur")) ;;
     'revenue') COMPREPLY=($(compgen -W 'export summary' -- "$cur")) ;;
     'webhooks') COMPREPLY=($(compgen -W 'list get replay listen verify resend' -- "$cur")) ;;

@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -26,6 +26,7 @@ function __fish_offramp_path
       case ':profile'; set cmdpath 'profile'
       case ':config'; set cmdpath 'config'
       case ':api'; set cmdpath 'api'
+      case ':openapi'; set cmdpath 'openapi'
       case ':doctor'; set cmdpath 'doctor'
       case ':completion'; set cmdpath 'completion'
       case 'tx:create'; set cmdpath 'tx create'
@@ -81,6 +82,7 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'demo' -d 'the one-command
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'profile' -d 'stored profiles, one per environment'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'config' -d 'the config file'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'api' -d 'send an authenticated request to any endpoint and print the JSON body'
+complete -c offramp -n '__fish_offramp_path_is ""' -a 'openapi' -d 'print the OpenAPI 3.1 document of the partner API as offramp reads it'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'doctor' -d 'check Node, config, profile, reachability, key and clock'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'completion' -d 'print a shell completion script'
 complete -c offramp -n '__fish_offramp_path_is ""' -s V -l version -d 'print the version and the API version it speaks'
@@ -524,6 +526,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-color -d '
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l store -d 'a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l save -d 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l overlay -d 'also write what the service chose as an OpenAPI Overlay over `offramp openapi` (YAML; JSON for .json)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'clock' -d 'move the emulator'\''s business time'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'reset' -d 'forget everything (or one partner'\''s data): as freshly started'
@@ -871,6 +874,20 @@ complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l data -d 'JSON req
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l idempotency-key -d 'Idempotency-Key header' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l paginate -d 'follow next_cursor and print every item'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f

@@ -5,7 +5,9 @@
 // pointed at an emulator it reports no difference by construction.
 //
 // Exit 0 when every point is same, handled, saved or skipped; 8 when one is unsupported,
-// or needs a setting that --save was not asked to write.
+// or needs a setting that --save was not asked to write. --overlay FILE also writes what
+// the target was observed to choose as an OpenAPI Overlay (src/lib/openapi/overlay.ts),
+// whatever the exit.
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, UsageError } from '../lib/errors.js';
@@ -13,7 +15,7 @@ import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
 import type { Observation, Setting } from '../lib/conform/verdicts.js';
 
-export type Options = { store?: string; save?: boolean };
+export type Options = { store?: string; save?: boolean; overlay?: string };
 
 /** The key of the 401 probe: one no service issues. */
 const WRONG_KEY = 'conform-invalid-key';
@@ -53,6 +55,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     }
     stored = await signatures.readStore(opts.store);
   }
+  const overlay = opts.overlay === undefined ? undefined : await import('../lib/openapi/overlay.js');
+  if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
   const readOnly = settings.env === 'production';
   const userAgent = `offramp-cli/${ctx.version} node/${process.versions.node} (conform)`;
@@ -131,6 +135,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     const { renderReport } = await import('../lib/conform/render.js');
     const width = io.stdoutIsTTY && (io.stdout.columns ?? 0) > 0 ? io.stdout.columns! : undefined;
     renderReport(io, { ...report, ...(saved ? { saved: { profile: saved.profile, settings: saved.settings } } : {}) }, width);
+  }
+
+  if (overlay && opts.overlay !== undefined) {
+    const actions = await overlay.writeOverlay(opts.overlay, report);
+    if (!ctx.globals.json) io.err(`conform: the overlay (${actions} action${actions === 1 ? '' : 's'}) is in ${opts.overlay}`);
   }
 
   const t = verdicts.tally(report.findings);

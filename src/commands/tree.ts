@@ -55,6 +55,7 @@ export const TOP_LEVEL_COMMANDS = [
   'profile',
   'config',
   'api',
+  'openapi',
   'doctor',
   'completion',
   '__complete',
@@ -418,10 +419,16 @@ export function registerCommands(program: Program, runtime: Runtime, only?: stri
           .command('conform')
           .description("find out what the service chose where the spec says \"not shown\", beside the emulator's choice")
           .option('--store <file>', "a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too")
-          .option('--save', 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'),
+          .option('--save', 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile')
+          .option('--overlay <file>', 'also write what the service chose as an OpenAPI Overlay over `offramp openapi` (YAML; JSON for .json)'),
         () => import('./conform.js'),
       ),
-      ['offramp conform --profile staging', 'offramp conform --profile staging --save', 'offramp conform --profile live --json'],
+      [
+        'offramp conform --profile staging',
+        'offramp conform --profile staging --save',
+        'offramp conform --profile live --json',
+        'offramp conform --profile staging --overlay staging.overlay.yaml',
+      ],
     );
   }
   if (wanted('emulator')) {
@@ -612,6 +619,12 @@ export function registerCommands(program: Program, runtime: Runtime, only?: stri
       ),
       ['offramp api GET /transactions --paginate', 'offramp api POST /quotes --data \'{"crypto_currency":"usdt","network":"bep20","fiat_amount":"5000"}\''],
     );
+  }
+  if (wanted('openapi')) {
+    examples(action(program.command('openapi').description('print the OpenAPI 3.1 document of the partner API as offramp reads it'), () => import('./openapi.js')), [
+      'offramp openapi > offramp.yaml',
+      'offramp openapi --json',
+    ]);
   }
   if (wanted('doctor')) {
     examples(action(program.command('doctor').description('check Node, config, profile, reachability, key and clock'), () => import('./doctor.js')), [

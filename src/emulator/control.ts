@@ -8,7 +8,8 @@
 // must not be able to reset another partner or move everyone's clock.
 //
 // Answers use the partner API's wrapper and error envelope, so the CLI reads them with the
-// same code; `GET state` answers the state document itself (NDJSON, state-codec.ts).
+// same code; `GET state` answers the state document itself (NDJSON, state-codec.ts), and
+// `GET openapi.json` the OpenAPI document of the API (docs/openapi.yaml, as JSON).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
 import { parseDuration, MAX_ADVANCE_MS } from './duration.js';
@@ -64,7 +65,7 @@ export function authorize(settings: ControlSettings, req: Pick<ControlRequest, '
 }
 
 /** Answers one control request; throws ApiProblem for an error answer. */
-export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult {
+export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult | Promise<ApiResult> {
   const route = `${req.method} ${req.path.replace(/\/+$/, '') || '/'}`;
   switch (route) {
     case 'GET /health':
@@ -110,6 +111,8 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
       return ok({ cleared: rt.faultRules.clear() }, 200, 'Fault rules cleared');
     case 'GET /state':
       return { status: 200, json: rt.exportDocument(), headers: { 'content-type': STATE_CONTENT_TYPE } };
+    case 'GET /openapi.json':
+      return openapiAnswer();
     case 'PUT /state': {
       let decoded: DecodedState;
       try {
@@ -124,6 +127,14 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     default:
       throw notFound(`No control route for ${req.method} ${CONTROL_PATH}${req.path}`);
   }
+}
+
+let openapiJson: Promise<string> | undefined;
+
+/** The document is the same for every emulator: built on the first ask, its code loaded only then. */
+async function openapiAnswer(): Promise<ApiResult> {
+  openapiJson ??= import('../lib/openapi/document.js').then(({ openapiDocument }) => JSON.stringify(openapiDocument()));
+  return { status: 200, json: await openapiJson, headers: { 'content-type': 'application/json; charset=utf-8' } };
 }
 
 /** The body limit of a control request, known before its body is read. */

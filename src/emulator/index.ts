@@ -36,6 +36,7 @@ export { ManualClock, systemClock } from './clock.js';
 export { StateFileError } from './errors.js';
 export type {
   AdvanceResult,
+  Answered,
   Clock,
   EmulatorOptions,
   FaultInput,
@@ -133,6 +134,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         faults: new FaultInjector(faultRate, seededRandom(seed)),
         control,
         log: options.log,
+        onAnswer: options.onAnswer,
       });
     } catch (err) {
       await webhooks.close();

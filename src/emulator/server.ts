@@ -30,6 +30,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
 import { BASE_PATH, ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
+import type { Answered } from './types.js';
 
 /** Bodies are small JSON objects; anything bigger is refused (400, not 413, to stay in the code table the CLI maps). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -44,6 +45,7 @@ export type HttpOptions = {
   faults: FaultInjector;
   control: ControlSettings;
   log: ((line: string) => void) | undefined;
+  onAnswer: ((answer: Answered) => void) | undefined;
 };
 
 type Env = { Bindings: HttpBindings };
@@ -86,14 +88,14 @@ function buildApp(opts: HttpOptions): Hono<Env> {
     const requestId = newRequestId();
     const problem = new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
     if (opts.latencyMs > 0) await sleep(opts.latencyMs);
-    write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), false);
+    tell(opts, c, undefined, write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), false));
     logLine(opts, c, '404', started, requestId);
     return RESPONSE_ALREADY_SENT;
   });
   // Handlers catch their own errors; this only guards the router itself, still in the envelope.
   app.onError((err, c) => {
     opts.log?.(`internal error: ${err.stack ?? err.message}`);
-    write(c.env.outgoing, newRequestId(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true);
+    tell(opts, c, undefined, write(c.env.outgoing, newRequestId(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true));
     return RESPONSE_ALREADY_SENT;
   });
   return app;
@@ -156,9 +158,19 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     logLine(opts, c, 'dropped', started, requestId);
     return RESPONSE_ALREADY_SENT;
   }
-  write(outgoing, requestId, result, closeAfter);
+  tell(opts, c, `${route.method} ${route.path}`, write(outgoing, requestId, result, closeAfter));
   logLine(opts, c, String(result.status), started, requestId);
   return RESPONSE_ALREADY_SENT;
+}
+
+/** Hands an answer of the API to `onAnswer` (types.ts); a throwing observer is logged, the answer already went. */
+function tell(opts: HttpOptions, c: Context<Env>, route: string | undefined, sent: Omit<Answered, 'method' | 'route' | 'path'>): void {
+  if (!opts.onAnswer) return;
+  try {
+    opts.onAnswer({ method: c.req.method, route, path: c.req.path, ...sent });
+  } catch (err) {
+    opts.log?.(`onAnswer threw: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** One control-plane request (control.ts): no key, no rate limit, no faults, no latency. */
@@ -174,7 +186,7 @@ async function serveControl(opts: HttpOptions, c: Context<Env>): Promise<Respons
     // Who asks is checked before the body is read: a refused client sends nothing big.
     authorize(opts.control, req);
     const body = c.req.method === 'GET' ? Buffer.alloc(0) : await readBody(incoming, bodyLimitFor(c.req.method, path));
-    result = controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, body });
+    result = await controlRequest(opts.rt, opts.control, { ...req, method: c.req.method, path, body });
   } catch (err) {
     if (err instanceof BodyTooLarge || (err instanceof ApiProblem && (err.status === 401 || err.status === 403))) closeAfter = true;
     result = toErrorResult(opts, err, c);
@@ -191,7 +203,8 @@ function toErrorResult(opts: HttpOptions, err: unknown, c: Context<Env>): ApiRes
   return errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), now);
 }
 
-function write(outgoing: ServerResponse, requestId: string, result: ApiResult, close: boolean): void {
+/** Sends the answer; answers what was sent. */
+function write(outgoing: ServerResponse, requestId: string, result: ApiResult, close: boolean): Omit<Answered, 'method' | 'route' | 'path'> {
   const body = result.json ?? JSON.stringify(result.body);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
@@ -202,6 +215,7 @@ function write(outgoing: ServerResponse, requestId: string, result: ApiResult, c
   if (close) headers.connection = 'close';
   outgoing.writeHead(result.status, headers);
   outgoing.end(body);
+  return { status: result.status, headers, body };
 }
 
 function logLine(opts: HttpOptions, c: Context<Env>, status: string, started: number, requestId: string): void {

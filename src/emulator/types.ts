@@ -88,6 +88,22 @@ export type WebhookChaos = {
   delayMs?: readonly [number, number];
 };
 
+/** One answer of the partner API, as `onAnswer` sees it. */
+export type Answered = {
+  method: string;
+  /**
+   * The route that answered, `METHOD /path` below the base path as the route table writes
+   * it (`GET /transactions/:id`); undefined when no route matched the path.
+   */
+  route: string | undefined;
+  /** The path asked for, below the origin. */
+  path: string;
+  status: number;
+  headers: Record<string, string | number>;
+  /** The body exactly as sent. */
+  body: string;
+};
+
 export type EmulatorOptions = {
   /** 0 (default) picks a free port. */
   port?: number;
@@ -135,6 +151,12 @@ export type EmulatorOptions = {
   clock?: Clock;
   /** One line per request (method, path, status, ms, request id). Silent when absent. */
   log?: (line: string) => void;
+  /**
+   * Called with every answer of the partner API as it is sent (not the control plane's,
+   * nor a dropped connection): for test suites that check answers, as this project's own
+   * check each against the OpenAPI document. What it throws is logged, never answered.
+   */
+  onAnswer?: (answer: Answered) => void;
 };
 
 /** What a clock advance did. */

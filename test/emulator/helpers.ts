@@ -1,5 +1,6 @@
 // Helpers for the emulator's HTTP-level tests: start it on a free loopback port, call it
-// like a partner would, check every answer against the shared schemas, and receive its
+// like a partner would, check every answer against the shared schemas (and, through
+// `onAnswer`, against the OpenAPI document: ../helpers/openapi.ts), and receive its
 // webhooks on a real node:http server.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +8,7 @@ import { expect } from 'vitest';
 import type * as z from 'zod/mini';
 import { ErrorEnvelope, successWrapper } from '../../src/lib/schemas.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { holdDelivery, holdToDocument } from '../helpers/openapi.js';
 
 export const KEY = 'sk_test_emulator';
 
@@ -33,7 +35,7 @@ const running: RunningEmulator[] = [];
 
 /** Starts an emulator; tests call `closeAll()` in afterEach/afterAll. */
 export async function startApi(options: EmulatorOptions = {}): Promise<Api> {
-  const emu = await startEmulator({ port: 0, webhookRetry: { maxAttempts: 3, baseDelayMs: 5 }, ...options });
+  const emu = await startEmulator({ port: 0, webhookRetry: { maxAttempts: 3, baseDelayMs: 5 }, onAnswer: holdToDocument, ...options });
   running.push(emu);
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -155,6 +157,7 @@ export async function webhookReceiver(answer: (n: number, delivery: Delivery) =>
         body = undefined;
       }
       const delivery: Delivery = { headers: req.headers, raw, body, answered: 0, path: req.url ?? '' };
+      holdDelivery(req.headers, raw);
       const status = answer(deliveries.length, delivery);
       deliveries.push(delivery);
       const send = (code: number) => {

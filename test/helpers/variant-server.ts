@@ -43,6 +43,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BASE_PATH, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { holdToDocument } from './openapi.js';
 
 export type VariantShape = 'beside' | 'meta' | 'pagination';
 
@@ -412,6 +413,8 @@ export async function startVariant(opts: VariantOptions = {}): Promise<RunningVa
   try {
     emu = await startEmulator({
       port: 0,
+      // The emulator underneath answers as the emulator: held to the document as well.
+      onAnswer: holdToDocument,
       ...extra,
       host: '127.0.0.1',
       apiKeys: [apiKey, ...(extra.apiKeys ?? []).filter((k) => k !== apiKey)],

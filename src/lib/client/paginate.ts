@@ -27,8 +27,8 @@ export type RawPage = {
   statedLimit?: number;
 };
 
-const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next'] as const;
-const HAS_MORE_KEYS = ['has_more', 'hasMore'] as const;
+export const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next'] as const;
+export const HAS_MORE_KEYS = ['has_more', 'hasMore'] as const;
 const LIMIT_KEYS = ['limit', 'page_size', 'pageSize', 'per_page'] as const;
 
 type Json = Record<string, unknown>;

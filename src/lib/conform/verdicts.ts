@@ -139,7 +139,7 @@ export function assess(emu: Observation, target: Observation, opts: AssessOption
 }
 
 const LISTS = ['transactions', 'webhooks', 'revenue'] as const satisfies readonly FilteredList[];
-const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
+export const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
 
 const skippedOf = (o: unknown): string | undefined =>
   o && typeof o === 'object' && 'skipped' in o ? String((o as { skipped: string }).skipped) : undefined;
@@ -173,7 +173,7 @@ export function assessCall(name: CallName, emu: CallObs | undefined, target: Cal
 
 // -- lists
 
-const LOCATION_TEXT: Record<CursorLocation, string> = {
+export const LOCATION_TEXT: Record<CursorLocation, string> = {
   data: 'cursor in data',
   'data.meta': 'cursor in data.meta',
   'data.pagination': 'cursor in data.pagination',
@@ -281,7 +281,7 @@ export function describeError(o: ErrorObs | undefined): string {
   return `${o.status} ${o.enveloped ? (o.code ?? '—') : 'no envelope'}`;
 }
 
-const ERROR_POINT: Record<ErrorCase, string> = {
+export const ERROR_POINT: Record<ErrorCase, string> = {
   '400': 'error: 400 (both amounts)',
   '401': 'error: 401 (wrong key)',
   '404': 'error: 404 (unknown id)',

@@ -1,0 +1,308 @@
+// `offramp conform --overlay FILE`: what a service was observed to choose on the spec's
+// open points, as an OpenAPI Overlay 1.0 document over ours (document.ts). Applied with a
+// standard tool (e.g. `openapi-format docs/openapi.yaml --overlayFile FILE`), it yields a
+// description of that service rather than of the spec's open reading.
+//
+// It is made from conform's report alone (what `conform --json` prints: the findings'
+// `observed` column, worded by src/lib/conform/verdicts.ts), so a saved report makes the
+// same overlay. Only what was observed becomes an action; a point conform skipped, or found
+// unsupported, changes nothing. The points it carries, each action naming its point in
+// `x-offramp-point`:
+//
+//   status: <call>          the success status: the `2XX` of the operation becomes it
+//   list: <list>            list shape and cursor location: the list answer's schema
+//   page size: <list>       the default page size, as the `limit` parameter's default
+//   filter: <list> <name>   a filter the service honoured: a query parameter of that name
+//   error: 401 (wrong key)  the error code of a 401, as an example of error.code
+//   values: <field>         the open status words seen, as the field's examples
+//   Retry-After             its form (seconds or an HTTP-date), as the header's pattern
+//   signature scheme        the header's form and how it is computed
+//
+// Not carried: the request-id header (no single place in the document), the 400/404/409
+// codes (the spec fixes them) and the delivered word (it is among the delivery_status
+// examples).
+import { access, constants } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { writeAside } from '../atomic-file.js';
+import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
+import { FILTERS, type FilteredList } from '../config/profile.js';
+import { CALLS, ERROR_POINT, LIST_LABEL, LOCATION_TEXT, type CallName, type Finding } from '../conform/verdicts.js';
+import { UsageError } from '../errors.js';
+import { SCHEMES, type SchemeName } from '../signature.js';
+import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
+import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from './document.js';
+import { toJson, toYaml } from './render.js';
+import { schemaRef, type JsonSchema } from './schemas.js';
+
+/** What `offramp conform --json` prints (its `saved` aside). */
+export type ConformReport = { target: string; env: string; findings: Finding[] };
+
+export type OverlayAction = {
+  target: string;
+  description: string;
+  update?: unknown;
+  remove?: true;
+  /** The conform finding this action comes from. */
+  'x-offramp-point': string;
+};
+
+export type Overlay = {
+  overlay: '1.0.0';
+  info: { title: string; version: string; description: string };
+  actions: OverlayAction[];
+  'x-offramp-conform': { target: string; env: string };
+};
+
+/** The operation of each call conform probes. */
+const OPERATION_OF: Record<CallName, [path: string, method: 'get' | 'post']> = {
+  quote: ['/quotes', 'post'],
+  create: ['/transactions', 'post'],
+  get: ['/transactions/:id', 'get'],
+  'get by reference': ['/transactions/reference/:merchant_reference', 'get'],
+  list: ['/transactions', 'get'],
+  cancel: ['/transactions/:id/cancel', 'post'],
+  'status-history': ['/transactions/:id/status-history', 'get'],
+  revenue: ['/revenue', 'get'],
+  'webhook list': ['/webhooks/events', 'get'],
+  'webhook get': ['/webhooks/events/:event_id', 'get'],
+  'webhook replay': ['/webhooks/events/:event_id/replay', 'post'],
+  simulate: ['/sandbox/simulate', 'post'],
+};
+
+/** Each list's place in the document. */
+const LISTS: Record<FilteredList, { path: string; response: string; page: string; item: string; limit: string }> = {
+  transactions: { path: '/transactions', response: 'TransactionListResponse', page: 'TransactionPage', item: 'Transaction', limit: 'TransactionsLimit' },
+  webhooks: { path: '/webhooks/events', response: 'WebhookEventListResponse', page: 'WebhookEventPage', item: 'WebhookEvent', limit: 'WebhookEventsLimit' },
+  revenue: { path: '/revenue', response: 'RevenueListResponse', page: 'RevenuePage', item: 'RevenueRow', limit: 'RevenueLimit' },
+};
+
+const DATE_TIME = { type: 'string', format: 'date-time' };
+
+/** A filter's parameter: what it filters on, whatever name the service reads it under. */
+const FILTER_PARAMETER: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], { description: string; schema: JsonSchema }> } = {
+  transactions: {
+    status: { description: 'Only transactions in this status.', schema: { type: 'string', enum: [...TRANSACTION_STATUSES] } },
+    from: { description: 'Only transactions created at or after this time.', schema: DATE_TIME },
+    to: { description: 'Only transactions created at or before this time.', schema: DATE_TIME },
+  },
+  webhooks: {
+    transaction_id: { description: 'Only events about this transaction (their aggregate_id).', schema: { type: 'string', format: 'uuid' } },
+    event_type: { description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+    delivery_status: { description: 'Only events with this delivery status (the words are the service\'s).', schema: { type: 'string' } },
+    from: { description: 'Only events created at or after this time.', schema: DATE_TIME },
+    to: { description: 'Only events created at or before this time.', schema: DATE_TIME },
+  },
+  revenue: {
+    crypto_currency: { description: 'Only rows of this token (the spec\'s token filter).', schema: { type: 'string' } },
+    network: { description: 'Only rows of this network (the spec\'s network filter).', schema: { type: 'string' } },
+  },
+};
+
+/** Where each open word lives. */
+const VALUE_FIELDS = {
+  deposit_status: ['Transaction', 'deposit_status'],
+  delivery_status: ['WebhookEvent', 'delivery_status'],
+  publish_status: ['ReplayResult', 'publish_status'],
+} as const;
+
+/** Each scheme of the catalogue (src/lib/signature.ts) as a header's form. */
+const SIGNATURE_FORM: Record<SchemeName, { pattern: string; computation: string }> = {
+  'hmac-sha256-hex': { pattern: '^[0-9a-f]{64}$', computation: 'lowercase hex HMAC-SHA256 of the raw body' },
+  'hmac-sha256-base64': { pattern: '^[A-Za-z0-9+/]{43}=$', computation: 'base64 HMAC-SHA256 of the raw body' },
+  'hmac-sha512-hex': { pattern: '^[0-9a-f]{128}$', computation: 'lowercase hex HMAC-SHA512 of the raw body' },
+  'hmac-sha512-base64': { pattern: '^[A-Za-z0-9+/]{86}==$', computation: 'base64 HMAC-SHA512 of the raw body' },
+  'prefixed-sha256-hex': { pattern: '^sha256=[0-9a-f]{64}$', computation: 'sha256= and the lowercase hex HMAC-SHA256 of the raw body' },
+  'prefixed-sha512-hex': { pattern: '^sha512=[0-9a-f]{128}$', computation: 'sha512= and the lowercase hex HMAC-SHA512 of the raw body' },
+  'timestamped-sha256': {
+    pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$',
+    computation: 't=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">; refuse a t far from now',
+  },
+};
+
+const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
+  seconds: { pattern: '^\\d+$', description: 'Whole seconds to wait.' },
+  'HTTP-date': {
+    pattern: '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$',
+    description: 'The time to retry at, as an HTTP-date (IMF-fixdate).',
+  },
+};
+
+/** Verdicts whose `observed` is something the service did. */
+const OBSERVED = new Set(['same', 'handled', 'needs-setting', 'saved']);
+
+/** The overlay of one conform report over `base` (openapiDocument()). */
+export function overlayFor(report: ConformReport, base: OpenApiDocument): Overlay {
+  const actions: OverlayAction[] = [];
+  const add = (point: string, description: string, path: string[], change: { update: unknown } | { remove: true }) => {
+    if (resolve(base, path) === undefined) throw new Error(`overlay: ${jsonPath(path)} is not in the document`);
+    actions.push({ target: jsonPath(path), description: `${point}: ${description}`, ...change, 'x-offramp-point': point });
+  };
+  const findings = new Map(report.findings.filter((f) => OBSERVED.has(f.verdict)).map((f) => [f.point, f.observed]));
+
+  for (const call of CALLS) {
+    const observed = findings.get(`status: ${call}`);
+    if (!observed || !/^2\d\d$/.test(observed)) continue;
+    const [path, method] = OPERATION_OF[call];
+    const responses = ['paths', openapiPath(path), method, 'responses'];
+    const current = resolve(base, responses) as Record<string, JsonSchema>;
+    if (observed in current) continue;
+    const open = current['2XX'];
+    const model = open ?? Object.entries(current).find(([code]) => /^2\d\d$/.test(code))?.[1];
+    if (!model) continue;
+    const { 'x-offramp-open': _open, ...response } = model;
+    add(`status: ${call}`, `answers ${observed}`, responses, { update: { [observed]: response } });
+    if (open) add(`status: ${call}`, `answers ${observed}, not any 2xx`, [...responses, '2XX'], { remove: true });
+  }
+
+  for (const list of Object.keys(LISTS) as FilteredList[]) {
+    const label = LIST_LABEL[list];
+    listActions(list, findings.get(`list: ${label}`), (description, path, change) => add(`list: ${label}`, description, path, change));
+    const size = findings.get(`page size: ${label}`);
+    if (size && /^\d+$/.test(size)) {
+      add(`page size: ${label}`, `${size} items when no limit is sent`, ['components', 'parameters', LISTS[list].limit, 'schema'], { update: { default: Number(size) } });
+    }
+    for (const filter of FILTERS[list]) {
+      const point = `filter: ${list} ${filter}`;
+      const name = findings.get(point);
+      if (!name || name === 'ignored' || name === 'unclear') continue;
+      const { description, schema } = (FILTER_PARAMETER[list] as Record<string, { description: string; schema: JsonSchema }>)[filter]!;
+      const parameter = { name, in: 'query', required: false, description: `${description} Honoured under this name (offramp conform).`, schema };
+      add(point, `honoured as ${name}`, ['paths', LISTS[list].path, 'get'], { update: { parameters: [parameter] } });
+    }
+  }
+
+  const unauthorized = /^401 (\S+)$/.exec(findings.get(ERROR_POINT['401']) ?? '');
+  if (unauthorized && unauthorized[1] !== '—') {
+    const code = unauthorized[1]!;
+    const schema = ['components', 'responses', 'Unauthorized', 'content', 'application/json', 'schema'];
+    add(ERROR_POINT['401'], `code ${code}`, schema, { update: { properties: { error: { properties: { code: { examples: [code] } } } } } });
+  }
+
+  for (const [field, [component, property]] of Object.entries(VALUE_FIELDS)) {
+    const point = `values: ${field}`;
+    const seen = findings.get(point)?.split(', ').filter((v) => v !== 'null' && v !== 'none seen');
+    if (!seen?.length) continue;
+    add(point, `seen ${seen.join(', ')}`, ['components', 'schemas', component, 'properties', property], { update: { examples: seen } });
+  }
+
+  const retryAfter = findings.get('Retry-After');
+  const header = ['components', 'headers', 'Retry-After'];
+  if (retryAfter === 'absent') add('Retry-After', 'a 429 came without it', header, { update: { required: false } });
+  else if (retryAfter && RETRY_AFTER_FORM[retryAfter]) {
+    const { description, ...schema } = RETRY_AFTER_FORM[retryAfter]!;
+    add('Retry-After', retryAfter, header, { update: { description, schema } });
+  }
+
+  const scheme = findings.get('signature scheme');
+  if (scheme && (SCHEMES as readonly string[]).includes(scheme)) {
+    const form = SIGNATURE_FORM[scheme as SchemeName];
+    add('signature scheme', scheme, ['components', 'parameters', 'WebhookSignature'], {
+      update: {
+        description: `The signature of the raw body, keyed with the webhook secret: ${form.computation} (${scheme}, as offramp conform found it).`,
+        schema: { pattern: form.pattern },
+        'x-offramp-signature-scheme': scheme,
+      },
+    });
+  }
+
+  return {
+    overlay: '1.0.0',
+    info: {
+      title: `What ${report.target} chose where the spec is open`,
+      version: API_VERSION,
+      description: 'Written by offramp conform --overlay from what the service was observed to do; apply it to the offramp OpenAPI document (docs/openapi.yaml, or `offramp openapi`).',
+    },
+    actions,
+    'x-offramp-conform': { target: report.target, env: report.env },
+  };
+}
+
+type Change = { update: unknown } | { remove: true };
+
+/** The list answer's schema for the shape and cursor location conform saw. */
+function listActions(list: FilteredList, observed: string | undefined, add: (description: string, path: string[], change: Change) => void): void {
+  const match = /^(page object|array), (.+)$/.exec(observed ?? '');
+  const location = match && (Object.entries(LOCATION_TEXT).find(([, text]) => text === match[2])?.[0] as CursorLocation | undefined);
+  if (!match || !location || location === 'none') return;
+  const { response, page, item } = LISTS[list];
+  const schema = ['components', 'schemas', response];
+  const items = { type: 'array', items: schemaRef(item) };
+  const wrapper: JsonSchema & { properties: Record<string, unknown>; required: string[] } = { properties: {}, required: [] };
+  // A page object holding its own cursor is the spec's page (its Revenue page: data,
+  // has_more, limit, next_cursor), the one the document names; any other place for the
+  // cursor gets an object that may hold it under any key the CLI reads.
+  const keepsPage = match[1] === 'page object' && location === 'data';
+  let data: JsonSchema;
+  if (match[1] === 'array') data = items;
+  else if (keepsPage) data = schemaRef(page);
+  else {
+    data = { type: 'object', required: ['data'], properties: { data: items } };
+    if (location === 'data.meta' || location === 'data.pagination') {
+      const key = location.slice('data.'.length);
+      data = { ...data, required: ['data', key], properties: { data: items, [key]: cursorHolder() } };
+    }
+  }
+  if (location === 'wrapper') {
+    const holder = cursorHolder();
+    Object.assign(wrapper.properties, holder.properties);
+    wrapper.anyOf = holder.anyOf;
+  }
+  if (location === 'meta' || location === 'pagination') {
+    wrapper.properties[location] = cursorHolder();
+    wrapper.required.push(location);
+  }
+  // The items in data leave the revenue summary beside them (where the CLI looks for it too).
+  if (list === 'revenue' && match[1] === 'array') wrapper.properties.summary = schemaRef('RevenueSummary');
+  wrapper.properties.data = data;
+  if (wrapper.required.length === 0) delete (wrapper as JsonSchema).required;
+  add(`${observed}: the answer's data is replaced`, [...schema, 'properties', 'data'], { remove: true });
+  add(observed!, schema, { update: wrapper });
+  // Nothing else refers to it: a service without it has no use for it.
+  if (!keepsPage) add(`${observed}: no ${page}`, ['components', 'schemas', page], { remove: true });
+}
+
+/**
+ * The object holding the cursor: conform saw where, not under which key, so any key the
+ * CLI reads (src/lib/client/paginate.ts) may hold it, and one of them must.
+ */
+function cursorHolder(): JsonSchema & { properties: Record<string, JsonSchema> } {
+  const cursor = { type: ['string', 'null'], description: 'Opaque: pass it back unchanged as cursor; null or absent on the last page.' };
+  const more = { type: 'boolean' };
+  const properties: Record<string, JsonSchema> = {
+    ...Object.fromEntries(CURSOR_KEYS.map((k) => [k, cursor])),
+    ...Object.fromEntries(HAS_MORE_KEYS.map((k) => [k, more])),
+    limit: { type: 'integer', description: 'The page size used.' },
+  };
+  return {
+    type: 'object',
+    description: `Where offramp conform found the cursor: ${CURSOR_KEYS.join(', ')} and ${HAS_MORE_KEYS.join(', ')} are read there.`,
+    properties,
+    anyOf: [...CURSOR_KEYS, ...HAS_MORE_KEYS].map((k) => ({ required: [k], properties: { [k]: properties[k] } })),
+  };
+}
+
+/** `$.paths['/quotes'].post`: names that are identifiers after a dot, the rest quoted. */
+export function jsonPath(path: string[]): string {
+  return `$${path.map((p) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `['${p.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`)).join('')}`;
+}
+
+function resolve(doc: unknown, path: string[]): unknown {
+  return path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
+}
+
+/** Refuses, before any probe, a file the overlay could not be written to. */
+export async function checkOverlayPath(path: string): Promise<void> {
+  if (path.trim() === '') throw new UsageError('--overlay: give a file name');
+  try {
+    await access(dirname(resolvePath(path)), constants.W_OK);
+  } catch {
+    throw new UsageError(`--overlay ${path}: its directory does not exist or cannot be written`);
+  }
+}
+
+/** Writes the overlay of `report`: JSON for a `.json` file, YAML otherwise; answers its number of actions. */
+export async function writeOverlay(path: string, report: ConformReport): Promise<number> {
+  const overlay = overlayFor(report, openapiDocument());
+  await writeAside(path, /\.json$/i.test(path) ? toJson(overlay) : toYaml(overlay), 0o644);
+  return overlay.actions.length;
+}
