@@ -118,7 +118,9 @@ describe('list shape and cursors', () => {
     expect(last.data).toHaveLength(1);
     expect(last.meta).toEqual({ has_more: false, next_cursor: null, limit: 2 });
 
-    const window = `from=${iso(Date.now() - 90 * DAY_MS)}&to=${iso(Date.now())}`;
+    // One reading of the clock: two could tick apart and make the window 90 days and 1 ms.
+    const now = Date.now();
+    const window = `from=${iso(now - 90 * DAY_MS)}&to=${iso(now)}`;
     const revenue = (await get(meta, `/revenue?${window}&include_summary=true&limit=100`)).body;
     expect(Array.isArray(revenue.data)).toBe(true);
     expect(revenue.summary.transaction_count).toBe(revenue.data.length);

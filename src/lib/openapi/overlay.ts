@@ -28,7 +28,7 @@ import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/pagin
 import { FILTERS, type FilteredList } from '../config/profile.js';
 import { CALLS, ERROR_POINT, LIST_LABEL, LOCATION_TEXT, type CallName, type Finding } from '../conform/verdicts.js';
 import { UsageError } from '../errors.js';
-import { SCHEMES, type SchemeName } from '../signature.js';
+import { SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from './document.js';
 import { toJson, toYaml } from './render.js';
