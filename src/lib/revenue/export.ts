@@ -159,23 +159,19 @@ export type ExportOptions = {
 export type ExportResult = { reports: SliceReport[]; bytes: number; sha256: string };
 
 /**
- * Paces the pages asked for at once (`limit`) by what the client reports of GET /revenue,
- * as TCP paces a connection: one more after each clean answer until the first 429
- * (doubling every round, from --concurrency), then one more after as many clean answers in
- * a row as requests are out, up to `max`, while pages wait for a turn; a quarter fewer on
- * each 429. A 429 met while more requests are out than the limit allows answers one sent
- * before the last cut, and cuts nothing more.
+ * Paces the pages asked for at once (`limit`) by what the client reports of GET /revenue:
+ * one more after as many clean answers in a row as requests are out, up to `max`, while
+ * pages wait for a turn; a quarter fewer on each 429. A 429 met while more requests are
+ * out than the limit allows answers one sent before the last cut, and cuts nothing more.
  */
 function pace(limit: LimitFunction, max: number): (a: AttemptReport) => void {
   let clean = 0;
-  let throttled = false;
   return (a) => {
     if (a.path !== '/revenue') return;
     if (a.status === 429) {
       clean = 0;
-      throttled = true;
       if (limit.activeCount <= limit.concurrency) limit.concurrency = Math.max(1, Math.floor((limit.concurrency * 3) / 4));
-    } else if (a.status !== undefined && a.status < 300 && ++clean >= (throttled ? limit.concurrency : 1) && limit.pendingCount > 0 && limit.concurrency < max) {
+    } else if (a.status !== undefined && a.status < 300 && ++clean >= limit.concurrency && limit.pendingCount > 0 && limit.concurrency < max) {
       limit.concurrency++;
       clean = 0;
     }
