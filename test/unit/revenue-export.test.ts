@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, MAX_WINDOW_MS, parseWindow, type Window } from '../../src/lib/dates.js';
+import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/dates.js';
 import type { AttemptReport } from '../../src/lib/client/http.js';
 import { checkSlices, exportRevenue, saveSlice, type ExportOptions, type KeptSlice, type SavedSlice } from '../../src/lib/revenue/export.js';
 import { apiVersion, publicUrl } from '../../src/lib/revenue/manifest.js';
@@ -21,7 +21,6 @@ import { DecimalSum, TokenTotals } from '../../src/lib/revenue/totals.js';
 import { REVENUE_COLUMNS, type RevenuePage, type RevenueRow } from '../../src/lib/schemas.js';
 import { Decimal } from 'decimal.js';
 import { FilterCheck, type RevenueFilters } from '../../src/lib/client/filters.js';
-import { csvStream } from '../../src/lib/output/csv.js';
 
 describe('planSlices', () => {
   it('cuts long windows into contiguous legal slices and short ones for parallel fetching', () => {

@@ -41,7 +41,7 @@ import { renderChecks } from '../../lib/revenue/report.js';
 import { bindingDifferences, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
 import { formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
-import { describeColumns, SHEETS, xlsxStage, type TextAmounts, type XlsxStage } from '../../lib/revenue/xlsx.js';
+import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
 
 export { MAX_CONCURRENCY };
 
@@ -170,7 +170,8 @@ async function exportTo(r: ExportRun): Promise<number> {
   const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters }) : undefined;
   const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel });
 
-  // A closed pipe (`| head`), a full disk, Ctrl-C: each stops the export cleanly.
+  // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
+  // (A reader that closed stdout ends the process at once: src/main.ts.)
   const stop = new AbortController();
   let outputError: NodeJS.ErrnoException | undefined;
   const onOutputError = (err: NodeJS.ErrnoException) => (outputError ??= err);
