@@ -26,7 +26,7 @@ import {
 } from './transactions.js';
 import { iso } from './clock.js';
 
-export const BASE_PATH = '/api/v1/partner';
+export { BASE_PATH } from '../lib/vocabulary.js';
 
 export type ApiRequest = {
   partner: PartnerState;

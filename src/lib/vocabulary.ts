@@ -31,3 +31,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The emulator's delivery_status values; others are accepted (the spec leaves them open). */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** The partner API's path under a host: the version prefix and the partner segment (the spec, "Address convention"). */
+export const BASE_PATH = '/api/v1/partner';

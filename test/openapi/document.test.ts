@@ -11,7 +11,7 @@ import { DEFAULT_CLI_PORT } from '../../src/emulator/index.js';
 import { ROUTES } from '../../src/emulator/routes.js';
 import type { Context } from '../../src/lib/context.js';
 import { IO } from '../../src/lib/io.js';
-import { EMULATOR_DEFAULT_PORT, openapiDocument } from '../../src/lib/openapi/document.js';
+import { EMULATOR_DEFAULT_PORT, OPERATIONS, openapiDocument } from '../../src/lib/openapi/document.js';
 import { toYaml } from '../../src/lib/openapi/render.js';
 import { EVENT_TYPES, SIMULATOR_EVENTS, TRANSACTION_STATUSES } from '../../src/lib/vocabulary.js';
 import { DOCUMENT_PATH } from '../helpers/openapi.js';
@@ -44,6 +44,10 @@ function openPoints(node: unknown, found = new Set<string>()): Set<string> {
 describe('docs/openapi.yaml', () => {
   it('is what the code generates, byte for byte (regenerate: npm run openapi)', () => {
     expect(committed).toBe(toYaml(openapiDocument()));
+  });
+
+  it("describes every route of the emulator's table, and nothing else, in the table's order", () => {
+    expect(Object.keys(OPERATIONS)).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`));
   });
 
   it('comes out the same on every build: keys in a fixed order', () => {

@@ -68,10 +68,13 @@ export function freshDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** The export run directories (spools, checkpoints) in a temp dir. */
-export function workDirs(tmp: string): string[] {
-  return readdirSync(tmp).filter((name) => name.startsWith('offramp-export-'));
+/** What exports left in a temp dir: spools (`offramp-spool-*`), run directories of earlier versions (`offramp-export-*`). */
+export function leftovers(tmp: string): string[] {
+  return readdirSync(tmp).filter((name) => name.startsWith('offramp-'));
 }
+
+/** Where a resumable export to `out` keeps its spools and checkpoint (README, "revenue export"). */
+export const resumeDirOf = (out: string) => `${out}.offramp-resume`;
 
 /** Files in `dir` named like FILE's temporary file. */
 export function tempsOf(dir: string, base: string): string[] {

@@ -1,13 +1,14 @@
-// Issue 17, "resumable": an export to --out with --resume keeps a checkpoint beside its
-// spools; killed midway (SIGKILL: nothing of it runs) or interrupted (Ctrl-C), the same
-// command again continues from each slice's last completed page, and the file holds every
-// row exactly once: byte for byte what one uninterrupted export writes. A checkpoint made
-// for another query is refused. The built binary in child processes.
-import { readdirSync, readFileSync } from 'node:fs';
+// Issue 17, "resumable": an export to --out with --resume keeps its finished slices and a
+// checkpoint beside FILE (FILE.offramp-resume); killed midway (SIGKILL: nothing of it runs)
+// or interrupted (Ctrl-C), the same command again fetches only the slices not finished,
+// and the file holds every row exactly once: byte for byte what one uninterrupted export
+// writes. A checkpoint made for another query is refused. The built binary in child
+// processes.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
-import { day, freshDir, spawnExport, tempsOf, until, workDirs } from './export-helpers.js';
+import { day, freshDir, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
 let slow: Awaited<ReturnType<typeof emulatorFor>>;
 /** The ledger as one uninterrupted export writes it. */
@@ -24,17 +25,14 @@ beforeAll(async () => {
 });
 afterAll(() => slow.close());
 
-/** Rows the checkpoint in `tmp` counts so far (0 while there is none). */
-function checkpointed(tmp: string): number {
-  for (const dir of workDirs(tmp)) {
-    try {
-      const cp = JSON.parse(readFileSync(join(tmp, dir, 'checkpoint.json'), 'utf8')) as { slices: { rows: number }[] };
-      return cp.slices.reduce((n, s) => n + s.rows, 0);
-    } catch {
-      // not written yet
-    }
+/** Rows of the finished slices the checkpoint for `out` lists so far (0 while there is none). */
+function checkpointed(out: string): number {
+  try {
+    const cp = JSON.parse(readFileSync(join(resumeDirOf(out), 'checkpoint.json'), 'utf8')) as { slices: { rows: number }[] };
+    return cp.slices.reduce((n, s) => n + s.rows, 0);
+  } catch {
+    return 0; // not written yet
   }
-  return 0;
 }
 
 /** An output directory, a TMPDIR, and the file to export to. */
@@ -53,7 +51,7 @@ function expectEveryRowOnce(text: string) {
 /** A resumable export to `out`, stopped by `signal` once its checkpoint holds rows. */
 async function stopMidway(out: string, tmp: string, signal: NodeJS.Signals) {
   const run = spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp });
-  expect(await until(() => checkpointed(tmp) >= 500), `never checkpointed: ${run.stderr()}`).toBe(true);
+  expect(await until(() => checkpointed(out) >= 500), `never checkpointed: ${run.stderr()}`).toBe(true);
   run.child.kill(signal);
   return run.done;
 }
@@ -63,7 +61,7 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     const { dir, tmp, out } = places();
     const killed = await stopMidway(out, tmp, 'SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
-    const kept = checkpointed(tmp);
+    const kept = checkpointed(out);
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(6000);
     expect(readdirSync(dir).filter((n) => n === 'ledger.csv')).toEqual([]);
@@ -74,7 +72,7 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     // The killed run's temporary file beside FILE and its spools are gone.
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
-    expect(workDirs(tmp)).toEqual([]);
+    expect(leftovers(tmp)).toEqual([]);
   });
 
   it('interrupted (Ctrl-C): exit 130, the checkpoint kept with a hint; --resume finishes it', async () => {
@@ -84,12 +82,13 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     expect(stopped.stderr).toContain(`error: INTERRUPTED: export interrupted (SIGINT); ${out} was not written`);
     expect(stopped.stderr).toContain('hint: run the same command again (with --resume) to continue where it stopped');
     expect(tempsOf(dir, 'ledger.csv')).toEqual([]);
-    expect(workDirs(tmp)).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual(['ledger.csv.offramp-resume']);
+    expect(readdirSync(resumeDirOf(out))).not.toContain('lock');
 
     const again = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
     expect(again.code, again.stderr).toBe(0);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
-    expect(workDirs(tmp)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['ledger.csv']);
   });
 
   it('a checkpoint for another query is refused; without --resume the export starts over and drops it', async () => {
@@ -102,13 +101,13 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     const json = await spawnExport([...WINDOW, '-o', 'ndjson', '--out', out, '--resume'], { env: slow.env, tmp }).done;
     expect(json.code).toBe(2);
     expect(json.stderr).toContain('this one differs in -o');
-    expect(workDirs(tmp)).toHaveLength(1);
+    expect(existsSync(resumeDirOf(out))).toBe(true);
 
     const fresh = await spawnExport([...WINDOW, '--out', out], { env: slow.env, tmp }).done;
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toContain(`note: an interrupted export to ${out} can be continued with --resume; this run starts over`);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
-    expect(workDirs(tmp)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['ledger.csv']);
   });
 
   it('--resume without a checkpoint is a whole export; --resume needs --out', async () => {
@@ -117,7 +116,7 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).not.toMatch(/from the checkpoint/);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
-    expect(workDirs(tmp)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['ledger.csv']);
     const bare = await spawnExport([...WINDOW, '--resume'], { env: slow.env, tmp }).done;
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('error: USAGE: --resume needs --out FILE');

@@ -177,11 +177,11 @@ function expectTotal(cell: XCell | undefined, want: string, label: string) {
   }
 }
 
-function expectTotalsSheet(sheets: Sheets) {
+function expectTotalsSheet(sheets: Sheets, lastDay = DAY) {
   expect(Object.keys(sheets)).toEqual(['revenue', 'totals']);
   const labels = byLabel(sheets.totals!.rows);
   expect(labels.get('window from (UTC)')![0]!.value).toBe(`${DAY}T00:00:00.000Z`);
-  expect(labels.get('window to (UTC)')![0]!.value).toBe(`${DAY}T23:59:59.999Z`);
+  expect(labels.get('window to (UTC)')![0]!.value).toBe(`${lastDay}T23:59:59.999Z`);
   expect(labels.get('rows')![0]!.value).toBe(ROWS.length);
   expect(labels.get('amounts written as text')!.slice(0, 2).map((c) => c.value)).toEqual([1, 'crypto_amount: 1']);
   expect(labels.get('token')!.map((c) => c.value).slice(0, 5)).toEqual(['rows', 'crypto_amount', 'amount', 'platform_fee', 'share']);
@@ -254,24 +254,34 @@ describe.skipIf(!PYTHON)('XLSX whose SUM is never silently the only total, read 
   });
 
   it('--resume after a failure midway: the totals sheet, the note and the manifest cover every row, exactly', { timeout: 60_000 }, async () => {
-    const fail = json(503, errorBody('UNAVAILABLE', 'try later'));
-    const flaky = await scriptedServer([page(ROWS.slice(0, 15), 'c2', false), fail, page(ROWS.slice(15), null, false)]);
+    // Two days, two slices: the first is read whole, the second fails; --resume reads only the second.
+    const NEXT = '2026-03-02';
+    const first = ROWS.slice(0, 15);
+    const second = ROWS.slice(15).map((row) => ({ ...row, ts: row.ts.replace(DAY, NEXT) }));
+    let failed = false;
+    const ledger: Answer = (req, res) => {
+      if (new URL(req.url, 'http://x').searchParams.get('from')!.startsWith(DAY)) return page(first, null, false)(req, res);
+      if (!failed) return (failed = true), json(503, errorBody('UNAVAILABLE', 'try later'))(req, res);
+      return page(second, null, false)(req, res);
+    };
+    const flaky = await scriptedServer([ledger, ledger, ledger]);
     try {
       const file = join(dir, 'resumed.xlsx');
-      const args = ['-o', 'xlsx', '--out', file, '--manifest', join(dir, 'resumed.json'), '--resume', '--retries', '0'];
-      const first = await exportRun(args, flaky.baseUrl);
-      expect(first.code).toBe(1);
-      expect(first.stderr).toContain('hint: run the same command again (with --resume) to continue where it stopped');
-      const again = await exportRun(args, flaky.baseUrl);
+      const args = ['revenue', 'export', '--from', DAY, '--to', NEXT, '-o', 'xlsx', '--out', file, '--manifest', join(dir, 'resumed.json'), '--resume', '--retries', '0', '--concurrency', '1'];
+      const env = { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: flaky.baseUrl } };
+      const stopped = await runMain(args, env);
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toContain('hint: run the same command again (with --resume) to continue where it stopped');
+      const again = await runMain(args, env);
       expect(again.code, again.stderr).toBe(0);
-      expect(flaky.requests.map((q) => new URL(q.url, 'http://x').searchParams.get('cursor'))).toEqual([null, 'c2', 'c2']);
+      expect(flaky.requests.map((q) => new URL(q.url, 'http://x').searchParams.get('from')!.slice(0, 10))).toEqual([DAY, NEXT, NEXT]);
       expect(again.stderr).toContain('15 of them from the checkpoint');
       expect(again.stderr).toContain(NOTE(file));
       const m = JSON.parse(readFileSync(join(dir, 'resumed.json'), 'utf8'));
       expect(m.xlsx.amounts_as_text).toEqual({ cells: 1, columns: { crypto_amount: 1 } });
       expect(m.totals.tokens.usdt.crypto_amount).toBe(sumOf('crypto_amount', 'usdt'));
       expect(m.totals.fiat.share).toBe(SUMMARY.total_partner_share);
-      expectTotalsSheet(readWorkbooks(dir, [file])[file]!);
+      expectTotalsSheet(readWorkbooks(dir, [file])[file]!, NEXT);
     } finally {
       await flaky.close();
     }

@@ -1,23 +1,21 @@
-// Issue 17, "nothing hijackable": every temporary path of an export (the file beside
-// --out, test/fs/atomic.test.ts; the run directory, its spools and checkpoint, here) is
-// created exclusively under a name nobody can guess, so a link or a file planted there by
-// someone else is never written through, read as ours, or removed; and what killed runs
-// left is cleaned only when it is the user's own and old. In process, with the randomness
-// fixed where a test must know a name in advance; the SIGKILL case runs the built binary.
-import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+// Issue 17, "nothing hijackable": every temporary path of an export is created exclusively
+// under a name nobody can guess (the file beside --out) or in a directory only the user can
+// enter (a resumable export's FILE.offramp-resume), so a link or a file planted there by
+// someone else is never written through, read as ours, or removed; spools are unlinked as
+// soon as they are made, so even a killed export leaves none. In process, with the
+// randomness fixed where a test must know a name in advance; the SIGKILL case runs the
+// built binary.
+import { chownSync, fstatSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Checkpoint, findCheckpoint, CHECKPOINT_FILE } from '../../src/lib/revenue/checkpoint.js';
-import { OrderedOutput } from '../../src/lib/revenue/ordered-output.js';
-import { rowFormatter } from '../../src/lib/revenue/row-format.js';
-import { sweepStaleWorkDirs, WorkDir } from '../../src/lib/revenue/workdir.js';
+import { AtomicFile } from '../../src/lib/fs/atomic.js';
+import { Spool } from '../../src/lib/revenue/spool.js';
+import { readCheckpoint, ResumeDir } from '../../src/lib/revenue/resume.js';
 import { emulatorFor } from '../helpers/emulator.js';
-import { day, freshDir, sizeOf, spawnExport, tempsOf, until, workDirs } from './export-helpers.js';
+import { day, freshDir, leftovers, resumeDirOf, sizeOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
 const isRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
-const DAY_S = 86_400;
 
 /** A fresh directory holding a file someone would like us to overwrite. */
 function withVictim(prefix: string) {
@@ -27,80 +25,61 @@ function withVictim(prefix: string) {
   return { dir, victim };
 }
 
-describe('run directories, spools and checkpoints', () => {
-  it('a spool path that exists (a planted link) is never opened: the export fails, the link target untouched', async () => {
-    const { dir, victim } = withVictim('offramp-spool-link-');
-    const planted = join(dir, 'slice');
-    symlinkSync(victim, planted);
-    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('ndjson'), 2, { spools: { spoolPath: async () => planted } });
-    await expect(output.slices[1]!.writeText('{"a":1}\n', 1)).rejects.toThrow(/EEXIST/);
-    await output.cleanup();
-    expect(readFileSync(victim, 'utf8')).toBe('precious');
+// The file beside --out is an AtomicFile: its own tests are in test/fs/atomic.test.ts.
+
+describe('spools and the resume directory', () => {
+  it('a spool is private and has no name: created 0600 and unlinked in one step; it reads back what was written', async () => {
+    const spool = Spool.anonymous();
+    try {
+      const st = fstatSync(spool.fd);
+      expect(st.mode & 0o777).toBe(0o600);
+      expect(st.nlink).toBe(0);
+      const lines = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"ref":"ünïcødé ₦ ${'x'.repeat(i % 50)}"}`);
+      await spool.append(`${lines.slice(0, 1000).join('\n')}\n`);
+      await spool.append(`${lines.slice(1000).join('\n')}\n`);
+      const read: string[] = [];
+      for await (const line of spool.lines()) read.push(line);
+      expect(read).toEqual(lines);
+    } finally {
+      await spool.close();
+    }
   });
 
-  it('a run directory is private (0700), its lock and files 0600', async () => {
-    const root = freshDir('offramp-wd-');
-    const work = await WorkDir.create(root);
-    expect(lstatSync(work.path).mode & 0o777).toBe(0o700);
-    expect(lstatSync(work.file('lock')).mode & 0o777).toBe(0o600);
-    await work.replace(CHECKPOINT_FILE, '{}');
-    expect(lstatSync(work.file(CHECKPOINT_FILE)).mode & 0o777).toBe(0o600);
-    await work.remove();
-    expect(readdirSync(root)).toEqual([]);
+  it('the resume directory is private (0700), its checkpoint 0600; it is found again, then removed whole', async () => {
+    const out = join(freshDir('offramp-resume-dir-'), 'ledger.csv');
+    const binding = { service: 'http://127.0.0.1/api/v1/partner', partner: 'p', from: 'a', to: 'b', filters: {}, format: 'csv', excel: false, raw_cells: false, summary: false, page_size: 100 };
+    const dir = await ResumeDir.take(out);
+    expect(lstatSync(dir.path).mode & 0o777).toBe(0o700);
+    await dir.save({ binding, slices: [] });
+    expect(lstatSync(join(dir.path, 'checkpoint.json')).mode & 0o777).toBe(0o600);
+    // Held by this run: a second run is refused.
+    await expect(ResumeDir.take(out)).rejects.toThrow(/another export \(pid \d+\) is using/);
+    await dir.release();
+    expect(await readCheckpoint(out)).toEqual({ binding, slices: [] });
+    await (await ResumeDir.take(out)).remove();
+    expect(readdirSync(join(out, '..'))).toEqual([]);
   });
 
-  it('a checkpoint is never read through a link, nor taken from a directory that is not private', async () => {
-    const root = freshDir('offramp-cp-');
-    const binding = { out: '/x/ledger.csv', service: 'http://127.0.0.1/api/v1/partner', partner: 'p', from: 'a', to: 'b', filters: {}, format: 'csv', excel: false, raw_cells: false, summary: false, page_size: 100 };
-    const real = await WorkDir.create(root);
-    await new Checkpoint(real, binding, []).flush();
-    expect((await findCheckpoint('/x/ledger.csv', root))?.path).toBe(real.path);
+  it('a link or a directory others can enter, planted where the resume directory goes, is refused and never read', async () => {
+    const out = join(freshDir('offramp-resume-link-'), 'ledger.csv');
+    const elsewhere = freshDir('offramp-resume-elsewhere-');
+    writeFileSync(join(elsewhere, 'checkpoint.json'), JSON.stringify({ kind: 'offramp-revenue-export-checkpoint', version: 2, binding: {}, slices: [] }));
+    symlinkSync(elsewhere, resumeDirOf(out));
+    expect(await readCheckpoint(out)).toBeUndefined();
+    await expect(ResumeDir.take(out)).rejects.toThrow(/is not a directory/);
+    expect(readdirSync(elsewhere)).toEqual(['checkpoint.json']);
 
-    // A link in the run directory's place, and a checkpoint that is a link: both ignored.
-    const elsewhere = freshDir('offramp-cp-elsewhere-');
-    writeFileSync(join(elsewhere, CHECKPOINT_FILE), readFileSync(real.file(CHECKPOINT_FILE)));
-    symlinkSync(elsewhere, join(root, 'offramp-export-linked'));
-    await real.remove();
-    expect(await findCheckpoint('/x/ledger.csv', root)).toBeUndefined();
-    const other = await WorkDir.create(root);
-    symlinkSync(join(elsewhere, CHECKPOINT_FILE), other.file(CHECKPOINT_FILE));
-    expect(await findCheckpoint('/x/ledger.csv', root)).toBeUndefined();
-    await other.remove();
-    // A group-writable one (someone else could have written it).
-    const open = join(root, 'offramp-export-open');
-    mkdirSync(open, { mode: 0o777 });
-    writeFileSync(join(open, CHECKPOINT_FILE), readFileSync(join(elsewhere, CHECKPOINT_FILE)));
-    expect(await findCheckpoint('/x/ledger.csv', root)).toBeUndefined();
-    await expect(WorkDir.adopt(open)).rejects.toThrow(/not a private directory of yours/);
-  });
-
-  it("the sweep removes the user's own run directories older than a day, and nothing else", async () => {
-    const root = freshDir('offramp-sweep-');
-    const old = Date.now() / 1000 - 2 * DAY_S;
-    const mk = async (age: number) => {
-      const w = await WorkDir.create(root);
-      writeFileSync(w.file('lock'), '999999999\n'); // a process that is gone
-      utimesSync(w.path, age, age);
-      return w.path;
-    };
-    const stale = await mk(old);
-    const young = await mk(Date.now() / 1000);
-    const live = await WorkDir.create(root); // locked by this very process
-    utimesSync(live.path, old, old);
-    const target = freshDir('offramp-sweep-target-');
-    symlinkSync(target, join(root, 'offramp-export-link'));
-    const notOurs = join(root, 'offramp-export-nobody');
-    mkdirSync(notOurs, { mode: 0o700 });
-    if (isRoot) chownSync(notOurs, NOBODY, NOBODY);
-    utimesSync(notOurs, old, old);
-    await sweepStaleWorkDirs(root);
-    expect(existsSync(stale)).toBe(false);
-    expect(existsSync(young)).toBe(true);
-    expect(existsSync(live.path)).toBe(true);
-    expect(existsSync(target)).toBe(true);
-    // Only root can make it another user's here; otherwise it is the user's own, and old.
-    expect(existsSync(notOurs)).toBe(isRoot);
-    await live.remove();
+    const open = join(freshDir('offramp-resume-open-'), 'ledger.csv');
+    mkdirSync(resumeDirOf(open), { mode: 0o777 });
+    writeFileSync(join(resumeDirOf(open), 'checkpoint.json'), readFileSync(join(elsewhere, 'checkpoint.json')));
+    expect(await readCheckpoint(open)).toBeUndefined();
+    await expect(ResumeDir.take(open)).rejects.toThrow(/is not a private directory of yours/);
+    if (isRoot) {
+      const theirs = join(freshDir('offramp-resume-theirs-'), 'ledger.csv');
+      mkdirSync(resumeDirOf(theirs), { mode: 0o700 });
+      chownSync(resumeDirOf(theirs), NOBODY, NOBODY);
+      await expect(ResumeDir.take(theirs)).rejects.toThrow(/is not a private directory of yours/);
+    }
   });
 });
 
@@ -111,31 +90,27 @@ describe('a run killed outright (SIGKILL)', { timeout: 30_000 }, () => {
   });
   afterAll(() => slow.close());
 
-  it('leaves no file at --out; the next export removes its temporary file, and its spools once a day old', async () => {
+  it('leaves no file at --out and nothing in TMPDIR; the next export removes its temporary file', async () => {
     const dir = freshDir('offramp-kill-out-');
     const tmp = freshDir('offramp-kill-tmp-');
     const out = join(dir, 'ledger.csv');
     const run = spawnExport(['--from', day(-180), '--to', day(0), '--out', out], { env: slow.env, tmp });
     const caught = await until(() => {
       const temp = tempsOf(dir, 'ledger.csv')[0];
-      return temp !== undefined && sizeOf(join(dir, temp)) > 2000 && workDirs(tmp).length > 0;
+      return temp !== undefined && sizeOf(join(dir, temp)) > 2000;
     });
     expect(caught, run.stderr()).toBe(true);
+    // Midway, with slices read ahead: their spools have no name to leave behind.
+    expect(leftovers(tmp)).toEqual([]);
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
-    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual(tempsOf(dir, 'ledger.csv'));
     expect(tempsOf(dir, 'ledger.csv')).toHaveLength(1);
-    const [spools] = workDirs(tmp);
+    expect(leftovers(tmp)).toEqual([]);
 
     const again = await spawnExport(['--from', day(-3), '--to', day(-3), '--out', out], { env: slow.env, tmp }).done;
     expect(again.code, again.stderr).toBe(0);
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
-    // The killed run's spools are less than a day old: kept (another run of the user's may own them).
-    expect(workDirs(tmp)).toEqual([spools]);
-    const old = Date.now() / 1000 - 2 * DAY_S;
-    utimesSync(join(tmp, spools!), old, old);
-    const third = await spawnExport(['--from', day(-3), '--to', day(-3), '--out', out], { env: slow.env, tmp }).done;
-    expect(third.code, third.stderr).toBe(0);
-    expect(workDirs(tmp)).toEqual([]);
+    expect(leftovers(tmp)).toEqual([]);
   });
 });

@@ -1,27 +1,26 @@
 // The export engine without a server: slice planning, exact totals, row formats (the
-// spreadsheet-safe CSV cells, XLSX amounts), the adaptive limit, the ordered writer (later
-// slices finishing first still come out in ledger order, through spools that are removed
-// afterwards), and a run taken up from its checkpoint marks.
-import { createWriteStream, existsSync, readdirSync, readFileSync, mkdtempSync, rmSync, truncateSync } from 'node:fs';
-import { once } from 'node:events';
-import { connect, createServer, type AddressInfo } from 'node:net';
+// spreadsheet-safe CSV cells, XLSX amounts), and the pipeline against an in-memory ledger:
+// later slices finishing first still come out in ledger order, a failure fails it, the
+// number of slices read at once follows the 429s the client reports, and a run taken up
+// from the slices an earlier run finished writes every row once.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/input/dates.js';
-import { checkSlices, exportRevenue, type PageMark } from '../../src/lib/revenue/export.js';
-import { AdaptiveLimit } from '../../src/lib/revenue/adaptive-limit.js';
+import type { AttemptReport } from '../../src/lib/client/http.js';
+import { checkSlices, exportRevenue, saveSlice, type ExportOptions, type KeptSlice, type SavedSlice } from '../../src/lib/revenue/export.js';
 import { apiVersion, publicUrl } from '../../src/lib/revenue/manifest.js';
 import { amountCell, MAX_NUMBER_DIGITS } from '../../src/lib/revenue/xlsx.js';
-import { OrderedOutput } from '../../src/lib/revenue/ordered-output.js';
-import { rowFormatter, safeCell } from '../../src/lib/revenue/row-format.js';
+import { formatStage, safeCell } from '../../src/lib/revenue/row-format.js';
+import { Spool } from '../../src/lib/revenue/spool.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
 import { DecimalSum, TokenTotals } from '../../src/lib/revenue/totals.js';
 import { REVENUE_COLUMNS, type RevenuePage, type RevenueRow } from '../../src/lib/schemas.js';
 import { Decimal } from 'decimal.js';
 import { FilterCheck, type RevenueFilters } from '../../src/lib/client/filters.js';
-import { csvStream } from '../../src/lib/output/csv.js';
 
 describe('planSlices', () => {
   it('cuts long windows into contiguous legal slices and short ones for parallel fetching', () => {
@@ -75,54 +74,79 @@ const row = (i: number, extra: Partial<RevenueRow> = {}): RevenueRow => ({
   ...extra,
 });
 
+/** What a format stage writes for `rows`. */
+async function formatted(format: 'csv' | 'json' | 'ndjson', rows: object[], opts: { rawCells?: boolean; excel?: boolean } = {}): Promise<string> {
+  const stage = formatStage(format, opts);
+  let text = '';
+  stage.setEncoding('utf8').on('data', (d: string) => (text += d));
+  const ended = new Promise((done) => stage.on('end', done));
+  for (const r of rows) stage.write(r);
+  stage.end();
+  await ended;
+  return text;
+}
+
 describe('row formats', () => {
-  it('CSV: header in spec order, RFC 4180 quoting, CRLF, values verbatim', () => {
-    const f = rowFormatter('csv');
-    expect(f.header).toBe('transaction_id,merchant_id,merchant_reference,terminal_id,crypto_currency,network,crypto_amount,amount,platform_fee,share,ts\r\n');
-    const text = f.rows([row(1, { merchant_reference: 'a "quoted", ref\nline', amount: '1530.10' })]);
-    expect(text).toBe(`${row(1).transaction_id},m-1,"a ""quoted"", ref\nline",,usdt,bep20,1.000000,1530.10,15.30,3.83,${row(1).ts}\r\n`);
+  it('CSV: header in spec order, RFC 4180 quoting, CRLF, values verbatim; a bare CR or LF is quoted', async () => {
+    const text = await formatted('csv', [row(1, { merchant_reference: 'a "quoted", ref\nline', amount: '1530.10' }), row(5, { merchant_id: 'a\nb', terminal_id: 'c\rd' })]);
+    const [header, ...records] = text.split('\r\n');
+    expect(header).toBe(REVENUE_COLUMNS.join(','));
+    expect(records[0]).toBe(`${row(1).transaction_id},m-1,"a ""quoted"", ref\nline",,usdt,bep20,1.000000,1530.10,15.30,3.83,${row(1).ts}`);
+    // RFC 4180 §2.6: or a strict reader splits the record.
+    expect(records[1]).toContain(',"a\nb",ref-5,"c\rd",');
+    expect(records.at(-1)).toBe('');
+    // No rows: the header alone.
+    expect(await formatted('csv', [])).toBe(`${REVENUE_COLUMNS.join(',')}\r\n`);
   });
 
-  it('CSV: the same bytes as csv-stringify (the output layer) on awkward values', async () => {
-    const rows = [
-      row(1),
-      row(2, { merchant_reference: 'comma, inside', terminal_id: 'quote " inside', merchant_id: 'crlf\r\ninside' }),
-      row(3, { merchant_reference: '  spaces  ', terminal_id: '', merchant_id: null }),
-      row(4, { merchant_reference: 'ünïcødé ₦', share: '0.01' }),
-    ];
-    const stream = csvStream(REVENUE_COLUMNS);
-    let expected = '';
-    stream.on('data', (d: Buffer) => (expected += d.toString()));
-    for (const r of rows) stream.write(r);
-    stream.end();
-    await new Promise((done) => stream.on('end', done));
-    const f = rowFormatter('csv');
-    expect(f.header + f.rows(rows.slice(0, 2)) + f.separator + f.rows(rows.slice(2))).toBe(expected);
-    // A bare CR or LF is quoted too (RFC 4180 §2.6), or a strict reader splits the record.
-    expect(f.rows([row(5, { merchant_id: 'a\nb', terminal_id: 'c\rd' })])).toContain(',"a\nb",ref-5,"c\rd",');
-  });
-
-  it('JSON: valid however the rows were split into batches', () => {
-    const f = rowFormatter('json');
-    const text = f.header + f.rows([row(1)]) + f.separator + f.rows([row(2), row(3)]) + f.footer(3);
+  it('JSON: one array, one row a line; no rows is []; NDJSON one row a line', async () => {
+    const text = await formatted('json', [row(1), row(2), row(3)]);
+    expect(text).toBe(`[\n${[row(1), row(2), row(3)].map((r) => JSON.stringify(r)).join(',\n')}\n]\n`);
     expect(JSON.parse(text).map((r: RevenueRow) => r.merchant_reference)).toEqual(['ref-1', 'ref-2', 'ref-3']);
-    expect(JSON.parse(f.header + f.footer(0))).toEqual([]);
+    expect(await formatted('json', [])).toBe('[]\n');
+    expect(await formatted('ndjson', [row(1), row(2)])).toBe(`${JSON.stringify(row(1))}\n${JSON.stringify(row(2))}\n`);
+    expect(await formatted('ndjson', [])).toBe('');
   });
 });
 
-/** An in-memory ledger answering like GET /revenue, with a delay per slice. */
-function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from: string) => number; failAt?: string; summaryOff?: number }) {
+/**
+ * An in-memory ledger answering like GET /revenue, with a delay per slice. Each answer is
+ * told to the client's observers as an attempt; with `throttleAbove`, a request sent while
+ * more than that many are out is first answered 429 (told, then retried, as the client does).
+ */
+function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from: string) => number; failAt?: string; summaryOff?: number; throttleAbove?: number }) {
   const calls: string[] = [];
   const ignored: string[] = [];
+  const observers = new Set<(a: AttemptReport) => void>();
+  const tell = (status: number) => observers.forEach((o) => o({ method: 'GET', path: '/revenue', attempt: 0, status, ms: 1, again: status === 429 }));
+  const seen = { inFlight: 0, peak: 0, throttled: 0 };
   return {
     calls,
     ignored,
+    seen,
     api: {
+      http: {
+        observe(fn: (a: AttemptReport) => void) {
+          observers.add(fn);
+          return () => observers.delete(fn);
+        },
+      },
       revenue: {
         async page(q: { from: string; to: string; cursor?: string; limit?: number; include_summary?: boolean }, check?: FilterCheck<'revenue'>) {
           calls.push(`${q.from}|${q.cursor ?? ''}`);
-          await new Promise((r) => setTimeout(r, opts.delayFor?.(q.from) ?? 0));
+          seen.peak = Math.max(seen.peak, ++seen.inFlight);
+          try {
+            if (opts.throttleAbove !== undefined && seen.inFlight > opts.throttleAbove) {
+              seen.throttled++;
+              await new Promise((r) => setTimeout(r, 2));
+              tell(429);
+            }
+            await new Promise((r) => setTimeout(r, opts.delayFor?.(q.from) ?? 1));
+          } finally {
+            seen.inFlight--;
+          }
           if (opts.failAt && q.from === opts.failAt && q.cursor) throw new Error('boom in a later page');
+          tell(200);
           const inWindow = rows.filter((r) => r.ts >= q.from && r.ts <= q.to);
           const start = q.cursor ? Number(q.cursor) : 0;
           const data = inWindow.slice(start, start + opts.pageSize);
@@ -139,46 +163,70 @@ function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from:
         },
         filterCheck: (filters: RevenueFilters) => new FilterCheck('revenue', filters, {}, (f) => ignored.push(f.filter)),
       },
-    } as never,
+    } as unknown as ExportOptions['api'],
   };
 }
+
+/** An export of `slices` as NDJSON into memory; the rows written come back parsed. */
+async function ndjsonExport(o: Omit<ExportOptions, 'format' | 'dest' | 'endDest'>) {
+  const dest = new PassThrough();
+  let text = '';
+  dest.setEncoding('utf8').on('data', (d: string) => (text += d));
+  const result = await exportRevenue({ ...o, format: formatStage('ndjson'), dest, endDest: true });
+  return { ...result, text, written: text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RevenueRow) };
+}
+
+/** Spools that keep their name in `dir`, counted as they are made and closed. */
+function namedSpools(dir = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'))) {
+  const count = { made: 0, closed: 0 };
+  return {
+    dir,
+    count,
+    spool: (index: number) => {
+      const spool = Spool.named(join(dir, `slice-${index}`));
+      const close = spool.close.bind(spool);
+      spool.close = () => close().then(() => void count.closed++);
+      count.made++;
+      return spool;
+    },
+  };
+}
+
+const refs = (rows: RevenueRow[]) => rows.map((r) => r.merchant_reference);
 
 describe('exportRevenue', () => {
   const rows = Array.from({ length: 400 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 6 * 3_600_000).toISOString() })); // 100 days
   const window = parseWindow('2026-01-01', '2026-04-10');
 
-  it('writes slices in ledger order although later slices finish first, and removes its spools', async () => {
+  it('writes slices in ledger order although later slices finish first; its hash and length are those of the bytes written', async () => {
     const slices = planSlices(window, 4);
     expect(slices).toHaveLength(4);
-    const tempRoot = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'));
-    // The first slice is the slowest: the other three are spooled meanwhile.
+    // The first slice is the slowest: the other three are read whole meanwhile.
     const { api } = fakeApi(rows, { pageSize: 7, delayFor: (from) => (from === slices[0]!.from.toISOString() ? 15 : 0) });
-    const out = new PassThrough();
-    let text = '';
-    out.setEncoding('utf8').on('data', (d: string) => (text += d));
-    const output = new OrderedOutput(out, rowFormatter('ndjson'), slices.length, tempRoot);
-    const reports = await exportRevenue({ api, slices, concurrency: 4, summary: true, output, pageSize: 7 });
-    const got = text.trim().split('\n').map((l) => JSON.parse(l).merchant_reference);
-    expect(got).toEqual(rows.map((r) => r.merchant_reference));
-    expect(reports.map((r) => r.rows).reduce((a, b) => a + b)).toBe(400);
-    expect(checkSlices(reports).every((c) => c.ok)).toBe(true);
-    expect(readdirSync(tempRoot)).toEqual([]);
+    const spools = namedSpools();
+    const run = await ndjsonExport({ api, slices, concurrency: 4, summary: true, pageSize: 7, spool: spools.spool });
+    expect(refs(run.written)).toEqual(refs(rows));
+    expect(run.reports.map((r) => r.rows).reduce((a, b) => a + b)).toBe(400);
+    expect(checkSlices(run.reports).every((c) => c.ok)).toBe(true);
+    expect(run.bytes).toBe(Buffer.byteLength(run.text));
+    expect(run.sha256).toBe(createHash('sha256').update(run.text).digest('hex'));
+    // Every spool was closed (one with no name is then freed).
+    expect(spools.count).toEqual({ made: 4, closed: 4 });
   });
 
-  it('one failing slice fails the export with its error; nothing is left behind', async () => {
+  it('one failing slice fails the export with its error; every spool is closed', async () => {
     const slices = planSlices(window, 4);
-    const tempRoot = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'));
     const { api } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString(), delayFor: (from) => (from === slices[0]!.from.toISOString() ? 30 : 0) });
-    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length, tempRoot);
-    await expect(exportRevenue({ api, slices, concurrency: 4, summary: false, output, pageSize: 7 })).rejects.toThrow('boom in a later page');
-    expect(readdirSync(tempRoot)).toEqual([]);
+    const spools = namedSpools();
+    await expect(ndjsonExport({ api, slices, concurrency: 4, summary: false, pageSize: 7, spool: spools.spool })).rejects.toThrow('boom in a later page');
+    expect(spools.count.made).toBeGreaterThan(0);
+    expect(spools.count.closed).toBe(spools.count.made);
   });
 
   it('a summary that disagrees names the slice', async () => {
     const slices = planSlices(window, 2);
     const { api } = fakeApi(rows, { pageSize: 50, summaryOff: 1 });
-    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length);
-    const checks = checkSlices(await exportRevenue({ api, slices, concurrency: 2, summary: true, output, pageSize: 50 }));
+    const checks = checkSlices((await ndjsonExport({ api, slices, concurrency: 2, summary: true, pageSize: 50 })).reports);
     expect(checks.map((c) => c.ok)).toEqual([false, false]);
     expect(checks[0]!.problem).toMatch(/^\d+ rows exported, the service counts \d+$/);
   });
@@ -187,12 +235,7 @@ describe('exportRevenue', () => {
     const mixed = rows.map((r, i) => (i % 4 === 0 ? { ...r, crypto_currency: 'usdc', share: '1.01' } : r));
     const slices = planSlices(window, 2);
     const { api, ignored } = fakeApi(mixed, { pageSize: 50 });
-    const out = new PassThrough();
-    let text = '';
-    out.on('data', (d) => (text += d));
-    const output = new OrderedOutput(out, rowFormatter('ndjson'), slices.length);
-    const reports = await exportRevenue({ api, slices, concurrency: 2, summary: true, output, pageSize: 50, filters: { crypto_currency: 'usdt' } });
-    const written = text.trim().split('\n').map((l) => JSON.parse(l) as RevenueRow);
+    const { reports, written } = await ndjsonExport({ api, slices, concurrency: 2, summary: true, pageSize: 50, filters: { crypto_currency: 'usdt' } });
     expect(written).toHaveLength(300);
     expect(new Set(written.map((r) => r.crypto_currency))).toEqual(new Set(['usdt']));
     expect(ignored).toEqual(['crypto_currency']);
@@ -207,70 +250,63 @@ describe('exportRevenue', () => {
     const slices = planSlices(window, 1);
     const stray = [row(1, { ts: '2025-12-31T23:59:59.999Z' })];
     const api = {
+      http: { observe: () => () => undefined },
       revenue: {
         page: async () => ({ items: stray, received: stray, data: stray, nextCursor: null, last: true, location: 'none' }),
         filterCheck: (f: RevenueFilters) => new FilterCheck('revenue', f, {}),
       },
-    } as never;
-    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length);
-    await expect(exportRevenue({ api, slices, concurrency: 1, summary: false, output })).rejects.toThrow(/returned one stamped 2025-12-31T23:59:59.999Z/);
+    } as unknown as ExportOptions['api'];
+    await expect(ndjsonExport({ api, slices, concurrency: 1, summary: false })).rejects.toThrow(/returned one stamped 2025-12-31T23:59:59.999Z/);
+  });
+});
+
+describe('pages asked for at once follow the 429s the client reports', () => {
+  const rows = Array.from({ length: 960 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString() })); // 40 days
+  const slices = planSlices(parseWindow('2026-01-01', '2026-02-09'), 40);
+
+  it('answered cleanly, they grow from --concurrency to the most allowed', async () => {
+    const { api, seen } = fakeApi(rows, { pageSize: 4 });
+    const run = await ndjsonExport({ api, slices, concurrency: 2, maxConcurrency: 8, summary: false, pageSize: 4 });
+    expect(run.written).toHaveLength(960);
+    expect(seen.peak).toBe(8);
+    expect(seen.throttled).toBe(0);
   });
 
-  it('spools larger than the copy buffer reach a file and a socket byte for byte', async () => {
-    const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `{"slice":"${tag}","line":${i},"pad":"${'x'.repeat(i % 97)}"}\n`).join('');
-    // Slices 2 and 3 are written (spooled) before slice 1 is promoted: ~1.3 MB each, so the
-    // copy reuses its 256 KB buffer several times per spool.
-    const texts = [lines('a', 5_000), lines('b', 20_000), lines('c', 20_000)];
-    const run = async (out: Writable) => {
-      const output = new OrderedOutput(out, rowFormatter('ndjson'), 3, mkdtempSync(join(tmpdir(), 'offramp-spool-test-')));
-      await output.start();
-      const spooled = [output.slices[1]!.writeText(texts[1]!, 20_000), output.slices[2]!.writeText(texts[2]!, 20_000)];
-      await Promise.all(spooled);
-      for (const [i, sink] of output.slices.entries()) {
-        await sink.promote();
-        if (i === 0) await sink.writeText(texts[0]!, 5_000);
-      }
-      await output.finish();
-      await output.cleanup();
-      expect(output.rowsWritten).toBe(45_000);
-    };
-
-    const dir = mkdtempSync(join(tmpdir(), 'offramp-copy-test-'));
-    const file = createWriteStream(join(dir, 'out.ndjson'));
-    // A slow disk: each write starts a little later, so a buffer reused before its write
-    // finished would reach the file overwritten.
-    const slow = file as unknown as { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void };
-    for (const method of ['_write', '_writev'] as const) {
-      const real = slow[method].bind(file);
-      slow[method] = (...args: unknown[]) => setTimeout(() => real(...args), 2);
-    }
-    await run(file);
-    file.end();
-    await once(file, 'close');
-    expect(readFileSync(join(dir, 'out.ndjson'), 'utf8')).toBe(texts.join(''));
-    rmSync(dir, { recursive: true, force: true });
-
-    const received: Buffer[] = [];
-    const server = createServer((socket) => socket.on('data', (d: Buffer) => received.push(d)));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const closed = new Promise<void>((done) => server.on('connection', (socket) => socket.on('end', done)));
-    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    await once(client, 'connect');
-    await run(client);
-    client.end();
-    await closed;
-    server.close();
-    expect(Buffer.concat(received).toString('utf8')).toBe(texts.join(''));
+  it('a service that answers 429 beyond 3 requests at once keeps them near 3, well under the 8 allowed', async () => {
+    const { api, seen } = fakeApi(rows, { pageSize: 4, throttleAbove: 3 });
+    const limits: number[] = [];
+    const run = await ndjsonExport({ api, slices, concurrency: 2, maxConcurrency: 8, summary: false, pageSize: 4, onProgress: (p) => limits.push(p.limit) });
+    expect(refs(run.written)).toEqual(refs(rows));
+    // Each 429 cuts the limit back: past the first probes it only tries a little above what
+    // the service takes (8 at once would have most of the 240 requests refused).
+    expect(seen.throttled).toBeGreaterThan(0);
+    expect(seen.throttled).toBeLessThan(120);
+    expect(Math.max(...limits.slice(limits.length / 2))).toBeLessThanOrEqual(5);
   });
+});
 
-  it('the tempdir is not created when no slice has to wait', async () => {
-    const slices = planSlices(window, 1);
-    const tempRoot = mkdtempSync(join(tmpdir(), 'offramp-spool-test-'));
-    const { api } = fakeApi(rows, { pageSize: 100 });
-    const output = new OrderedOutput(new PassThrough().resume(), rowFormatter('csv'), slices.length, tempRoot);
-    await exportRevenue({ api, slices, concurrency: 1, summary: false, output });
-    expect(existsSync(tempRoot) && readdirSync(tempRoot)).toEqual([]);
+describe('exportRevenue, resumed', () => {
+  const rows = Array.from({ length: 400 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 6 * 3_600_000).toISOString() }));
+  const window = parseWindow('2026-01-01', '2026-04-10');
+
+  it('a run that failed midway, taken up from the slices it finished, writes every row exactly once and asks only for the others', async () => {
+    const slices = planSlices(window, 4);
+    const spools = namedSpools();
+    const finished = new Map<number, SavedSlice>();
+    const { api: failing } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString() });
+    await expect(
+      ndjsonExport({ api: failing, slices, concurrency: 1, maxConcurrency: 1, summary: true, totals: true, pageSize: 7, spool: spools.spool, onSliceDone: async (r, bytes) => void finished.set(r.index, saveSlice(r, bytes)) }),
+    ).rejects.toThrow('boom in a later page');
+    expect([...finished.keys()]).toEqual([0, 1]);
+
+    const kept = new Map<number, KeptSlice>();
+    for (const [index, saved] of finished) kept.set(index, { saved, spool: new Spool(openSync(join(spools.dir, `slice-${index}`), 'r'), saved.bytes) });
+    const { api, calls } = fakeApi(rows, { pageSize: 7 });
+    const run = await ndjsonExport({ api, slices, concurrency: 4, summary: true, totals: true, pageSize: 7, kept, spool: spools.spool });
+    expect(refs(run.written)).toEqual(refs(rows));
+    expect(new Set(calls.map((c) => c.split('|')[0]))).toEqual(new Set([slices[2]!.from.toISOString(), slices[3]!.from.toISOString()]));
+    expect(checkSlices(run.reports).every((c) => c.ok)).toBe(true);
+    expect(run.reports.reduce((t, r) => t + (r.totals.toJSON().usdt?.rows ?? 0), 0)).toBe(400);
   });
 });
 
@@ -287,13 +323,13 @@ describe('spreadsheet-safe CSV cells (issue 17)', () => {
     for (const text of ['ref-1', 'a=b', ' =1', '', '0.10']) expect(safeCell(text, 'merchant_reference')).toBe(text);
   });
 
-  it('the CSV formatter guards by default, not with rawCells; --excel adds a byte order mark', () => {
+  it('the CSV stage guards by default, not with rawCells; --excel adds a byte order mark', async () => {
     const hostile = row(1, { merchant_reference: '=HYPERLINK("x")', share: '-1.00' });
-    expect(rowFormatter('csv').rows([hostile])).toContain(`,"'=HYPERLINK(""x"")",`);
-    expect(rowFormatter('csv').rows([hostile])).toContain(',-1.00,');
-    expect(rowFormatter('csv', { rawCells: true }).rows([hostile])).toContain(`,"=HYPERLINK(""x"")",`);
-    expect(rowFormatter('csv', { excel: true }).header.startsWith('\uFEFFtransaction_id,')).toBe(true);
-    expect(rowFormatter('ndjson').rows([hostile])).toBe(`${JSON.stringify(hostile)}\n`);
+    expect(await formatted('csv', [hostile])).toContain(`,"'=HYPERLINK(""x"")",`);
+    expect(await formatted('csv', [hostile])).toContain(',-1.00,');
+    expect(await formatted('csv', [hostile], { rawCells: true })).toContain(`,"=HYPERLINK(""x"")",`);
+    expect((await formatted('csv', [hostile], { excel: true })).startsWith('\uFEFFtransaction_id,')).toBe(true);
+    expect(await formatted('ndjson', [hostile])).toBe(`${JSON.stringify(hostile)}\n`);
   });
 });
 
@@ -336,102 +372,5 @@ describe('TokenTotals', () => {
     expect(publicUrl('https://user:secret@api.example.test/api/v1/partner/')).toBe('https://api.example.test/api/v1/partner');
     expect(apiVersion('http://127.0.0.1:4010/api/v1/partner')).toBe('v1');
     expect(apiVersion('http://127.0.0.1:4010/partner')).toBeNull();
-  });
-});
-
-describe('AdaptiveLimit (issue 17)', () => {
-  function clock() {
-    let t = 0;
-    return { now: () => t, advance: (ms: number) => (t += ms) };
-  }
-
-  it('grows by one after as many clean answers as it allows, only while it binds, up to max', async () => {
-    const c = clock();
-    const limit = new AdaptiveLimit({ start: 2, max: 3, now: c.now });
-    for (let round = 0; round < 3; round++) {
-      const tickets = await Promise.all(Array.from({ length: limit.limit }, () => limit.acquire(0)));
-      c.advance(100);
-      for (const t of tickets) limit.release(t);
-    }
-    expect(limit.limit).toBe(3);
-    // One request at a time never proves that more would be answered: no growth.
-    const lone = new AdaptiveLimit({ start: 2, max: 16, now: c.now });
-    for (let i = 0; i < 20; i++) {
-      const t = await lone.acquire(0);
-      c.advance(100);
-      lone.release(t);
-    }
-    expect(lone.limit).toBe(2);
-  });
-
-  it('an answer that waited (the client honoured a Retry-After) cuts the limit by a quarter, once per round', async () => {
-    const c = clock();
-    const limit = new AdaptiveLimit({ start: 8, max: 16, now: c.now });
-    for (let i = 0; i < 8; i++) {
-      const t = await limit.acquire(0);
-      c.advance(100);
-      limit.release(t);
-    }
-    const tickets = await Promise.all(Array.from({ length: 8 }, () => limit.acquire(0)));
-    c.advance(1_300);
-    for (const t of tickets) limit.release(t);
-    expect(limit.limit).toBe(6);
-    expect(limit.stats.throttled).toBe(8);
-  });
-
-  it('a 429 the client gave up on pauses everyone for its Retry-After; earlier slices go first', async () => {
-    const limit = new AdaptiveLimit({ start: 1, max: 1 });
-    const t = await limit.acquire(0);
-    limit.release(t, { retryAfterMs: 30 });
-    expect(limit.limit).toBe(1);
-    const order: number[] = [];
-    const waits = [3, 1, 2].map((p) => limit.acquire(p).then((ticket) => (order.push(p), limit.release(ticket))));
-    await Promise.all(waits);
-    expect(order).toEqual([1, 2, 3]);
-  });
-
-  it('a waiter leaves when its signal aborts', async () => {
-    const limit = new AdaptiveLimit({ start: 1, max: 1 });
-    const held = await limit.acquire(0);
-    const stop = new AbortController();
-    const waiting = limit.acquire(1, stop.signal);
-    stop.abort(new Error('stopped'));
-    await expect(waiting).rejects.toThrow('stopped');
-    limit.release(held);
-  });
-});
-
-describe('exportRevenue, resumed (issue 17)', () => {
-  const rows = Array.from({ length: 400 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 6 * 3_600_000).toISOString() }));
-  const window = parseWindow('2026-01-01', '2026-04-10');
-
-  it('a run that failed midway, taken up from its page marks (one spool cut short), writes every row exactly once', async () => {
-    const slices = planSlices(window, 4);
-    const spools = mkdtempSync(join(tmpdir(), 'offramp-resume-unit-'));
-    let n = 0;
-    const place = { spoolPath: async (i: number) => join(spools, `slice-${i}-${n++}`) };
-    const marks = new Map<number, PageMark>();
-    const { api: failing } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString(), delayFor: (from) => (from === slices[0]!.from.toISOString() ? 5 : 0) });
-    const first = new OrderedOutput(new PassThrough().resume(), rowFormatter('ndjson'), slices.length, { spools: place, spoolAll: true });
-    await expect(
-      exportRevenue({ api: failing, slices, concurrency: 4, summary: true, totals: true, output: first, pageSize: 7, onPageWritten: (m) => marks.set(m.index, m) }),
-    ).rejects.toThrow('boom in a later page');
-    expect(marks.size).toBeGreaterThan(0);
-
-    // One spool lost its last bytes (never flushed before a crash): that slice starts over.
-    const cut = [...marks.values()].find((m) => m.spool && m.spool.bytes > 0)!;
-    truncateSync(cut.spool!.path, cut.spool!.bytes - 1);
-
-    const { api } = fakeApi(rows, { pageSize: 7 });
-    const out = new PassThrough();
-    let text = '';
-    out.setEncoding('utf8').on('data', (d: string) => (text += d));
-    const second = new OrderedOutput(out, rowFormatter('ndjson'), slices.length, { spools: place, spoolAll: true });
-    const resume = slices.map((_, i) => marks.get(i));
-    const reports = await exportRevenue({ api, slices, concurrency: 4, summary: true, totals: true, output: second, pageSize: 7, resume });
-    const got = text.trim().split('\n').map((l) => JSON.parse(l).merchant_reference);
-    expect(got).toEqual(rows.map((r) => r.merchant_reference));
-    expect(checkSlices(reports).every((c) => c.ok)).toBe(true);
-    expect(reports.reduce((t, r) => t + (r.totals.toJSON().usdt?.rows ?? 0), 0)).toBe(400);
   });
 });

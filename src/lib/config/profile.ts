@@ -2,6 +2,7 @@
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
 import { displayUrl } from '../url.js';
+import { BASE_PATH } from '../vocabulary.js';
 
 export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -126,7 +127,7 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
 }
 
 /** The path every base URL ends in: the version prefix and the partner segment. */
-export const BASE_PATH = '/api/v1/partner';
+export { BASE_PATH };
 
 /**
  * A base URL the CLI will send a key to, wherever it came from (flag, environment,

@@ -1,8 +1,8 @@
 // A lock file holding its owner's process id, beside what it guards (FILE.lock): what keeps
 // a second emulator off a state file (src/emulator/state-file.ts) and a second listener off
 // a webhook store (src/lib/webhooks/store-lock.ts). Node has no flock(); a pid file is what
-// ssh-agent, postgres and npm's own locks rely on in the same place. An export's run
-// directory (src/lib/revenue/workdir.ts) is held the same way.
+// ssh-agent, postgres and npm's own locks rely on in the same place. A resumable export's
+// directory (FILE.offramp-resume, src/lib/revenue/resume.ts) is held the same way.
 //
 // - The lock is created with the pid already in it: written to a temporary file (0600,
 //   O_EXCL, stale.ts's one temporary name), then linked into place, and link fails when the

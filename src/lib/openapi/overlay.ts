@@ -23,7 +23,7 @@
 // examples).
 import { access, constants } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { writeAside } from '../atomic-file.js';
+import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
 import { CALLS, ERROR_POINT, LIST_LABEL, LOCATION_TEXT, type CallName, type Finding } from '../conform/verdicts.js';

@@ -4,7 +4,6 @@
 // strings reach the file unchanged; unless a guard is given, which may rewrite a string
 // cell (the revenue export's spreadsheet-safe cells, spreadsheetSafe).
 import { stringify, type Options, type Stringifier } from 'csv-stringify';
-import { stringify as stringifySync } from 'csv-stringify/sync';
 
 /** Rewrites a string cell of `column` before it is written. */
 export type CellGuard = (value: string, column: string) => string;
@@ -27,7 +26,8 @@ function options(columns: readonly string[], guard?: CellGuard): Options {
     cast: {
       boolean: (v) => String(v),
       object: (v) => JSON.stringify(v),
-      ...(guard ? { string: (v: string, ctx: { column?: number | string }) => guard(v, String(ctx.column)) } : {}),
+      // The header's cells are column names, never guarded.
+      ...(guard ? { string: (v: string, ctx: { column?: number | string; header: boolean }) => (ctx.header ? v : guard(v, String(ctx.column))) } : {}),
     },
   };
 }
@@ -49,17 +49,10 @@ export function spreadsheetSafe(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
-/** A streaming writer: header first, then one record per written object. */
-export function csvStream(columns: readonly string[]): Stringifier {
-  return stringify({ ...options(columns), header: true });
-}
-
-/** The header line alone. */
-export function csvHeader(columns: readonly string[]): string {
-  return stringifySync([Object.fromEntries(columns.map((c) => [c, c]))], options(columns));
-}
-
-/** Records for a batch of rows, in one call (the per-call cost is paid once a page, not once a row). */
-export function csvRecords(columns: readonly string[], rows: readonly object[], guard?: CellGuard): string {
-  return rows.length === 0 ? '' : stringifySync(rows as Record<string, unknown>[], options(columns, guard));
+/**
+ * A streaming writer: header first (even when no record follows), then one record per
+ * written object; `bom`: a UTF-8 byte order mark before it all.
+ */
+export function csvStream(columns: readonly string[], opts: { guard?: CellGuard; bom?: boolean } = {}): Stringifier {
+  return stringify({ ...options(columns, opts.guard), header: true, bom: Boolean(opts.bom) });
 }

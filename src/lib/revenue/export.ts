@@ -1,37 +1,47 @@
-// The revenue export engine: fetches every slice (each following its cursor to the end,
-// as many pages at once as the service answers cleanly: adaptive-limit.ts), writes rows in
-// ledger order through OrderedOutput, counts rows and sums `share` per slice with
-// decimal.js, and, when asked, keeps the service's summary of each slice
-// (include_summary=true on the slice's first page; the summary covers the whole slice
-// window, docs/api.md: GET /revenue) to check against, and the rows' totals per token (the
-// manifest, the checkpoint).
+// The revenue export as a pipeline (README, "revenue export"). The window's slices
+// (slices.ts) are read in ledger order, up to 16 at once (p-limit), each following its
+// cursor page by page into a spool file of its own (its rows as NDJSON); the spools are read back
+// in ledger order, each once every earlier one is, into the format stage (row-format.ts,
+// xlsx.ts) and a stage that hashes and counts every byte on its way to the output. Memory
+// holds about one page per slice being read, however large the export: what is read ahead
+// waits on disk, in spools that have no name (spool.ts); a resumable export names its
+// spools instead (resume.ts).
 //
-// Filters (--token, --network) are applied again to the rows that come back
-// (src/lib/client/filters.ts). The service's summary describes the rows the service
-// selected, so the check compares it with every row received, not only the rows kept:
-// when the service ignored a filter, its summary covers the other pairs too, and comparing
-// it with the kept rows would report a mismatch that is not one.
+// How many pages are asked for at once follows the service's own answers, which the HTTP
+// client reports attempt by attempt (HttpClient.observe): from --concurrency, more while
+// the service answers cleanly, a quarter fewer on a 429 (pace).
+// The client retries a 429 after its Retry-After; a page whose 429 outlasts those retries
+// holds every slice for its Retry-After and is asked for again, a few times at most.
+//
+// Each slice counts its rows and sums their `share` with decimal.js and, when asked, keeps
+// the service's summary of its window (include_summary=true on its first page; the summary
+// covers the whole slice window, docs/api.md: GET /revenue) and the rows' totals per token
+// (the manifest, the checkpoint). Filters (--token, --network) are applied again to the
+// rows that come back (src/lib/client/filters.ts). The service's summary describes the rows
+// the service selected, so the check compares it with every row received, not only the rows
+// kept: when the service ignored a filter, its summary covers the other pairs too.
+import { createHash } from 'node:crypto';
+import { Readable, Writable, type Duplex } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { checkRowInWindow, checkSummaryWindow } from '../answers.js';
-import type { Api, RevenueFilters } from '../client/api.js';
-import { headerValue, parseRetryAfter } from '../client/http.js';
-import type { Window } from '../dates.js';
+import type { Api, ListAnswer, RevenueFilters } from '../client/api.js';
+import { headerValue, parseRetryAfter, type AttemptReport } from '../client/http.js';
+import type { Window } from '../input/dates.js';
 import { ApiError } from '../errors.js';
 import type { RevenueRow, RevenueSummary } from '../schemas.js';
-import { AdaptiveLimit, type LimitStats } from './adaptive-limit.js';
-import type { OrderedOutput, SliceSink } from './ordered-output.js';
 import { describeSlice } from './slices.js';
+import { Spool } from './spool.js';
 import { DecimalSum, TokenTotals, type TokenTotalsJSON } from './totals.js';
 
 /** GET /revenue takes a limit of 1 to 100 (docs/api.md); the largest page means the fewest round trips. */
 export const EXPORT_PAGE_SIZE = 100;
 
-/** The most pages fetched at once, however cleanly the service answers. */
+/** The most slices read at once, and pages asked for at once, however cleanly the service answers. */
 export const MAX_CONCURRENCY = 16;
 
-/**
- * A 429 that outlasted the client's own retries is waited out (its Retry-After) and the
- * page asked for again, this many times in a row at most; then the export fails (exit 6).
- */
+/** A page whose 429 outlasted the client's retries is asked for again this many times at most; then the export fails (exit 6). */
 const THROTTLED_RETRIES = 8;
 
 export type { RevenueFilters };
@@ -51,27 +61,61 @@ export type SliceReport = {
   service?: RevenueSummary;
   /** Totals per token of the rows written (with `totals: true`). */
   totals: TokenTotals;
-  done: boolean;
 };
 
-/** Where an earlier run of a resumable export left a slice (checkpoint.ts). */
-export type SliceStart = {
+/** A finished slice as a checkpoint keeps it (resume.ts): its place in the plan, its spool's length, its counts. */
+export type SavedSlice = {
+  index: number;
+  from: string;
+  to: string;
+  bytes: number;
   rows: number;
   pages: number;
   received: number;
   share: string;
   receivedShare: string;
   service?: RevenueSummary;
-  totals?: TokenTotalsJSON;
-  /** The next page's cursor (null: from the first page, or done). */
-  cursor: string | null;
-  done: boolean;
-  /** Its spool and how many bytes of it hold those rows. */
-  spool?: { path: string; bytes: number };
+  totals: TokenTotalsJSON;
 };
 
-/** A slice's state once a page's bytes are in its spool (a resumable export's checkpoint). */
-export type PageMark = SliceStart & { index: number };
+export function saveSlice(report: SliceReport, bytes: number): SavedSlice {
+  return {
+    index: report.index,
+    from: report.window.from.toISOString(),
+    to: report.window.to.toISOString(),
+    bytes,
+    rows: report.rows,
+    pages: report.pages,
+    received: report.received,
+    share: report.share.toString(),
+    receivedShare: report.receivedShare.toString(),
+    ...(report.service ? { service: report.service } : {}),
+    totals: report.totals.toJSON(),
+  };
+}
+
+function newReport(index: number, window: Window, saved?: SavedSlice): SliceReport {
+  const share = new DecimalSum();
+  const receivedShare = new DecimalSum();
+  if (saved) {
+    share.add(saved.share);
+    receivedShare.add(saved.receivedShare);
+  }
+  return {
+    index,
+    window,
+    rows: saved?.rows ?? 0,
+    pages: saved?.pages ?? 0,
+    share,
+    received: saved?.received ?? 0,
+    receivedShare,
+    ...(saved?.service ? { service: saved.service } : {}),
+    totals: saved ? TokenTotals.fromJSON(saved.totals) : new TokenTotals(),
+  };
+}
+
+/** A slice an earlier run finished (--resume): what it counted, and its spool. */
+export type KeptSlice = { saved: SavedSlice; spool: Spool };
 
 export type ExportProgress = {
   rows: number;
@@ -80,177 +124,138 @@ export type ExportProgress = {
   slices: number;
   /** Rows that an earlier run had fetched (a resumed export). */
   resumedRows: number;
-  limit: LimitStats;
+  /** Pages asked for at once now. */
+  limit: number;
 };
 
 export type ExportOptions = {
-  api: Pick<Api, 'revenue'>;
+  api: Pick<Api, 'revenue' | 'http'>;
   slices: Window[];
   filters?: RevenueFilters;
-  /** Pages fetched at once to start with; grows while the service answers cleanly. */
+  /** Pages asked for at once to start with. */
   concurrency: number;
   maxConcurrency?: number;
   summary: boolean;
   /** Sum the rows per token (SliceReport.totals). */
   totals?: boolean;
-  output: OrderedOutput;
+  /** The format stage: rows in, the output's bytes out. */
+  format: Duplex;
+  /** Where the bytes go: a file's stream (ended with the export), or stdout (never ended). */
+  dest: Writable;
+  endDest: boolean;
+  /** A new spool for slice `index`; by default one with no name (Spool.anonymous). */
+  spool?: (index: number) => Spool;
+  /** Slices an earlier run finished, by index. */
+  kept?: ReadonlyMap<number, KeptSlice>;
+  /** Told when a slice's rows are all in its spool, synced to disk. */
+  onSliceDone?: (report: SliceReport, bytes: number) => Promise<void>;
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ExportProgress) => void;
-  /** Per slice, where an earlier run left it. */
-  resume?: readonly (SliceStart | undefined)[];
-  /** Told after each page, once its bytes are in the slice's spool. */
-  onPageWritten?: (mark: PageMark) => void;
   /** Told when a page ended in a 429 the client gave up on, before it is asked for again. */
   onThrottled?: (slice: number, waitMs: number) => void;
 };
 
-export class ExportAborted extends Error {
-  constructor() {
-    super('export interrupted');
-  }
-}
+export type ExportResult = { reports: SliceReport[]; bytes: number; sha256: string };
 
-function newReport(index: number, window: Window, start: SliceStart | undefined): SliceReport {
-  const share = new DecimalSum();
-  const receivedShare = new DecimalSum();
-  if (start) {
-    share.add(start.share);
-    receivedShare.add(start.receivedShare);
-  }
-  return {
-    index,
-    window,
-    rows: start?.rows ?? 0,
-    pages: start?.pages ?? 0,
-    share,
-    received: start?.received ?? 0,
-    receivedShare,
-    ...(start?.service ? { service: start.service } : {}),
-    totals: start?.totals ? TokenTotals.fromJSON(start.totals) : new TokenTotals(),
-    done: false,
+/**
+ * Paces the pages asked for at once (`limit`) by what the client reports of GET /revenue:
+ * one more after as many clean answers in a row as requests are out, up to `max`, while
+ * pages wait for a turn; a quarter fewer on each 429. A 429 met while more requests are
+ * out than the limit allows answers one sent before the last cut, and cuts nothing more.
+ */
+function pace(limit: LimitFunction, max: number): (a: AttemptReport) => void {
+  let clean = 0;
+  return (a) => {
+    if (a.path !== '/revenue') return;
+    if (a.status === 429) {
+      clean = 0;
+      if (limit.activeCount <= limit.concurrency) limit.concurrency = Math.max(1, Math.floor((limit.concurrency * 3) / 4));
+    } else if (a.status !== undefined && a.status < 300 && ++clean >= limit.concurrency && limit.pendingCount > 0 && limit.concurrency < max) {
+      limit.concurrency++;
+      clean = 0;
+    }
   };
-}
-
-/** A 429's Retry-After in ms (whole seconds or an HTTP date), one second when it gives none. */
-function retryAfterOf(err: ApiError): number {
-  return parseRetryAfter(headerValue(err.headers['retry-after'])) ?? 1000;
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-function abortable(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
- * Takes up the spools an earlier run left, each cut to what its checkpoint counted. A slice
- * whose spool is not there as counted (shorter: written but never flushed before a crash)
- * starts over, so its rows are still written once.
+ * The pipeline's last stage: every byte of the output hashed and counted (the manifest's
+ * SHA-256 and length) and handed to `dest`, done once `dest` has taken it (backpressure;
+ * a write error of `dest` fails the export). What arrives meanwhile goes in the next write,
+ * whole: CSV comes a record at a time, and one write per record took a disk round trip
+ * each (BENCHMARKS.md). `dest` is never destroyed here.
  */
-async function takeUp(output: OrderedOutput, resume: readonly (SliceStart | undefined)[]): Promise<(SliceStart | undefined)[]> {
-  const starts = [...resume];
-  for (const [i, start] of starts.entries()) {
-    if (!start) continue;
-    if (!start.spool) {
-      if (start.rows > 0) starts[i] = undefined;
-      continue;
-    }
-    try {
-      await output.slices[i]!.adopt(start.spool.path, start.spool.bytes, start.rows);
-    } catch {
-      starts[i] = undefined;
-    }
-  }
-  return starts;
+function hashingSink(dest: Writable, endDest: boolean) {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const sink = new Writable({
+    writev(chunks, done) {
+      const data = Buffer.concat(chunks.map((c) => c.chunk as Buffer));
+      hash.update(data);
+      bytes += data.length;
+      dest.write(data, (err) => done(err));
+    },
+    final(done) {
+      if (!endDest) return done();
+      dest.end();
+      finished(dest).then(() => done(), done);
+    },
+  });
+  return { sink, result: () => ({ bytes, sha256: hash.digest('hex') }) };
 }
 
-/** Runs the export; resolves with one report per slice once every row is written. */
-export async function exportRevenue(o: ExportOptions): Promise<SliceReport[]> {
-  const starts = await takeUp(o.output, o.resume ?? []);
-  const reports = o.slices.map((window, index) => newReport(index, window, starts[index]));
+/** Runs the export; resolves with one report per slice once every byte is in `dest`. */
+export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
+  const reports = o.slices.map((window, index) => newReport(index, window, o.kept?.get(index)?.saved));
   const check = o.api.revenue.filterCheck(o.filters ?? {});
+  const max = o.maxConcurrency ?? MAX_CONCURRENCY;
+  // Slices read at once (the look-ahead, each into its spool), and pages asked for at once (paced).
+  const sliceSlots = pLimit({ concurrency: max, rejectOnClear: true });
+  const pageSlots = pLimit({ concurrency: Math.min(o.concurrency, max), rejectOnClear: true });
+  const unobserve = o.api.http.observe(pace(pageSlots, max));
+  // Aborted by the caller (o.signal) or by the first failure, which is what the export throws.
   const stop = new AbortController();
-  const abort = () => {
-    if (!stop.signal.aborted) stop.abort(new ExportAborted());
+  let failure: unknown;
+  const fail = (err: unknown) => {
+    failure ??= err;
+    stop.abort(err);
   };
-  const onOuterAbort = () => abort();
-  o.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  const limit = new AdaptiveLimit({
-    start: o.concurrency,
-    max: o.maxConcurrency ?? MAX_CONCURRENCY,
-    onChange: () => launch(),
-  });
+  const onAbort = () => fail(o.signal!.reason);
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  const spools = new Set<Spool>();
+  let pausedUntil = 0;
   const resumedRows = reports.reduce((n, r) => n + r.rows, 0);
-  const progress: ExportProgress = {
-    rows: resumedRows,
-    pages: reports.reduce((n, r) => n + r.pages, 0),
-    slicesDone: 0,
-    slices: o.slices.length,
-    resumedRows,
-    limit: limit.stats,
-  };
-  const tell = () => {
-    progress.limit = limit.stats;
-    o.onProgress?.(progress);
-  };
+  const progress: ExportProgress = { rows: resumedRows, pages: reports.reduce((n, r) => n + r.pages, 0), slicesDone: o.kept?.size ?? 0, slices: o.slices.length, resumedRows, limit: pageSlots.concurrency };
+  const tell = () => o.onProgress?.({ ...progress, limit: pageSlots.concurrency });
 
-  /** One page, asked for when the limit allows, a 429 the client gave up on waited out. */
-  const requestPage = async (report: SliceReport, cursor: string | undefined, first: boolean) => {
+  /** One page; a 429 the client gave up on holds every slice for its Retry-After, then the page is asked for again. */
+  const requestPage = async (report: SliceReport, cursor: string | undefined): Promise<ListAnswer<RevenueRow>> => {
     const { from, to } = report.window;
     const query = {
       from: from.toISOString(),
       to: to.toISOString(),
       limit: o.pageSize ?? EXPORT_PAGE_SIZE,
       ...(cursor ? { cursor } : {}),
-      ...(o.summary && first ? { include_summary: true } : {}),
+      ...(o.summary && !cursor ? { include_summary: true } : {}),
       ...o.filters,
     };
     for (let throttled = 0; ; throttled++) {
-      const ticket = await limit.acquire(report.index, stop.signal);
+      const wait = pausedUntil - Date.now();
+      if (wait > 0) await sleep(wait, undefined, { signal: stop.signal });
       try {
-        const page = await o.api.revenue.page(query, check);
-        limit.release(ticket);
-        return page;
+        return await pageSlots(() => o.api.revenue.page(query, check));
       } catch (err) {
-        if (err instanceof ApiError && err.status === 429 && throttled < THROTTLED_RETRIES && !stop.signal.aborted) {
-          const wait = retryAfterOf(err);
-          limit.release(ticket, { retryAfterMs: wait });
-          o.onThrottled?.(report.index, wait);
-          await abortable(wait, stop.signal);
-          continue;
-        }
-        limit.release(ticket, { failed: true });
-        throw err;
+        if (!(err instanceof ApiError && err.status === 429) || throttled >= THROTTLED_RETRIES || stop.signal.aborted) throw err;
+        const ms = parseRetryAfter(headerValue(err.headers['retry-after'])) ?? 1000;
+        pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+        o.onThrottled?.(report.index, ms);
       }
     }
   };
 
-  /**
-   * One page, checked, counted and formatted. Only its text and cursor leave this
-   * function, so the parsed rows die young (see SliceSink.write).
-   */
-  const fetchPage = async (report: SliceReport, cursor: string | undefined, first: boolean) => {
-    const page = await requestPage(report, cursor, first);
+  /** A page's rows checked and counted into the slice's report; their text for the spool, and the next cursor. */
+  const takePage = (report: SliceReport, page: ListAnswer<RevenueRow>, first: boolean) => {
     if (o.summary && first) {
       if (!page.summary) throw new Error(`the service sent no summary for slice ${report.index + 1} (${describeSlice(report.window)})`);
       // A summary of another window would make the check compare unlike things.
@@ -262,128 +267,74 @@ export async function exportRevenue(o: ExportOptions): Promise<SliceReport[]> {
       if (o.summary) report.receivedShare.add(row.share);
     }
     if (o.summary) for (const row of page.items) report.share.add(row.share);
-    if (o.totals) for (const row of page.items as RevenueRow[]) report.totals.add(row);
+    if (o.totals) for (const row of page.items) report.totals.add(row);
     report.rows += page.items.length;
     report.received += page.received.length;
     report.pages++;
-    return { text: page.items.length > 0 ? o.output.format(page.items) : '', rows: page.items.length, next: page.last ? null : page.nextCursor };
-  };
-
-  /** The slice as a checkpoint records it once it goes on at `next` (its spool added when written). */
-  const mark = (report: SliceReport, next: string | null): PageMark => ({
-    index: report.index,
-    rows: report.rows,
-    pages: report.pages,
-    received: report.received,
-    share: report.share.toString(),
-    receivedShare: report.receivedShare.toString(),
-    ...(report.service ? { service: report.service } : {}),
-    ...(o.totals ? { totals: report.totals.toJSON() } : {}),
-    cursor: next,
-    done: next === null,
-  });
-
-  /**
-   * One page fetched and written (or spooled); resolves with its next cursor. The page's
-   * text stays in this call: held by the slice's loop, it lived on through the next
-   * request, so young GCs kept copying it, and V8 grows its young generation by what they
-   * keep (BENCHMARKS.md).
-   */
-  const copyPage = async (report: SliceReport, sink: SliceSink, cursor: string | undefined, first: boolean) => {
-    const page = await fetchPage(report, cursor, first);
-    progress.rows += page.rows;
+    progress.rows += page.items.length;
     progress.pages++;
-    const onPageWritten = o.onPageWritten;
-    if (onPageWritten) {
-      // Counted now, told once the bytes are in the spool: a checkpoint never counts a page it does not hold.
-      const counted = mark(report, page.next);
-      await sink.writeText(page.text, page.rows, (bytes) => onPageWritten(sink.spoolPath ? { ...counted, spool: { path: sink.spoolPath, bytes } } : counted));
-    } else {
-      await sink.writeText(page.text, page.rows);
-    }
-    return page.next;
+    return { text: page.items.map((row) => `${JSON.stringify(row)}\n`).join(''), next: page.last ? null : page.nextCursor };
   };
 
-  const fetchSlice = async (report: SliceReport, start: SliceStart | undefined): Promise<void> => {
-    const sink = o.output.slices[report.index]!;
+  /** Every page of a slice, cursor after cursor, into its spool. */
+  const readSlice = async (report: SliceReport): Promise<Spool> => {
+    const spool = (o.spool ?? Spool.anonymous)(report.index);
+    spools.add(spool);
     const seen = new Set<string>();
-    let cursor = start?.cursor ?? undefined;
-    let first = report.pages === 0;
-    if (!start?.done) {
-      for (;;) {
-        if (stop.signal.aborted) throw new ExportAborted();
-        const next = await copyPage(report, sink, cursor, first);
-        first = false;
-        tell();
-        if (!next) break;
-        if (seen.has(next)) throw new Error(`the service returned the same cursor twice in slice ${report.index + 1}; stopping`);
-        seen.add(next);
-        cursor = next;
-      }
+    let cursor: string | undefined;
+    do {
+      if (stop.signal.aborted) throw stop.signal.reason;
+      const { text, next } = takePage(report, await requestPage(report, cursor), cursor === undefined);
+      await spool.append(text);
+      tell();
+      if (next !== null && seen.has(next)) throw new Error(`the service returned the same cursor twice in slice ${report.index + 1}; stopping`);
+      if (next !== null) seen.add(next);
+      cursor = next ?? undefined;
+    } while (cursor !== undefined);
+    if (o.onSliceDone) {
+      await spool.sync();
+      await o.onSliceDone(report, spool.length);
     }
-    await sink.settled();
-    report.done = true;
     progress.slicesDone++;
     tell();
+    return spool;
   };
 
-  // Slices start in ledger order, as many at a time as the limit allows (more when it
-  // grows); each waits for a slot before each page, earlier slices first.
-  let failure: unknown;
-  let next = 0;
-  let active = 0;
-  const gates = reports.map(() => deferred());
-  const tasks = reports.map((report, i) =>
-    gates[i]!.promise
-      .then(() => fetchSlice(report, starts[i]))
-      .finally(() => {
-        active--;
-        launch();
-      })
-      .catch((err: unknown) => {
-        if (failure === undefined && !(err instanceof ExportAborted)) failure = err;
-        abort();
-        throw err;
-      }),
-  );
-  for (const task of tasks) task.catch(() => undefined);
-  function launch(): void {
-    while (!stop.signal.aborted && next < reports.length && active < limit.limit) {
-      active++;
-      gates[next++]!.resolve();
+  const tasks = reports.map((report) => {
+    const kept = o.kept?.get(report.index);
+    if (!kept) return sliceSlots(() => readSlice(report));
+    spools.add(kept.spool);
+    return Promise.resolve(kept.spool);
+  });
+  for (const task of tasks) task.catch(fail);
+
+  /** The rows of every slice in ledger order, each slice's once it is read whole. */
+  async function* rows(): AsyncGenerator<object> {
+    for (const task of tasks) {
+      const spool = await task;
+      try {
+        for await (const line of spool.lines()) yield JSON.parse(line) as object;
+      } finally {
+        spools.delete(spool);
+        await spool.close();
+      }
     }
   }
-  const onStop = () => {
-    limit.close(new ExportAborted());
-    // Slices never started end too, so every task settles.
-    while (next < reports.length) {
-      active++;
-      gates[next++]!.reject(new ExportAborted());
-    }
-  };
-  stop.signal.addEventListener('abort', onStop, { once: true });
-  if (o.signal?.aborted) abort();
 
+  const out = hashingSink(o.dest, o.endDest);
   try {
-    await o.output.start();
-    launch();
-    for (const [i, task] of tasks.entries()) {
-      await o.output.slices[i]!.promote();
-      await task;
-    }
-    if (stop.signal.aborted) throw new ExportAborted();
-    await o.output.finish();
-    return reports;
+    await pipeline(Readable.from(rows()), o.format, out.sink, { signal: stop.signal });
+    return { reports, ...out.result() };
   } catch (err) {
-    abort();
-    await Promise.allSettled(tasks);
-    if (o.signal?.aborted) throw new ExportAborted();
     throw failure ?? err;
   } finally {
-    o.signal?.removeEventListener('abort', onOuterAbort);
-    stop.signal.removeEventListener('abort', onStop);
-    limit.close(new ExportAborted());
-    await o.output.cleanup();
+    o.signal?.removeEventListener('abort', onAbort);
+    unobserve();
+    if (!stop.signal.aborted) stop.abort();
+    sliceSlots.clearQueue();
+    pageSlots.clearQueue();
+    await Promise.allSettled(tasks);
+    await Promise.allSettled([...spools].map((spool) => spool.close()));
   }
 }
 

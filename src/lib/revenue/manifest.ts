@@ -4,7 +4,7 @@
 // (decimal strings summed exactly: src/lib/money.ts), the service's summary and the check
 // against it when --summary was given, for an XLSX the amounts it holds as text, and
 // which CLI and API produced it, when.
-import type { Window } from '../dates.js';
+import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';
 import { checkRows, type CheckRow } from './report.js';

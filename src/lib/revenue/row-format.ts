@@ -1,12 +1,11 @@
-// How ledger rows are written by `revenue export`: CSV (RFC 4180: header row, the spec's
-// column order, CRLF, a field quoted when it holds a comma, quote, CR or LF, or a
-// character spreadsheet imports split on (output/csv.ts), values verbatim but for
-// spreadsheet-safe cells), a JSON array (one row per line), NDJSON, or
-// XLSX (src/lib/revenue/xlsx.ts), whose rows travel as NDJSON until the workbook writer
-// takes them. A formatter turns a page of rows into text; the separator is what goes
-// between two rows that were formatted apart (a later slice's first row after an earlier
-// slice's last), which only JSON needs.
-import { csvHeader, csvRecords, spreadsheetSafe, type CellGuard } from '../output/csv.js';
+// How ledger rows are written by `revenue export`: a stage of the export's pipeline that
+// takes rows (objects, in ledger order) and gives the output's bytes. CSV through
+// csv-stringify (RFC 4180: header row, the spec's column order, CRLF, a field quoted when it
+// holds a comma, quote, CR or LF, or a character spreadsheet imports split on
+// (output/csv.ts), values verbatim but for spreadsheet-safe cells), a JSON array (one row per
+// line), or NDJSON; XLSX is src/lib/revenue/xlsx.ts.
+import { Transform } from 'node:stream';
+import { csvStream, spreadsheetSafe, type CellGuard } from '../output/csv.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 
 export const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
@@ -17,14 +16,6 @@ export type FormatOptions = {
   rawCells?: boolean;
   /** CSV for Excel: a UTF-8 byte order mark first (--excel); records end in CRLF anyway. */
   excel?: boolean;
-};
-
-export type RowFormatter = {
-  header: string;
-  separator: string;
-  /** Text of `rows`, to follow other rows' text after `separator`. */
-  rows(rows: readonly object[]): string;
-  footer(totalRows: number): string;
 };
 
 /** Columns holding the ledger's decimal amounts (docs/api.md, "What the spec fixes": money). */
@@ -40,33 +31,32 @@ export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
  */
 export const safeCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test(value) && AMOUNT_COLUMNS.includes(column) ? value : spreadsheetSafe(value));
 
-const ndjson: RowFormatter = {
-  header: '',
-  separator: '',
-  rows: (rows) => rows.map((row) => `${JSON.stringify(row)}\n`).join(''),
-  footer: () => '',
-};
+/** Rows in, text out: each row's text from `each(row, index)`, then `end(rows)` once they are all in. */
+function textStage(each: (row: object, index: number) => string, end: (rows: number) => string = () => ''): Transform {
+  let rows = 0;
+  return new Transform({
+    writableObjectMode: true,
+    transform(row: object, _encoding, done) {
+      done(null, each(row, rows++));
+    },
+    flush(done) {
+      done(null, end(rows));
+    },
+  });
+}
 
-export function rowFormatter(format: ExportFormat, opts: FormatOptions = {}): RowFormatter {
+/** The stage turning rows into `format` (not xlsx). */
+export function formatStage(format: Exclude<ExportFormat, 'xlsx'>, opts: FormatOptions = {}): Transform {
   switch (format) {
-    case 'csv': {
-      const guard = opts.rawCells ? undefined : safeCell;
-      return {
-        header: `${opts.excel ? '\uFEFF' : ''}${csvHeader(REVENUE_COLUMNS)}`,
-        separator: '',
-        rows: (rows) => csvRecords(REVENUE_COLUMNS, rows, guard),
-        footer: () => '',
-      };
-    }
+    case 'csv':
+      return csvStream(REVENUE_COLUMNS, { ...(opts.rawCells ? {} : { guard: safeCell }), bom: Boolean(opts.excel) });
     case 'ndjson':
-    case 'xlsx':
-      return ndjson;
+      return textStage((row) => `${JSON.stringify(row)}\n`);
     case 'json':
-      return {
-        header: '[',
-        separator: ',',
-        rows: (rows) => rows.map((row, i) => `${i > 0 ? ',' : ''}\n${JSON.stringify(row)}`).join(''),
-        footer: (total) => (total > 0 ? '\n]\n' : ']\n'),
-      };
+      // "[" and one row a line: "[\n{…},\n{…}\n]\n"; no rows: "[]\n".
+      return textStage(
+        (row, i) => `${i === 0 ? '[' : ','}\n${JSON.stringify(row)}`,
+        (rows) => (rows > 0 ? '\n]\n' : '[]\n'),
+      );
   }
 }

@@ -17,22 +17,18 @@
 // arithmetic, per token and in NGN; as text too when a number cannot hold them), the row
 // count, the window and filters, and how many amounts are text, in which columns; the
 // export says the same on stderr and in its manifest (textAmounts). The writer counts and
-// sums every row it is given, and a resumed export gives it every row again (its spools),
-// so the totals are those of the file whatever stopped an earlier run.
+// sums every row it is given, and a resumed export gives it every row again (from the
+// finished slices' spools), so the totals are those of the file whatever stopped an earlier
+// run.
 //
 // XML cannot carry most control characters; exceljs drops them from text cells. CSV and
 // NDJSON keep every character.
-//
-// The writer reads the export's rows as NDJSON text (the xlsx row format, row-format.ts), so
-// slices spooled ahead of their turn are kept and copied like any other format's.
-import { StringDecoder } from 'node:string_decoder';
-import { Writable } from 'node:stream';
+import { Duplex, PassThrough, Writable } from 'node:stream';
 import type { Workbook, Worksheet } from 'exceljs';
 import type { RevenueFilters } from '../client/api.js';
-import type { Window } from '../dates.js';
+import type { Window } from '../input/dates.js';
 import { Decimal } from '../money.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
-import { RELEASES_CHUNKS } from './ordered-output.js';
 import { AMOUNT_COLUMNS, PLAIN_DECIMAL } from './row-format.js';
 import { TokenTotals } from './totals.js';
 
@@ -122,12 +118,19 @@ async function loadExcel(): Promise<typeof import('exceljs')> {
   return (mod as unknown as { default?: typeof import('exceljs') }).default ?? mod;
 }
 
+/** The pipeline stage turning rows into a workbook: rows in, the XLSX file's bytes out. */
+export type XlsxStage = Duplex & {
+  /** Amount cells of the rows sheet written as text, known once the workbook is written. */
+  readonly textAmounts: TextAmounts;
+};
+
 /**
- * A Writable taking the export's NDJSON rows and writing the workbook into `target`
- * (which it ends when it ends). 'finish' comes once the whole file is written.
+ * The stage writing rows into a workbook through exceljs's streaming writer; its bytes
+ * come out as the writer makes them, the `totals` sheet last, once every row is in.
  */
-export async function xlsxWriter(target: Writable, created: Date, scope: XlsxScope): Promise<XlsxRows> {
+export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxStage> {
   const Excel = await loadExcel();
+  const zip = new PassThrough();
   // archiver-utils (bundled with exceljs) still calls the deprecated Buffer constructor, and
   // Node warns about it because bundled code no longer sits under node_modules/: a warning
   // a user can do nothing about. Node shows it once, on the first call (here), if at all.
@@ -135,7 +138,7 @@ export async function xlsxWriter(target: Writable, created: Date, scope: XlsxSco
   process.noDeprecation = true;
   let workbook;
   try {
-    workbook = new Excel.stream.xlsx.WorkbookWriter({ stream: target, useStyles: true, useSharedStrings: false });
+    workbook = new Excel.stream.xlsx.WorkbookWriter({ stream: zip, useStyles: true, useSharedStrings: false });
   } finally {
     process.noDeprecation = quiet;
   }
@@ -147,138 +150,78 @@ export async function xlsxWriter(target: Writable, created: Date, scope: XlsxSco
   const header = sheet.addRow([...REVENUE_COLUMNS]);
   header.font = { bold: true };
   header.commit();
-  return new XlsxRows(workbook, sheet, target, scope);
+
+  const textAmounts: TextAmounts = { cells: 0, columns: {} };
+  const totals = new TokenTotals();
+  let rows = 0;
+  const rowsIn = new Writable({
+    objectMode: true,
+    write(row: Record<string, unknown>, _encoding, done) {
+      const cells = cellsOf(row);
+      rows++;
+      totals.add(row as AmountRow);
+      REVENUE_COLUMNS.forEach((column, i) => {
+        if (AMOUNT_COLUMNS.includes(column) && typeof cells[i]!.value === 'string') {
+          textAmounts.cells++;
+          textAmounts.columns[column] = (textAmounts.columns[column] ?? 0) + 1;
+        }
+      });
+      addCells(sheet, cells);
+      if (rows % ROWS_PER_YIELD === 0) drained(zip).then(() => done(), done);
+      else done();
+    },
+    final(done) {
+      sheet.commit();
+      writeTotals(workbook, { ...scope, rows, textAmounts, totals });
+      workbook.commit().then(() => done(), done);
+    },
+  });
+  return Object.assign(Duplex.from({ writable: rowsIn, readable: zip }), { textAmounts });
 }
 
 type AmountRow = Parameters<TokenTotals['add']>[0];
 
-export class XlsxRows extends Writable {
-  readonly [RELEASES_CHUNKS] = true;
-  /** Amount cells of the rows sheet written as text, known once the workbook is written. */
-  readonly textAmounts: TextAmounts = { cells: 0, columns: {} };
-  private readonly totals = new TokenTotals();
-  private rows = 0;
-  private readonly decoder = new StringDecoder('utf8');
-  private partial = '';
-  private readonly onTargetError = (err: Error) => this.destroy(err);
-
-  constructor(
-    private readonly workbook: Pick<Workbook, 'addWorksheet'> & { commit(): Promise<unknown> },
-    private readonly sheet: Worksheet,
-    private readonly target: Writable,
-    private readonly scope: XlsxScope,
-  ) {
-    super({ highWaterMark: 256 * 1024, decodeStrings: false });
-    target.on('error', this.onTargetError);
+/** The `totals` sheet: what the rows are, how many amounts are text, and their exact totals. */
+function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { rows: number; textAmounts: TextAmounts; totals: TokenTotals }): void {
+  const sheet = workbook.addWorksheet(SHEETS.totals);
+  sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
+  const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
+  const text = (value: string | null): Cell => ({ value });
+  add([text('window from (UTC)'), text(t.window.from.toISOString())]);
+  add([text('window to (UTC)'), text(t.window.to.toISOString())]);
+  add([text('token filter'), text(t.filters.crypto_currency ?? null)]);
+  add([text('network filter'), text(t.filters.network ?? null)]);
+  add([text('rows'), { value: t.rows }]);
+  add([text('amounts written as text'), { value: t.textAmounts.cells }, text(describeColumns(t.textAmounts.columns) || null)]);
+  add([]);
+  add(['token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
+  for (const [token, sums] of Object.entries(t.totals.toJSON())) {
+    add([text(token), { value: sums.rows }, ...AMOUNT_COLUMNS.map((c) => amountCell(sums[c as keyof typeof sums]))]);
   }
+  const fiat = t.totals.fiat();
+  add([text('all tokens (NGN)'), { value: t.rows }, text(null), amountCell(fiat.amount), amountCell(fiat.platform_fee), amountCell(fiat.share)], true);
+  add([]);
+  add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
+  sheet.commit();
+}
 
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (err?: Error | null) => void): void {
-    const text = this.partial + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
-    const end = text.lastIndexOf('\n');
-    this.partial = end < 0 ? text : text.slice(end + 1);
-    if (end < 0) {
-      callback();
-      return;
-    }
-    this.addLines(text.slice(0, end).split('\n')).then(
-      () => callback(),
-      (err: Error) => callback(err),
-    );
-  }
-
-  override _final(callback: (err?: Error | null) => void): void {
-    const rest = (this.partial + this.decoder.end()).trim();
-    this.partial = '';
-    (async () => {
-      if (rest) await this.addLines([rest]);
-      this.sheet.commit();
-      this.writeTotals();
-      await this.workbook.commit();
-    })().then(
-      () => callback(),
-      (err: Error) => callback(err),
-    );
-  }
-
-  override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
-    this.target.off('error', this.onTargetError);
-    if (err && !this.target.destroyed) this.target.destroy(err);
-    callback(err);
-  }
-
-  /** The `totals` sheet: what the rows are, how many amounts are text, and their exact totals. */
-  private writeTotals(): void {
-    const sheet = this.workbook.addWorksheet(SHEETS.totals);
-    sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
-    const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
-    const text = (value: string | null): Cell => ({ value });
-    const { window, filters } = this.scope;
-    const { cells, columns } = this.textAmounts;
-    add([text('window from (UTC)'), text(window.from.toISOString())]);
-    add([text('window to (UTC)'), text(window.to.toISOString())]);
-    add([text('token filter'), text(filters.crypto_currency ?? null)]);
-    add([text('network filter'), text(filters.network ?? null)]);
-    add([text('rows'), { value: this.rows }]);
-    add([text('amounts written as text'), { value: cells }, text(describeColumns(columns) || null)]);
-    add([]);
-    add(['token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
-    const tokens = this.totals.toJSON();
-    for (const [token, t] of Object.entries(tokens)) {
-      add([text(token), { value: t.rows }, ...AMOUNT_COLUMNS.map((c) => amountCell(t[c as keyof typeof t]))]);
-    }
-    const fiat = this.totals.fiat();
-    add([text('all tokens (NGN)'), { value: this.rows }, text(null), amountCell(fiat.amount), amountCell(fiat.platform_fee), amountCell(fiat.share)], true);
-    add([]);
-    add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
-    sheet.commit();
-  }
-
-  private async addLines(lines: string[]): Promise<void> {
-    let since = 0;
-    for (const line of lines) {
-      if (!line) continue;
-      const parsed = JSON.parse(line) as Record<string, unknown>;
-      const cells = cellsOf(parsed);
-      this.count(parsed, cells);
-      addCells(this.sheet, cells);
-      if (++since >= ROWS_PER_YIELD) {
-        since = 0;
-        await this.drained();
-      }
-    }
-    await this.drained();
-  }
-
-  /** The row in the totals, and its amounts that became text cells in the text count. */
-  private count(row: Record<string, unknown>, cells: Cell[]): void {
-    this.rows++;
-    this.totals.add(row as AmountRow);
-    REVENUE_COLUMNS.forEach((column, i) => {
-      if (AMOUNT_COLUMNS.includes(column) && typeof cells[i]!.value === 'string') {
-        this.textAmounts.cells++;
-        this.textAmounts.columns[column] = (this.textAmounts.columns[column] ?? 0) + 1;
-      }
+/**
+ * The workbook writer gives no backpressure of its own: it hands the compressor whatever
+ * it is given. Now and then the event loop turns, so compression runs, and a reader that
+ * asked for a pause (the zip's buffer is full) is waited for.
+ */
+async function drained(zip: PassThrough): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (zip.writableNeedDrain && !zip.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        zip.off('drain', done);
+        zip.off('close', done);
+        resolve();
+      };
+      zip.on('drain', done);
+      zip.on('close', done);
     });
-  }
-
-  /**
-   * The workbook writer gives no backpressure of its own: it hands the compressor whatever
-   * it is given. Between batches the event loop turns, so compression
-   * runs, and a destination that asked for a pause is waited for.
-   */
-  private async drained(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    if (this.target.writableNeedDrain && !this.target.destroyed) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.target.off('drain', done);
-          this.target.off('close', done);
-          resolve();
-        };
-        this.target.on('drain', done);
-        this.target.on('close', done);
-      });
-    }
   }
 }
 
