@@ -3,14 +3,21 @@
 // whole and installs all of it or nothing; a file that is not a state document at all is
 // refused here, before anything is sent.
 import { readFile } from 'node:fs/promises';
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
 import { STATE_FORMAT, type StateSummary } from '../../emulator/types.js';
 import { readStdin } from '../../lib/stdin.js';
-import { callControl, controlTarget } from './control-client.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { file?: string; adminToken?: string };
+export const command = () =>
+  withArguments(new Command<[], {}, ControlFlags>('import'), new Argument('<file>', 'a state export or --state file'))
+    .description('replace the whole state with FILE (- for stdin)')
+    .addHelpText('after', examples('offramp emulator state import before.state'));
+
+export type Options = OptionsOf<typeof command>;
 
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
