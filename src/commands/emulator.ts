@@ -13,9 +13,7 @@ import { writeAside } from '../lib/atomic-file.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/signature.js';
-import { describeChaos, parseChaos } from '../emulator/chaos.js';
-import { isAdminToken, isLoopbackHost } from '../emulator/loopback.js';
-import type { EmulatorOptions } from '../emulator/index.js';
+import type * as Emulator from '../emulator/index.js';
 import { examples, type OptionsOf } from './command.js';
 import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
 import type { GlobalFlags } from './globals.js';
@@ -78,7 +76,9 @@ export type EmulatorCommandContext = {
 
 export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<number> {
   const { io } = ctx;
-  const settings = parseOptions(opts, ctx.env);
+  // Loaded here, not at the top: only this command (and demo) pays for the server.
+  const emu = await import('../emulator/index.js');
+  const settings = parseOptions(opts, ctx.env, emu);
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
   if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
   if (settings.adminToken) io.addSecret(settings.adminToken);
@@ -86,8 +86,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // A ready file left by an earlier run must not announce this one before it is up.
   if (readyFile) await rm(readyFile, { force: true });
 
-  // Loaded here, not at the top: only this command (and demo) pays for the server.
-  const { startEmulator, DEFAULT_CLI_PORT, StateFileError } = await import('../emulator/index.js');
+  const { startEmulator, DEFAULT_CLI_PORT, StateFileError, describeChaos, isLoopbackHost } = emu;
   let emulator;
   try {
     emulator = await startEmulator({
@@ -172,7 +171,7 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
 
 /** The options of startEmulator that flags can set. */
 type Settings = Pick<
-  EmulatorOptions,
+  Emulator.EmulatorOptions,
   | 'port'
   | 'host'
   | 'apiKeys'
@@ -191,8 +190,15 @@ type Settings = Pick<
   | 'adminToken'
 >;
 
-/** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
-export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv): Settings {
+/**
+ * Validates every flag before anything starts, by the emulator's own rules; a bad value is a
+ * UsageError naming the flag.
+ */
+export function parseOptions(
+  opts: EmulatorCommandOptions,
+  env: NodeJS.ProcessEnv,
+  { parseChaos, isAdminToken, isLoopbackHost }: Pick<typeof Emulator, 'parseChaos' | 'isAdminToken' | 'isLoopbackHost'>,
+): Settings {
   const settings: Settings = {};
   if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
   if (opts.host !== undefined) {

@@ -11,7 +11,7 @@
 // same code; `GET state` answers the state document itself (NDJSON, state-codec.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
-import { parseDuration, MAX_ADVANCE_MS } from './duration.js';
+import { parseDuration, MAX_ADVANCE_MS } from '../lib/duration.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, badRequest, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';

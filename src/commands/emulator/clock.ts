@@ -6,8 +6,8 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
-import { parseDuration } from '../../emulator/duration.js';
-import type { AdvanceResult } from '../../emulator/types.js';
+import type { AdvanceResult } from '../../emulator/index.js';
+import { parseDuration } from '../../lib/duration.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 

@@ -8,8 +8,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input.js';
 import { writeJson } from '../../lib/output/json.js';
-import { faultProblem, MAX_FAULT_LATENCY_MS } from '../../emulator/fault-rules.js';
-import type { FaultInput, FaultRule } from '../../emulator/types.js';
+import type { FaultInput, FaultRule } from '../../emulator/index.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
@@ -36,7 +35,7 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
-  const input = faultFromFlags(opts);
+  const input = await faultFromFlags(opts);
   const target = await controlTarget(ctx, opts.adminToken);
   const answer = await callControl(ctx, target, { method: 'POST', path: '/faults', json: wireForm(input) });
   const rule = answer.data as FaultRule;
@@ -44,8 +43,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   ctx.io.print(`fault ${rule.id} added: ${describeRule(rule)}`);
 }
 
-/** The flags as a rule, checked; a UsageError names what is wrong. */
-export function faultFromFlags(opts: Options): FaultInput {
+/** The flags as a rule, checked by the emulator's own rules; a UsageError names what is wrong. */
+export async function faultFromFlags(opts: Options): Promise<FaultInput> {
+  const { faultProblem, MAX_FAULT_LATENCY_MS } = await import('../../emulator/index.js');
   const next = opts.next === undefined ? undefined : parseIntFlag(opts.next, '--next', 1, 1_000_000);
   const status = opts.status === undefined ? undefined : parseIntFlag(opts.status, '--status', 100, 599);
   let input: FaultInput;
