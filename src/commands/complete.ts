@@ -4,7 +4,7 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { withArguments, type OptionsOf } from './command.js';
 
-/** Hidden from help (program.ts adds it so). */
+/** Left out of help, as a `__` command (globals.ts, addTopLevel). */
 export const command = () => withArguments(new Command('__complete'), new Argument('<what>', 'profiles')).description('words for shell completion');
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
