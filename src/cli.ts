@@ -2,12 +2,14 @@
 // and maps whatever it threw to one line on stderr and an exit code. It never calls
 // process.exit, so tests can run it in process.
 //
-// Only commander is loaded here. Each command's module is imported when it runs.
-import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+// Only commander is loaded here, and the module of the command the line names
+// (src/commands/load.ts).
+import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
-import { commandMeant, commandWord, createProgram } from './commands/program.js';
+import type { Runtime } from './commands/command.js';
+import { commandMeant, commandWord } from './commands/globals.js';
+import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
-import type { Runtime } from './commands/tree.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
 import { formatsOf, resolveFormat } from './lib/output/format.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
@@ -51,7 +53,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
   // Before parsing, so that a line commander refuses (an unknown command or flag) is
   // reported as the error envelope too when JSON was asked for.
   const jsonAsked = wantsJson(argv);
-  const program = createProgram(runtime, {
+  const output: OutputConfiguration = {
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
     outputError: (text, write) =>
@@ -59,9 +61,10 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     // Help wraps to the terminal the help goes to; 80 columns when it is not one.
     getOutHelpWidth: () => (streams.stdout.isTTY && streams.stdout.columns) || DEFAULT_HELP_WIDTH,
     getErrHelpWidth: () => (streams.stderr.isTTY && streams.stderr.columns) || DEFAULT_HELP_WIDTH,
-  }, argv);
+  };
 
   try {
+    const program = await loadProgram(runtime, output, argv);
     // `offramp help NAME` for a NAME that is no command: commander would print the program's
     // help as if NAME were nothing; it is a typo, said as one.
     if (argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !program.commands.some((c) => c.name() === argv[1])) {

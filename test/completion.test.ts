@@ -5,8 +5,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { completionScript, type Shell } from '../src/commands/completion.js';
+import { completionScript as generate, type Shell } from '../src/commands/completion.js';
 import { runMain } from './helpers/main.js';
+
+// Made once: generating a script imports the whole program (which holds the completion command).
+const scripts: Record<Shell, string> = { bash: await generate('bash'), zsh: await generate('zsh'), fish: await generate('fish') };
+const completionScript = (shell: Shell) => scripts[shell];
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 

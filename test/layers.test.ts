@@ -59,6 +59,11 @@ describe('the import graph of src/', () => {
     expect(crossing(under('src/emulator/'), (to) => (isLib(to) && !isConfig(to)) || to === 'src/version.ts')).toEqual([]);
   });
 
+  it('the commands reach the emulator only through its public index', () => {
+    const internals = edges.filter((e) => e.from.startsWith('src/commands/') && e.to.startsWith('src/emulator/') && e.to !== 'src/emulator/index.ts');
+    expect(internals.map(show)).toEqual([]);
+  });
+
   it('has no cycle of static imports (a module would run before the one it needs has finished)', () => {
     const next = new Map<string, string[]>();
     for (const e of edges) if (!e.dynamic) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);

@@ -2,14 +2,27 @@
 // `gh api`. Prints the response body as JSON; --paginate follows the cursor wherever the
 // service puts it (src/lib/client/paginate.ts) and prints every item of every page as one
 // JSON array.
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { UsageError } from '../lib/errors.js';
 import { FULL_PAGE } from '../lib/client/api.js';
 import { paginate, readPage } from '../lib/client/paginate.js';
 import { writeJson } from '../lib/output/json.js';
+import { examples, withArguments, type OptionsOf } from './command.js';
 
-export type Options = { method: string; path: string; data?: string; idempotencyKey?: string; paginate?: boolean };
+export const command = () =>
+  withArguments(new Command('api'), new Argument('<method>', 'GET, POST, ...'), new Argument('<path>', 'path below the base URL, e.g. /transactions'))
+    .description('send an authenticated request to any endpoint and print the JSON body')
+    .option('--data <json>', 'JSON request body')
+    .option('--idempotency-key <key>', 'Idempotency-Key header')
+    .option('--paginate', 'follow next_cursor and print every item')
+    .addHelpText(
+      'after',
+      examples('offramp api GET /transactions --paginate', 'offramp api POST /quotes --data \'{"crypto_currency":"usdt","network":"bep20","fiat_amount":"5000"}\''),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];

@@ -1,8 +1,13 @@
 // offramp __complete profiles: the dynamic words completion scripts ask for at TAB time.
 // Hidden from help; prints nothing (and never fails loudly) when there is no config.
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
+import { withArguments, type OptionsOf } from './command.js';
 
-export async function run(opts: { what: string }, ctx: Context): Promise<void> {
+/** Left out of help, as a `__` command (globals.ts, addTopLevel). */
+export const command = () => withArguments(new Command('__complete'), new Argument('<what>', 'profiles')).description('words for shell completion');
+
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   if (opts.what !== 'profiles') return;
   const names = Object.keys((await ctx.config()).read().profiles);
   if (names.length > 0) ctx.io.out(`${names.join('\n')}\n`);

@@ -8,14 +8,32 @@
 // or needs a setting that --save was not asked to write. --overlay FILE also writes what
 // the target was observed to choose as an OpenAPI Overlay (src/lib/openapi/overlay.ts),
 // whatever the exit.
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, UsageError } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
 import type { Observation, Setting } from '../lib/conform/verdicts.js';
+import { examples, type OptionsOf } from './command.js';
 
-export type Options = { store?: string; save?: boolean; overlay?: string };
+export const command = () =>
+  new Command('conform')
+    .description("find out what the service chose where the spec says \"not shown\", beside the emulator's choice")
+    .option('--store <file>', "a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too")
+    .option('--save', 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile')
+    .option('--overlay <file>', 'also write what the service chose as an OpenAPI Overlay over `offramp openapi` (YAML; JSON for .json)')
+    .addHelpText(
+      'after',
+      examples(
+        'offramp conform --profile staging',
+        'offramp conform --profile staging --save',
+        'offramp conform --profile live --json',
+        'offramp conform --profile staging --overlay staging.overlay.yaml',
+      ),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 /** The key of the 401 probe: one no service issues. */
 const WRONG_KEY = 'conform-invalid-key';

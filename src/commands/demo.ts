@@ -5,6 +5,7 @@
 // stops. It builds its own client for the emulator: no stored profile is read or written,
 // and the generated secrets are never printed.
 import { randomBytes } from 'node:crypto';
+import { Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../lib/answers.js';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
@@ -17,11 +18,15 @@ import { Timeline } from '../lib/sandbox/timeline.js';
 import { runWalk, WalkInterrupted } from '../lib/sandbox/walk.js';
 import { renderHistory, renderTransaction } from '../lib/tx/render.js';
 import type { DeliveryInfo } from '../lib/webhooks/receiver.js';
+import { examples, type OptionsOf } from './command.js';
+
+export const command = () =>
+  new Command('demo').description('the one-command tour: emulator, listener, one transaction end to end').addHelpText('after', examples('offramp demo'));
 
 /** How long the tour waits for the last webhooks after the walk (they usually take ms). */
 const DELIVERY_WAIT_MS = 5_000;
 
-export async function run(_opts: unknown, ctx: Context): Promise<void> {
+export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   const { io } = ctx;
   const apiKey = `sk_demo_${randomBytes(16).toString('hex')}`;

@@ -1,19 +1,26 @@
 // offramp doctor: is this machine set up to use the service? One line per check
 // (pass / warn / fail), exit 8 when any check fails.
 import { statSync } from 'node:fs';
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
+import { examples, type OptionsOf } from './command.js';
+
+export const command = () =>
+  new Command('doctor')
+    .description('check Node, config, profile, reachability, key and clock')
+    .addHelpText('after', examples('offramp doctor', 'offramp doctor --profile staging --json'));
 
 export type Check = { name: string; status: 'pass' | 'warn' | 'fail'; detail: string };
 
 /** Beyond this much difference from the service's clock, times in tables and windows mislead. */
 const SKEW_WARN_MS = 5_000;
 
-export async function run(_opts: object, ctx: Context): Promise<void> {
+export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });

@@ -7,35 +7,65 @@
 // sleeping. The control subcommands (clock, reset, fault, state, wait) live in
 // src/commands/emulator/.
 import { rm } from 'node:fs/promises';
+import { Command, Option } from '@commander-js/extra-typings';
 import type { IO } from '../lib/io.js';
 import { writeAside } from '../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
 import { parseIntFlag } from '../lib/input/values.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
-import { describeChaos, parseChaos } from '../emulator/chaos.js';
-import { isAdminToken, isLoopbackHost } from '../emulator/loopback.js';
-import type { EmulatorOptions } from '../emulator/index.js';
+import type * as Emulator from '../emulator/index.js';
+import { examples, type OptionsOf } from './command.js';
 import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
+import type { GlobalFlags } from './globals.js';
 
-export type EmulatorCommandOptions = {
-  port?: string | number;
-  host?: string;
-  apiKey?: string[];
-  webhookUrl?: string;
-  webhookSecret?: string;
-  latency?: string | number;
-  faultRate?: string | number;
-  seed?: string | number;
-  seedRevenue?: string | number;
-  mode?: string;
-  rate?: string;
-  rateLimit?: string | number;
-  signatureScheme?: string;
-  state?: string;
-  readyFile?: string;
-  webhookChaos?: string;
-  adminToken?: string;
-};
+/** `offramp emulator` itself; its control commands are in emulator/ (emulator/index.ts). --api-key, a global flag, names its partners. */
+export const command = () =>
+  new Command<[], {}, Pick<GlobalFlags, 'apiKey'>>('emulator')
+    .description('run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, wait)')
+    .option('--port <port>', 'port', '4010')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--webhook-url <url>', 'deliver webhooks here')
+    .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
+    .option('--latency <ms>', 'delay every answer')
+    .option('--fault-rate <r>', 'share of requests that fail (500, 503, dropped after commit)')
+    .option('--seed <n>', 'seed for faults, webhook chaos and generated data')
+    .option('--seed-revenue <n>', 'fill the ledger with N rows over the last 180 days')
+    .addOption(new Option('--mode <mode>', 'behave as staging or production').choices(['staging', 'production']).default('staging'))
+    .option('--rate <ngn>', 'NGN per token')
+    .option('--rate-limit <n>', 'requests per second per key')
+    .option('--signature-scheme <name>', 'sign deliveries with this scheme of the catalogue (default hmac-sha256-hex)')
+    .option('--state <file>', 'load this state file at start if it exists, and keep it current')
+    .option('--ready-file <path>', 'write the base URL to this file once the emulator accepts connections')
+    .option('--webhook-chaos <spec>', 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms')
+    .option('--admin-token <token>', 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)')
+    .addHelpText(
+      'after',
+      '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).\n' +
+        'The subcommands drive the emulator behind the current profile or --base-url through its control plane\n' +
+        '(loopback only, or with the admin token from OFFRAMP_EMULATOR_ADMIN_TOKEN).',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'offramp emulator',
+        'offramp emulator --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_dev --fault-rate 0.2',
+        'offramp emulator --port 0 --state emulator.state --ready-file emulator.url &',
+      ),
+    )
+    // With both an action and subcommands, a mistyped subcommand reaches the server's action
+    // as an argument: it is taken (undescribed, so help lists none) to say what it is.
+    .argument('[subcommand...]')
+    .usage('[options]\n       offramp emulator clock|reset|fault|state|wait ...')
+    .hook('preAction', (self, acting) => {
+      if (acting === self && self.args.length > 0) {
+        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: clock, reset, fault, state, wait)`);
+      }
+    });
+
+/** What the server is started with (tests give only some). */
+export type EmulatorCommandOptions = Partial<OptionsOf<typeof command>>;
+/** The emulator's flags, which its control commands may read wherever they stand on the line. */
+export type EmulatorFlags = OptionsOf<typeof command>;
 
 export type EmulatorCommandContext = {
   io: IO;
@@ -46,7 +76,9 @@ export type EmulatorCommandContext = {
 
 export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<number> {
   const { io } = ctx;
-  const settings = parseOptions(opts, ctx.env);
+  // Loaded here, not at the top: only this command (and demo) pays for the server.
+  const emu = await import('../emulator/index.js');
+  const settings = parseOptions(opts, ctx.env, emu);
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
   if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
   if (settings.adminToken) io.addSecret(settings.adminToken);
@@ -54,8 +86,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // A ready file left by an earlier run must not announce this one before it is up.
   if (readyFile) await rm(readyFile, { force: true });
 
-  // Loaded here, not at the top: only this command (and demo) pays for the server.
-  const { startEmulator, DEFAULT_CLI_PORT, StateFileError } = await import('../emulator/index.js');
+  const { startEmulator, DEFAULT_CLI_PORT, StateFileError, describeChaos, isLoopbackHost } = emu;
   let emulator;
   try {
     emulator = await startEmulator({
@@ -140,7 +171,7 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
 
 /** The options of startEmulator that flags can set. */
 type Settings = Pick<
-  EmulatorOptions,
+  Emulator.EmulatorOptions,
   | 'port'
   | 'host'
   | 'apiKeys'
@@ -159,8 +190,15 @@ type Settings = Pick<
   | 'adminToken'
 >;
 
-/** Validates every flag before anything starts; a bad value is a UsageError naming the flag. */
-export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv): Settings {
+/**
+ * Validates every flag before anything starts, by the emulator's own rules; a bad value is a
+ * UsageError naming the flag.
+ */
+export function parseOptions(
+  opts: EmulatorCommandOptions,
+  env: NodeJS.ProcessEnv,
+  { parseChaos, isAdminToken, isLoopbackHost }: Pick<typeof Emulator, 'parseChaos' | 'isAdminToken' | 'isLoopbackHost'>,
+): Settings {
   const settings: Settings = {};
   if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
   if (opts.host !== undefined) {

@@ -1,5 +1,6 @@
 // offramp quote --token T --network N (--crypto-amount X | --fiat-amount Y)
 // A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { ApiError, UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input/values.js';
@@ -8,13 +9,21 @@ import { writeJson } from '../lib/output/json.js';
 import { resolveFormat } from '../lib/output/format.js';
 import type { QuoteRequest } from '../lib/schemas.js';
 import { askNetwork, askToken, isStagingPair } from '../lib/tx/pair.js';
+import { examples, type OptionsOf } from './command.js';
 
-export type QuoteOptions = {
-  token?: string;
-  network?: string;
-  cryptoAmount?: string;
-  fiatAmount?: string;
-};
+export const command = () =>
+  new Command('quote')
+    .description('get a rate quote (valid 120 s) for a token amount or an NGN amount')
+    .option('--token <symbol>', 'token, e.g. usdt')
+    .option('--network <network>', 'deposit network, e.g. bep20')
+    .option('--crypto-amount <amount>', 'amount in token units')
+    .option('--fiat-amount <amount>', 'amount in NGN')
+    .addHelpText(
+      'after',
+      examples('offramp quote --token usdt --network bep20 --fiat-amount 150000', 'offramp quote --token usdt --network bep20 --crypto-amount 100 --json'),
+    );
+
+export type QuoteOptions = OptionsOf<typeof command>;
 
 export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);

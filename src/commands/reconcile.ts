@@ -14,6 +14,7 @@
 //
 // On a terminal a spinner on stderr says what is being read and how much so far; stdout
 // is the same either way.
+import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { transactionById } from '../lib/answers.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../lib/config/profile.js';
@@ -28,8 +29,16 @@ import { reconcile, type Discrepancy } from '../lib/reconcile/check.js';
 import { planSlices } from '../lib/revenue/slices.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../lib/schemas.js';
 import { replayCommand } from '../lib/webhooks/replay-command.js';
+import { examples, type OptionsOf } from './command.js';
 
-export type Options = { from?: string; to?: string };
+export const command = () =>
+  new Command('reconcile')
+    .description('cross-check transactions, ledger rows and webhook events for a date range')
+    .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
+    .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive')
+    .addHelpText('after', examples('offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json'));
+
+export type Options = OptionsOf<typeof command>;
 
 const PAGE = 100;
 const PARALLEL = 4;

@@ -4,6 +4,7 @@
 // be reached at all. `--report github` adds what GitHub Actions reads: an `::error`
 // annotation per failed invariant, and a summary table appended to $GITHUB_STEP_SUMMARY.
 import { appendFile, rename, writeFile } from 'node:fs/promises';
+import { Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, CliError, UsageError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
@@ -16,10 +17,20 @@ import { evaluate } from '../lib/sandbox/invariants.js';
 import { junitXml, type JUnitCase } from '../lib/sandbox/junit.js';
 import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
-
-export type Options = { outcome?: string; junit?: string; report?: string };
+import { OUTCOMES } from '../lib/sandbox/walk.js';
+import { examples, type OptionsOf } from './command.js';
 
 export const REPORTS = ['github'] as const;
+
+export const command = () =>
+  new Command('smoke')
+    .description('CI check: one full walk plus invariants (exit 8 on a failure)')
+    .addOption(new Option('--outcome <outcome>', 'outcome to walk to').choices(OUTCOMES).default('completed'))
+    .option('--junit <file>', 'write a JUnit XML report')
+    .addOption(new Option('--report <format>', 'also report for a CI system: github (::error annotations, $GITHUB_STEP_SUMMARY table)').choices(REPORTS))
+    .addHelpText('after', examples('offramp smoke', 'offramp smoke --junit smoke.xml --json', 'offramp smoke --junit smoke.xml --report github'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const outcome = checkOutcome(opts.outcome, false);

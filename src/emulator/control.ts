@@ -12,7 +12,7 @@
 // `GET openapi.json` the OpenAPI document of the API (docs/openapi.yaml, as JSON).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
-import { parseDuration, MAX_ADVANCE_MS } from './duration.js';
+import { parseDuration, MAX_ADVANCE_MS } from '../lib/duration.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, badRequest, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';

@@ -8,6 +8,7 @@
 // those declarations are what the package ships, and they must not reach modules that
 // need our dependencies' types.
 import { EMULATOR_DEFAULT_API_KEY } from '../lib/emulator-defaults.js';
+import { parseDuration } from '../lib/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import { VERSION } from '../version.js';
@@ -16,7 +17,6 @@ import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { CONTROL_PATH } from './control.js';
 import { isAdminToken, isLoopbackHost } from './loopback.js';
-import { parseDuration } from './duration.js';
 import { FaultRules } from './fault-rules.js';
 import { FaultInjector } from './faults.js';
 import { DEFAULT_RATE as PRICING_DEFAULT_RATE, pairsFor, ratesFrom } from './pricing.js';
@@ -34,6 +34,12 @@ import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, DEFAULT_WEBHOOK_SECRET as WEBHOOKS_D
 
 export { ManualClock, systemClock } from './clock.js';
 export { StateFileError } from './errors.js';
+// What `offramp emulator` and its control commands check on their side, by the emulator's
+// own rules, before anything starts or is sent.
+export { describeChaos, parseChaos } from './chaos.js';
+export { faultProblem, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
+export { isAdminToken, isLoopbackHost } from './loopback.js';
+export { STATE_FORMAT } from './types.js';
 export type {
   AdvanceResult,
   Answered,

@@ -13,13 +13,6 @@ import en from 'zod/v4/locales/en.js';
 // English is set here, before any schema parses.
 z.config(en());
 
-/**
- * A schema built on first use. Building all of them cost every command's start a
- * noticeable share (BENCHMARKS.md) and a command needs two or three; `z.lazy` builds its
- * inner schema on its first parse and keeps it.
- */
-const lazily = <T extends z.core.$ZodType>(build: () => T) => z.lazy(build);
-
 /** A decimal amount as the service writes it: digits, an optional fraction, never a number. */
 export const DecimalString = z.string().check(z.regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string such as "1500.25"'));
 
@@ -38,15 +31,13 @@ export type { EventType, SimulatorEvent, TransactionStatus } from './vocabulary.
 
 // ---------------------------------------------------------------- envelopes
 
-export const ErrorEnvelope = lazily(() =>
-  z.looseObject({
-    error: z.looseObject({
-      code: z.string(),
-      message: z.string(),
-      timestamp: z.string(),
-    }),
+export const ErrorEnvelope = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    timestamp: z.string(),
   }),
-);
+});
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 const wrappers = new WeakMap<z.core.$ZodType, z.core.$ZodType>();
@@ -61,15 +52,13 @@ export function successWrapper<T extends z.core.$ZodType>(data: T) {
 
 // ---------------------------------------------------------------- resources
 
-export const Quote = lazily(() =>
-  z.looseObject({
-    quote_id: Uuid,
-    base_rate: DecimalString,
-    adjusted_rate: DecimalString,
-    amount: DecimalString,
-    expires_at: DateTime,
-  }),
-);
+export const Quote = z.looseObject({
+  quote_id: Uuid,
+  base_rate: DecimalString,
+  adjusted_rate: DecimalString,
+  amount: DecimalString,
+  expires_at: DateTime,
+});
 export type Quote = z.infer<typeof Quote>;
 
 const transactionSummaryShape = () => ({
@@ -87,59 +76,51 @@ const transactionSummaryShape = () => ({
   terminal_id: z.nullish(z.string()),
 });
 /** The subset returned by create and cancel. */
-export const TransactionSummary = lazily(() => z.looseObject(transactionSummaryShape()));
+export const TransactionSummary = z.looseObject(transactionSummaryShape());
 export type TransactionSummary = z.infer<typeof TransactionSummary>;
 
-export const Transaction = lazily(() =>
-  z.looseObject({
-    ...transactionSummaryShape(),
-    deposit_status: z.nullable(z.string()),
-    created_at: DateTime,
-    updated_at: DateTime,
-    confirmations: z.nullish(z.int()),
-    confirmed_at: z.nullish(DateTime),
-    deposit_id: z.nullish(z.string()),
-    received_at: z.nullish(DateTime),
-    required_confirmations: z.nullish(z.int()),
-  }),
-);
+export const Transaction = z.looseObject({
+  ...transactionSummaryShape(),
+  deposit_status: z.nullable(z.string()),
+  created_at: DateTime,
+  updated_at: DateTime,
+  confirmations: z.nullish(z.int()),
+  confirmed_at: z.nullish(DateTime),
+  deposit_id: z.nullish(z.string()),
+  received_at: z.nullish(DateTime),
+  required_confirmations: z.nullish(z.int()),
+});
 export type Transaction = z.infer<typeof Transaction>;
 
-export const StatusHistoryEntry = lazily(() =>
-  z.looseObject({
-    from_status: z.string(),
-    to_status: z.string(),
-    changed_at: DateTime,
-    reason: z.string(),
-    metadata: z.nullish(z.record(z.string(), z.unknown())),
-  }),
-);
+export const StatusHistoryEntry = z.looseObject({
+  from_status: z.string(),
+  to_status: z.string(),
+  changed_at: DateTime,
+  reason: z.string(),
+  metadata: z.nullish(z.record(z.string(), z.unknown())),
+});
 export type StatusHistoryEntry = z.infer<typeof StatusHistoryEntry>;
 
-export const StatusHistory = lazily(() =>
-  z.looseObject({
-    id: Uuid,
-    status: z.string(),
-    history: z.array(StatusHistoryEntry),
-  }),
-);
+export const StatusHistory = z.looseObject({
+  id: Uuid,
+  status: z.string(),
+  history: z.array(StatusHistoryEntry),
+});
 export type StatusHistory = z.infer<typeof StatusHistory>;
 
-export const RevenueRow = lazily(() =>
-  z.looseObject({
-    transaction_id: Uuid,
-    merchant_id: z.nullable(z.string()),
-    merchant_reference: z.nullable(z.string()),
-    terminal_id: z.nullable(z.string()),
-    crypto_currency: z.string(),
-    network: z.string(),
-    crypto_amount: DecimalString,
-    amount: DecimalString,
-    platform_fee: DecimalString,
-    share: DecimalString,
-    ts: DateTime,
-  }),
-);
+export const RevenueRow = z.looseObject({
+  transaction_id: Uuid,
+  merchant_id: z.nullable(z.string()),
+  merchant_reference: z.nullable(z.string()),
+  terminal_id: z.nullable(z.string()),
+  crypto_currency: z.string(),
+  network: z.string(),
+  crypto_amount: DecimalString,
+  amount: DecimalString,
+  platform_fee: DecimalString,
+  share: DecimalString,
+  ts: DateTime,
+});
 export type RevenueRow = z.infer<typeof RevenueRow>;
 
 /** Column order of the ledger, as the spec lists it; CSV exports keep it. */
@@ -157,14 +138,12 @@ export const REVENUE_COLUMNS = [
   'ts',
 ] as const satisfies readonly (keyof RevenueRow)[];
 
-export const RevenueSummary = lazily(() =>
-  z.looseObject({
-    from: DateTime,
-    to: DateTime,
-    total_partner_share: DecimalString,
-    transaction_count: z.int(),
-  }),
-);
+export const RevenueSummary = z.looseObject({
+  from: DateTime,
+  to: DateTime,
+  total_partner_share: DecimalString,
+  transaction_count: z.int(),
+});
 export type RevenueSummary = z.infer<typeof RevenueSummary>;
 
 export function pageOf<T extends z.core.$ZodType>(item: T) {
@@ -177,77 +156,65 @@ export function pageOf<T extends z.core.$ZodType>(item: T) {
 }
 export type Page<T> = { data: T[]; has_more: boolean; limit: number; next_cursor: string | null };
 
-export const RevenuePage = lazily(() => z.extend(pageOf(RevenueRow), { summary: z.optional(RevenueSummary) }));
+export const RevenuePage = z.extend(pageOf(RevenueRow), { summary: z.optional(RevenueSummary) });
 export type RevenuePage = z.infer<typeof RevenuePage>;
 
-export const WebhookEvent = lazily(() =>
-  z.looseObject({
-    event_id: Uuid,
-    aggregate_id: Uuid,
-    event_type: z.string(),
-    delivery_status: z.string(),
-    attempts: z.int(),
-    last_error: z.nullable(z.string()),
-    created_at: DateTime,
-    updated_at: DateTime,
-  }),
-);
+export const WebhookEvent = z.looseObject({
+  event_id: Uuid,
+  aggregate_id: Uuid,
+  event_type: z.string(),
+  delivery_status: z.string(),
+  attempts: z.int(),
+  last_error: z.nullable(z.string()),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
 
-export const ReplayResult = lazily(() =>
-  z.looseObject({
-    event_id: Uuid,
-    aggregate_id: Uuid,
-    event_type: z.string(),
-    attempts: z.int(),
-    publish_status: z.string(),
-    replay_scheduled_at: DateTime,
-  }),
-);
+export const ReplayResult = z.looseObject({
+  event_id: Uuid,
+  aggregate_id: Uuid,
+  event_type: z.string(),
+  attempts: z.int(),
+  publish_status: z.string(),
+  replay_scheduled_at: DateTime,
+});
 export type ReplayResult = z.infer<typeof ReplayResult>;
 
 /** Body of a webhook delivery: `{ id, type, data }` (the spec, Events). */
-export const WebhookDelivery = lazily(() =>
-  z.looseObject({
-    id: z.string(),
-    type: z.string(),
-    data: z.record(z.string(), z.unknown()),
-  }),
-);
+export const WebhookDelivery = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 // ---------------------------------------------------------------- request bodies
 
-export const QuoteRequest = lazily(() =>
-  z.object({
-    crypto_currency: z.string().check(z.minLength(1)),
-    network: z.string().check(z.minLength(1)),
-    crypto_amount: z.optional(DecimalString),
-    fiat_amount: z.optional(DecimalString),
-  }),
-);
+export const QuoteRequest = z.object({
+  crypto_currency: z.string().check(z.minLength(1)),
+  network: z.string().check(z.minLength(1)),
+  crypto_amount: z.optional(DecimalString),
+  fiat_amount: z.optional(DecimalString),
+});
 export type QuoteRequest = z.infer<typeof QuoteRequest>;
 
-export const CreateTransactionRequest = lazily(() =>
-  z.object({
-    quote_id: z.optional(Uuid),
-    fiat_amount: z.optional(DecimalString),
-    crypto_currency: z.optional(z.string().check(z.minLength(1))),
-    network: z.optional(z.string().check(z.minLength(1))),
-    merchant_reference: z.string().check(z.minLength(1)),
-    merchant_id: z.optional(z.string()),
-    terminal_id: z.optional(z.string()),
-    seller_phone: z.optional(z.string()),
-  }),
-);
+export const CreateTransactionRequest = z.object({
+  quote_id: z.optional(Uuid),
+  fiat_amount: z.optional(DecimalString),
+  crypto_currency: z.optional(z.string().check(z.minLength(1))),
+  network: z.optional(z.string().check(z.minLength(1))),
+  merchant_reference: z.string().check(z.minLength(1)),
+  merchant_id: z.optional(z.string()),
+  terminal_id: z.optional(z.string()),
+  seller_phone: z.optional(z.string()),
+});
 export type CreateTransactionRequest = z.infer<typeof CreateTransactionRequest>;
 
-export const SimulateRequest = lazily(() =>
-  z.object({
-    transaction_id: Uuid,
-    event: z.string(),
-    deposit_id: z.nullish(z.string()),
-    blockchain_hash: z.nullish(z.string()),
-  }),
-);
+export const SimulateRequest = z.object({
+  transaction_id: Uuid,
+  event: z.string(),
+  deposit_id: z.nullish(z.string()),
+  blockchain_hash: z.nullish(z.string()),
+});
 export type SimulateRequest = z.infer<typeof SimulateRequest>;

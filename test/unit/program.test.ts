@@ -1,15 +1,17 @@
-// A run registers only the branch of the command tree it runs (registerCommands); the
-// program's help, unknown commands and anything unclear get the whole tree.
+// A run loads only the top-level command it runs (loadProgram); the program's help,
+// unknown commands and anything unclear get the whole program.
 import { describe, expect, it } from 'vitest';
-import { commandWord, createProgram } from '../../src/commands/program.js';
-import { TOP_LEVEL_COMMANDS } from '../../src/commands/tree.js';
+import { commandWord, newProgram } from '../../src/commands/globals.js';
+import { loadProgram } from '../../src/commands/load.js';
+import { createProgram, TOP_LEVEL } from '../../src/commands/program.js';
 import { runMain } from '../helpers/main.js';
 
 const runtime = { run: async () => undefined };
-const topLevel = (argv?: string[]) => createProgram(runtime, {}, argv).commands.map((c) => c.name());
+const TOP_LEVEL_COMMANDS = Object.keys(TOP_LEVEL);
+const topLevel = async (argv: string[]) => (await loadProgram(runtime, {}, argv)).commands.map((c) => c.name());
 
 describe('commandWord', () => {
-  const program = createProgram(runtime);
+  const program = newProgram();
   it.each([
     [['tx', 'get', 'abc'], 'tx'],
     [['--json', 'tx', 'list'], 'tx'],
@@ -27,22 +29,23 @@ describe('commandWord', () => {
   });
 });
 
-describe('createProgram with a command line', () => {
-  it('knows every top-level command of the tree, in order', () => {
-    expect(topLevel()).toEqual([...TOP_LEVEL_COMMANDS]);
+describe('loadProgram', () => {
+  it('knows every top-level command by its name, in order', () => {
+    expect(createProgram(runtime).commands.map((c) => c.name())).toEqual(TOP_LEVEL_COMMANDS);
   });
 
-  it.each(TOP_LEVEL_COMMANDS.map((name) => [name]))('%s registers that branch alone, whole', (name) => {
-    const program = createProgram(runtime, {}, ['--json', name]);
+  it.each(TOP_LEVEL_COMMANDS.map((name) => [name]))('%s loads that command alone, whole', async (name) => {
+    const program = await loadProgram(runtime, {}, ['--json', name]);
     expect(program.commands.map((c) => c.name())).toEqual([name]);
     const full = createProgram(runtime).commands.find((c) => c.name() === name)!;
-    expect(program.commands[0]!.helpInformation()).toBe(full.helpInformation());
+    const help = (cmd: typeof full): string[] => [cmd.helpInformation(), ...cmd.commands.flatMap(help)];
+    expect(help(program.commands[0]!)).toEqual(help(full));
   });
 
-  it('registers the whole tree for no command or an unknown one', () => {
-    expect(topLevel([])).toEqual([...TOP_LEVEL_COMMANDS]);
-    expect(topLevel(['tz', 'get'])).toEqual([...TOP_LEVEL_COMMANDS]);
-    expect(topLevel(['help', 'tx'])).toEqual([...TOP_LEVEL_COMMANDS]);
+  it('loads the whole program for no command or an unknown one', async () => {
+    expect(await topLevel([])).toEqual(TOP_LEVEL_COMMANDS);
+    expect(await topLevel(['tz', 'get'])).toEqual(TOP_LEVEL_COMMANDS);
+    expect(await topLevel(['help', 'tx'])).toEqual(TOP_LEVEL_COMMANDS);
   });
 
   it('still suggests the command meant', async () => {

@@ -2,14 +2,21 @@
 // what became due happens at once (quotes expire; deposits expire with their history row
 // and transaction.expired webhook). The emulator keeps the offset (and its state file
 // too), so time moved stays moved.
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
-import { parseDuration } from '../../emulator/duration.js';
-import type { AdvanceResult } from '../../emulator/types.js';
-import { callControl, controlTarget } from './control-client.js';
+import type { AdvanceResult } from '../../emulator/index.js';
+import { parseDuration } from '../../lib/duration.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { duration?: string; adminToken?: string };
+export const command = () =>
+  withArguments(new Command<[], {}, ControlFlags>('advance'), new Argument('<duration>', 'how far: 31m, 1h30m, 90s, 2d'))
+    .description('move business time forward; what became due happens (quotes and deposits expire, with their webhooks)')
+    .addHelpText('after', examples('offramp emulator clock advance 31m', 'offramp emulator clock advance 1h --json'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const ms = parseDuration(opts.duration ?? '');

@@ -5,7 +5,11 @@
 // or `offramp emulator --admin-token T …`).
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
+import type { EmulatorFlags } from '../emulator.js';
 import { ADMIN_TOKEN_ENV } from './admin-token.js';
+
+/** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
+export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
 
 export type ControlTarget = { origin: string; token: string | undefined };
 

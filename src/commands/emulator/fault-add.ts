@@ -3,27 +3,39 @@
 //   --webhook [--event-type T] [--next N] --status CODE
 // The rule is checked here with the emulator's own validation, so bad input is refused
 // (exit 2) before anything is sent.
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
-import { faultProblem, MAX_FAULT_LATENCY_MS } from '../../emulator/fault-rules.js';
-import type { FaultInput, FaultRule } from '../../emulator/types.js';
-import { callControl, controlTarget } from './control-client.js';
+import type { FaultInput, FaultRule } from '../../emulator/index.js';
+import { examples, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = {
-  route?: string;
-  webhook?: boolean;
-  eventType?: string;
-  next?: string | number;
-  status?: string | number;
-  dropAfterCommit?: boolean;
-  latency?: string | number;
-  adminToken?: string;
-};
+/** `--latency` is also an option of `offramp emulator`, which takes it when it comes first: either way it reaches `run`. */
+export const command = () =>
+  new Command<[], {}, ControlFlags>('add')
+    .description('add a fault rule')
+    .option('--route <route>', "'METHOD PATH', PATH below the base path, * for one segment: 'GET /transactions/*'")
+    .option('--webhook', 'a fault on webhook deliveries instead of an API route')
+    .option('--event-type <type>', 'with --webhook: only deliveries of this event type')
+    .option('--next <n>', 'only the next N matching requests or deliveries (default: until cleared)')
+    .option('--status <code>', 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)')
+    .option('--drop-after-commit', 'run the operation, then close the connection without an answer')
+    .option('--latency <ms>', 'delay the answer by MS')
+    .addHelpText(
+      'after',
+      examples(
+        "offramp emulator fault add --route 'GET /transactions/*' --next 2 --status 503",
+        "offramp emulator fault add --route 'POST /transactions' --next 1 --drop-after-commit",
+        'offramp emulator fault add --webhook --event-type transaction.created --next 3 --status 500',
+      ),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
-  const input = faultFromFlags(opts);
+  const input = await faultFromFlags(opts);
   const target = await controlTarget(ctx, opts.adminToken);
   const answer = await callControl(ctx, target, { method: 'POST', path: '/faults', json: wireForm(input) });
   const rule = answer.data as FaultRule;
@@ -31,8 +43,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   ctx.io.print(`fault ${rule.id} added: ${describeRule(rule)}`);
 }
 
-/** The flags as a rule, checked; a UsageError names what is wrong. */
-export function faultFromFlags(opts: Options): FaultInput {
+/** The flags as a rule, checked by the emulator's own rules; a UsageError names what is wrong. */
+export async function faultFromFlags(opts: Options): Promise<FaultInput> {
+  const { faultProblem, MAX_FAULT_LATENCY_MS } = await import('../../emulator/index.js');
   const next = opts.next === undefined ? undefined : parseIntFlag(opts.next, '--next', 1, 1_000_000);
   const status = opts.status === undefined ? undefined : parseIntFlag(opts.status, '--status', 100, 599);
   let input: FaultInput;

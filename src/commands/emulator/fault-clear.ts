@@ -1,9 +1,14 @@
 // offramp emulator fault clear: removes every fault rule (--fault-rate, a start option, stays).
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { writeJson } from '../../lib/output/json.js';
-import { callControl, controlTarget } from './control-client.js';
+import { examples, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { adminToken?: string };
+export const command = () =>
+  new Command<[], {}, ControlFlags>('clear').description('remove every fault rule').addHelpText('after', examples('offramp emulator fault clear'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const target = await controlTarget(ctx, opts.adminToken);

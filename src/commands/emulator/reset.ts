@@ -1,12 +1,20 @@
 // offramp emulator reset [--partner KEY]: forgets everything (every partner's data, fault
 // rules, the clock offset), or one partner's data, so each test starts from nothing. The
 // key goes in the request body only, never in a printed line.
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
-import { callControl, controlTarget } from './control-client.js';
+import { examples, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { partner?: string; adminToken?: string };
+export const command = () =>
+  new Command<[], {}, ControlFlags>('reset')
+    .description("forget everything (or one partner's data): as freshly started")
+    .option('--partner <key>', 'reset only the partner with this API key')
+    .addHelpText('after', examples('offramp emulator reset', 'offramp emulator reset --partner "$OFFRAMP_API_KEY"'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   if (opts.partner !== undefined && (opts.partner.trim() === '' || /\s/.test(opts.partner))) {

@@ -1,11 +1,18 @@
 // offramp emulator state export FILE: the emulator's whole state, in the --state file
 // format, written to FILE (0600: it holds every partner's records) or to stdout for `-`.
+import { Argument, Command } from '@commander-js/extra-typings';
 import { writeAside } from '../../lib/fs/atomic.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
-import { callControl, controlTarget } from './control-client.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { file?: string; adminToken?: string };
+export const command = () =>
+  withArguments(new Command<[], {}, ControlFlags>('export'), new Argument('<file>', 'where to write'))
+    .description('write the whole state to FILE (- for stdout)')
+    .addHelpText('after', examples('offramp emulator state export before.state'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const file = opts.file ?? '';

@@ -3,14 +3,21 @@
 // whole and installs all of it or nothing; a file that is not a state document at all is
 // refused here, before anything is sent.
 import { readFile } from 'node:fs/promises';
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
-import { STATE_FORMAT, type StateSummary } from '../../emulator/types.js';
+import type { StateSummary } from '../../emulator/index.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { callControl, controlTarget } from './control-client.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { file?: string; adminToken?: string };
+export const command = () =>
+  withArguments(new Command<[], {}, ControlFlags>('import'), new Argument('<file>', 'a state export or --state file'))
+    .description('replace the whole state with FILE (- for stdin)')
+    .addHelpText('after', examples('offramp emulator state import before.state'));
+
+export type Options = OptionsOf<typeof command>;
 
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
@@ -22,7 +29,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   } catch (err) {
     throw new UsageError(`state import: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  if (!looksLikeState(text)) {
+  const { STATE_FORMAT } = await import('../../emulator/index.js');
+  if (!looksLikeState(text, STATE_FORMAT)) {
     throw new UsageError(`state import: ${file} is not an emulator state (write one with \`offramp emulator state export FILE\`)`);
   }
   const target = await controlTarget(ctx, opts.adminToken);
@@ -35,11 +43,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   );
 }
 
-function looksLikeState(text: string): boolean {
+function looksLikeState(text: string, format: string): boolean {
   const first = text.slice(0, text.indexOf('\n') < 0 ? 4096 : text.indexOf('\n'));
   try {
     const header = JSON.parse(first) as { k?: unknown; format?: unknown };
-    return header.k === 'header' && header.format === STATE_FORMAT;
+    return header.k === 'header' && header.format === format;
   } catch {
     return false;
   }

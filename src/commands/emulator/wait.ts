@@ -3,11 +3,21 @@
 // waits for an emulator started in the background, instead of sleeping. A refused
 // connection is "not up yet" and is tried again; an answer that says no (a wrong admin
 // token, something that is not an emulator) ends the wait at once.
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { NetworkError, TimeoutError } from '../../lib/errors.js';
-import { callControl, controlTarget } from './control-client.js';
+import { examples, type OptionsOf } from '../command.js';
+import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
-export type Options = { adminToken?: string };
+export const command = () =>
+  new Command<[], {}, ControlFlags>('wait')
+    .description('exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL')
+    .addHelpText(
+      'after',
+      examples('offramp emulator wait --timeout 10000', 'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)'),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 /** Between two tries: short, so the wait ends soon after the emulator is up. */
 const PAUSE_MS = 50;

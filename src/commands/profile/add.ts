@@ -2,21 +2,29 @@
 //                         [--webhook-secret-stdin] [--force]
 // The key never comes from an argument: a hidden prompt, or stdin. An existing profile of
 // that name is replaced only when the user says so (a prompt, or --force).
-import { checkBaseUrl, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
+import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { checkBaseUrl, ENVIRONMENTS, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
 import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
 import type { Context } from '../../lib/context.js';
 import { displayUrl } from '../../lib/url.js';
 import { Declined, UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/input/stdin.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type Options = {
-  name: string;
-  env?: Environment;
-  baseUrl?: string;
-  apiKeyStdin?: boolean;
-  webhookSecretStdin?: boolean;
-  force?: boolean;
-};
+export const command = () =>
+  withArguments(new Command('add'), new Argument('<name>', 'profile name'))
+    .description('add a profile, or replace one (the key comes from a hidden prompt or stdin)')
+    .addOption(new Option('--env <env>', 'environment').choices(ENVIRONMENTS))
+    .option('--base-url <url>', 'base address including /api/v1/partner (local: the emulator)')
+    .option('--api-key-stdin', 'read the API key from stdin')
+    .option('--webhook-secret-stdin', 'read the webhook secret from stdin (after the key, on its own line)')
+    .option('--force', 'replace a profile of that name without asking')
+    .addHelpText(
+      'after',
+      examples('offramp profile add dev --env local', 'echo "$KEY" | offramp profile add staging --env staging --base-url https://… --api-key-stdin'),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const name = validateProfileName(opts.name);

@@ -1,12 +1,17 @@
 // offramp profile list: every profile, keys masked; the current one marked.
+import { Command } from '@commander-js/extra-typings';
 import { maskSecret } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/url.js';
 import type { Context } from '../../lib/context.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export async function run(_opts: object, ctx: Context): Promise<void> {
+export const command = () =>
+  new Command('list').description('list profiles (keys masked)').addHelpText('after', examples('offramp profile list', 'offramp profile list --json'));
+
+export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const data = (await ctx.config()).read();
   const rows = Object.entries(data.profiles).map(([name, p]) => ({
     name,

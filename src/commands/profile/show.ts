@@ -1,5 +1,6 @@
 // offramp profile show [NAME]: one profile (default: the current one), secrets masked, and
 // what the profile records about its service's choices (`offramp conform --save`).
+import { Argument, Command } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/url.js';
 import type { Context } from '../../lib/context.js';
@@ -7,8 +8,14 @@ import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export async function run(opts: { name?: string }, ctx: Context): Promise<void> {
+export const command = () =>
+  withArguments(new Command('show'), new Argument('[name]', 'profile (default: current)'))
+    .description('show a profile (keys masked)')
+    .addHelpText('after', examples('offramp profile show', 'offramp profile show staging --json'));
+
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const store = await ctx.config();
   const data = store.read();
   const name = opts.name ?? ctx.globals.profile ?? ctx.env.OFFRAMP_PROFILE ?? data.current;

@@ -1,8 +1,15 @@
 // offramp profile use NAME: make it the current profile.
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export async function run(opts: { name: string }, ctx: Context): Promise<void> {
+export const command = () =>
+  withArguments(new Command('use'), new Argument('<name>', 'profile'))
+    .description('make a profile the current one')
+    .addHelpText('after', examples('offramp profile use staging'));
+
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const store = await ctx.config();
   const known = Object.keys(store.read().profiles);
   if (!known.includes(opts.name)) {

@@ -16,6 +16,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
+import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/fs/atomic.js';
 import { sliceWindow, type Window } from '../../lib/input/dates.js';
@@ -42,22 +43,34 @@ import { bindingDifferences, describeBinding, partnerOf, readCheckpoint, ResumeD
 import { formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
+import { examples, type OptionsOf } from '../command.js';
+
+export const command = () =>
+  new Command('export')
+    .description('export ledger rows for any date range (windows over 90 days are split for you)')
+    .option('--from <date>', 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive')
+    .option('--to <date>', 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive')
+    .option('--token <symbol>', 'only rows of this token')
+    .option('--network <network>', 'only rows of this network')
+    .option('--out <file>', 'write to this file (atomically) instead of stdout')
+    .option('--summary', "check row count and summed share against the service's summary (exit 8 on mismatch)")
+    .option('--concurrency <n>', 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)', '4')
+    .option('--raw-cells', "CSV: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
+    .option('--excel', 'CSV: start with a UTF-8 byte order mark, for Excel')
+    .option('--manifest <file>', 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output')
+    .option('--resume', 'continue an interrupted export to --out from its checkpoint (and keep one if this run stops)')
+    .addHelpText(
+      'after',
+      examples(
+        'offramp revenue export --from 2026-10-01 --to 2026-10-31 -o csv --out october.csv --summary',
+        'offramp revenue export --from 2026-01-01 --to 2026-12-31 -o xlsx --out 2026.xlsx --manifest 2026.json --resume',
+        'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson',
+      ),
+    );
 
 export { MAX_CONCURRENCY };
 
-export type Options = {
-  from?: string;
-  to?: string;
-  token?: string;
-  network?: string;
-  out?: string;
-  summary?: boolean;
-  concurrency?: string;
-  rawCells?: boolean;
-  excel?: boolean;
-  manifest?: string;
-  resume?: boolean;
-};
+export type Options = OptionsOf<typeof command>;
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 

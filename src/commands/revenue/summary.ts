@@ -10,6 +10,7 @@
 //
 // A summary of another window than the slice asked for, or a row stamped outside it, is
 // ANSWER_MISMATCH (src/lib/answers.ts): a month's totals are never shown as a day's.
+import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { checkRowInWindow, checkSummaryWindow } from '../../lib/answers.js';
 import type { Api } from '../../lib/client/api.js';
@@ -23,8 +24,18 @@ import { DecimalSum } from '../../lib/revenue/totals.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
 import type { Window } from '../../lib/input/dates.js';
 import type { RevenueFilters } from '../../lib/client/api.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type Options = { from?: string; to?: string; token?: string; network?: string };
+export const command = () =>
+  new Command('summary')
+    .description('total partner share and transaction count for a date range')
+    .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
+    .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive')
+    .option('--token <symbol>', 'only rows of this token (totals then come from the rows)')
+    .option('--network <network>', 'only rows of this network (totals then come from the rows)')
+    .addHelpText('after', examples('offramp revenue summary --from 2026-10-01 --to 2026-10-31'));
+
+export type Options = OptionsOf<typeof command>;
 
 const PARALLEL = 4;
 

@@ -1,5 +1,6 @@
 // offramp simulate TX_ID EVENT [--deposit-id ID] [--hash H]: one simulator event, then the
 // resulting snapshot. Staging only: refused on a production profile before any request.
+import { Argument, Command } from '@commander-js/extra-typings';
 import { simulateEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
@@ -10,8 +11,17 @@ import { checkTransactionId } from '../../lib/sandbox/args.js';
 import { explainConflict } from '../../lib/sandbox/conflict.js';
 import { renderTransaction } from '../../lib/tx/render.js';
 import { SIMULATOR_EVENTS, type SimulatorEvent } from '../../lib/vocabulary.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type Options = { txId?: string; event?: string; depositId?: string; hash?: string };
+/** `offramp simulate` itself (its `walk` is in walk.ts). */
+export const command = () =>
+  withArguments(new Command('simulate'), new Argument('[tx_id]', 'transaction id'), new Argument('[event]', `one of: ${SIMULATOR_EVENTS.join(', ')}`))
+    .description('drive a staging transaction through its lifecycle (staging only)')
+    .option('--deposit-id <id>', 'stable simulated deposit id')
+    .option('--hash <hash>', 'simulated blockchain hash')
+    .addHelpText('after', examples('offramp simulate 0b6f…91 deposit.detected', 'offramp simulate walk --outcome completed --settle'));
+
+export type Options = OptionsOf<typeof command>;
 
 const EVENT_LIST = `events: ${SIMULATOR_EVENTS.join(', ')}`;
 

@@ -1,16 +1,25 @@
 // offramp simulate walk [TX_ID] [--outcome O] [--settle]: make a transaction (unless one is
 // given) and drive it to the outcome, one simulator event at a time, showing each status
 // change as it happens and the status history at the end. Staging only.
+import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome, checkTransactionId } from '../../lib/sandbox/args.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
-import { runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type Options = { txId?: string; outcome?: string; settle?: boolean };
+export const command = () =>
+  withArguments(new Command('walk'), new Argument('[tx_id]', 'existing transaction id'))
+    .description('walk a transaction (a new one unless given) to an outcome, step by step')
+    .addOption(new Option('--outcome <outcome>', 'where to end').choices(OUTCOMES).default('completed'))
+    .option('--settle', 'also send payout.settled after completion')
+    .addHelpText('after', examples('offramp simulate walk', 'offramp simulate walk 0b6f…91 --outcome refunded'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);

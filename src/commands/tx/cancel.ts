@@ -3,6 +3,7 @@
 // Idempotency-Key is printed so a cancel that got no answer can be retried as the same
 // intent. A 409 (status no longer cancellable) exits 5 naming the current status.
 import { randomUUID } from 'node:crypto';
+import { Argument, Command } from '@commander-js/extra-typings';
 import { cancelTransaction, transactionById } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
@@ -11,8 +12,15 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type CancelOptions = { id?: string; idempotencyKey?: string };
+export const command = () =>
+  withArguments(new Command('cancel'), new Argument('[id]', 'transaction id (asked for on a terminal when left out)'))
+    .description('cancel a transaction that has not received a deposit')
+    .option('--idempotency-key <key>', 'reuse a key to retry a cancel safely (default: a fresh UUID)')
+    .addHelpText('after', examples('offramp tx cancel 0b6f…91', 'offramp tx cancel 0b6f…91 --yes'));
+
+export type CancelOptions = OptionsOf<typeof command>;
 
 export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);

@@ -10,6 +10,7 @@
 // exist, says it was not created). Never two transactions: the same key replays the first
 // answer, and the reference is unique.
 import { randomUUID } from 'node:crypto';
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { Declined, UsageError } from '../../lib/errors.js';
 import {
@@ -33,18 +34,29 @@ import { writeJson } from '../../lib/output/json.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type CreateOptions = {
-  quote?: string;
-  fiatAmount?: string;
-  token?: string;
-  network?: string;
-  ref?: string;
-  merchantId?: string;
-  terminalId?: string;
-  sellerPhone?: string;
-  idempotencyKey?: string;
-};
+export const command = () =>
+  new Command('create')
+    .description('create a transaction and get its deposit address')
+    .option('--quote <id>', 'quote mode: a quote id from `offramp quote`')
+    .option('--fiat-amount <amount>', 'direct mode: amount in NGN')
+    .option('--token <symbol>', 'direct mode: token, e.g. usdt')
+    .option('--network <network>', 'deposit network (both modes)')
+    .option('--ref <merchant_reference>', 'your unique reference for this transaction (required)')
+    .option('--merchant-id <id>', 'merchant identifier')
+    .option('--terminal-id <id>', 'terminal identifier')
+    .option('--seller-phone <phone>', 'seller phone number (metadata)')
+    .option('--idempotency-key <key>', 'reuse a key to retry a create safely (default: a fresh UUID)')
+    .addHelpText(
+      'after',
+      examples(
+        'offramp tx create --fiat-amount 150000 --token usdt --network bep20 --ref order-1042',
+        'offramp tx create --quote 6f1c…e2 --network bep20 --ref order-1043',
+      ),
+    );
+
+export type CreateOptions = OptionsOf<typeof command>;
 
 /** The emulator's bounds, and sane ones for identifiers and a phone number. */
 const MAX_ID_LENGTH = 128;

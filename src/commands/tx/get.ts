@@ -1,11 +1,19 @@
 // offramp tx get ID | offramp tx get --ref MERCHANT_REFERENCE
 // The full snapshot, grouped as transaction / deposit / partner fields; `—` for null.
+import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type GetOptions = { id?: string; ref?: string };
+export const command = () =>
+  withArguments(new Command('get'), new Argument('[id]', 'transaction id'))
+    .description('show one transaction, by id or by your reference')
+    .option('--ref <merchant_reference>', 'look up by merchant reference instead')
+    .addHelpText('after', examples('offramp tx get 0b6f…91', 'offramp tx get --ref order-1042 --json'));
+
+export type GetOptions = OptionsOf<typeof command>;
 
 export async function run(opts: GetOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);

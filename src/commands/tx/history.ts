@@ -1,12 +1,19 @@
 // offramp tx history ID
 // Every status change: from → to, when, reason, metadata.
+import { Argument, Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type HistoryOptions = { id?: string };
+export const command = () =>
+  withArguments(new Command('history'), new Argument('[id]', 'transaction id (asked for on a terminal when left out)'))
+    .description("show a transaction's status history")
+    .addHelpText('after', examples('offramp tx history 0b6f…91'));
+
+export type HistoryOptions = OptionsOf<typeof command>;
 
 export async function run(opts: HistoryOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);

@@ -2,6 +2,7 @@
 // One page (the next cursor on stderr when more remain), or with --all every page,
 // streamed: rows are written as each page arrives, never collected first. Filters are
 // sent to the service and applied again to what comes back (src/lib/client/filters.ts).
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
@@ -10,8 +11,20 @@ import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import { windowFilter } from '../../lib/input/window.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type ListOptions = { status?: string; from?: string; to?: string; limit?: string; cursor?: string; all?: boolean };
+export const command = () =>
+  new Command('list')
+    .description('list transactions, newest first')
+    .option('--status <status>', 'only transactions in this status')
+    .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
+    .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
+    .option('--limit <n>', 'page size, 1 to 100 (default 20)')
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .option('--all', 'follow every page to the end (streams)')
+    .addHelpText('after', examples('offramp tx list --limit 10', 'offramp tx list --status completed --from 2026-11-01 --all -o ndjson'));
+
+export type ListOptions = OptionsOf<typeof command>;
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);

@@ -5,13 +5,13 @@
 // --until (default: any terminal status) is reached, 8 when the transaction ends in a
 // different terminal status, 7 when the global --timeout (the overall deadline here)
 // passes first.
+import { Argument, Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { isTerminal } from '../../lib/lifecycle.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
-import { chalkFor, statusColor } from '../../lib/output/render.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { localTime } from '../../lib/output/time.js';
 import { paint } from '../../lib/output/sanitize.js';
@@ -20,8 +20,18 @@ import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { MAX_TIMER_MS } from '../../lib/client/transport.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
 import { statusHistory } from '../../lib/answers.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type WatchOptions = { id?: string; ref?: string; until?: string; interval?: string | number };
+export const command = () =>
+  withArguments(new Command('watch'), new Argument('[id]', 'transaction id'))
+    .description('poll a transaction and show each status change until it ends')
+    .option('--ref <merchant_reference>', 'watch by merchant reference')
+    .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
+    .option('--interval <ms>', 'poll interval in ms', '2000')
+    .addHelpText('after', '\n--timeout MS (global) is, for watch, the overall deadline (exit 7 when it passes).')
+    .addHelpText('after', examples('offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 600000'));
+
+export type WatchOptions = OptionsOf<typeof command>;
 
 /** Polling faster than this helps nobody and counts against the rate limit. */
 export const MIN_INTERVAL_MS = 100;
@@ -44,7 +54,10 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
   const api = deadline === undefined ? unbounded : unbounded.withBudget(() => deadline - ctx.now().getTime());
   const reads: Context = { ...ctx, api: async () => api };
   const spinner = format === 'table' ? await startSpinner(ctx.io, 'reading the transaction') : undefined;
+  // The table renderer (chalk, cli-table3) only when this command runs: `tx get --json` loads this module too.
+  const { chalkFor, statusColor } = await import('../../lib/output/render.js');
   const c = chalkFor(ctx.io);
+  const color = (status: string) => statusColor(c, status);
   const goal = until ?? 'a terminal status';
 
   let tx: Transaction | undefined;
@@ -64,7 +77,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
       if (changed) {
         seen = tx.status;
         spinner?.clear();
-        showChange(ctx, format, tx, c);
+        showChange(ctx, format, tx, color);
         if (spinner) spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}, waiting for ${goal}`);
         spinner?.render();
       }
@@ -87,7 +100,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
             if (tx.status !== seen) {
               seen = tx.status;
               spinner?.clear();
-              showChange(ctx, format, tx, c);
+              showChange(ctx, format, tx, color);
             }
           }
           spinner?.stop();
@@ -115,11 +128,11 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
   }
 }
 
-function showChange(ctx: Context, format: string, tx: Transaction, c: ReturnType<typeof chalkFor>): void {
+function showChange(ctx: Context, format: string, tx: Transaction, color: (status: string) => string): void {
   if (format === 'ndjson') return writeNdjsonLine(ctx.io, tx);
   if (format !== 'table') return;
   const when = ctx.io.stdoutIsTTY ? localTime(tx.updated_at) : tx.updated_at;
-  const status = paint(tx.status, (s) => statusColor(c, s));
+  const status = paint(tx.status, color);
   const deposit = tx.deposit_status ? `  deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
   ctx.io.print([`${when}  `, status, `${deposit}${confirmations}`]);

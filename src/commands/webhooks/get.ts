@@ -2,14 +2,21 @@
 // One event's delivery telemetry. The spec is explicit that this read "reports delivery
 // state only and does not return the payload", so the table says where a payload can be
 // found instead (a listener's store, or a replay to an endpoint that keeps it).
+import { Argument, Command } from '@commander-js/extra-typings';
 import { webhookEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
 import { uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type Options = { eventId?: string };
+export const command = () =>
+  withArguments(new Command('get'), new Argument('[event_id]', 'event id (asked for on a terminal when left out)'))
+    .description("show an event's delivery telemetry (the service keeps no payload)")
+    .addHelpText('after', examples('offramp webhooks get 5d0e…7a'));
+
+export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);

@@ -5,6 +5,7 @@
 // next_cursor to the end, streaming. --json prints the API's data: the page object for one
 // page, an array of every event with --all; -o ndjson prints one event per line.
 import { once } from 'node:events';
+import { Command } from '@commander-js/extra-typings';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
@@ -14,9 +15,23 @@ import { renderTable, type Column } from '../../lib/output/render.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
-import { eventFilters, type EventFilterFlags } from '../../lib/webhooks/filters.js';
+import { eventFilters } from '../../lib/webhooks/filters.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type Options = EventFilterFlags & { limit?: string; cursor?: string; all?: boolean };
+export const command = () =>
+  new Command('list')
+    .description('list webhook events with their delivery status')
+    .option('--tx <id>', 'only events about this transaction')
+    .option('--type <type>', 'only this event type')
+    .option('--status <status>', "only this delivery status (the emulator's: pending, delivered, failed)")
+    .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
+    .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
+    .option('--limit <n>', 'page size, 1 to 100 (default 20)')
+    .option('--cursor <cursor>', 'continue from a previous page')
+    .option('--all', 'follow every page to the end')
+    .addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f…91'));
+
+export type Options = OptionsOf<typeof command>;
 
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
 

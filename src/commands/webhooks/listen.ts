@@ -11,6 +11,7 @@
 // the profile's saved choice (`offramp conform --save`), pins one.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
@@ -23,19 +24,31 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type Options = {
-  port?: string;
-  secret?: string;
-  store?: string;
-  forwardTo?: string;
-  forwardCa?: string;
-  forwardInsecure?: boolean;
-  events?: string;
-  strict?: boolean;
-  scheme?: string;
-  tolerance?: string;
-};
+export const command = () =>
+  new Command('listen')
+    .description('receive webhooks locally: verify, deduplicate, store, show')
+    .option('--port <port>', 'port on 127.0.0.1', '8787')
+    .option('--secret <secret>', 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)')
+    .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', 'webhooks.ndjson')
+    .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
+    .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
+    .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
+    .option('--events <types>', 'show and forward only these event types, comma-separated (family.* allowed); all are stored')
+    .option('--strict', 'with --forward-to: exit 8 when the app is still owed events at exit')
+    .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
+    .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300')
+    .addHelpText(
+      'after',
+      examples(
+        'offramp webhooks listen --port 8787',
+        'offramp webhooks listen --forward-to http://127.0.0.1:3000/webhooks --events transaction.completed,payout.settled',
+        'offramp webhooks listen --forward-to https://localhost:3443/hooks --forward-ca ./dev-cert.pem --strict',
+      ),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 /** --tolerance ceiling: a day; beyond that a timestamp no longer guards against replays. */
 const MAX_TOLERANCE_SEC = 86_400;

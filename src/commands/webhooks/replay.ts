@@ -7,6 +7,7 @@
 // never shows another event's result under the id that was asked. When some do not
 // replay, they are named on stderr and the exit code is theirs (4 when all were not
 // found, and so on), 1 when they failed in different ways. On a production profile it asks first (--yes skips).
+import { Argument, Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { replayEvent } from '../../lib/answers.js';
 import type { Context } from '../../lib/context.js';
@@ -20,16 +21,20 @@ import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
 import { eventFilters, openValue } from '../../lib/webhooks/filters.js';
 import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
 
-export type Options = {
-  eventIds?: string[];
-  failed?: boolean;
-  failedStatus?: string;
-  tx?: string;
-  from?: string;
-  to?: string;
-  concurrency?: string;
-};
+export const command = () =>
+  withArguments(new Command('replay'), new Argument('[event_ids...]', 'events to replay'))
+    .description('requeue events for redelivery (same event ids)')
+    .option('--failed', 'replay every event whose delivery failed (narrow with --tx/--from/--to)')
+    .option('--tx <id>', 'with --failed: only events about this transaction')
+    .option('--from <date>', 'with --failed: created at or after')
+    .option('--to <date>', 'with --failed: created at or before')
+    .option('--failed-status <value>', "the delivery_status --failed means (default: the profile's, else failed)")
+    .option('--concurrency <n>', 'replays sent at once', '4')
+    .addHelpText('after', examples('offramp webhooks replay 5d0e…7a 91aa…03', 'offramp webhooks replay --failed --from 2026-11-01'));
+
+export type Options = OptionsOf<typeof command>;
 
 type Target = { event_id: string; event_type?: string; aggregate_id?: string };
 type Outcome = { target: Target; result?: ReplayResult; error?: unknown };

@@ -9,6 +9,7 @@
 // printed; exit 8 (a check failed) when the app answered non-2xx to any delivery, 7 when
 // some got no answer at all. docs/webhooks.md describes the requests.
 import { randomInt } from 'node:crypto';
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
@@ -21,17 +22,28 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type Options = {
-  fromStore?: string;
-  to?: string;
-  secret?: string;
-  scheme?: string;
-  events?: string;
-  duplicate?: string;
-  shuffle?: boolean;
-  delay?: string;
-};
+export const command = () =>
+  new Command('resend')
+    .description("re-sign stored events and deliver them to your app, duplicated, shuffled and late on request")
+    .option('--from-store <file>', 'a `webhooks listen` store: the events to send')
+    .option('--to <url>', "your app's webhook endpoint")
+    .option('--secret <secret>', 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+    .option('--scheme <name>', "sign under this scheme of the catalogue (default: the profile's, else hmac-sha256-hex)")
+    .option('--events <types>', 'only these event types, comma-separated (family.* allowed)')
+    .option('--duplicate <n>', 'send each event n more times (same id, same body)', '0')
+    .option('--shuffle', 'send in random order (copies included)')
+    .option('--delay <min-maxms>', 'wait a random time in this range before each delivery, like 100-2000ms')
+    .addHelpText(
+      'after',
+      examples(
+        'offramp webhooks resend --from-store webhooks.ndjson --to http://127.0.0.1:3000/webhooks',
+        'offramp webhooks resend --from-store webhooks.ndjson --to http://127.0.0.1:3000/webhooks --duplicate 2 --shuffle --delay 50-500ms',
+      ),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 /** --duplicate ceiling: enough to prove idempotency, not enough to flood an app by a typo. */
 const MAX_DUPLICATES = 100;

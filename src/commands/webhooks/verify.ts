@@ -11,6 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, UsageError } from '../../lib/errors.js';
@@ -19,17 +20,22 @@ import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { parseStoredLine, type StoredEvent } from '../../lib/webhooks/store.js';
+import { examples, type OptionsOf } from '../command.js';
 
-export type Options = {
-  secret?: string;
-  signature?: string;
-  file?: string;
-  scheme?: string;
-  tolerance?: string;
-  detect?: boolean;
-  fromStore?: string;
-  event?: string;
-};
+export const command = () =>
+  new Command('verify')
+    .description('check the signature of one delivery offline (body on stdin by default)')
+    .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+    .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
+    .option('--file <body>', 'read the raw body from this file')
+    .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
+    .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300')
+    .option('--detect', 'print every scheme (and which secret) the delivery verifies under')
+    .option('--from-store <file>', "take body and signature from a `webhooks listen` store (the last event, or --event)")
+    .option('--event <id>', 'with --from-store: the event to check')
+    .addHelpText('after', examples('offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'));
+
+export type Options = OptionsOf<typeof command>;
 
 /** --tolerance ceiling, as for `webhooks listen`: a day. */
 const MAX_TOLERANCE_SEC = 86_400;

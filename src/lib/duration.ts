@@ -1,5 +1,5 @@
-// Durations as people write them for `clock advance` and the control plane: a number and a
-// unit, or several (`31m`, `1h30m`, `90s`, `500ms`, `2d`). A bare number is refused: "30"
+// Durations as people write them, for `offramp emulator clock advance` and the emulator's
+// control plane alike: a number and a unit, or several (`31m`, `1h30m`, `90s`, `500ms`, `2d`). A bare number is refused: "30"
 // could mean seconds or minutes, and a clock moved by the wrong one silently passes (or
 // misses) a deadline.
 

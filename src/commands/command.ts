@@ -1,0 +1,78 @@
+// How a command is written. Each command's file exports its commander definition,
+// `command()`, and `run(opts, ctx)`, which knows nothing of parsing (README.md,
+// "Development"). `run`'s options type is derived from the definition
+// (OptionsOf): @commander-js/extra-typings infers each flag's key and type from its
+// .option() call, so a renamed or retyped flag is a compile error where `run` reads it.
+// Positional arguments reach `run` under their own names too (withArguments).
+import type { Argument, Command, CommandUnknownOpts, InferArgument, OptionValues } from '@commander-js/extra-typings';
+import type { Context } from '../lib/context.js';
+
+/** Runs a command with a context built for it (src/cli.ts); `invoke` calls its `run`. */
+export type Runtime = {
+  run(cmd: CommandUnknownOpts, invoke: (ctx: Context) => Promise<number | void>): Promise<void>;
+};
+
+type Resolve<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
+
+/**
+ * What `run` is given: the command's flags and positional arguments, and the options of a
+ * parent command it declared it reads (the third type argument of its Command, as in
+ * `new Command<[], {}, Pick<EmulatorFlags, 'adminToken'>>('reset')`).
+ */
+export type OptionsOf<F extends () => CommandUnknownOpts> = ReturnType<F> extends Command<unknown[], infer O, infer G> ? Resolve<O & G> : never;
+
+/** A command's module: its definition and what it does. */
+export type CommandModule<A extends unknown[], O extends OptionValues, G extends OptionValues> = {
+  command(): Command<A, O, G>;
+  run(opts: Resolve<O & G>, ctx: Context): Promise<number | void>;
+};
+
+/**
+ * The command of `module`, whose action hands `run` its options and the context. The
+ * options are the command's own, over those of the commands above it (a parent's flag,
+ * such as `emulator --admin-token`, may stand anywhere on the line), each positional
+ * argument under its name.
+ */
+export function verb<A extends unknown[], O extends OptionValues, G extends OptionValues>(module: CommandModule<A, O, G>, runtime: Runtime): Command<A, O, G> {
+  const cmd = module.command();
+  return cmd.action(async () => {
+    cmd.registeredArguments.forEach((arg, i) => cmd.setOptionValue(argumentKey(arg.name()), cmd.processedArgs[i]));
+    await runtime.run(cmd, (ctx) => module.run({ ...cmd.optsWithGlobals(), ...cmd.opts() }, ctx));
+  });
+}
+
+/** A command with commands below it (`tx`): its module builds it, its commands wired in. */
+export type GroupModule = { command(runtime: Runtime): CommandUnknownOpts };
+
+/** The command of a top-level module: a group, or a command that runs. */
+export function build(module: GroupModule | CommandModule<any, any, any>, runtime: Runtime): CommandUnknownOpts {
+  return 'run' in module ? verb(module, runtime) : module.command(runtime);
+}
+
+/** `[event_ids...]` → `eventIds`: the key of a positional argument's value among the options. */
+export function argumentKey(name: string): string {
+  return name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+}
+
+type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+type KeyOf<Usage extends string> = Usage extends `${'<' | '['}${infer N}${'>' | ']'}` ? Camel<N extends `${infer V}...` ? V : N> : Camel<Usage>;
+type AnyArgument = Argument<string, any, any, any, any>;
+type ValueOf<X> = X extends Argument<infer U, infer D, infer C, infer R, infer Ch> ? InferArgument<U, D, C, R, Ch> : never;
+type Values<A extends readonly AnyArgument[]> = { -readonly [I in keyof A]: ValueOf<A[I]> };
+type Named<A extends readonly AnyArgument[]> = { [X in A[number] as X extends Argument<infer U, any, any, any, any> ? KeyOf<U> : never]: ValueOf<X> };
+
+/**
+ * `cmd` with positional arguments `args`, in order: each one's value is among `run`'s
+ * options under its name in camel case (`[event_ids...]` → `eventIds`), typed as
+ * commander parses it. (Commander's own .argument() keeps no name in its type.)
+ */
+export function withArguments<G extends OptionValues, const A extends readonly AnyArgument[]>(cmd: Command<[], {}, G>, ...args: A): Command<Values<A> & unknown[], Named<A>, G>;
+export function withArguments(cmd: CommandUnknownOpts, ...args: AnyArgument[]): CommandUnknownOpts {
+  for (const arg of args) cmd.addArgument(arg);
+  return cmd;
+}
+
+/** The `Examples:` block at the end of a command's help. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+}

@@ -1,0 +1,103 @@
+// The `offramp` program's own flags, which every command sees, and how a command line
+// names its top-level command. Loaded by every run, so it loads nothing else: the
+// commands themselves are in program.ts.
+import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
+import { FORMATS } from '../lib/output/format.js';
+import { VERSION_TEXT } from '../version.js';
+
+/** The program with its global flags and settings, and no command yet. */
+export function newProgram(output: OutputConfiguration = {}) {
+  return new Command('offramp')
+    .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
+    .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
+    .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
+    .addOption(
+      new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)').argParser(collect),
+    )
+    .addOption(new Option('--base-url <url>', 'base address including /api/v1/partner'))
+    .option('--json', 'print exactly the API data as JSON')
+    .addOption(new Option('-o, --output <format>', 'output format, where supported').choices(FORMATS))
+    .option('--timeout <ms>', 'per-request timeout in ms', positiveInt, 30_000)
+    .option('--retries <n>', 'retry ceiling for network errors, 429 and 5xx', nonNegativeInt, 3)
+    .option('-v, --verbose', 'HTTP trace on stderr (the API key is always redacted)')
+    .option('-y, --yes', 'skip confirmations')
+    .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--wide', 'tables show every column whole, even wider than the terminal')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput(output);
+}
+
+/** The program, typed with its global flags. */
+export type Program = ReturnType<typeof newProgram>;
+
+/** The global flags as commander parses them. */
+export type GlobalFlags = ReturnType<Program['opts']>;
+
+/**
+ * Adds a top-level command, and gives everything below it the program's output, exit and
+ * suggestion settings, as `.command()` would (`.addCommand()` copies none). `__complete`,
+ * which shell completion runs, is left out of help.
+ */
+export function addTopLevel(program: Program, cmd: CommandUnknownOpts): void {
+  program.addCommand(cmd, { hidden: cmd.name().startsWith('__') });
+  const inherit = (parent: CommandUnknownOpts) => {
+    for (const sub of parent.commands) inherit(sub.copyInheritedSettings(parent));
+  };
+  inherit(program);
+}
+
+/**
+ * The first word of argv that is not a global option or an option's value: the top-level
+ * command it names, if any. An option the program does not know (a typo, combined short
+ * flags) stops the search: the whole program is then loaded and commander reports it.
+ */
+export function commandWord(program: Program, argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (!word.startsWith('-') || word === '-') return word;
+    if (word === '--') return undefined;
+    const [flag] = word.split('=', 1);
+    const option = program.options.find((o) => o.long === flag || o.short === flag);
+    if (!option) return undefined;
+    if ((option.required || option.optional) && !word.includes('=')) i++;
+  }
+  return undefined;
+}
+
+/**
+ * Words a user may type for a command whose name is short or unlike them, which commander's
+ * spelling-distance suggestion cannot reach (`transactions` is far from `tx`; `events`
+ * is nearer to `revenue` than to `webhooks`).
+ */
+const COMMAND_SYNONYMS: Readonly<Record<string, string>> = {
+  transactions: 'tx',
+  transaction: 'tx',
+  trans: 'tx',
+  events: 'webhooks',
+  event: 'webhooks',
+  ledger: 'revenue',
+  simulator: 'simulate',
+};
+
+/** The command a user most likely meant by `word`, when `word` is no command but a synonym of one. */
+export function commandMeant(program: Program, word: string): string | undefined {
+  if (program.commands.some((c) => c.name() === word || c.aliases().includes(word))) return undefined;
+  return Object.hasOwn(COMMAND_SYNONYMS, word) ? COMMAND_SYNONYMS[word] : undefined;
+}
+
+/** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+}
+
+export function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}
