@@ -8,7 +8,7 @@
 // strict as its ESM original was; dist/package.json marks them CommonJS.
 //
 // Dependencies are bundled as they are published: nothing in them is rewritten or
-// substituted, so any release of them can be taken as it comes (README, "Startup").
+// substituted, so any release of them can be taken as it comes (docs/development.md, "Startup").
 import { build, transform } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

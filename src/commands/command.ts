@@ -1,5 +1,5 @@
 // How a command is written. Each command's file exports its commander definition,
-// `command()`, and `run(opts, ctx)`, which knows nothing of parsing (README.md,
+// `command()`, and `run(opts, ctx)`, which knows nothing of parsing (docs/development.md,
 // "Development"). `run`'s options type is derived from the definition
 // (OptionsOf): @commander-js/extra-typings infers each flag's key and type from its
 // .option() call, so a renamed or retyped flag is a compile error where `run` reads it.

@@ -1,5 +1,5 @@
 // offramp openapi [--json]: prints the OpenAPI 3.1 document of the partner API as this
-// project reads it (src/lib/openapi/document.ts; README, "OpenAPI"): YAML, or JSON with
+// project reads it (src/lib/openapi/document.ts; docs/api.md, "OpenAPI"): YAML, or JSON with
 // --json. It is docs/openapi.yaml, and what a running emulator serves at
 // GET /__emulator/openapi.json. No profile, key or request is needed.
 import { Command } from '@commander-js/extra-typings';

@@ -1,4 +1,4 @@
-// Fault injection, to prove a client's recovery (the CLI contract (README), "The emulator"). With
+// Fault injection, to prove a client's recovery (the CLI contract, "The emulator"). With
 // rate r, each authenticated request independently draws a fault with probability r:
 // - reads: a 500 INTERNAL_ERROR or a 503 SERVICE_UNAVAILABLE, half each;
 // - writes (POST): 500, 503, or a dropped connection, a third each. 500 and 503 are

@@ -1,5 +1,5 @@
-// Answers checked against the question (README, "Answers are checked against the
-// question"). Where a request names something its answer must echo (an id, a reference,
+// Answers checked against the question (docs/api.md, "Answers").
+// Where a request names something its answer must echo (an id, a reference,
 // an event id, a window), an answer about anything else is an error of its own,
 // ANSWER_MISMATCH (exit 1), naming both values: it is never printed as the answer to this
 // question. A service, or a cache or proxy in front of it, can answer another request

@@ -2,7 +2,7 @@
 // "Exponential Backoff And Jitter"). Retry n waits at most min(cap, base·2ⁿ); `jitter` is
 // the share of that ceiling drawn at random:
 //
-// - 1 (full jitter, the default): anywhere below the ceiling. The HTTP client (README,
+// - 1 (full jitter, the default): anywhere below the ceiling. The HTTP client (docs/configuration.md,
 //   "Retries and idempotency"), and conform's probes through it.
 // - 0.25: between 75% and 100% of the ceiling, so that the forwarder's delays (and its
 //   queue's pauses) stay what docs/webhooks.md promises app authors, yet a batch of

@@ -1,4 +1,4 @@
-// Errors are types; exit codes are one table (the CLI contract (README), "Exit codes").
+// Errors are types; exit codes are one table (docs/output.md, "Errors and exit codes").
 
 export const EXIT = {
   ok: 0,
@@ -110,7 +110,7 @@ export class Interrupted extends CliError {
 
 /**
  * A confirmation the user answered No: their choice, not a failure and not a usage error.
- * The run ends with exit 0 and says on stderr what did not happen (README, exit codes).
+ * The run ends with exit 0 and says on stderr what did not happen (docs/output.md, "Errors and exit codes").
  * `outcome` names it ("transaction 0b6f… not cancelled"): a bare "cancelled" would read,
  * after `tx cancel`, as if the transaction had been.
  */

@@ -87,7 +87,7 @@ export class IO {
   /**
    * Registers a value that must never be printed on stderr (API key, webhook secret, admin
    * token). One shorter than MIN_SECRET_LENGTH is not: it could be an ordinary word (a key
-   * `test`), and blanking every `test` would garble messages (README, "Secrets").
+   * `test`), and blanking every `test` would garble messages (docs/output.md, "Secrets").
    */
   addSecret(value: string | undefined): void {
     if (!value || value.length < MIN_SECRET_LENGTH || this.secrets.has(value)) return;
@@ -170,7 +170,7 @@ export class IO {
   }
 }
 
-/** Secrets shorter than this are not redacted (README, "Secrets"). */
+/** Secrets shorter than this are not redacted (docs/output.md, "Secrets"). */
 export const MIN_SECRET_LENGTH = 8;
 
 /** The ways a secret can be spelled in a message: as is, JSON-escaped, URL-encoded, as a URL password, terminal-safe. */

@@ -5,7 +5,7 @@
 //
 // the spec gives create → awaiting_deposit, order_filled → completed (`order:settled`),
 // cancel refused on completed, and "invalid simulator step → 409". Every other edge is
-// "not shown"; the ones below are our choice, listed in the README.
+// "not shown"; the ones below are our choice, listed in docs/emulator.md, "Lifecycle".
 import type { SimulatorEvent, TransactionStatus } from './vocabulary.js';
 
 export type Step = { to: TransactionStatus; reason: string };

@@ -41,7 +41,7 @@ const TIMEOUT_MS = 1000;
 /**
  * Attempts a command may make in sequence against a silent service: one, but for tx
  * create, whose recovery reads the reference, sends the create again with its key and reads
- * once more (README, "Retries and idempotency"), each bounded by --timeout.
+ * once more (docs/configuration.md, "Retries and idempotency"), each bounded by --timeout.
  */
 const attemptsOf = (args: string) => (args.startsWith('tx create') ? 4 : 1);
 /** What a command may take beyond its one attempt: start-up, the loaded machine. */

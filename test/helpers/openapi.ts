@@ -1,5 +1,5 @@
 // Every answer the emulator gives in the tests is held to the OpenAPI document
-// (docs/openapi.yaml; README, "OpenAPI"): the helpers that start an emulator
+// (docs/openapi.yaml; docs/api.md, "OpenAPI"): the helpers that start an emulator
 // (emulatorFor, startApi, startVariant) pass `holdToDocument` as its `onAnswer`, which
 // checks each answer's status, content type, declared headers and body with ajv (JSON
 // Schema 2020-12, formats on), and the test during which an answer broke the document

@@ -73,7 +73,7 @@ export function leftovers(tmp: string): string[] {
   return readdirSync(tmp).filter((name) => name.startsWith('offramp-'));
 }
 
-/** Where a resumable export to `out` keeps its spools and checkpoint (README, "revenue export"). */
+/** Where a resumable export to `out` keeps its spools and checkpoint (docs/finance.md, "revenue export"). */
 export const resumeDirOf = (out: string) => `${out}.offramp-resume`;
 
 /** Files in `dir` named like FILE's temporary file. */

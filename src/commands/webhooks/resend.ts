@@ -99,7 +99,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   );
 
   const c = chalkFor(io, 'out');
-  // Each delivery within --timeout as a whole, and its answer read up to the cap (README, "Timeouts and limits").
+  // Each delivery within --timeout as a whole, and its answer read up to the cap (docs/configuration.md, "Timeouts and limits").
   const transport = new Transport({ timeoutMs: ctx.globals.timeout, maxBytes: maxResponseBytes(ctx.env), connections: 1, keepAliveTimeout: 4000 });
   const results: ResendResult[] = [];
   try {

@@ -9,7 +9,7 @@ export class ProxyError extends NetworkError {
   override readonly code = 'PROXY';
 }
 
-/** A 2xx answer longer than the cap on one answer: not read further (README, "Timeouts and limits"). */
+/** A 2xx answer longer than the cap on one answer: not read further (docs/configuration.md, "Timeouts and limits"). */
 export class ResponseTooLarge extends CliError {
   constructor(
     message: string,

@@ -7,8 +7,8 @@
 // and exposes no per-attempt hook for the --verbose trace.
 //
 // Each attempt is one exchange of transport.ts: one deadline over every phase, the answer
-// capped in size (README, "Timeouts and limits"). Which proxy, if any, is decided once per
-// client by proxy.ts, from the environment as curl reads it (README, "Proxies").
+// capped in size (docs/configuration.md, "Timeouts and limits"). Which proxy, if any, is decided once per
+// client by proxy.ts, from the environment as curl reads it (docs/configuration.md, "Proxies").
 import * as z from 'zod/mini';
 import { backoffDelay } from '../backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
@@ -33,7 +33,7 @@ export type HttpOptions = {
   trace?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
-  /** Where proxy variables are read (README, "Proxies"); without it, requests go direct. */
+  /** Where proxy variables are read (docs/configuration.md, "Proxies"); without it, requests go direct. */
   env?: NodeJS.ProcessEnv;
   /** Cap on one answer's body (OFFRAMP_MAX_RESPONSE_BYTES); default DEFAULT_MAX_RESPONSE_BYTES. */
   maxResponseBytes?: number;
@@ -315,7 +315,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The longest Retry-After honoured anywhere (README, "Retries and idempotency"). */
+/** The longest Retry-After honoured anywhere (docs/configuration.md, "Retries and idempotency"). */
 export const RETRY_AFTER_CAP_MS = 60_000;
 
 /**

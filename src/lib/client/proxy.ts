@@ -1,5 +1,5 @@
 // Which proxy a request to the service goes through, read from the environment as curl
-// reads it (README, "Proxies"). This is the one place that decides it: the HTTP client
+// reads it (docs/configuration.md, "Proxies"). This is the one place that decides it: the HTTP client
 // dispatches through what `resolveProxy` says, and `doctor` shows the same answer.
 //
 // - An http:// URL uses `http_proxy`; curl never reads upper-case HTTP_PROXY, which a CGI

@@ -1,4 +1,4 @@
-// Text from the service that was not UTF-8 (README, "Timeouts and limits"): the answer is
+// Text from the service that was not UTF-8 (docs/configuration.md, "Timeouts and limits"): the answer is
 // still used, with U+FFFD where the bad bytes were, and the user is told once per answer
 // which fields of which records were affected.
 

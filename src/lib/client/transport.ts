@@ -1,4 +1,4 @@
-// One exchange with a server, bounded in time and in size (README, "Timeouts and limits"):
+// One exchange with a server, bounded in time and in size (docs/configuration.md, "Timeouts and limits"):
 // the HTTP client's attempts and the webhook forwarder's go through here.
 //
 // - One deadline covers every phase: DNS, TCP connect, the proxy's CONNECT, TLS, headers,

@@ -1,7 +1,7 @@
 // User input for every command: validators that return a problem (or null) so the same
 // rule checks a flag and validates a prompt as the user types, parsers that turn a
 // problem into a UsageError naming the flag, and `ask`, the one rule for a missing value
-// (the CLI contract (README), "Global behaviour"): prompt when the session is interactive,
+// (the CLI contract, "Global behaviour"): prompt when the session is interactive,
 // otherwise exit 2 naming the flag. Nothing here sends a request.
 //
 //   uuidProblem / referenceProblem / idempotencyKeyProblem / symbolProblem → string | null

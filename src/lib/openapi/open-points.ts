@@ -79,7 +79,7 @@ export const OPEN = {
     point: 'webhook signature',
     emulator: 'lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook secret',
     service: 'base64, SHA-512, a sha256= prefix, t=<unix>,v1=<hex> over "<t>.<body>"',
-    cli: 'webhooks listen and verify accept any scheme of the catalogue (README, "Webhook signatures") and say which matched; --scheme or the profile pins one',
+    cli: 'webhooks listen and verify accept any scheme of the catalogue (docs/webhooks.md, "Webhook signatures") and say which matched; --scheme or the profile pins one',
   },
   idempotencyKey: {
     point: 'idempotency key bounds',

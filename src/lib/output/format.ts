@@ -8,7 +8,7 @@ const TABLE_JSON = ['table', 'json'] as const;
 const LISTED = ['table', 'json', 'ndjson'] as const;
 
 /**
- * The formats each command takes with -o, its default first (README, "Output formats"):
+ * The formats each command takes with -o, its default first (docs/output.md, "Output formats"):
  * `main` refuses any other before the command runs, and shell completion offers only
  * these. A command not listed prints no data of its own in a format: -o json there is
  * --json (errors as the JSON envelope), and nothing else is taken.

@@ -1,5 +1,5 @@
 // Text from outside (the service, a store, a file, stdin) never drives the terminal: every
-// control character is shown in a visible notation instead of being interpreted (README,
+// control character is shown in a visible notation instead of being interpreted (docs/output.md,
 // "Text from outside"):
 //
 //   \n \r \t   line feed, carriage return, tab

@@ -1,4 +1,4 @@
-// The revenue export as a pipeline (README, "revenue export"). The window's slices
+// The revenue export as a pipeline (docs/finance.md, "revenue export"). The window's slices
 // (slices.ts) are read in ledger order, up to 16 at once (p-limit), each following its
 // cursor page by page into a spool file of its own (its rows as NDJSON); the spools are read back
 // in ledger order, each once every earlier one is, into the format stage (row-format.ts,

@@ -1,4 +1,4 @@
-// What a resumable export (--resume) keeps, and where (README, "revenue export"): beside
+// What a resumable export (--resume) keeps, and where (docs/finance.md, "revenue export"): beside
 // FILE, a directory FILE.offramp-resume (mode 0700, yours alone) holding the spool of every
 // slice (its rows as NDJSON, files 0600), `checkpoint.json`, and, while a run holds it, a
 // `lock` with that run's pid (src/lib/pid-lock.ts).

@@ -1,4 +1,4 @@
-// Creating a transaction safely (the CLI contract (README), "Behaviour that matters"): one
+// Creating a transaction safely (the CLI contract, "Behaviour that matters"): one
 // Idempotency-Key for every attempt, and when a create gets no answer the reference
 // decides what happened. Used by `tx create` and by the sandbox walk.
 import { checkCreated, createDifferences, transactionByReference } from '../answers.js';
@@ -21,7 +21,7 @@ export type RecoveryOptions = {
 };
 
 /**
- * The create, and what happens when it gets no answer (the CLI contract (README), "Behaviour that
+ * The create, and what happens when it gets no answer (the CLI contract, "Behaviour that
  * matters"): look the reference up; if absent, send the same create again with the same
  * key; if still unknown, exit 7 with the command to retry.
  */

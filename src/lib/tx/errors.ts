@@ -38,7 +38,7 @@ export function describe(err: unknown): string {
 
 /**
  * `describe` for one run of notes: a message already quoted is named, not quoted again, so
- * a service that fails every step with the same long text is shown it once (README,
+ * a service that fails every step with the same long text is shown it once (docs/configuration.md,
  * "Timeouts and limits").
  */
 export function describeOnce(): (err: unknown) => string {
