@@ -10,7 +10,7 @@ import { Chalk } from 'chalk';
 import { fitWidths, layout, shorten } from '../../src/lib/output/render.js';
 import { deliveryLine, lineStyle } from '../../src/lib/webhooks/describe.js';
 import type { DeliveryInfo } from '../../src/lib/webhooks/receiver.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runInPty } from '../helpers/pty.js';
@@ -66,7 +66,7 @@ describe('tables at 80 columns', { timeout: 60_000 }, () => {
     const wide = await runInPty(['tx', 'list', '--wide'], emu.env, 20_000, 80).done;
     expect(wide.output).toContain(ids[0]!);
     expect(wide.output).toContain(LONG_REF);
-    const piped = await runCli(['tx', 'list'], { env: emu.env });
+    const piped = await runMain(['tx', 'list'], { env: emu.env });
     expect(piped.stdout).toContain(ids[0]!);
     expect(piped.stdout).toContain(LONG_REF);
     expect(piped.stdout).toMatch(/CRYPTO/);
