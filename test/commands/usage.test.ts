@@ -49,4 +49,16 @@ describe('usage errors', () => {
     expect(walk.code).toBe(2);
     expect(walk.stderr).toBe('error: USAGE: -o ndjson is not supported by this command\nhint: use one of: table, json\n');
   });
+
+  it('an unknown command exits 2 with a suggestion', async () => {
+    const r = await runMain(['tx', 'cretae']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/error: USAGE: unknown command 'cretae'/);
+    expect(r.stderr).toMatch(/Did you mean create\?/);
+  });
+
+  it('a bad global number exits 2 before anything is sent', async () => {
+    const r = await runMain(['--timeout', 'soon', 'tx', 'list']);
+    expect(r.code).toBe(2);
+  });
 });
