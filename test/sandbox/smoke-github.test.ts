@@ -1,10 +1,9 @@
-// `offramp smoke --report github` through the built binary: an `::error` annotation per
-// failed invariant on stdout, a markdown table appended to $GITHUB_STEP_SUMMARY, and
-// --junit written beside them as before.
+// `offramp smoke --report github`, in process (main → command → client): an `::error`
+// annotation per failed invariant on stdout, a markdown table appended to
+// $GITHUB_STEP_SUMMARY, and --junit written beside them as before.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { findAll, parseXml } from '../helpers/xml.js';
@@ -27,7 +26,7 @@ describe('offramp smoke --report github', () => {
     const summary = join(emu.home.dir, 'step-summary.md');
     writeFileSync(summary, '## earlier step\n');
     const junit = join(emu.home.dir, 'smoke-github.xml');
-    const r = await runCli(['smoke', '--report', 'github', '--junit', junit], { env: { ...emu.env, GITHUB_STEP_SUMMARY: summary } });
+    const r = await runMain(['smoke', '--report', 'github', '--junit', junit], { env: { ...emu.env, GITHUB_STEP_SUMMARY: summary } });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('::error');
     expect(r.stdout).toContain('5 checks: 5 passed, 0 failed, 0 skipped');
@@ -48,7 +47,7 @@ describe('offramp smoke --report github', () => {
     try {
       const summary = join(emu.home.dir, 'failed-summary.md');
       const junit = join(emu.home.dir, 'failed.xml');
-      const r = await runCli(['smoke', '--report', 'github', '--junit', junit], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl, GITHUB_STEP_SUMMARY: summary } });
+      const r = await runMain(['smoke', '--report', 'github', '--junit', junit], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl, GITHUB_STEP_SUMMARY: summary } });
       expect(r.code).toBe(8);
       const annotations = r.stdout.split('\n').filter((l) => l.startsWith('::'));
       expect(annotations).toHaveLength(1);
@@ -68,7 +67,7 @@ describe('offramp smoke --report github', () => {
   it('with --json the annotations go to stderr and stdout stays the JSON report; no summary file, no summary', async () => {
     const proxy = await breakingProxy(emu.emulator.origin, breakLedger);
     try {
-      const r = await runCli(['smoke', '--report', 'github', '--json'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl, GITHUB_STEP_SUMMARY: '' } });
+      const r = await runMain(['smoke', '--report', 'github', '--json'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl, GITHUB_STEP_SUMMARY: '' } });
       expect(r.code).toBe(8);
       expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
       expect(r.stderr).toMatch(/^::error title=offramp smoke%3A ledger-row::/m);

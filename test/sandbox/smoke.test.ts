@@ -1,10 +1,10 @@
-// `offramp smoke` through the built binary: a clean run against the emulator, then each
-// invariant broken on its own by a proxy in front of the emulator.
+// `offramp smoke` in process (main → command → client → emulator): a clean run against
+// the emulator, then each invariant broken on its own by a proxy in front of the emulator.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { emulatorFor } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 import { findAll, parseXml } from '../helpers/xml.js';
 import { breakingProxy, type Breakage } from './breaking-proxy.js';
 
@@ -21,7 +21,7 @@ type Report = { ok: boolean; outcome: string; transaction_id: string; checks: { 
 describe('offramp smoke', () => {
   it('passes against the emulator: readable report, exit 0, well-formed JUnit', async () => {
     const junit = join(emu.home.dir, 'reports', '..', 'smoke.xml');
-    const r = await runCli(['smoke', '--junit', junit], { env: emu.env });
+    const r = await runMain(['smoke', '--junit', junit], { env: emu.env });
     expect(r.stderr).not.toMatch(/error:/);
     expect(r.code).toBe(0);
     for (const id of IDS) expect(r.stdout).toMatch(new RegExp(`^PASS  ${id}: `, 'm'));
@@ -39,7 +39,7 @@ describe('offramp smoke', () => {
   });
 
   it('--json gives a machine report; other outcomes skip the completed-only checks', async () => {
-    const r = await runCli(['smoke', '--outcome', 'refunded', '--json'], { env: emu.env });
+    const r = await runMain(['smoke', '--outcome', 'refunded', '--json'], { env: emu.env });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
     expect(report).toMatchObject({ ok: true, outcome: 'refunded' });
@@ -118,7 +118,7 @@ describe('offramp smoke', () => {
     const proxy = await breakingProxy(emu.emulator.origin, breakage);
     try {
       const junit = join(emu.home.dir, `smoke-${id}-${Date.now()}.xml`);
-      const r = await runCli(['smoke', '--json', '--junit', junit], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      const r = await runMain(['smoke', '--json', '--junit', junit], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
       expect(r.code).toBe(8);
       const report = JSON.parse(r.stdout) as Report;
       expect(report.ok).toBe(false);
@@ -139,7 +139,7 @@ describe('offramp smoke', () => {
   it('a readable FAIL line and exit 8 without --json', async () => {
     const proxy = await breakingProxy(emu.emulator.origin, breakages[1]![1]);
     try {
-      const r = await runCli(['smoke'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      const r = await runMain(['smoke'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
       expect(r.code).toBe(8);
       expect(r.stdout).toMatch(/^FAIL  history-reasons: every history reason has the scope:word form\n +not of the form scope:word: entry 3 \(deposit_confirming → selling_crypto\): "Deposit confirmed"$/m);
       expect(r.stdout).toContain('5 checks: 4 passed, 1 failed, 0 skipped');
@@ -158,7 +158,7 @@ describe('offramp smoke', () => {
     });
     let simulations = 0;
     try {
-      const r = await runCli(['smoke', '--json'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      const r = await runMain(['smoke', '--json'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
       expect(r.code).toBe(8);
       const report = JSON.parse(r.stdout) as Report;
       expect(report.checks[0]).toMatchObject({ id: 'walk', status: 'fail', detail: expect.stringMatching(/CONFLICT: .*deposit\.confirmed.*not now/) });
@@ -168,7 +168,7 @@ describe('offramp smoke', () => {
     }
 
     const junit = join(emu.home.dir, 'unreachable.xml');
-    const down = await runCli(['smoke', '--junit', junit, '--retries', '0'], { env: { ...emu.env, OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+    const down = await runMain(['smoke', '--junit', junit, '--retries', '0'], { env: { ...emu.env, OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
     expect(down.code).toBe(7);
     expect(down.stderr).toMatch(/error: NETWORK: /);
     const root = parseXml(readFileSync(junit, 'utf8'));

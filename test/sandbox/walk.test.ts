@@ -1,9 +1,10 @@
-// `offramp simulate walk` and `offramp simulate TX_ID EVENT` through the built binary,
-// against the emulator (and the walk in a pseudo-terminal, with its spinners).
+// `offramp simulate walk` and `offramp simulate TX_ID EVENT` against the emulator, in
+// process (main → command → client → emulator); the walk's spinners in a pseudo-terminal,
+// through the built binary.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain, type MainResult } from '../helpers/main.js';
 import { runInPty } from '../helpers/pty.js';
 import { scriptedServer } from '../helpers/server.js';
 
@@ -30,7 +31,7 @@ const statuses = (steps: Step[]) => steps.map((s) => `${s.step}:${s.status}`);
 
 describe('offramp simulate walk', () => {
   it('completed --settle: a new transaction, one line per step on stderr, the snapshot and history on stdout', async () => {
-    const r = await runCli(['simulate', 'walk', '--settle'], { env: emu.env });
+    const r = await runMain(['simulate', 'walk', '--settle'], { env: emu.env });
     expect(r.stderr).not.toMatch(/error/);
     expect(r.code).toBe(0);
     const lines = r.stderr.trim().split('\n');
@@ -48,8 +49,8 @@ describe('offramp simulate walk', () => {
 
   it('failed, refunded and expired, as JSON: the final snapshot and the steps, nothing else on stdout', async () => {
     const [failed, refunded, expired] = (await Promise.all(
-      ['failed', 'refunded', 'expired'].map((outcome) => runCli(['simulate', 'walk', '--outcome', outcome, '--json'], { env: emu.env })),
-    )) as [CliResult, CliResult, CliResult];
+      ['failed', 'refunded', 'expired'].map((outcome) => runMain(['simulate', 'walk', '--outcome', outcome, '--json'], { env: emu.env })),
+    )) as [MainResult, MainResult, MainResult];
     for (const r of [failed, refunded, expired]) expect(r.code).toBe(0);
     const f = JSON.parse(failed.stdout) as WalkJson;
     expect(f.transaction.status).toBe('failed');
@@ -66,14 +67,14 @@ describe('offramp simulate walk', () => {
     expect(statuses(e.steps)).toEqual(['quote:null', 'create:awaiting_deposit', 'transaction.expired:expired']);
 
     // An existing transaction continues from where it is: the failed one can still be refunded.
-    const more = await runCli(['simulate', 'walk', f.transaction.id, '--outcome', 'refunded', '--json'], { env: emu.env });
+    const more = await runMain(['simulate', 'walk', f.transaction.id, '--outcome', 'refunded', '--json'], { env: emu.env });
     expect(more.code).toBe(0);
     const m = JSON.parse(more.stdout) as WalkJson;
     expect(m.transaction).toMatchObject({ id: f.transaction.id, status: 'refunded' });
     expect(statuses(m.steps)).toEqual(['read:failed', 'transaction.refunded:refunded']);
 
     // ...but an expired one cannot be walked to completion: exit 5, saying why.
-    const stuck = await runCli(['simulate', 'walk', e.transaction.id], { env: emu.env });
+    const stuck = await runMain(['simulate', 'walk', e.transaction.id], { env: emu.env });
     expect(stuck.code).toBe(5);
     expect(stuck.stderr).toMatch(/error: CONFLICT: transaction .* is expired; it cannot be walked to completed from there/);
     expect(stuck.stderr).toMatch(/hint: no simulator event is valid from expired/);
@@ -83,10 +84,10 @@ describe('offramp simulate walk', () => {
     const server = await scriptedServer([]);
     const env = { ...emu.env, OFFRAMP_BASE_URL: server.baseUrl };
     try {
-      const settle = await runCli(['simulate', 'walk', '--outcome', 'failed', '--settle'], { env });
+      const settle = await runMain(['simulate', 'walk', '--outcome', 'failed', '--settle'], { env });
       expect(settle.code).toBe(2);
       expect(settle.stderr).toMatch(/--settle only applies to --outcome completed/);
-      const badId = await runCli(['simulate', 'walk', 'not-a-uuid'], { env });
+      const badId = await runMain(['simulate', 'walk', 'not-a-uuid'], { env });
       expect(badId.code).toBe(2);
       expect(server.requests).toHaveLength(0);
     } finally {
@@ -98,22 +99,22 @@ describe('offramp simulate walk', () => {
 describe('offramp simulate TX_ID EVENT', () => {
   it('sends one event and shows the snapshot; --json prints it as the service sent it', async () => {
     const id = await freshTransaction();
-    const r = await runCli(['simulate', id, 'deposit.detected', '--deposit-id', 'dep_fixed_42', '--hash', '0xabc'], { env: emu.env });
+    const r = await runMain(['simulate', id, 'deposit.detected', '--deposit-id', 'dep_fixed_42', '--hash', '0xabc'], { env: emu.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/status +deposit_confirming/);
     expect(r.stdout).toMatch(/deposit id +dep_fixed_42/);
-    const j = await runCli(['simulate', id, 'deposit.confirmed', '--json'], { env: emu.env });
+    const j = await runMain(['simulate', id, 'deposit.confirmed', '--json'], { env: emu.env });
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stdout)).toMatchObject({ id, status: 'selling_crypto', deposit_id: 'dep_fixed_42', deposit_status: 'confirmed' });
     expect(j.stderr).toBe('');
 
     // A step that is not valid now: 409 → exit 5 with the current status and what is valid.
-    const bad = await runCli(['simulate', id, 'deposit.detected'], { env: emu.env });
+    const bad = await runMain(['simulate', id, 'deposit.detected'], { env: emu.env });
     expect(bad.code).toBe(5);
     expect(bad.stderr).toMatch(/^error: CONFLICT: transaction [0-9a-f-]{36} is selling_crypto; the service refused deposit\.detected: /m);
     expect(bad.stderr).toMatch(/^hint: events valid from selling_crypto: transaction\.completed, transaction\.failed$/m);
     // With --json, the service's envelope.
-    const badJson = await runCli(['simulate', id, 'deposit.detected', '--json'], { env: emu.env });
+    const badJson = await runMain(['simulate', id, 'deposit.detected', '--json'], { env: emu.env });
     expect(badJson.code).toBe(5);
     expect(JSON.parse(badJson.stderr)).toMatchObject({ error: { code: 'CONFLICT' } });
   });
@@ -123,16 +124,16 @@ describe('offramp simulate TX_ID EVENT', () => {
     const env = { ...emu.env, OFFRAMP_BASE_URL: server.baseUrl };
     try {
       const id = randomUUID();
-      const unknown = await runCli(['simulate', id, 'deposit.detectd'], { env });
+      const unknown = await runMain(['simulate', id, 'deposit.detectd'], { env });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('error: USAGE: unknown simulator event "deposit.detectd"');
       expect(unknown.stderr).toContain(
         'hint: events: deposit.detected, deposit.confirmed, transaction.completed, transaction.failed, transaction.expired, transaction.refunded, payout.settled',
       );
-      const missing = await runCli(['simulate', id], { env });
+      const missing = await runMain(['simulate', id], { env });
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/missing EVENT[\s\S]*payout\.settled/);
-      const noId = await runCli(['simulate'], { env });
+      const noId = await runMain(['simulate'], { env });
       expect(noId.code).toBe(2);
       expect(noId.stderr).toMatch(/TX_ID/);
       expect(server.requests).toHaveLength(0);
@@ -142,7 +143,7 @@ describe('offramp simulate TX_ID EVENT', () => {
   });
 
   it('an unknown transaction is a 404 (exit 4)', async () => {
-    const r = await runCli(['simulate', randomUUID(), 'deposit.detected'], { env: emu.env });
+    const r = await runMain(['simulate', randomUUID(), 'deposit.detected'], { env: emu.env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/error: NOT_FOUND: /);
   });

@@ -1,9 +1,9 @@
-// offramp doctor through the built binary: all green against the emulator; a rejected
-// key, an unreachable service and a loose config file are each reported.
+// offramp doctor, in process (main → command → client): all green against the emulator;
+// a rejected key, an unreachable service and a loose config file are each reported.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 
@@ -18,7 +18,7 @@ const byName = (stdout: string) => Object.fromEntries((JSON.parse(stdout) as Che
 
 describe('offramp doctor', () => {
   it('passes against the emulator, warning only about the missing webhook secret', async () => {
-    const r = await runCli(['doctor', '--json'], { env: emu.env });
+    const r = await runMain(['doctor', '--json'], { env: emu.env });
     expect(r.code).toBe(0);
     const checks = byName(r.stdout);
     expect(checks.node!.status).toBe('pass');
@@ -42,7 +42,7 @@ describe('offramp doctor', () => {
   });
 
   it('fails (exit 8) on a rejected key, without printing it', async () => {
-    const r = await runCli(['doctor'], { env: { ...emu.env, OFFRAMP_API_KEY: 'sk_test_wrong_key_999' } });
+    const r = await runMain(['doctor'], { env: { ...emu.env, OFFRAMP_API_KEY: 'sk_test_wrong_key_999' } });
     expect(r.code).toBe(8);
     expect(r.stdout).toMatch(/fail\s+api key\s+rejected \(401\)/);
     expect(r.stdout + r.stderr).not.toContain('sk_test_wrong_key_999');
@@ -50,7 +50,7 @@ describe('offramp doctor', () => {
   });
 
   it('fails when the service cannot be reached', async () => {
-    const r = await runCli(['doctor', '--json', '--retries', '0'], { env: { ...emu.env, OFFRAMP_BASE_URL: 'http://127.0.0.1:1/api/v1/partner' } });
+    const r = await runMain(['doctor', '--json', '--retries', '0'], { env: { ...emu.env, OFFRAMP_BASE_URL: 'http://127.0.0.1:1/api/v1/partner' } });
     expect(r.code).toBe(8);
     expect(byName(r.stdout).reachable).toMatchObject({ status: 'fail' });
   });
@@ -61,7 +61,7 @@ describe('offramp doctor', () => {
     const file = join(home.configDir, 'config.json');
     writeFileSync(file, JSON.stringify({ current: 'x', profiles: { x: { env: 'staging', baseUrl: 'http://staging.invalid/api/v1/partner', apiKey: 'sk_x_123456789' } } }));
     chmodSync(file, 0o644);
-    const r = await runCli(['doctor', '--json', '--retries', '0', '--timeout', '2000'], { env: home.env });
+    const r = await runMain(['doctor', '--json', '--retries', '0', '--timeout', '2000'], { env: home.env });
     const checks = byName(r.stdout);
     expect(checks['config file']).toMatchObject({ status: 'warn' });
     expect(checks['config file']!.detail).toMatch(/0644/);

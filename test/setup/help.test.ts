@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { createProgram } from '../../src/commands/program.js';
+import { runCli } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 
 function leaves(cmd: Command, path: string[] = []): string[][] {
@@ -31,5 +32,22 @@ describe('help', () => {
     const r = await runMain(['--help']);
     expect(r.stdout.indexOf('Transactions:')).toBeLessThan(r.stdout.indexOf('Finance:'));
     expect(r.stdout).toMatch(/Webhooks:[\s\S]*Sandbox:[\s\S]*Setup:/);
+  });
+});
+
+// The entry point answers --version and --help itself, before the parser loads
+// (src/main.ts): only the built binary runs that path.
+describe('offramp --version and --help (built binary)', () => {
+  it('--version prints the tool and API version', async () => {
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1 \(interface 1\.0\.0\)\n$/);
+  });
+
+  it('--help groups the commands', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const group of ['Transactions:', 'Finance:', 'Webhooks:', 'Sandbox:', 'Setup:']) expect(r.stdout).toContain(group);
+    expect(r.stdout).toContain('tx');
   });
 });

@@ -1,10 +1,10 @@
-// Every transaction command through the built binary against the emulator: output,
-// `--json` equal to the API's data, and the exit codes 2/3/4/5/7/8.
+// Every transaction command against the emulator, in process (main → command → client →
+// emulator on loopback): output, `--json` equal to the API's data, and the exit codes
+// 2/3/4/5/7/8.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/emulator/index.js';
-import { spawn } from 'node:child_process';
-import { BIN, runCli } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 import { partner } from './partner.js';
 
 type Emu = Awaited<ReturnType<typeof emulatorFor>>;
@@ -18,34 +18,11 @@ afterAll(async () => {
   await emu.close();
 });
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { ...emu.env, ...env } });
-/** The binary as a running process, to act while it watches (runCli only answers at the end). */
-function spawnWatch(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let sawLine: () => void;
-  const firstLine = new Promise<void>((resolve) => (sawLine = resolve));
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-    if (stdout.includes('\n')) sawLine();
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      sawLine();
-      resolve({ code, stdout, stderr });
-    }),
-  );
-  return { firstLine, done };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runMain(args, { env: { ...emu.env, ...env } });
 
 const pick = (obj: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, obj[k]]));
 
-// Each test runs several processes; on a loaded 2-core machine a spawn can take a second.
-describe('transactions against the emulator', { timeout: 60_000 }, () => {
+describe('transactions against the emulator', () => {
   it('quote → create from the quote → get by id and by ref → history → cancel; --json is the API data', async () => {
     const quote = await cli(['quote', '--token', 'usdt', '--network', 'bep20', '--crypto-amount', '100', '--json']);
     expect(quote.code, quote.stderr).toBe(0);
@@ -164,13 +141,17 @@ describe('transactions against the emulator', { timeout: 60_000 }, () => {
     expect(eight.stderr).toMatch(/ended in cancelled, not completed/);
 
     const live = await api.create('e2e-watch-live');
-    const watching = spawnWatch(['tx', 'watch', '--ref', 'e2e-watch-live', '--interval', '100', '--until', 'completed'], emu.env);
-    await watching.firstLine;
-    for (const event of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) {
-      await api.simulate(live.id, event);
-      await new Promise((r) => setTimeout(r, 400));
-    }
-    const watched = await watching.done;
+    // The waits between polls are where the world moves on: an event in every other wait,
+    // so some polls see no change and must print nothing.
+    const events = ['deposit.detected', '', 'deposit.confirmed', '', 'transaction.completed'];
+    const watched = await runMain(['tx', 'watch', '--ref', 'e2e-watch-live', '--interval', '100', '--until', 'completed'], {
+      env: emu.env,
+      sleep: async () => {
+        if (events.length === 0) throw new Error('still watching after the last event');
+        const event = events.shift();
+        if (event) await api.simulate(live.id, event);
+      },
+    });
     expect(watched.code, watched.stderr).toBe(0);
     const statuses = watched.stdout.trimEnd().split('\n').map((l) => l.split(/ +/)[1]);
     expect(statuses[0]).toBe('awaiting_deposit');
@@ -180,15 +161,15 @@ describe('transactions against the emulator', { timeout: 60_000 }, () => {
   });
 });
 
-describe('quotes expire', { timeout: 60_000 }, () => {
+describe('quotes expire', () => {
   it('an expired quote is exit 2 with a hint to get a new one', async () => {
     const clock = createManualClock();
     const own = await emulatorFor({ clock });
     try {
       const env = { ...own.env };
-      const q = JSON.parse((await runCli(['quote', '--token', 'usdt', '--network', 'bep20', '--fiat-amount', '5000', '--json'], { env })).stdout);
+      const q = JSON.parse((await runMain(['quote', '--token', 'usdt', '--network', 'bep20', '--fiat-amount', '5000', '--json'], { env })).stdout);
       clock.advance(121_000);
-      const r = await runCli(['tx', 'create', '--quote', q.quote_id, '--network', 'bep20', '--ref', 'late-1'], { env });
+      const r = await runMain(['tx', 'create', '--quote', q.quote_id, '--network', 'bep20', '--ref', 'late-1'], { env });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^error: BAD_REQUEST: .*expired/m);
       expect(r.stderr).toMatch(/^hint: quotes are valid 120 s: get a new one with `offramp quote/m);

@@ -1,16 +1,17 @@
 // The fault run of issue 4: the emulator at fault rate 0.3 (500s, 503s, and connections
-// dropped after the create committed), 200 `tx create` calls with distinct references
-// through the built binary, 4 at a time. They must end with exactly 200 transactions,
-// none twice, and every call must exit 0 or tell the truth: a failed call says the
-// outcome is unknown or that nothing was created (checked against the emulator), and its
-// printed command, rerun as is, finishes the job with the same idempotency key.
+// dropped after the create committed), 200 `tx create` calls with distinct references,
+// 4 at a time, each the whole CLI path in process (main → command → client → emulator on
+// loopback; nothing here needs a process of its own). They must end with exactly 200
+// transactions, none twice, and every call must exit 0 or tell the truth: a failed call
+// says the outcome is unknown or that nothing was created (checked against the emulator),
+// and its printed command, rerun as is, finishes the job with the same idempotency key.
 //
 // `--retries 1` (instead of 3) makes the client give up sooner, so the command's own
 // recovery (lookup by reference, second create with the same key) does real work here.
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain, type MainResult } from '../helpers/main.js';
 import { partner } from './partner.js';
 
 const CALLS = 200;
@@ -22,18 +23,18 @@ afterAll(async () => {
   await emu.close();
 });
 
-type Outcome = { ref: string; amount: string; id: string; runs: CliResult[] };
+type Outcome = { ref: string; amount: string; id: string; runs: MainResult[] };
 
-it(`${CALLS} creates at fault rate 0.3 make exactly ${CALLS} transactions`, { timeout: 600_000 }, async () => {
+it(`${CALLS} creates at fault rate 0.3 make exactly ${CALLS} transactions`, { timeout: 300_000 }, async () => {
   const api = partner(emu.emulator.url, TEST_KEY);
   const limit = pLimit(4);
   const createOne = async (i: number): Promise<Outcome> => {
     const ref = `fault-run-${i}`;
     const amount = `${1000 + i}.50`;
     let args = ['--retries', '1', 'tx', 'create', '--fiat-amount', amount, '--token', 'usdt', '--network', 'bep20', '--ref', ref];
-    const runs: CliResult[] = [];
+    const runs: MainResult[] = [];
     for (;;) {
-      const r = await runCli([...args, '--json'], { env: emu.env, timeoutMs: 60_000 });
+      const r = await runMain([...args, '--json'], { env: emu.env });
       runs.push(r);
       if (r.code === 0) break;
       // Not 0: it must say what happened, and what it says must be true.

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { KEYS, runInPty } from '../helpers/pty.js';
 
 const config = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles: Record<string, { baseUrl: string; apiKey?: string }> };
@@ -11,7 +12,7 @@ const config = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json')
 describe('profile add', () => {
   it('refuses --api-key, pointing to --api-key-stdin, and stores nothing', async () => {
     const home = tempHome();
-    const r = await runCli(['profile', 'add', 'dev', '--env', 'local', '--api-key', 'abc'], { env: home.env });
+    const r = await runMain(['profile', 'add', 'dev', '--env', 'local', '--api-key', 'abc'], { env: home.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: USAGE: profile add does not take the key as an argument/);
     expect(r.stderr).toMatch(/--api-key-stdin/);
@@ -21,12 +22,12 @@ describe('profile add', () => {
 
   it('replaces a profile only with --force when nobody can be asked', async () => {
     const home = tempHome();
-    expect((await runCli(['profile', 'add', 'dev', '--env', 'local', '--base-url', 'http://127.0.0.1:5000/api/v1/partner'], { env: home.env })).code).toBe(0);
-    const again = await runCli(['profile', 'add', 'dev', '--env', 'local'], { env: home.env });
+    expect((await runMain(['profile', 'add', 'dev', '--env', 'local', '--base-url', 'http://127.0.0.1:5000/api/v1/partner'], { env: home.env })).code).toBe(0);
+    const again = await runMain(['profile', 'add', 'dev', '--env', 'local'], { env: home.env });
     expect(again.code).toBe(2);
     expect(again.stderr).toBe('error: USAGE: profile "dev" exists (local, http://127.0.0.1:5000/api/v1/partner)\nhint: pass --force to replace it\n');
     expect(config(home.configDir).profiles.dev!.baseUrl).toBe('http://127.0.0.1:5000/api/v1/partner');
-    const forced = await runCli(['profile', 'add', 'dev', '--env', 'local', '--force'], { env: home.env });
+    const forced = await runMain(['profile', 'add', 'dev', '--env', 'local', '--force'], { env: home.env });
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toMatch(/^Replaced profile "dev"/);
     expect(config(home.configDir).profiles.dev!.baseUrl).toBe('http://127.0.0.1:4010/api/v1/partner');
@@ -34,7 +35,7 @@ describe('profile add', () => {
 
   it('asks on a terminal before replacing; No keeps the old one', { timeout: 20_000 }, async () => {
     const home = tempHome();
-    expect((await runCli(['profile', 'add', 'dev', '--env', 'local', '--base-url', 'http://127.0.0.1:5000/api/v1/partner'], { env: home.env })).code).toBe(0);
+    expect((await runMain(['profile', 'add', 'dev', '--env', 'local', '--base-url', 'http://127.0.0.1:5000/api/v1/partner'], { env: home.env })).code).toBe(0);
     const s = runInPty(['profile', 'add', 'dev', '--env', 'local'], home.env, 20_000, 80);
     await s.waitFor('Replace profile "dev" (local, http://127.0.0.1:5000/api/v1/partner)?');
     s.type(`n${KEYS.enter}`);
@@ -44,14 +45,14 @@ describe('profile add', () => {
 
   it('refuses plain http off loopback and a path without /api/v1/partner, suggesting the URL meant', async () => {
     const home = tempHome();
-    const http = await runCli(['profile', 'add', 'live', '--env', 'production', '--base-url', 'http://api.example.com/api/v1/partner', '--api-key-stdin'], { env: home.env, stdin: 'sk_live_x\n' });
+    const http = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', 'http://api.example.com/api/v1/partner', '--api-key-stdin'], { env: home.env, stdin: 'sk_live_x\n' });
     expect(http.code).toBe(2);
     expect(http.stderr).toContain('hint: use https://api.example.com/api/v1/partner');
-    const path = await runCli(['profile', 'add', 'live', '--env', 'production', '--base-url', 'https://api.example.com/', '--api-key-stdin'], { env: home.env, stdin: 'sk_live_x\n' });
+    const path = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', 'https://api.example.com/', '--api-key-stdin'], { env: home.env, stdin: 'sk_live_x\n' });
     expect(path.code).toBe(2);
     expect(path.stderr).toContain('hint: did you mean https://api.example.com/api/v1/partner?');
     // The same check for a base URL from the environment: nothing is sent.
-    const env = await runCli(['tx', 'list'], { env: { ...home.env, OFFRAMP_API_KEY: 'k', OFFRAMP_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    const env = await runMain(['tx', 'list'], { env: { ...home.env, OFFRAMP_API_KEY: 'k', OFFRAMP_BASE_URL: 'http://127.0.0.1:9/v1' } });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('does not end in /api/v1/partner');
   });

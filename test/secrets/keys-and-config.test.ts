@@ -6,7 +6,7 @@ import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { errorBody, json, scriptedServer } from '../helpers/server.js';
 import { snapshot } from '../tx/fixtures.js';
@@ -20,15 +20,15 @@ afterAll(() => emu.close());
 describe('redaction never alters data', () => {
   it('a short key leaves a reference that contains it alone, on stdout and in --json', async () => {
     const env = { OFFRAMP_API_KEY: 'test', OFFRAMP_BASE_URL: emu.url };
-    const made = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'test-order-1', '--json'], { env });
+    const made = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'test-order-1', '--json'], { env });
     expect(made.code, made.stderr).toBe(0);
     expect(JSON.parse(made.stdout).merchant_reference).toBe('test-order-1');
-    const got = await runCli(['tx', 'get', '--ref', 'test-order-1'], { env });
+    const got = await runMain(['tx', 'get', '--ref', 'test-order-1'], { env });
     expect(got.stdout).toContain('test-order-1');
   });
 
   it('with the key `null`, --json errors still parse', async () => {
-    const r = await runCli(['tx', 'get', '0b6f6a4e-6d2b-4c57-9a57-2a3f1f0e9a91', '--json'], { env: { OFFRAMP_API_KEY: 'null', OFFRAMP_BASE_URL: emu.url } });
+    const r = await runMain(['tx', 'get', '0b6f6a4e-6d2b-4c57-9a57-2a3f1f0e9a91', '--json'], { env: { OFFRAMP_API_KEY: 'null', OFFRAMP_BASE_URL: emu.url } });
     expect(r.code).toBe(4);
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
@@ -46,21 +46,21 @@ describe('the config file', () => {
 
   it('damaged: the file is named, nothing of it printed; config path still answers', async () => {
     const { home, file } = withConfig('{"current":"x","profiles":{"x":{"apiKey":"sk_live_0123456789abc');
-    const r = await runCli(['profile', 'list'], { env: home.env });
+    const r = await runMain(['profile', 'list'], { env: home.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`error: CONFIG: the config file ${file} cannot be read (it is not valid JSON)`);
     expect(r.stderr).not.toMatch(/sk_live|0123/);
-    const path = await runCli(['config', 'path'], { env: home.env });
+    const path = await runMain(['config', 'path'], { env: home.env });
     expect(path.code).toBe(0);
     expect(path.stdout).toBe(`${file}\n`);
-    const doctor = await runCli(['doctor', '--json'], { env: home.env });
+    const doctor = await runMain(['doctor', '--json'], { env: home.env });
     expect(doctor.code).toBe(8);
     expect(JSON.parse(doctor.stdout).find((c: { name: string }) => c.name === 'config file')).toMatchObject({ status: 'fail' });
   });
 
   it('readable by others: put back to 0600, with a warning', async () => {
     const { home, file } = withConfig(JSON.stringify({ profiles: {} }), 0o644);
-    const r = await runCli(['profile', 'list', '--json'], { env: home.env });
+    const r = await runMain(['profile', 'list', '--json'], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`warning: the config file ${file} was readable by other users (mode 0644); it is now 0600\n`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -69,13 +69,13 @@ describe('the config file', () => {
   it('writable by others, or owned by another user: refused (exit 3), as ssh does', async () => {
     const writable = withConfig(JSON.stringify({ profiles: {} }));
     chmodSync(writable.home.configDir, 0o777);
-    const r = await runCli(['profile', 'list'], { env: writable.home.env });
+    const r = await runMain(['profile', 'list'], { env: writable.home.env });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`error: CONFIG_UNSAFE: the config directory ${writable.home.configDir} is writable by its group and other users (mode 0777)`);
     if (process.getuid?.() !== 0) return; // only root can give a file away
     const foreign = withConfig(JSON.stringify({ profiles: {} }));
     chownSync(foreign.file, 65534, 65534);
-    const f = await runCli(['profile', 'list'], { env: foreign.home.env });
+    const f = await runMain(['profile', 'list'], { env: foreign.home.env });
     expect(f.code).toBe(3);
     expect(f.stderr).toContain(`the config file ${foreign.file} is owned by another user (uid 65534)`);
     expect(readFileSync(foreign.file, 'utf8')).toBe(JSON.stringify({ profiles: {} }));
@@ -84,7 +84,7 @@ describe('the config file', () => {
 
 describe('a key that cannot be a header', () => {
   it('is refused before any request, saying why', async () => {
-    const r = await runCli(['tx', 'list'], { env: { OFFRAMP_API_KEY: 'sk_test_abc\n', OFFRAMP_BASE_URL: emu.url } });
+    const r = await runMain(['tx', 'list'], { env: { OFFRAMP_API_KEY: 'sk_test_abc\n', OFFRAMP_BASE_URL: emu.url } });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^error: UNAUTHORIZED: the API key contains a line break or another control character/);
   });

@@ -2,8 +2,8 @@
 // NGN amount, the NGN paid for a token amount, at the adjusted rate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherSide } from '../../src/commands/quote.js';
-import { runCli } from '../helpers/cli.js';
 import { emulatorFor } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 beforeAll(async () => {
@@ -13,11 +13,11 @@ afterAll(() => emu.close());
 
 describe('quote', () => {
   it('shows the token to send for an NGN amount, and the NGN paid for a token amount', async () => {
-    const fiat = await runCli(['quote', '--token', 'usdt', '--network', 'bep20', '--fiat-amount', '150000'], { env: emu.env });
+    const fiat = await runMain(['quote', '--token', 'usdt', '--network', 'bep20', '--fiat-amount', '150000'], { env: emu.env });
     expect(fiat.code, fiat.stderr).toBe(0);
     // The emulator's adjusted rate is 1542.25 NGN per USDT (docs/emulator.md).
     expect(fiat.stdout).toMatch(/to send\s+≈ 97\.260496028529745501 USDT for 150000 NGN \(rounded down to 18 decimals\)/);
-    const crypto = await runCli(['quote', '--token', 'usdt', '--network', 'bep20', '--crypto-amount', '100'], { env: emu.env });
+    const crypto = await runMain(['quote', '--token', 'usdt', '--network', 'bep20', '--crypto-amount', '100'], { env: emu.env });
     // 100 × 1542.25 is exact: nothing was rounded, so nothing is said about rounding.
     expect(crypto.stdout).toMatch(/paid out\s+≈ 154225\.00 NGN for 100 USDT$/m);
   });

@@ -3,15 +3,16 @@
 // instead of stopping with "no webhook secret".
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
 import { killListeners, startListener } from '../helpers/listener.js';
+import { runMain } from '../helpers/main.js';
 
 afterEach(() => killListeners());
 
 describe('listen on a local profile', { timeout: 20_000 }, () => {
   it('uses the emulator default secret', async () => {
     const home = tempHome();
-    expect((await runCli(['profile', 'add', 'dev', '--env', 'local'], { env: home.env })).code).toBe(0);
+    expect((await runMain(['profile', 'add', 'dev', '--env', 'local'], { env: home.env })).code).toBe(0);
     const listener = startListener(['--store', `${home.dir}/events.ndjson`], { ...home.env });
     const url = await listener.url;
     const body = JSON.stringify({ id: 'evt-local-1', type: 'transaction.created', data: { id: 'tx-1' } });

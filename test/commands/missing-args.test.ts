@@ -1,8 +1,8 @@
 // A missing id is asked for on a terminal and named otherwise (issue #16, item 6), as
 // `tx get` and `simulate` already did: tx cancel, tx history, webhooks get.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 import { KEYS, runInPty } from '../helpers/pty.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
@@ -11,7 +11,7 @@ let eventId: string;
 
 beforeAll(async () => {
   emu = await emulatorFor();
-  const made = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'args-1', '--json'], { env: emu.env });
+  const made = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'args-1', '--json'], { env: emu.env });
   txId = JSON.parse(made.stdout).id;
   const events = await fetch(`${emu.emulator.url}/webhooks/events?limit=1`, { headers: { 'x-api-key': TEST_KEY } });
   eventId = ((await events.json()) as { data: { data: { event_id: string }[] } }).data.data[0]!.event_id;
@@ -37,7 +37,7 @@ describe('missing ids', { timeout: 30_000 }, () => {
   });
 
   it.each([[['tx', 'history'], 'ID'], [['tx', 'cancel'], 'ID'], [['webhooks', 'get'], 'EVENT_ID']])('%s without a terminal names it, exit 2', async (args, name) => {
-    const r = await runCli(args, { env: emu.env });
+    const r = await runMain(args, { env: emu.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`^error: USAGE: missing required flag: ${name}\\n`));
   });

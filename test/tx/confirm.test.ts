@@ -2,8 +2,9 @@
 // created, answering No is the user's choice (exit 0, nothing sent), and Ctrl-C at the
 // prompt is an interruption (130).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 import { KEYS, runInPty } from '../helpers/pty.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
@@ -12,7 +13,7 @@ const env = { ...home.env, OFFRAMP_PROFILE: 'live' };
 
 beforeAll(async () => {
   emu = await emulatorFor();
-  const add = await runCli(['profile', 'add', 'live', '--env', 'production', '--base-url', emu.emulator.url, '--api-key-stdin'], { env: home.env, stdin: `${TEST_KEY}\n` });
+  const add = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', emu.emulator.url, '--api-key-stdin'], { env: home.env, stdin: `${TEST_KEY}\n` });
   expect(add.code, add.stderr).toBe(0);
 });
 afterAll(() => emu.close());
