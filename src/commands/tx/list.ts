@@ -7,7 +7,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
+import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import { windowFilter } from '../../lib/input/window.js';
@@ -24,9 +24,7 @@ export const command = () =>
     .option('--all', 'follow every page to the end (streams)')
     .addHelpText('after', examples('offramp tx list --limit 10', 'offramp tx list --status completed --from 2026-11-01 --all -o ndjson'));
 
-export type ListOptions = OptionsOf<typeof command>;
-
-export async function run(opts: ListOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
   const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
   const cursor = opts.cursor !== undefined ? opts.cursor.trim() : undefined;
@@ -64,17 +62,13 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   }
 
   // --all --json is one JSON array, written item by item as pages arrive.
+  const all = api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
+  if (format === 'json') return void (await writeJsonArray(ctx.io, all));
   let count = 0;
-  for await (const tx of api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) })) {
-    if (format === 'json') ctx.io.out(`${count === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(tx, null, 2))}`);
-    else if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
+  for await (const tx of all) {
+    if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
     else table?.row(tx);
     count++;
   }
-  if (format === 'json') ctx.io.out(count === 0 ? '[]\n' : '\n]\n');
   if (format === 'table' && count === 0) ctx.io.err('no transactions');
-}
-
-function indent(text: string): string {
-  return text.replace(/^/gm, '  ');
 }
