@@ -169,26 +169,8 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
   }
 }
 
-/** The options of startEmulator that flags can set. */
-type Settings = Pick<
-  Emulator.EmulatorOptions,
-  | 'port'
-  | 'host'
-  | 'apiKeys'
-  | 'webhookUrl'
-  | 'webhookSecret'
-  | 'latencyMs'
-  | 'faultRate'
-  | 'seed'
-  | 'seedRevenue'
-  | 'mode'
-  | 'rate'
-  | 'rateLimit'
-  | 'signatureScheme'
-  | 'statePath'
-  | 'webhookChaos'
-  | 'adminToken'
->;
+/** The options of startEmulator that flags set. */
+type Settings = Emulator.EmulatorOptions;
 
 /**
  * Validates every flag before anything starts, by the emulator's own rules; a bad value is a

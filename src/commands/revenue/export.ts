@@ -68,8 +68,6 @@ export const command = () =>
       ),
     );
 
-export { MAX_CONCURRENCY };
-
 export type Options = OptionsOf<typeof command>;
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
