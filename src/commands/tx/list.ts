@@ -40,35 +40,31 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // The table renderer (cli-table3, chalk) loads only for a table.
   const table = format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
 
-  if (!opts.all) {
-    const page = await api.transactions.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-    // --json is the API's data: for one page, the page as the service shaped it.
-    if (format === 'json') writeJson(ctx.io, page.data);
-    if (format === 'ndjson') for (const tx of page.items) writeNdjsonLine(ctx.io, tx);
-    if (table) for (const tx of page.items) table.row(tx);
-    if (format === 'table' && page.items.length === 0) ctx.io.err(page.last ? 'no transactions' : 'no matching transactions on this page');
-    if (!page.last && page.nextCursor) {
-      const again = [
-        'offramp tx list',
-        ...(status !== undefined ? [`--status ${shellQuote(status)}`] : []),
-        ...(opts.from !== undefined ? [`--from ${shellQuote(opts.from)}`] : []),
-        ...(opts.to !== undefined ? [`--to ${shellQuote(opts.to)}`] : []),
-        ...(limit !== undefined ? [`--limit ${limit}`] : []),
-        `--cursor ${shellQuote(page.nextCursor)}`,
-      ];
-      ctx.io.err(`more: ${again.join(' ')}`);
-    }
-    return;
-  }
-
-  // --all --json is one JSON array, written item by item as pages arrive.
-  const all = api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
-  if (format === 'json') return void (await writeJsonArray(ctx.io, all));
+  // One page unless --all, rows written as they arrive. --json is the API's data: for one
+  // page, the page as the service shaped it; with --all, one array written item by item.
+  const page = opts.all ? undefined : await api.transactions.list({ ...query, limit: limit ?? DEFAULT_PAGE });
+  const txs = page ? page.items : api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
   let count = 0;
-  for await (const tx of all) {
-    if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
-    else table?.row(tx);
-    count++;
+  if (format === 'json') {
+    if (page) writeJson(ctx.io, page.data);
+    else await writeJsonArray(ctx.io, txs);
+  } else {
+    for await (const tx of txs) {
+      if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
+      else table?.row(tx);
+      count++;
+    }
   }
-  if (format === 'table' && count === 0) ctx.io.err('no transactions');
+  if (format === 'table' && count === 0) ctx.io.err(page && !page.last ? 'no matching transactions on this page' : 'no transactions');
+  if (page && !page.last && page.nextCursor) {
+    const again = [
+      'offramp tx list',
+      ...(status !== undefined ? [`--status ${shellQuote(status)}`] : []),
+      ...(opts.from !== undefined ? [`--from ${shellQuote(opts.from)}`] : []),
+      ...(opts.to !== undefined ? [`--to ${shellQuote(opts.to)}`] : []),
+      ...(limit !== undefined ? [`--limit ${limit}`] : []),
+      `--cursor ${shellQuote(page.nextCursor)}`,
+    ];
+    ctx.io.err(`more: ${again.join(' ')}`);
+  }
 }

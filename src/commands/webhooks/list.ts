@@ -41,15 +41,10 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (opts.cursor !== undefined) query.cursor = opts.cursor;
   const api = await ctx.api();
 
-  if (!opts.all) {
-    const page = await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-    if (format === 'json') return writeJson(io, page.data);
-    await render(ctx, format, page.items, page.last);
-    if (!page.last && page.nextCursor) io.err(`more events: --cursor ${shellQuote(page.nextCursor)} (or --all)`);
-    return;
-  }
-
-  const events = api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
+  // One page unless --all; --json of one page is the page as the service shaped it.
+  const page = opts.all ? undefined : await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
+  if (page && format === 'json') return writeJson(io, page.data);
+  const events = page ? page.items : api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
   if (format === 'ndjson') {
     for await (const event of events) writeNdjsonLine(io, event);
   } else if (format === 'json') {
@@ -60,17 +55,13 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     // A table aligns its columns, so it needs every row first.
     const all: WebhookEvent[] = [];
     for await (const event of events) all.push(event);
-    await render(ctx, format, all, true);
+    renderEvents(ctx, all, page?.last ?? true);
   }
+  if (page && !page.last && page.nextCursor) io.err(`more events: --cursor ${shellQuote(page.nextCursor)} (or --all)`);
 }
 
-async function render(ctx: Context, format: string, events: WebhookEvent[], last: boolean): Promise<void> {
+function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void {
   const { io } = ctx;
-  if (format === 'ndjson') {
-    for (const event of events) writeNdjsonLine(io, event);
-    return;
-  }
-  if (format === 'csv') return writeCsv(ctx, events);
   if (events.length === 0) {
     io.err(last ? 'No webhook events match.' : 'No matching webhook events on this page.');
     return;

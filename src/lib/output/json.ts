@@ -11,7 +11,7 @@ export function writeNdjsonLine(io: IO, data: unknown): void {
 }
 
 /** One JSON array, as writeJson would print it, written item by item as they come (`--all --json`). */
-export async function writeJsonArray(io: IO, items: AsyncIterable<unknown>): Promise<number> {
+export async function writeJsonArray(io: IO, items: AsyncIterable<unknown> | Iterable<unknown>): Promise<number> {
   let n = 0;
   for await (const item of items) io.out(`${n++ === 0 ? '[' : ','}\n${JSON.stringify(item, null, 2).replace(/^/gm, '  ')}`);
   io.out(n === 0 ? '[]\n' : '\n]\n');
