@@ -27,8 +27,8 @@ export class DecimalSum {
   }
 }
 
-/** The amounts of a ledger row that are summed: `crypto_amount` in token units, the rest in NGN. */
-const AMOUNTS = ['crypto_amount', 'amount', 'platform_fee', 'share'] as const;
+/** A ledger row's amounts (docs/api.md, "What the spec fixes": money): `crypto_amount` in token units, the rest in NGN. */
+export const AMOUNTS = ['crypto_amount', 'amount', 'platform_fee', 'share'] as const;
 type Amount = (typeof AMOUNTS)[number];
 type Each<T> = { rows: number } & Record<Amount, T>;
 const each = <T>(rows: number, value: (k: Amount) => T) => ({ rows, ...Object.fromEntries(AMOUNTS.map((k) => [k, value(k)])) }) as Each<T>;
