@@ -22,12 +22,10 @@ export const command = () =>
       examples('offramp api GET /transactions --paginate', 'offramp api POST /quotes --data \'{"crypto_currency":"usdt","network":"bep20","fiat_amount":"5000"}\''),
     );
 
-export type Options = OptionsOf<typeof command>;
-
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   // The answer is JSON whatever the flags; -o asks for a rendering this command has not.
   resolveFormat(ctx.globals, ['table', 'json']);
   const method = opts.method.toUpperCase() as Method;

@@ -76,3 +76,22 @@ export function withArguments(cmd: CommandUnknownOpts, ...args: AnyArgument[]): 
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 }
+
+/**
+ * What a server (`offramp emulator`, `webhooks listen`) waits for: SIGINT or SIGTERM, with
+ * which it resolves, or `signal` aborting (tests, embedding), when it resolves undefined.
+ */
+export function untilStopped(signal?: AbortSignal): Promise<NodeJS.Signals | undefined> {
+  return new Promise((resolve) => {
+    const stop = (s?: NodeJS.Signals | Event) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      resolve(typeof s === 'string' ? s : undefined);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+  });
+}

@@ -33,14 +33,12 @@ export const command = () =>
       ),
     );
 
-export type Options = OptionsOf<typeof command>;
-
 /** The key of the 401 probe: one no service issues. */
 const WRONG_KEY = 'conform-invalid-key';
 /** How long the target's deliveries of the walk's events get before their statuses are read. */
 const TARGET_SETTLE_MS = 500;
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   const { io } = ctx;
   const settings = await ctx.settings();

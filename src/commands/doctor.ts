@@ -41,7 +41,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     if (mode === undefined) add('config file', 'pass', `${path} not created yet (no profiles; offramp profile add creates it)`);
     else add('config file', mode === 0o600 ? 'pass' : 'warn', `${path} (mode ${mode.toString(8).padStart(4, '0')}${mode === 0o600 ? '' : ', was too open: now 0600'})`);
   } catch (err) {
-    add('config file', 'fail', err instanceof CliError ? `${err.message}${err.hint ? ` — ${err.hint}` : ''}` : String(err));
+    add('config file', 'fail', withHint(err));
     return finish(ctx, checks);
   }
 
@@ -50,7 +50,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     settings = await ctx.settings();
     add('profile', 'pass', settings.profileName ? `${settings.profileName} (${settings.env})` : 'none; key and base URL from flags or environment');
   } catch (err) {
-    add('profile', 'fail', err instanceof CliError ? `${err.message}${err.hint ? ` — ${err.hint}` : ''}` : String(err));
+    add('profile', 'fail', withHint(err));
     return finish(ctx, checks);
   }
 
@@ -81,8 +81,7 @@ async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: 
     proxy = resolveProxy(url, ctx.env);
   } catch (err) {
     // A variable the client cannot read: reported here, and nothing is sent.
-    const e = err as CliError;
-    add('proxy', 'fail', `${e.message}${e.hint ? ` — ${e.hint}` : ''}`);
+    add('proxy', 'fail', withHint(err));
     return;
   }
   if (proxy.via === 'proxy') add('proxy', 'pass', `${proxy.proxy} (from ${proxy.from})`);
@@ -119,6 +118,11 @@ async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: 
       add('reachable', 'fail', `${e.message}${hinted ? ` — ${e.hint}` : ''}`);
     }
   }
+}
+
+/** An error as a check's detail: its message and, for ours, its hint. */
+function withHint(err: unknown): string {
+  return err instanceof CliError ? `${err.message}${err.hint ? ` — ${err.hint}` : ''}` : String(err);
 }
 
 function finish(ctx: Context, checks: Check[]): void {

@@ -14,7 +14,7 @@ import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js'
 import { parseIntFlag } from '../lib/input/values.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import type * as Emulator from '../emulator/index.js';
-import { examples, type OptionsOf } from './command.js';
+import { examples, untilStopped, type OptionsOf } from './command.js';
 import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
 import type { GlobalFlags } from './globals.js';
 
@@ -110,18 +110,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // Listening for the stop before anything announces the emulator: a CI script may signal
   // it the moment the ready file appears.
   // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
-  const stopped = new Promise<NodeJS.Signals | undefined>((resolve) => {
-    const stop = (signal?: NodeJS.Signals | Event) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      ctx.signal?.removeEventListener('abort', stop);
-      resolve(typeof signal === 'string' ? signal : undefined);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    if (ctx.signal?.aborted) stop();
-    else ctx.signal?.addEventListener('abort', stop, { once: true });
-  });
+  const stopped = untilStopped(ctx.signal);
   if (readyFile) {
     try {
       await writeReadyFile(readyFile, `${emulator.url}\n`);
@@ -169,26 +158,8 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
   }
 }
 
-/** The options of startEmulator that flags can set. */
-type Settings = Pick<
-  Emulator.EmulatorOptions,
-  | 'port'
-  | 'host'
-  | 'apiKeys'
-  | 'webhookUrl'
-  | 'webhookSecret'
-  | 'latencyMs'
-  | 'faultRate'
-  | 'seed'
-  | 'seedRevenue'
-  | 'mode'
-  | 'rate'
-  | 'rateLimit'
-  | 'signatureScheme'
-  | 'statePath'
-  | 'webhookChaos'
-  | 'adminToken'
->;
+/** The options of startEmulator that flags set. */
+type Settings = Emulator.EmulatorOptions;
 
 /**
  * Validates every flag before anything starts, by the emulator's own rules; a bad value is a

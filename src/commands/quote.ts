@@ -23,9 +23,7 @@ export const command = () =>
       examples('offramp quote --token usdt --network bep20 --fiat-amount 150000', 'offramp quote --token usdt --network bep20 --crypto-amount 100 --json'),
     );
 
-export type QuoteOptions = OptionsOf<typeof command>;
-
-export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
   // Exactly one amount (the spec, POST /quotes). Neither is refused here too, rather
   // than prompted for: which amount to price is the one choice a quote is about.
@@ -57,10 +55,7 @@ export async function run(opts: QuoteOptions, ctx: Context): Promise<void> {
     throw explainPair(err, token, network);
   }
 
-  if (format === 'json') {
-    writeJson(ctx.io, quote);
-    return;
-  }
+  if (format === 'json') return writeJson(ctx.io, quote);
   const [{ renderRecord }, { deadlineCell }] = await Promise.all([import('../lib/output/render.js'), import('../lib/tx/render.js')]);
   const now = ctx.now();
   const unit = 'fiat_amount' in amount ? 'NGN' : token.toUpperCase();

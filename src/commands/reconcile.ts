@@ -38,12 +38,10 @@ export const command = () =>
     .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive')
     .addHelpText('after', examples('offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json'));
 
-export type Options = OptionsOf<typeof command>;
-
 const PAGE = 100;
 const PARALLEL = 4;
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json']);
   const window = await windowFlags(opts, ctx);

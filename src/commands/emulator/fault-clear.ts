@@ -8,9 +8,7 @@ import { callControl, controlTarget, type ControlFlags } from './control-client.
 export const command = () =>
   new Command<[], {}, ControlFlags>('clear').description('remove every fault rule').addHelpText('after', examples('offramp emulator fault clear'));
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const target = await controlTarget(ctx, opts.adminToken);
   const answer = await callControl(ctx, target, { method: 'DELETE', path: '/faults' });
   const { cleared } = answer.data as { cleared: number };

@@ -14,9 +14,7 @@ export const command = () =>
     .option('--partner <key>', 'reset only the partner with this API key')
     .addHelpText('after', examples('offramp emulator reset', 'offramp emulator reset --partner "$OFFRAMP_API_KEY"'));
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   if (opts.partner !== undefined && (opts.partner.trim() === '' || /\s/.test(opts.partner))) {
     throw new UsageError('--partner: give the API key of the partner to reset');
   }

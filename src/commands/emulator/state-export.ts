@@ -12,9 +12,7 @@ export const command = () =>
     .description('write the whole state to FILE (- for stdout)')
     .addHelpText('after', examples('offramp emulator state export before.state'));
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const file = opts.file ?? '';
   if (file.trim() === '') throw new UsageError('state export: give a file to write (or - for stdout)');
   const target = await controlTarget(ctx, opts.adminToken);

@@ -17,10 +17,7 @@ export const command = () =>
     .description('replace the whole state with FILE (- for stdin)')
     .addHelpText('after', examples('offramp emulator state import before.state'));
 
-export type Options = OptionsOf<typeof command>;
-
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const file = opts.file ?? '';
   if (file.trim() === '') throw new UsageError('state import: give a state file to read (or - for stdin)');
   let text: string;

@@ -17,14 +17,12 @@ export const command = () =>
       examples('offramp emulator wait --timeout 10000', 'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)'),
     );
 
-export type Options = OptionsOf<typeof command>;
-
 /** Between two tries: short, so the wait ends soon after the emulator is up. */
 const PAUSE_MS = 50;
 /** One try never takes longer than this, so a hung connect is retried. */
 const TRY_TIMEOUT_MS = 2000;
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const target = await controlTarget(ctx, opts.adminToken);
   const budget = ctx.globals.timeout;
   const deadline = performance.now() + budget;

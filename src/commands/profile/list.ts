@@ -1,26 +1,18 @@
 // offramp profile list: every profile, keys masked; the current one marked.
 import { Command } from '@commander-js/extra-typings';
-import { maskSecret } from '../../lib/config/profile.js';
-import { displayUrl } from '../../lib/url.js';
 import type { Context } from '../../lib/context.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { examples, type OptionsOf } from '../command.js';
+import { maskedView } from './show.js';
 
 export const command = () =>
   new Command('list').description('list profiles (keys masked)').addHelpText('after', examples('offramp profile list', 'offramp profile list --json'));
 
 export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const data = (await ctx.config()).read();
-  const rows = Object.entries(data.profiles).map(([name, p]) => ({
-    name,
-    current: name === data.current,
-    env: p.env,
-    base_url: displayUrl(p.baseUrl),
-    api_key: maskSecret(p.apiKey),
-    webhook_secret: p.webhookSecret ? maskSecret(p.webhookSecret) : null,
-  }));
+  const rows = Object.entries(data.profiles).map(([name, p]) => maskedView(name, p, data.current));
   if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, rows);
   if (rows.length === 0) {
     ctx.io.err('No profiles yet. Add one with: offramp profile add dev --env local');

@@ -1,7 +1,7 @@
 // offramp profile show [NAME]: one profile (default: the current one), secrets masked, and
 // what the profile records about its service's choices (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
-import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type ServiceChoices } from '../../lib/config/profile.js';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/url.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
@@ -23,16 +23,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (!name || !profile) {
     throw new UsageError(name ? `no profile named "${name}"` : 'no current profile', 'list them with: offramp profile list');
   }
-  const view = {
-    name,
-    current: name === data.current,
-    env: profile.env,
-    base_url: displayUrl(profile.baseUrl),
-    api_key: maskSecret(profile.apiKey),
-    webhook_secret: profile.webhookSecret ? maskSecret(profile.webhookSecret) : null,
-    config_path: store.path,
-    service: profile.service ?? {},
-  };
+  const view = { ...maskedView(name, profile, data.current), config_path: store.path, service: profile.service ?? {} };
   if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, view);
   renderRecord(ctx.io, [
     {
@@ -47,6 +38,18 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     },
     { title: 'Service choices (offramp conform --save)', fields: serviceFields(view.service) },
   ]);
+}
+
+/** A profile as list and show print it: secrets masked, the base URL without credentials. */
+export function maskedView(name: string, p: Profile, current: string | undefined) {
+  return {
+    name,
+    current: name === current,
+    env: p.env,
+    base_url: displayUrl(p.baseUrl),
+    api_key: maskSecret(p.apiKey),
+    webhook_secret: p.webhookSecret ? maskSecret(p.webhookSecret) : null,
+  };
 }
 
 /**

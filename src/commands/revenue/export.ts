@@ -68,8 +68,6 @@ export const command = () =>
       ),
     );
 
-export { MAX_CONCURRENCY };
-
 export type Options = OptionsOf<typeof command>;
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -241,7 +239,9 @@ async function exportTo(r: ExportRun): Promise<number> {
         'the ledger may have changed during the export (a window that includes now); export a closed window, or run again',
       );
     }
-    if (file) await commitFile(file, opts.out!);
+    await file?.commit().catch((err: Error) => {
+      throw new CliError(`could not finish ${opts.out}: ${err.message}`, 'OUTPUT', EXIT.failure);
+    });
     await resumeDir?.remove();
     progress.stop();
     if (opts.manifest) {
@@ -298,14 +298,6 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
   err.message += notWritten;
   if (resumeHint) err.hint = resumeHint;
   return err;
-}
-
-async function commitFile(file: AtomicFile, name: string): Promise<void> {
-  try {
-    await file.commit();
-  } catch (err) {
-    throw new CliError(`could not finish ${name}: ${(err as Error).message}`, 'OUTPUT', EXIT.failure);
-  }
 }
 
 async function writeManifest(path: string, manifest: object): Promise<void> {

@@ -35,11 +35,9 @@ export const command = () =>
     .option('--network <network>', 'only rows of this network (totals then come from the rows)')
     .addHelpText('after', examples('offramp revenue summary --from 2026-10-01 --to 2026-10-31'));
 
-export type Options = OptionsOf<typeof command>;
-
 const PARALLEL = 4;
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
   const window = await windowFlags(opts, ctx);
   const filters = filterFlags(opts);
@@ -59,10 +57,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     total_partner_share: share.toString(),
     transaction_count: summaries.reduce((n, s) => n + s.transaction_count, 0),
   };
-  if (format === 'json') {
-    writeJson(ctx.io, { ...total, ...filters, slices: summaries });
-    return;
-  }
+  if (format === 'json') return writeJson(ctx.io, { ...total, ...filters, slices: summaries });
   const { renderTable } = await import('../../lib/output/render.js');
   const rows = [
     ...(summaries.length > 1 ? summaries.map((s, i) => ({ label: `slice ${i + 1}`, ...s })) : []),

@@ -21,11 +21,9 @@ export const command = () =>
     .option('--hash <hash>', 'simulated blockchain hash')
     .addHelpText('after', examples('offramp simulate 0b6f…91 deposit.detected', 'offramp simulate walk --outcome completed --settle'));
 
-export type Options = OptionsOf<typeof command>;
-
 const EVENT_LIST = `events: ${SIMULATOR_EVENTS.join(', ')}`;
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   // Everything given is checked first; only then is anything missing asked for.
   const given = opts.txId !== undefined ? checkTransactionId(opts.txId) : undefined;

@@ -19,9 +19,7 @@ export const command = () =>
     .option('--settle', 'also send payout.settled after completion')
     .addHelpText('after', examples('offramp simulate walk', 'offramp simulate walk 0b6f…91 --outcome refunded'));
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const txId = opts.txId ? checkTransactionId(opts.txId) : undefined;
@@ -40,10 +38,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     timeline.fail();
     throw cause;
   }
-  if (ctx.globals.json) {
-    writeJson(ctx.io, { transaction: result.transaction, steps: result.steps });
-    return;
-  }
+  if (ctx.globals.json) return writeJson(ctx.io, { transaction: result.transaction, steps: result.steps });
   const history = await statusHistory(api, result.transaction.id);
   renderTransaction(ctx.io, result.transaction, ctx.now(), 'snapshot');
   ctx.io.out('\nstatus history\n');

@@ -20,9 +20,7 @@ export const command = () =>
     .option('--idempotency-key <key>', 'reuse a key to retry a cancel safely (default: a fresh UUID)')
     .addHelpText('after', examples('offramp tx cancel 0b6f…91', 'offramp tx cancel 0b6f…91 --yes'));
 
-export type CancelOptions = OptionsOf<typeof command>;
-
-export async function run(opts: CancelOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
   const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id to cancel');
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();

@@ -56,15 +56,13 @@ export const command = () =>
       ),
     );
 
-export type CreateOptions = OptionsOf<typeof command>;
-
 /** The emulator's bounds, and sane ones for identifiers and a phone number. */
 const MAX_ID_LENGTH = 128;
 const PHONE = /^\+?[0-9][0-9 ()-]{2,31}$/;
 
 type Plan = { mode: 'quote'; quoteId: string; network: string } | { mode: 'direct'; fiat: string; token: string; network: string };
 
-export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
 
   // 1. Every flag that was given is checked before anything else happens.

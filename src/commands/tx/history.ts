@@ -13,16 +13,11 @@ export const command = () =>
     .description("show a transaction's status history")
     .addHelpText('after', examples('offramp tx history 0b6f…91'));
 
-export type HistoryOptions = OptionsOf<typeof command>;
-
-export async function run(opts: HistoryOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
   const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id');
   const history = await statusHistory(await ctx.api(), id);
-  if (format === 'json') {
-    writeJson(ctx.io, history);
-    return;
-  }
+  if (format === 'json') return writeJson(ctx.io, history);
   ctx.io.err(`transaction ${history.id}: ${history.status} (${history.history.length} ${history.history.length === 1 ? 'change' : 'changes'})`);
   const { renderHistory } = await import('../../lib/tx/render.js');
   renderHistory(ctx.io, history, ctx.now());

@@ -7,7 +7,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
+import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import { windowFilter } from '../../lib/input/window.js';
@@ -24,9 +24,7 @@ export const command = () =>
     .option('--all', 'follow every page to the end (streams)')
     .addHelpText('after', examples('offramp tx list --limit 10', 'offramp tx list --status completed --from 2026-11-01 --all -o ndjson'));
 
-export type ListOptions = OptionsOf<typeof command>;
-
-export async function run(opts: ListOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
   const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
   const cursor = opts.cursor !== undefined ? opts.cursor.trim() : undefined;
@@ -42,39 +40,31 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   // The table renderer (cli-table3, chalk) loads only for a table.
   const table = format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
 
-  if (!opts.all) {
-    const page = await api.transactions.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-    // --json is the API's data: for one page, the page as the service shaped it.
-    if (format === 'json') writeJson(ctx.io, page.data);
-    if (format === 'ndjson') for (const tx of page.items) writeNdjsonLine(ctx.io, tx);
-    if (table) for (const tx of page.items) table.row(tx);
-    if (format === 'table' && page.items.length === 0) ctx.io.err(page.last ? 'no transactions' : 'no matching transactions on this page');
-    if (!page.last && page.nextCursor) {
-      const again = [
-        'offramp tx list',
-        ...(status !== undefined ? [`--status ${shellQuote(status)}`] : []),
-        ...(opts.from !== undefined ? [`--from ${shellQuote(opts.from)}`] : []),
-        ...(opts.to !== undefined ? [`--to ${shellQuote(opts.to)}`] : []),
-        ...(limit !== undefined ? [`--limit ${limit}`] : []),
-        `--cursor ${shellQuote(page.nextCursor)}`,
-      ];
-      ctx.io.err(`more: ${again.join(' ')}`);
-    }
-    return;
-  }
-
-  // --all --json is one JSON array, written item by item as pages arrive.
+  // One page unless --all, rows written as they arrive. --json is the API's data: for one
+  // page, the page as the service shaped it; with --all, one array written item by item.
+  const page = opts.all ? undefined : await api.transactions.list({ ...query, limit: limit ?? DEFAULT_PAGE });
+  const txs = page ? page.items : api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
   let count = 0;
-  for await (const tx of api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) })) {
-    if (format === 'json') ctx.io.out(`${count === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(tx, null, 2))}`);
-    else if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
-    else table?.row(tx);
-    count++;
+  if (format === 'json') {
+    if (page) writeJson(ctx.io, page.data);
+    else await writeJsonArray(ctx.io, txs);
+  } else {
+    for await (const tx of txs) {
+      if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);
+      else table?.row(tx);
+      count++;
+    }
   }
-  if (format === 'json') ctx.io.out(count === 0 ? '[]\n' : '\n]\n');
-  if (format === 'table' && count === 0) ctx.io.err('no transactions');
-}
-
-function indent(text: string): string {
-  return text.replace(/^/gm, '  ');
+  if (format === 'table' && count === 0) ctx.io.err(page && !page.last ? 'no matching transactions on this page' : 'no transactions');
+  if (page && !page.last && page.nextCursor) {
+    const again = [
+      'offramp tx list',
+      ...(status !== undefined ? [`--status ${shellQuote(status)}`] : []),
+      ...(opts.from !== undefined ? [`--from ${shellQuote(opts.from)}`] : []),
+      ...(opts.to !== undefined ? [`--to ${shellQuote(opts.to)}`] : []),
+      ...(limit !== undefined ? [`--limit ${limit}`] : []),
+      `--cursor ${shellQuote(page.nextCursor)}`,
+    ];
+    ctx.io.err(`more: ${again.join(' ')}`);
+  }
 }

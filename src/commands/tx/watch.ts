@@ -7,7 +7,7 @@
 // passes first.
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { CheckFailed, TimeoutError, UsageError } from '../../lib/errors.js';
+import { CheckFailed, TimeoutError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { isTerminal } from '../../lib/lifecycle.js';
 import { resolveFormat } from '../../lib/output/format.js';
@@ -31,20 +31,15 @@ export const command = () =>
     .addHelpText('after', '\n--timeout MS (global) is, for watch, the overall deadline (exit 7 when it passes).')
     .addHelpText('after', examples('offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 600000'));
 
-export type WatchOptions = OptionsOf<typeof command>;
-
 /** Polling faster than this helps nobody and counts against the rate limit. */
 export const MIN_INTERVAL_MS = 100;
 
-
-export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
   // No timer waits longer than MAX_TIMER_MS (a longer one would fire at once, in a loop).
   const interval = Math.min(parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS), MAX_TIMER_MS);
+  // --until is one of the statuses: commander checks its choices.
   const until = opts.until;
-  if (until !== undefined && !(TRANSACTION_STATUSES as readonly string[]).includes(until)) {
-    throw new UsageError(`--until "${until}" is not a status`, `one of: ${TRANSACTION_STATUSES.join(', ')}`);
-  }
   const target = await resolveTarget(ctx, opts.id, opts.ref);
   // The global --timeout is, for watch, the overall deadline (only when given: a watch
   // without one waits as long as the transaction takes). Each read then gets at most what
@@ -62,6 +57,14 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
 
   let tx: Transaction | undefined;
   let seen: string | undefined;
+  /** Shows `read` when its status is new; whether it was. */
+  const show = (read: Transaction) => {
+    if (read.status === seen) return false;
+    seen = read.status;
+    spinner?.clear();
+    showChange(ctx, format, read, color);
+    return true;
+  };
   const passed = () => {
     spinner?.stop();
     const where = tx ? `transaction ${tx.id} is still ${tx.status}` : 'the transaction was not read';
@@ -73,13 +76,10 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
     for (;;) {
       tx = await fetchTarget(reads, current);
       current = { id: tx.id };
-      const changed = tx.status !== seen;
-      if (changed) {
-        seen = tx.status;
-        spinner?.clear();
-        showChange(ctx, format, tx, color);
-        if (spinner) spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}, waiting for ${goal}`);
-        spinner?.render();
+      const changed = show(tx);
+      if (changed && spinner) {
+        spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}, waiting for ${goal}`);
+        spinner.render();
       }
 
       if (until === undefined ? isTerminal(tx.status) : tx.status === until) {
@@ -95,14 +95,7 @@ export async function run(opts: WatchOptions, ctx: Context): Promise<void> {
         if (passed) {
           // The history may be newer than the snapshot read just before it: show where the
           // transaction is now, so the last line printed is never behind the outcome.
-          if (history.status !== tx.status) {
-            tx = await fetchTarget(reads, current);
-            if (tx.status !== seen) {
-              seen = tx.status;
-              spinner?.clear();
-              showChange(ctx, format, tx, color);
-            }
-          }
+          if (history.status !== tx.status) show((tx = await fetchTarget(reads, current)));
           spinner?.stop();
           ctx.io.err(tx.status === until ? `reached ${until}` : `reached ${until} at ${passed.changed_at} (now ${tx.status})`);
           return;

@@ -16,9 +16,7 @@ export const command = () =>
     .description("show an event's delivery telemetry (the service keeps no payload)")
     .addHelpText('after', examples('offramp webhooks get 5d0e…7a'));
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
   const id = await uuidArgument(ctx, opts.eventId, 'EVENT_ID', 'Webhook event id');
   const api = await ctx.api();

@@ -12,7 +12,7 @@ import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { csvStream } from '../../lib/output/csv.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
-import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
+import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { eventFilters } from '../../lib/webhooks/filters.js';
@@ -31,11 +31,9 @@ export const command = () =>
     .option('--all', 'follow every page to the end')
     .addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f…91'));
 
-export type Options = OptionsOf<typeof command>;
-
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson', 'csv']);
   const query = eventFilters(opts);
@@ -43,40 +41,27 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (opts.cursor !== undefined) query.cursor = opts.cursor;
   const api = await ctx.api();
 
-  if (!opts.all) {
-    const page = await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-    if (format === 'json') return writeJson(io, page.data);
-    await render(ctx, format, page.items, page.last);
-    if (!page.last && page.nextCursor) io.err(`more events: --cursor ${shellQuote(page.nextCursor)} (or --all)`);
-    return;
-  }
-
-  const events = api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
+  // One page unless --all; --json of one page is the page as the service shaped it.
+  const page = opts.all ? undefined : await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
+  if (page && format === 'json') return writeJson(io, page.data);
+  const events = page ? page.items : api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
   if (format === 'ndjson') {
     for await (const event of events) writeNdjsonLine(io, event);
   } else if (format === 'json') {
-    // Streamed: `[`, one event per element, `]`.
-    let n = 0;
-    io.out('[');
-    for await (const event of events) io.out(`${n++ > 0 ? ',' : ''}\n${JSON.stringify(event, null, 2).replace(/^/gm, '  ')}`);
-    io.out(n > 0 ? '\n]\n' : ']\n');
+    await writeJsonArray(io, events);
   } else if (format === 'csv') {
     await writeCsv(ctx, events);
   } else {
     // A table aligns its columns, so it needs every row first.
     const all: WebhookEvent[] = [];
     for await (const event of events) all.push(event);
-    await render(ctx, format, all, true);
+    renderEvents(ctx, all, page?.last ?? true);
   }
+  if (page && !page.last && page.nextCursor) io.err(`more events: --cursor ${shellQuote(page.nextCursor)} (or --all)`);
 }
 
-async function render(ctx: Context, format: string, events: WebhookEvent[], last: boolean): Promise<void> {
+function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void {
   const { io } = ctx;
-  if (format === 'ndjson') {
-    for (const event of events) writeNdjsonLine(io, event);
-    return;
-  }
-  if (format === 'csv') return writeCsv(ctx, events);
   if (events.length === 0) {
     io.err(last ? 'No webhook events match.' : 'No matching webhook events on this page.');
     return;

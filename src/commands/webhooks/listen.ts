@@ -24,7 +24,7 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
-import { examples, type OptionsOf } from '../command.js';
+import { examples, untilStopped, type OptionsOf } from '../command.js';
 
 export const command = () =>
   new Command('listen')
@@ -134,15 +134,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   }
   io.err('Press Ctrl-C to stop.');
 
-  const signal = await new Promise<NodeJS.Signals>((done) => {
-    const stop = (sig: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done(sig);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  // Without an abort signal, only SIGINT or SIGTERM ends the wait.
+  const signal = (await untilStopped())!;
 
   await receiver.close();
   lines.flush();

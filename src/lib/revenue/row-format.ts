@@ -7,6 +7,7 @@
 import { Transform } from 'node:stream';
 import { csvStream, spreadsheetSafe, type CellGuard } from '../output/csv.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
+import { AMOUNTS } from './totals.js';
 
 export const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -18,8 +19,8 @@ export type FormatOptions = {
   excel?: boolean;
 };
 
-/** Columns holding the ledger's decimal amounts (docs/api.md, "What the spec fixes": money). */
-export const AMOUNT_COLUMNS: readonly string[] = ['crypto_amount', 'amount', 'platform_fee', 'share'];
+/** Columns holding the ledger's decimal amounts. */
+export const AMOUNT_COLUMNS: readonly string[] = AMOUNTS;
 
 export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 

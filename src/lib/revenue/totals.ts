@@ -18,10 +18,6 @@ export class DecimalSum {
     this.scale = Math.max(this.scale, other.scale);
   }
 
-  get value(): Decimal {
-    return this.total;
-  }
-
   toString(): string {
     return this.total.toFixed(this.scale);
   }
@@ -31,36 +27,33 @@ export class DecimalSum {
   }
 }
 
-/** What a TokenTotals holds, as decimal strings (a checkpoint, a manifest). */
-export type TokenTotalsJSON = Record<string, { rows: number; crypto_amount: string; amount: string; platform_fee: string; share: string }>;
+/** A ledger row's amounts (docs/api.md, "What the spec fixes": money): `crypto_amount` in token units, the rest in NGN. */
+export const AMOUNTS = ['crypto_amount', 'amount', 'platform_fee', 'share'] as const;
+type Amount = (typeof AMOUNTS)[number];
+type Each<T> = { rows: number } & Record<Amount, T>;
+const each = <T>(rows: number, value: (k: Amount) => T) => ({ rows, ...Object.fromEntries(AMOUNTS.map((k) => [k, value(k)])) }) as Each<T>;
 
-type Sums = { rows: number; crypto_amount: DecimalSum; amount: DecimalSum; platform_fee: DecimalSum; share: DecimalSum };
-type AmountRow = { crypto_currency: string; crypto_amount: string; amount: string; platform_fee: string; share: string };
+/** What a TokenTotals holds, as decimal strings (a checkpoint, a manifest). */
+export type TokenTotalsJSON = Record<string, Each<string>>;
 
 /**
  * The rows' amounts summed per token: `crypto_amount` is in the token's units, `amount`,
  * `platform_fee` and `share` in NGN (docs/api.md, "What the spec fixes": money).
  */
 export class TokenTotals {
-  private readonly tokens = new Map<string, Sums>();
+  private readonly tokens = new Map<string, Each<DecimalSum>>();
 
-  add(row: AmountRow): void {
+  add(row: { crypto_currency: string } & Record<Amount, string>): void {
     const sums = this.sums(row.crypto_currency);
     sums.rows++;
-    sums.crypto_amount.add(row.crypto_amount);
-    sums.amount.add(row.amount);
-    sums.platform_fee.add(row.platform_fee);
-    sums.share.add(row.share);
+    for (const k of AMOUNTS) sums[k].add(row[k]);
   }
 
   merge(other: TokenTotals): void {
     for (const [token, theirs] of other.tokens) {
       const sums = this.sums(token);
       sums.rows += theirs.rows;
-      sums.crypto_amount.addSum(theirs.crypto_amount);
-      sums.amount.addSum(theirs.amount);
-      sums.platform_fee.addSum(theirs.platform_fee);
-      sums.share.addSum(theirs.share);
+      for (const k of AMOUNTS) sums[k].addSum(theirs[k]);
     }
   }
 
@@ -69,22 +62,19 @@ export class TokenTotals {
     const out: TokenTotalsJSON = {};
     for (const token of [...this.tokens.keys()].sort()) {
       const s = this.tokens.get(token)!;
-      out[token] = { rows: s.rows, crypto_amount: s.crypto_amount.toString(), amount: s.amount.toString(), platform_fee: s.platform_fee.toString(), share: s.share.toString() };
+      out[token] = each(s.rows, (k) => s[k].toString());
     }
     return out;
   }
 
   /** NGN totals over every token. */
   fiat(): { amount: string; platform_fee: string; share: string } {
-    const amount = new DecimalSum();
-    const fee = new DecimalSum();
-    const share = new DecimalSum();
-    for (const s of this.tokens.values()) {
-      amount.addSum(s.amount);
-      fee.addSum(s.platform_fee);
-      share.addSum(s.share);
-    }
-    return { amount: amount.toString(), platform_fee: fee.toString(), share: share.toString() };
+    const sum = (k: Amount) => {
+      const total = new DecimalSum();
+      for (const s of this.tokens.values()) total.addSum(s[k]);
+      return total.toString();
+    };
+    return { amount: sum('amount'), platform_fee: sum('platform_fee'), share: sum('share') };
   }
 
   static fromJSON(json: TokenTotalsJSON): TokenTotals {
@@ -92,20 +82,14 @@ export class TokenTotals {
     for (const [token, t] of Object.entries(json)) {
       const sums = totals.sums(token);
       sums.rows = t.rows;
-      sums.crypto_amount.add(t.crypto_amount);
-      sums.amount.add(t.amount);
-      sums.platform_fee.add(t.platform_fee);
-      sums.share.add(t.share);
+      for (const k of AMOUNTS) sums[k].add(t[k]);
     }
     return totals;
   }
 
-  private sums(token: string): Sums {
+  private sums(token: string): Each<DecimalSum> {
     let sums = this.tokens.get(token);
-    if (!sums) {
-      sums = { rows: 0, crypto_amount: new DecimalSum(), amount: new DecimalSum(), platform_fee: new DecimalSum(), share: new DecimalSum() };
-      this.tokens.set(token, sums);
-    }
+    if (!sums) this.tokens.set(token, (sums = each(0, () => new DecimalSum())));
     return sums;
   }
 }
