@@ -13,5 +13,7 @@ export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'offramp-tests-'));
   // Read by os.tmpdir() in every worker, which inherits this process's environment.
   process.env.TMPDIR = root;
-  return () => rmSync(root, { recursive: true, force: true });
+  // A process a failed test left running may still be writing under it: rmSync retries
+  // ENOTEMPTY and EBUSY (maxRetries) instead of ending the run on a race.
+  return () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
