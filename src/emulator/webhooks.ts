@@ -138,7 +138,7 @@ export class Webhooks {
     this.changed();
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
-    if (chaos?.reorder && !this.holding(partner) && this.draw() < chaos.reorder) {
+    if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
       evt.held = true;
       this.held.add(evt);
       this.schedule(evt, this.holdMs);
@@ -256,9 +256,7 @@ export class Webhooks {
         this.settle(evt, NO_ENDPOINT_ERROR);
         return;
       }
-      const run = this.limit(() => this.attempt(evt));
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
+      this.run(() => this.attempt(evt));
     };
     if (delayMs <= 0) {
       // setImmediate, not a direct call: the API answer that caused the event goes out first.
@@ -285,9 +283,11 @@ export class Webhooks {
     this.settle(evt, error);
   }
 
-  private holding(partner: PartnerState): boolean {
-    for (const held of this.held) if (held.owner === partner) return true;
-    return false;
+  /** Runs a POST in the delivery pool, kept in `running` so that close() can wait for it. */
+  private run(task: () => Promise<void>): void {
+    const run = this.limit(task);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
   }
 
   /** The wait before retry n of a round: baseDelayMs, doubling (backoff's base is half the first delay). */
@@ -309,7 +309,6 @@ export class Webhooks {
 
   /** Events held back for reordering go out once a later event of their partner was attempted. */
   private releaseHeldBefore(evt: EventRecord): void {
-    if (this.held.size === 0) return;
     for (const held of this.held) {
       if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
       this.held.delete(held);
@@ -324,9 +323,7 @@ export class Webhooks {
     const timer = setTimeout(() => {
       this.duplicateTimers.delete(timer);
       if (this.closed || evt.owner.detached || this.settings.url === undefined) return;
-      const run = this.limit(() => this.duplicate(evt));
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
+      this.run(() => this.duplicate(evt));
     }, this.chaosDelay());
     this.duplicateTimers.add(timer);
   }
