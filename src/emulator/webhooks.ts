@@ -39,7 +39,6 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/backoff.js';
-import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
 import { sign, type SchemeName } from '../lib/webhooks/signature.js';
@@ -58,7 +57,6 @@ export const SIGNATURE_HEADER_NAME = 'X-SVC-Webhook-Signature';
 export const EVENT_ID_HEADER_NAME = 'X-SVC-Webhook-Id';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 export const DEFAULT_EVENTS_LIMIT = 20;
-export const DEFAULT_WEBHOOK_SECRET = EMULATOR_DEFAULT_WEBHOOK_SECRET;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
 /** The longest wait between two attempts, however many the ceiling allows. */
 export const RETRY_CAP_MS = 60_000;
