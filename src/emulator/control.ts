@@ -155,20 +155,14 @@ function advanceOf(body: Record<string, unknown>): number {
   return ms;
 }
 
+/** A fault rule's wire fields (snake_case) and their names in FaultInput. */
+const FAULT_FIELDS = { route: 'route', next: 'next', status: 'status', drop_after_commit: 'dropAfterCommit', latency_ms: 'latencyMs', webhook: 'webhook', event_type: 'eventType' };
+
 /** The wire's snake_case rule as the code's FaultInput; refuses unknown fields (a typo would silently do nothing). */
 function faultInputOf(body: Record<string, unknown>): FaultInput {
-  onlyKeys(body, ['route', 'next', 'status', 'drop_after_commit', 'latency_ms', 'webhook', 'event_type']);
+  onlyKeys(body, Object.keys(FAULT_FIELDS));
   const input: Record<string, unknown> = {};
-  const copy = (from: string, to: string) => {
-    if (body[from] !== undefined) input[to] = body[from];
-  };
-  copy('route', 'route');
-  copy('next', 'next');
-  copy('status', 'status');
-  copy('drop_after_commit', 'dropAfterCommit');
-  copy('latency_ms', 'latencyMs');
-  copy('webhook', 'webhook');
-  copy('event_type', 'eventType');
+  for (const [wire, name] of Object.entries(FAULT_FIELDS)) if (body[wire] !== undefined) input[name] = body[wire];
   if (input.webhook !== undefined && input.webhook !== true) throw badRequest('webhook must be true (or absent for a route fault)');
   return input as FaultInput;
 }

@@ -56,33 +56,17 @@ export class IdempotencyCache {
     return { status: entry.status, json: entry.json, headers: { ...entry.headers, 'Idempotent-Replayed': 'true' } };
   }
 
-  /**
-   * Stores the answer and hands it back serialised, so it is serialised once, with the
-   * entry's id (what the state file records it under).
-   */
-  store(
-    route: string,
-    key: string,
-    request: RequestIdentity,
-    result: ApiResult,
-    now: number,
-    answerOf?: IdempotencyEntry['answerOf'],
-  ): { result: ApiResult; id: string } {
+  /** Stores the answer and hands it back serialised, so it is serialised once. */
+  store(route: string, key: string, request: RequestIdentity, result: ApiResult, now: number, answerOf?: IdempotencyEntry['answerOf']): ApiResult {
     const json = result.json ?? JSON.stringify(result.body);
-    const id = `${route}\u0000${key}`;
     const entry: IdempotencyEntry = { request, status: result.status, json, headers: result.headers, storedMs: now };
     if (answerOf) entry.answerOf = answerOf;
-    this.entries.set(id, entry);
-    return { result: result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json }, id };
+    this.entries.set(`${route}\u0000${key}`, entry);
+    return result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json };
   }
 
   get size(): number {
     return this.entries.size;
-  }
-
-  /** One entry by id, for the state file. */
-  entry(id: string): IdempotencyEntry | undefined {
-    return this.entries.get(id);
   }
 
   /** Every entry with its id, oldest first, for the state file. */

@@ -7,7 +7,7 @@
 // What this module exports is declared in terms of types.ts, clock.ts and errors.ts only:
 // those declarations are what the package ships, and they must not reach modules that
 // need our dependencies' types.
-import { EMULATOR_DEFAULT_API_KEY } from '../lib/emulator-defaults.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import { parseDuration } from '../lib/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
@@ -30,7 +30,7 @@ import { decodeDocument } from './state-codec.js';
 import { StateFile } from './state-file.js';
 import { Store } from './store.js';
 import type { Clock, EmulatorOptions, RunningEmulator } from './types.js';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, DEFAULT_WEBHOOK_SECRET as WEBHOOKS_DEFAULT_SECRET, Webhooks } from './webhooks.js';
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
 
 export { ManualClock, systemClock } from './clock.js';
 export { StateFileError } from './errors.js';
@@ -60,7 +60,7 @@ export const BASE_PATH: '/api/v1/partner' = API_BASE_PATH;
 /** The documented key used when none is given (docs/emulator.md). */
 export const DEFAULT_API_KEY: string = EMULATOR_DEFAULT_API_KEY;
 /** The documented webhook secret used when none is given. */
-export const DEFAULT_WEBHOOK_SECRET: string = WEBHOOKS_DEFAULT_SECRET;
+export const DEFAULT_WEBHOOK_SECRET: string = EMULATOR_DEFAULT_WEBHOOK_SECRET;
 /** The market rate, NGN per token, when none is given. */
 export const DEFAULT_RATE: string = PRICING_DEFAULT_RATE;
 /** Port of `offramp emulator` when --port is not given; programmatic use defaults to a free port. */

@@ -148,7 +148,7 @@ function idempotent(
   }
   const stored = partner.idempotency.store(route, key, request, result, now, createdBy(route, result));
   rt.changed();
-  return stored.result;
+  return stored;
 }
 
 /** A successful create's answer is its transaction's summary: which one, and in what status. */

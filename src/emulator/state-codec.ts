@@ -180,153 +180,130 @@ export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs:
 
 // ---------------------------------------------------------------- reading
 
-export type DecodedPartner = { keyHash: string; label: string; state: PartnerState };
-
 export type DecodedState = {
-  partners: DecodedPartner[];
+  partners: { keyHash: string; label: string; state: PartnerState }[];
   clockOffsetMs: number;
 };
 
 const Int = z.int();
 const NonNegInt = z.int().check(z.nonnegative());
 const NullableString = z.nullable(z.string());
-const Hex64 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
 
-const Header = z.object({
-  k: z.literal('header'),
-  format: z.string(),
-  format_version: z.number(),
-  offramp_version: z.string(),
-  written_at: z.string(),
+const Header = z.object({ k: z.literal('header'), format: z.string(), format_version: z.number(), offramp_version: z.string() });
+
+const Tx = z.object({
+  seq: Int,
+  id: Uuid,
+  status: z.enum(TRANSACTION_STATUSES),
+  deposit_address: z.string(),
+  network: z.string(),
+  crypto_currency: z.string(),
+  crypto_amount: z.string(),
+  rate: z.string(),
+  amount: z.string(),
+  createdMs: z.number(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  expiresMs: z.number(),
+  expires_at: DateTime,
+  merchant_reference: z.string(),
+  merchant_id: NullableString,
+  terminal_id: NullableString,
+  seller_phone: NullableString,
+  quote_id: NullableString,
+  deposit: z.nullable(
+    z.object({
+      deposit_id: z.string(),
+      blockchain_hash: z.string(),
+      status: z.enum(['detected', 'confirmed', 'refunded']),
+      confirmations: Int,
+      required_confirmations: Int,
+      received_at: z.string(),
+      confirmed_at: NullableString,
+    }),
+  ),
+  payoutSettled: z.boolean(),
+  history: z.array(StatusHistoryEntry),
 });
 
-const schemas = {
-  partner: () => z.object({ p: NonNegInt, key_sha256: Hex64, label: z.string() }),
-  tx: () =>
-    z.object({
-      p: NonNegInt,
-      v: z.object({
-        seq: Int,
-        id: Uuid,
-        status: z.enum(TRANSACTION_STATUSES),
-        deposit_address: z.string(),
-        network: z.string(),
-        crypto_currency: z.string(),
-        crypto_amount: z.string(),
-        rate: z.string(),
-        amount: z.string(),
-        createdMs: z.number(),
-        created_at: DateTime,
-        updated_at: DateTime,
-        expiresMs: z.number(),
-        expires_at: DateTime,
-        merchant_reference: z.string(),
-        merchant_id: NullableString,
-        terminal_id: NullableString,
-        seller_phone: NullableString,
-        quote_id: NullableString,
-        deposit: z.nullable(
-          z.object({
-            deposit_id: z.string(),
-            blockchain_hash: z.string(),
-            status: z.enum(['detected', 'confirmed', 'refunded']),
-            confirmations: Int,
-            required_confirmations: Int,
-            received_at: z.string(),
-            confirmed_at: NullableString,
-          }),
-        ),
-        payoutSettled: z.boolean(),
-        history: z.array(StatusHistoryEntry),
-      }),
-    }),
-  event: () =>
-    z.object({
-      p: NonNegInt,
-      v: z.object({
-        seq: Int,
-        event_id: Uuid,
-        aggregate_id: Uuid,
-        event_type: z.string(),
-        createdMs: z.number(),
-        created_at: DateTime,
-        updated_at: DateTime,
-        delivery_status: z.enum(['pending', 'delivered', 'failed']),
-        attempts: NonNegInt,
-        last_error: NullableString,
-        roundAttempts: NonNegInt,
-      }),
-      body: z.nullable(
-        z.union([z.object({ snapshot_of: z.literal('tx') }), z.object({ id: Uuid, type: z.string(), data: z.nullable(z.record(z.string(), z.unknown())) })]),
-      ),
-    }),
-  quote: () =>
-    z.object({
-      p: NonNegInt,
-      v: z.object({
-        quote_id: Uuid,
-        token: z.string(),
-        network: z.string(),
-        unit: z.enum(['fiat', 'token']),
-        amount: z.string().check(z.regex(/^\d+(\.\d+)?$/)),
-        base_rate: z.string(),
-        adjusted_rate: z.string(),
-        expiresMs: z.number(),
-        expires_at: DateTime,
-      }),
-    }),
-  idem: () =>
-    z.object({
-      p: NonNegInt,
-      id: z.string(),
-      v: z.object({
-        request: z.object({ text: z.string(), structural: z.boolean() }),
-        status: Int,
-        json: z.optional(z.string()),
-        answer_of: z.optional(z.object({ tx: Uuid, status: z.enum(TRANSACTION_STATUSES) })),
-        headers: z.optional(z.record(z.string(), z.string())),
-        storedMs: z.number(),
-      }),
-    }),
-  row: () => z.object({ p: NonNegInt, v: RevenueRow }),
-  seed: () =>
-    z.object({
-      p: NonNegInt,
-      v: z.object({
-        pairs: z.array(z.object({ token: z.string(), network: z.string() })),
-        rate_kobo: Int,
-        ts: z.string(),
-        kobo: z.string(),
-        pair: z.string(),
-        ids: z.string(),
-      }),
-    }),
-  clock: () => z.object({ offset_ms: NonNegInt }),
-} as const;
+const Event = z.object({
+  seq: Int,
+  event_id: Uuid,
+  aggregate_id: Uuid,
+  event_type: z.string(),
+  createdMs: z.number(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  delivery_status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: NonNegInt,
+  last_error: NullableString,
+  roundAttempts: NonNegInt,
+});
 
-type Kind = keyof typeof schemas;
-type Parsed<K extends Kind> = z.infer<ReturnType<(typeof schemas)[K]>>;
+const EventBody = z.union([z.object({ snapshot_of: z.literal('tx') }), z.object({ id: Uuid, type: z.string(), data: z.nullable(z.record(z.string(), z.unknown())) })]);
 
-const built = new Map<Kind, z.core.$ZodType>();
-function schemaOf<K extends Kind>(kind: K): ReturnType<(typeof schemas)[K]> {
-  let schema = built.get(kind);
-  if (!schema) built.set(kind, (schema = schemas[kind]()));
-  return schema as ReturnType<(typeof schemas)[K]>;
-}
+const Quote = z.object({
+  quote_id: Uuid,
+  token: z.string(),
+  network: z.string(),
+  unit: z.enum(['fiat', 'token']),
+  amount: z.string().check(z.regex(/^\d+(\.\d+)?$/)),
+  base_rate: z.string(),
+  adjusted_rate: z.string(),
+  expiresMs: z.number(),
+  expires_at: DateTime,
+});
+
+const Idem = z.object({
+  request: z.object({ text: z.string(), structural: z.boolean() }),
+  status: Int,
+  json: z.optional(z.string()),
+  answer_of: z.optional(z.object({ tx: Uuid, status: z.enum(TRANSACTION_STATUSES) })),
+  headers: z.optional(z.record(z.string(), z.string())),
+  storedMs: z.number(),
+});
+
+const Seed = z.object({
+  pairs: z.array(z.object({ token: z.string(), network: z.string() })),
+  rate_kobo: Int,
+  ts: z.string(),
+  kobo: z.string(),
+  pair: z.string(),
+  ids: z.string(),
+});
+
+const p = NonNegInt;
+const Line = z.discriminatedUnion('k', [
+  z.object({ k: z.literal('header') }),
+  z.object({ k: z.literal('partner'), p, key_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)), label: z.string() }),
+  z.object({ k: z.literal('tx'), p, v: Tx }),
+  z.object({ k: z.literal('event'), p, v: Event, body: z.nullable(EventBody) }),
+  z.object({ k: z.literal('quote'), p, v: Quote }),
+  z.object({ k: z.literal('idem'), p, id: z.string(), v: Idem }),
+  z.object({ k: z.literal('row'), p, v: RevenueRow }),
+  z.object({ k: z.literal('seed'), p, v: Seed }),
+  z.object({ k: z.literal('clock'), offset_ms: NonNegInt }),
+]);
 
 /** What a partner's records add up to while a document is read (later records replace earlier ones). */
-class PartnerDraft {
-  readonly txs = new Map<string, Parsed<'tx'>['v']>();
+type Draft = {
+  keyHash: string;
+  label: string;
+  txs: Map<string, z.infer<typeof Tx>>;
   /** Each event with its snapshot (the delivery body's `data`). */
-  readonly events = new Map<string, { v: Parsed<'event'>['v']; payload: object | null }>();
-  readonly quotes = new Map<string, Parsed<'quote'>['v']>();
-  readonly idem = new Map<string, Parsed<'idem'>['v']>();
-  readonly rows = new Map<string, RevenueRowType>();
-  seed: Parsed<'seed'>['v'] | undefined;
-  constructor(
-    readonly keyHash: string,
-    readonly label: string,
-  ) {}
+  events: Map<string, { v: z.infer<typeof Event>; payload: object | null }>;
+  quotes: Map<string, z.infer<typeof Quote>>;
+  idem: Map<string, z.infer<typeof Idem>>;
+  rows: Map<string, RevenueRowType>;
+  seed?: z.infer<typeof Seed>;
+};
+
+function jsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a document; `what` names it in the error. */
@@ -335,23 +312,17 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
     throw new StateFormatError(`${what} ${why}`);
   };
   const firstEnd = bytes.indexOf(0x0a);
-  const firstLine = bytes.toString('utf8', 0, firstEnd < 0 ? Math.min(bytes.length, 4096) : firstEnd);
-  let header: z.infer<typeof Header>;
-  try {
-    const parsed = Header.safeParse(JSON.parse(firstLine));
-    if (!parsed.success) throw new Error('not a header');
-    header = parsed.data;
-  } catch {
-    return fail('is not an offramp emulator state (its first line is not the state header)');
-  }
-  if (header.format !== STATE_FORMAT) fail(`is not an offramp emulator state (format "${header.format.slice(0, 40)}")`);
-  if (header.format_version !== STATE_FORMAT_VERSION || header.offramp_version !== VERSION) {
+  const header = Header.safeParse(jsonOr(bytes.toString('utf8', 0, firstEnd < 0 ? Math.min(bytes.length, 4096) : firstEnd)));
+  if (!header.success) return fail('is not an offramp emulator state (its first line is not the state header)');
+  const { format, format_version, offramp_version } = header.data;
+  if (format !== STATE_FORMAT) fail(`is not an offramp emulator state (format "${format.slice(0, 40)}")`);
+  if (format_version !== STATE_FORMAT_VERSION || offramp_version !== VERSION) {
     fail(
-      `was written by offramp ${header.offramp_version.slice(0, 40)} (state format ${header.format_version}); this is offramp ${VERSION} (state format ${STATE_FORMAT_VERSION}), which reads only its own`,
+      `was written by offramp ${offramp_version.slice(0, 40)} (state format ${format_version}); this is offramp ${VERSION} (state format ${STATE_FORMAT_VERSION}), which reads only its own`,
     );
   }
 
-  const drafts = new Map<number, PartnerDraft>();
+  const drafts = new Map<number, Draft>();
   /** The transactions written in the batch being applied, by `p:id`: what a short event body refers to. */
   const batchTxs = new Map<string, TxRecord>();
   let clockOffsetMs = 0;
@@ -359,121 +330,89 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
   let batch: string[] = [];
   let committed = 0;
   let lineNo = 0;
-  let pos = 0;
-  while (pos < bytes.length) {
-    const end = bytes.indexOf(0x0a, pos);
-    if (end < 0) break; // an unfinished last line, refused below
+  // An unfinished last line ends the loop; it is refused below.
+  for (let pos = 0, end; (end = bytes.indexOf(0x0a, pos)) >= 0; pos = end + 1) {
     const line = bytes.toString('utf8', pos, end);
     lineNo++;
-    if (line.startsWith('{"k":"commit"')) {
-      let commit: { n?: unknown; crc32?: unknown };
-      try {
-        commit = JSON.parse(line) as typeof commit;
-      } catch {
-        return fail(`is damaged: line ${lineNo} is not JSON`);
-      }
-      if (commit.n !== batch.length || commit.crc32 !== crc32(bytes.subarray(batchStart, pos))) {
-        fail(`is damaged: the batch ending at line ${lineNo} does not match its checksum`);
-      }
-      batchTxs.clear();
-      for (const [i, text] of batch.entries()) apply(text, lineNo - batch.length + i);
-      committed++;
-      batch = [];
-      batchStart = end + 1;
-    } else {
+    if (!line.startsWith('{"k":"commit"')) {
       batch.push(line);
+      continue;
     }
-    pos = end + 1;
+    const commit = jsonOr(line) as { n?: unknown; crc32?: unknown } | undefined;
+    if (commit?.n !== batch.length || commit.crc32 !== crc32(bytes.subarray(batchStart, pos))) {
+      fail(`is damaged: the batch ending at line ${lineNo} does not match its checksum`);
+    }
+    batchTxs.clear();
+    batch.forEach((text, i) => apply(text, lineNo - batch.length + i));
+    committed++;
+    batch = [];
+    batchStart = end + 1;
   }
   if (committed === 0) fail('is damaged: it holds no complete batch');
   if (batchStart < bytes.length) fail('is incomplete: it does not end with a commit line');
 
   function apply(text: string, at: number): void {
-    let record: { k?: unknown };
-    try {
-      record = JSON.parse(text) as { k?: unknown };
-    } catch {
-      return fail(`is damaged: line ${at} is not JSON`);
-    }
-    const kind = record.k;
-    if (kind === 'header') return;
-    if (typeof kind !== 'string' || !(kind in schemas)) return fail(`is damaged: line ${at} has an unknown record kind`);
-    const parsed = schemaOf(kind as Kind).safeParse(record);
+    const record = jsonOr(text);
+    if (record === undefined) return fail(`is damaged: line ${at} is not JSON`);
+    const parsed = Line.safeParse(record);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return fail(`is damaged: line ${at} (${kind}) ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'is malformed'}`);
+      return fail(`is damaged: line ${at} ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'is malformed'}`);
     }
-    if (kind === 'clock') {
-      clockOffsetMs = (parsed.data as Parsed<'clock'>).offset_ms;
+    const r = parsed.data;
+    if (r.k === 'header') return;
+    if (r.k === 'clock') {
+      clockOffsetMs = r.offset_ms;
       return;
     }
-    if (kind === 'partner') {
-      const p = parsed.data as Parsed<'partner'>;
-      const existing = drafts.get(p.p);
-      if (existing && existing.keyHash !== p.key_sha256) fail(`is damaged: line ${at} gives partner ${p.p} another key`);
-      if (!existing) drafts.set(p.p, new PartnerDraft(p.key_sha256, p.label));
+    if (r.k === 'partner') {
+      const existing = drafts.get(r.p);
+      if (existing && existing.keyHash !== r.key_sha256) fail(`is damaged: line ${at} gives partner ${r.p} another key`);
+      if (!existing) drafts.set(r.p, { keyHash: r.key_sha256, label: r.label, txs: new Map(), events: new Map(), quotes: new Map(), idem: new Map(), rows: new Map() });
       return;
     }
-    const data = parsed.data as { p: number };
-    const draft = drafts.get(data.p);
-    if (!draft) return fail(`is damaged: line ${at} names partner ${data.p} before it is declared`);
-    switch (kind) {
-      case 'tx': {
-        const v = (parsed.data as Parsed<'tx'>).v;
-        draft.txs.set(v.id, v);
-        batchTxs.set(`${data.p}:${v.id}`, v as TxRecord);
+    const draft = drafts.get(r.p) ?? fail(`is damaged: line ${at} names partner ${r.p} before it is declared`);
+    switch (r.k) {
+      case 'tx':
+        draft.txs.set(r.v.id, r.v);
+        batchTxs.set(`${r.p}:${r.v.id}`, r.v as TxRecord);
         break;
-      }
       case 'event': {
-        const e = parsed.data as Parsed<'event'>;
         let payload: object | null = null;
-        if (e.body && 'snapshot_of' in e.body) {
-          const tx = batchTxs.get(`${data.p}:${e.v.aggregate_id}`);
-          if (!tx) return fail(`is damaged: line ${at} refers to a transaction its batch does not hold`);
+        if (r.body && 'snapshot_of' in r.body) {
+          const tx = batchTxs.get(`${r.p}:${r.v.aggregate_id}`) ?? fail(`is damaged: line ${at} refers to a transaction its batch does not hold`);
           payload = snapshot(tx);
-        } else if (e.body) {
-          if (e.body.id !== e.v.event_id || e.body.type !== e.v.event_type) return fail(`is damaged: line ${at} carries another event's body`);
-          payload = e.body.data;
+        } else if (r.body) {
+          if (r.body.id !== r.v.event_id || r.body.type !== r.v.event_type) fail(`is damaged: line ${at} carries another event's body`);
+          payload = r.body.data;
         }
-        draft.events.set(e.v.event_id, { v: e.v, payload });
+        draft.events.set(r.v.event_id, { v: r.v, payload });
         break;
       }
-      case 'quote': {
-        const v = (parsed.data as Parsed<'quote'>).v;
-        draft.quotes.set(v.quote_id, v);
+      case 'quote':
+        draft.quotes.set(r.v.quote_id, r.v);
         break;
-      }
-      case 'idem': {
-        const r = parsed.data as Parsed<'idem'>;
+      case 'idem':
         draft.idem.set(r.id, r.v);
         break;
-      }
-      case 'row': {
-        const v = (parsed.data as Parsed<'row'>).v;
-        draft.rows.set(v.transaction_id, v);
+      case 'row':
+        draft.rows.set(r.v.transaction_id, r.v);
         break;
-      }
       case 'seed':
-        draft.seed = (parsed.data as Parsed<'seed'>).v;
+        draft.seed = r.v;
         break;
     }
   }
 
   const partners = [...drafts.values()].map((draft) => ({ keyHash: draft.keyHash, label: draft.label, state: build(draft, fail) }));
-  const hashes = new Set<string>();
-  for (const p of partners) {
-    if (hashes.has(p.keyHash)) fail('is damaged: two partners have the same key');
-    hashes.add(p.keyHash);
-  }
+  if (new Set(partners.map((p) => p.keyHash)).size !== partners.length) fail('is damaged: two partners have the same key');
   return { partners, clockOffsetMs };
 }
 
 /** A partner's records as the emulator's structures; refuses what cannot hold together. */
-function build(draft: PartnerDraft, fail: (why: string) => never): PartnerState {
+function build(draft: Draft, fail: (why: string) => never): PartnerState {
   const partner = new PartnerState(draft.label, draft.keyHash);
-  for (const v of draft.quotes.values()) {
-    partner.quotes.set(v.quote_id, { ...v, amount: new Decimal(v.amount) });
-  }
+  for (const v of draft.quotes.values()) partner.quotes.set(v.quote_id, { ...v, amount: new Decimal(v.amount) });
   // Creation order is the order of pages; `seq` is renumbered from it so that it is the
   // index plus one again, which the pager relies on.
   const txs = [...draft.txs.values()].sort((a, b) => a.seq - b.seq || a.createdMs - b.createdMs);
@@ -487,34 +426,15 @@ function build(draft: PartnerDraft, fail: (why: string) => never): PartnerState 
   });
   const events = [...draft.events.values()].sort((a, b) => a.v.seq - b.v.seq || a.v.createdMs - b.v.createdMs);
   events.forEach(({ v, payload }, i) => {
-    const evt: EventRecord = {
-      ...v,
-      seq: i + 1,
-      delivery_status: v.delivery_status,
-      payload,
-      body: null,
-      inFlight: false,
-      replayQueued: false,
-      cancelScheduled: null,
-      owner: partner,
-      held: false,
-    };
+    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner, held: false };
     partner.events.set(evt.event_id, evt);
     partner.eventList.push(evt);
   });
-  const entries: [string, IdempotencyEntry][] = [];
-  for (const [id, v] of draft.idem) {
-    let json = v.json;
-    if (json === undefined && v.answer_of) {
-      const tx = partner.transactions.get(v.answer_of.tx);
-      if (!tx) fail(`is damaged: an idempotency key answers transaction ${v.answer_of.tx}, which it does not hold`);
-      json = createdAnswerJson(tx!, v.answer_of.status);
-    }
-    if (json === undefined) fail('is damaged: an idempotency key has no answer');
-    const entry: IdempotencyEntry = { request: v.request, status: v.status, json: json!, headers: v.headers, storedMs: v.storedMs };
-    if (v.answer_of) entry.answerOf = v.answer_of;
-    entries.push([id, entry]);
-  }
+  const entries = [...draft.idem].map(([id, { answer_of, json, ...v }]): [string, IdempotencyEntry] => {
+    if (!answer_of) return [id, { ...v, headers: v.headers, json: json ?? fail('is damaged: an idempotency key has no answer') }];
+    const tx = partner.transactions.get(answer_of.tx) ?? fail(`is damaged: an idempotency key answers transaction ${answer_of.tx}, which it does not hold`);
+    return [id, { ...v, headers: v.headers, json: createdAnswerJson(tx, answer_of.status), answerOf: answer_of }];
+  });
   partner.idempotency.restore(entries);
   partner.ledger.restore([...draft.rows.values()]);
   if (draft.seed) {

@@ -39,7 +39,6 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/backoff.js';
-import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
 import { sign, type SchemeName } from '../lib/webhooks/signature.js';
@@ -58,7 +57,6 @@ export const SIGNATURE_HEADER_NAME = 'X-SVC-Webhook-Signature';
 export const EVENT_ID_HEADER_NAME = 'X-SVC-Webhook-Id';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 export const DEFAULT_EVENTS_LIMIT = 20;
-export const DEFAULT_WEBHOOK_SECRET = EMULATOR_DEFAULT_WEBHOOK_SECRET;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
 /** The longest wait between two attempts, however many the ceiling allows. */
 export const RETRY_CAP_MS = 60_000;
@@ -138,7 +136,7 @@ export class Webhooks {
     this.changed();
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
-    if (chaos?.reorder && !this.holding(partner) && this.draw() < chaos.reorder) {
+    if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
       evt.held = true;
       this.held.add(evt);
       this.schedule(evt, this.holdMs);
@@ -256,9 +254,7 @@ export class Webhooks {
         this.settle(evt, NO_ENDPOINT_ERROR);
         return;
       }
-      const run = this.limit(() => this.attempt(evt));
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
+      this.run(() => this.attempt(evt));
     };
     if (delayMs <= 0) {
       // setImmediate, not a direct call: the API answer that caused the event goes out first.
@@ -285,9 +281,11 @@ export class Webhooks {
     this.settle(evt, error);
   }
 
-  private holding(partner: PartnerState): boolean {
-    for (const held of this.held) if (held.owner === partner) return true;
-    return false;
+  /** Runs a POST in the delivery pool, kept in `running` so that close() can wait for it. */
+  private run(task: () => Promise<void>): void {
+    const run = this.limit(task);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
   }
 
   /** The wait before retry n of a round: baseDelayMs, doubling (backoff's base is half the first delay). */
@@ -309,7 +307,6 @@ export class Webhooks {
 
   /** Events held back for reordering go out once a later event of their partner was attempted. */
   private releaseHeldBefore(evt: EventRecord): void {
-    if (this.held.size === 0) return;
     for (const held of this.held) {
       if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
       this.held.delete(held);
@@ -324,9 +321,7 @@ export class Webhooks {
     const timer = setTimeout(() => {
       this.duplicateTimers.delete(timer);
       if (this.closed || evt.owner.detached || this.settings.url === undefined) return;
-      const run = this.limit(() => this.duplicate(evt));
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
+      this.run(() => this.duplicate(evt));
     }, this.chaosDelay());
     this.duplicateTimers.add(timer);
   }

@@ -34,17 +34,19 @@ export async function explainConflict(api: Api, txId: string, event: string, err
   if (!status) {
     return new SimulatorConflict(`${event} was refused: ${err.message}`, 'read the transaction (offramp tx get) to see its status', undefined, [], err.envelope);
   }
-  const valid = eventsValidFrom(status);
-  const hint = valid.length
-    ? `events valid from ${status}: ${valid.join(', ')}`
-    : `no simulator event is valid from ${status}`;
   return new SimulatorConflict(
     `transaction ${txId} is ${status}; the service refused ${event}: ${err.message}`,
-    hint,
+    validEventsHint(status),
     status,
-    valid,
+    eventsValidFrom(status),
     err.envelope,
   );
+}
+
+/** The hint of a refused step: which simulator events are valid from `status`. */
+export function validEventsHint(status: string): string {
+  const valid = eventsValidFrom(status);
+  return valid.length ? `events valid from ${status}: ${valid.join(', ')}` : `no simulator event is valid from ${status}`;
 }
 
 /**

@@ -101,6 +101,16 @@ export function expectedEventTypes(steps: WalkStep[]): string[] {
   return steps.flatMap((s) => (s.step === 'create' ? ['transaction.created'] : s.step === 'quote' || s.step === 'read' ? [] : [s.step]));
 }
 
+/** The expected event types that the events do not account for, each event counting once. */
+export function missingEvents(events: WebhookEvent[], expected: string[]): string[] {
+  const left = events.map((e) => e.event_type);
+  return expected.filter((type) => {
+    const i = left.indexOf(type);
+    if (i >= 0) left.splice(i, 1);
+    return i < 0;
+  });
+}
+
 export const eventsCoverSteps: Invariant = {
   id: 'events-cover-steps',
   name: 'the events listed for the transaction cover the steps taken, each with its telemetry readable',
@@ -108,15 +118,7 @@ export const eventsCoverSteps: Invariant = {
     if (!f.events) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
     if (!f.events.ok) return fail(`could not list the events: ${f.events.error}`);
     const listed = f.events.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
-    const expected = expectedEventTypes(f.steps);
-    const available = new Map<string, number>();
-    for (const e of listed) available.set(e.event_type, (available.get(e.event_type) ?? 0) + 1);
-    const missing: string[] = [];
-    for (const type of expected) {
-      const left = available.get(type) ?? 0;
-      if (left === 0) missing.push(type);
-      else available.set(type, left - 1);
-    }
+    const missing = missingEvents(listed, expectedEventTypes(f.steps));
     if (missing.length) {
       return fail(`no event listed for: ${missing.join(', ')} (listed: ${listed.map((e) => e.event_type).join(', ') || 'none'})`);
     }

@@ -7,7 +7,7 @@ import { answerAbout, statusHistory, webhookEvent } from '../answers.js';
 import type { Api } from '../client/api.js';
 import { ApiError, AuthError, CliError, NetworkError, TimeoutError } from '../errors.js';
 import type { RevenueRow, WebhookEvent } from '../schemas.js';
-import { expectedEventTypes, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
+import { expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
 import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
 
 export type CollectOptions = {
@@ -55,7 +55,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   facts.history = await read(async () => (await statusHistory(api, id)).history);
 
   const expected = expectedEventTypes(facts.steps);
-  facts.events = await eventually(retry, (events) => covers(events, expected), async () => {
+  facts.events = await eventually(retry, (events) => missingEvents(events, expected).length === 0, async () => {
     const events: WebhookEvent[] = [];
     for await (const e of api.webhooks.all({ transaction_id: id })) events.push(e);
     return events;
@@ -89,16 +89,6 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     });
   }
   return facts;
-}
-
-function covers(events: WebhookEvent[], expected: string[]): boolean {
-  const have = events.map((e) => e.event_type);
-  return expected.every((type) => {
-    const i = have.indexOf(type);
-    if (i < 0) return false;
-    have.splice(i, 1);
-    return true;
-  });
 }
 
 async function read<T>(fn: () => Promise<T>): Promise<Fact<T>> {

@@ -20,7 +20,7 @@ import { eventsValidFrom, isTerminal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
 import type { SimulatorEvent } from '../vocabulary.js';
-import { explainConflict } from './conflict.js';
+import { explainConflict, validEventsHint } from './conflict.js';
 
 export const OUTCOMES = ['completed', 'failed', 'expired', 'refunded'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -173,7 +173,7 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
           `transaction ${id} is ${transaction.status}; it cannot be walked to ${opts.outcome} from there`,
           'CONFLICT',
           EXIT.conflict,
-          validHint(transaction.status),
+          validEventsHint(transaction.status),
         );
       }
       events = rest;
@@ -259,9 +259,4 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
       ? `\`offramp tx history ${tx.id}\` shows how it got there`
       : `a service may apply simulated events some time after it answers: a larger --timeout (now ${opts.timeoutMs} ms) waits longer; \`offramp tx history ${tx.id}\` shows what happened`,
   );
-}
-
-function validHint(status: string): string {
-  const valid = eventsValidFrom(status);
-  return valid.length ? `events valid from ${status}: ${valid.join(', ')}` : `no simulator event is valid from ${status}`;
 }
