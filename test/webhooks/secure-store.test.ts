@@ -5,7 +5,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { killListeners, startListener } from '../helpers/listener.js';
 
 const SECRET = 'whsec_secure_store_51c0';
@@ -18,7 +18,7 @@ afterEach(() => killListeners());
 const privateDir = () => mkdtempSync(join(tmpdir(), 'offramp-secure-'));
 
 async function refused(args: string[]) {
-  const r = await runCli(['webhooks', 'listen', '--port', '0', ...args], { env });
+  const r = await runMain(['webhooks', 'listen', '--port', '0', ...args], { env });
   expect(r.code).toBe(2);
   expect(r.stdout).toBe('');
   const [first, ...rest] = r.stderr.trimEnd().split('\n');
@@ -63,7 +63,7 @@ describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, (
     chownSync(store, NOBODY, NOBODY);
     expect(await refused(['--store', store])).toBe(`error: INSECURE_PATH: refusing the store ${store}: it is owned by another user (uid ${NOBODY}), not by you (uid 0)`);
     // resend reads a store under the same rule: it would sign whatever is in it.
-    const resend = await runCli(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env });
+    const resend = await runMain(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env });
     expect(resend.code).toBe(2);
     expect(resend.stderr).toContain('is owned by another user');
   });
