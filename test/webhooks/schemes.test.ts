@@ -1,8 +1,7 @@
-// Webhook signature schemes end to end: `webhooks listen` (the built binary, stopped by
-// Ctrl-C) accepting every scheme of the catalogue (and only the pinned one with --scheme or
-// a profile's setting), keeping scheme, time and header with each stored event; `webhooks
-// verify` plain, --detect and --from-store, and `offramp emulator --signature-scheme`,
-// in process. Every signature
+// Webhook signature schemes end to end, in process: `webhooks listen` accepting every
+// scheme of the catalogue (and only the pinned one with --scheme or a profile's setting),
+// keeping scheme, time and header with each stored event; `webhooks verify` plain, --detect
+// and --from-store; `offramp emulator --signature-scheme`. Every signature
 // here is made by the test with node:crypto, never by the code under test.
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +15,7 @@ import { run as runEmulator } from '../../src/commands/emulator.js';
 import { createManualClock, startEmulator } from '../../src/emulator/index.js';
 import { IO } from '../../src/lib/io.js';
 import { tempHome } from '../helpers/cli.js';
-import { killListeners, startListener } from '../helpers/listener.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
 import { runMain } from '../helpers/main.js';
 
 const SECRET = 'whsec_schemes_e2e_77a1';
@@ -49,7 +48,7 @@ afterEach(async () => {
 });
 
 /** `offramp webhooks listen` with the test's secret. */
-const listen = (args: string[], env: Record<string, string> = {}) => startListener(args, { OFFRAMP_WEBHOOK_SECRET: SECRET, ...env });
+const listen = (args: string[], env: Record<string, string> = {}) => listenInProcess(args, { OFFRAMP_WEBHOOK_SECRET: SECRET, ...env });
 
 const storeFile = () => join(mkdtempSync(join(tmpdir(), 'offramp-schemes-')), 'events.ndjson');
 const storedLines = (path: string) =>

@@ -138,10 +138,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     const stop = (sig: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      ctx.signal?.removeEventListener('abort', interrupt);
       done(sig);
     };
+    const interrupt = () => stop('SIGINT');
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (ctx.signal?.aborted) interrupt();
+    else ctx.signal?.addEventListener('abort', interrupt, { once: true });
   });
 
   await receiver.close();
