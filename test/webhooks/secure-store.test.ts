@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/main.js';
-import { killListeners, startListener } from '../helpers/listener.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
 
 const SECRET = 'whsec_secure_store_51c0';
 const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
@@ -31,7 +31,7 @@ async function refused(args: string[]) {
 describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, () => {
   it('creates a missing directory 0700 and the store 0600', async () => {
     const store = join(privateDir(), 'state', 'offramp', 'hooks.ndjson');
-    const listener = startListener(['--store', store], env);
+    const listener = listenInProcess(['--store', store], env);
     await listener.url;
     expect(listener.stderr()).toContain(`Storing new events in ${store} (created, mode 0600)`);
     expect((await listener.stop()).code).toBe(130);
