@@ -17,7 +17,7 @@ import { IO, type IOOptions } from './lib/io.js';
 
 import { VERSION } from './version.js';
 
-export type MainOptions = Omit<IOOptions, 'noColor' | 'noInput'> & Pick<ContextDeps, 'now' | 'sleep' | 'backoffBaseMs'>;
+export type MainOptions = Omit<IOOptions, 'noColor' | 'noInput'> & Pick<ContextDeps, 'now' | 'sleep' | 'backoffBaseMs' | 'signal'>;
 
 export async function main(argv: string[], streams: MainOptions): Promise<ExitCode> {
   let io = new IO(streams);
@@ -44,6 +44,7 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
         ...(streams.now ? { now: streams.now } : {}),
         ...(streams.sleep ? { sleep: streams.sleep } : {}),
         ...(streams.backoffBaseMs !== undefined ? { backoffBaseMs: streams.backoffBaseMs } : {}),
+        ...(streams.signal ? { signal: streams.signal } : {}),
       });
       const code = await invoke(ctx);
       if (typeof code === 'number') exitCode = code as ExitCode;

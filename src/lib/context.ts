@@ -33,6 +33,8 @@ export type Context = {
   version: string;
   now(): Date;
   sleep(ms: number): Promise<void>;
+  /** Stops a command that runs until interrupted (webhooks listen, emulator) as Ctrl-C does: for a run in process. */
+  signal?: AbortSignal;
   config(): Promise<ConfigStore>;
   settings(): Promise<Resolved>;
   /** Webhook secret: the flag, else OFFRAMP_WEBHOOK_SECRET, else the profile's; no API key needed. */
@@ -62,6 +64,7 @@ export type ContextDeps = {
   sleep?: (ms: number) => Promise<void>;
   /** Backoff base for retries; tests make it small. */
   backoffBaseMs?: number;
+  signal?: AbortSignal;
 };
 
 export function createContext(deps: ContextDeps): Context {
@@ -81,6 +84,7 @@ export function createContext(deps: ContextDeps): Context {
     version: deps.version,
     now: deps.now ?? (() => new Date()),
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    ...(deps.signal ? { signal: deps.signal } : {}),
 
     config() {
       store ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env, (line) => io.err(line)));

@@ -38,20 +38,20 @@ describe('a proxy that fails the CONNECT', () => {
   it('never answers: the attempt ends at --timeout, naming the proxy; doctor ends too', async () => {
     const proxy = await failingProxy('silent');
     closers.push(proxy.close);
-    const r = await through(proxy.url, ['tx', 'list', '--timeout', '1500', '--retries', '0']);
+    const r = await through(proxy.url, ['tx', 'list', '--timeout', '500', '--retries', '0']);
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain(`error: PROXY: GET http://127.0.0.1:${servicePort}/api/v1/partner/transactions?limit=20: proxy ${proxy.url} did not open a tunnel to 127.0.0.1:${servicePort} within 1500 ms`);
+    expect(r.stderr).toContain(`error: PROXY: GET http://127.0.0.1:${servicePort}/api/v1/partner/transactions?limit=20: proxy ${proxy.url} did not open a tunnel to 127.0.0.1:${servicePort} within 500 ms`);
     expect(r.stderr).toMatch(/hint: .*NO_PROXY/);
     expect(r.stderr).not.toContain('is the service');
-    expect(r.ms).toBeGreaterThanOrEqual(1400);
-    expect(r.ms).toBeLessThan(1500 + 5000);
+    expect(r.ms).toBeGreaterThanOrEqual(450);
+    expect(r.ms).toBeLessThan(500 + 5000);
 
-    const doctor = await through(proxy.url, ['doctor', '--json', '--timeout', '1500', '--retries', '0']);
+    const doctor = await through(proxy.url, ['doctor', '--json', '--timeout', '500', '--retries', '0']);
     expect(doctor.code).toBe(8);
     const checks = JSON.parse(doctor.stdout) as { name: string; status: string; detail: string }[];
     expect(checks.find((c) => c.name === 'proxy')).toMatchObject({ status: 'pass', detail: `${proxy.url} (from http_proxy)` });
     expect(checks.find((c) => c.name === 'reachable')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`proxy ${proxy.url} did not open a tunnel`) });
-    expect(doctor.ms).toBeLessThan(1500 + 5000);
+    expect(doctor.ms).toBeLessThan(500 + 5000);
   });
 
   it('closes every CONNECT: one CONNECT per attempt, --retries bounds them, with backoff between', async () => {
@@ -104,7 +104,7 @@ describe('a proxy that fails the CONNECT', () => {
       const proxy = await failingProxy(behaviour);
       closers.push(proxy.close);
       const ref = `proxy-refused-${behaviour}`;
-      const r = await through(proxy.url, [...createArgs(ref), '--timeout', '1500', '--retries', '1']);
+      const r = await through(proxy.url, [...createArgs(ref), '--timeout', '500', '--retries', '1']);
       expect(r.code, r.stderr).toBe(7);
       expect(r.stderr).toMatch(/error: NOT_SENT: transaction "proxy-refused-\S+" was not created: .*proxy http:\/\/127\.0\.0\.1:\d+ .*; nothing was sent/);
       expect(r.stderr).not.toContain('OUTCOME_UNKNOWN');
@@ -145,28 +145,33 @@ describe.each([
   ['squid', SQUID],
   ['tinyproxy', TINYPROXY],
 ] as const)('%s', (kind, binary) => {
+  // Started once for both cases: one port at the shipped rules, one open.
+  let proxy: Awaited<ReturnType<typeof realProxy>> | undefined;
+  beforeAll(async () => {
+    if (existsSync(binary)) proxy = await realProxy(kind);
+  });
+  afterAll(() => proxy?.close());
+
   it.skipIf(!existsSync(binary))('at its shipped rules refuses the tunnel to a port other than 443: named, and tx create is NOT_SENT', async () => {
-    const proxy = await realProxy(kind, 'default');
-    closers.push(proxy.close);
-    const r = await through(proxy.url, ['tx', 'list', '--timeout', '3000', '--retries', '0']);
+    const url = proxy!.shipped;
+    const r = await through(url, ['tx', 'list', '--timeout', '3000', '--retries', '0']);
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain(`proxy ${proxy.url} refused the tunnel to 127.0.0.1:${servicePort} (HTTP 403)`);
+    expect(r.stderr).toContain(`proxy ${url} refused the tunnel to 127.0.0.1:${servicePort} (HTTP 403)`);
     expect(r.stderr).toContain('many proxies allow CONNECT only to port 443');
     expect(r.ms).toBeLessThan(3000 + 5000);
     const ref = `${kind}-refused`;
-    const create = await through(proxy.url, [...createArgs(ref), '--timeout', '3000', '--retries', '0']);
+    const create = await through(url, [...createArgs(ref), '--timeout', '3000', '--retries', '0']);
     expect(create.code).toBe(7);
     expect(create.stderr).toContain('error: NOT_SENT: ');
     expect(await transactionsWithRef(ref)).toEqual([]);
   });
 
   it.skipIf(!existsSync(binary))('with open rules carries the requests: tx create makes exactly one transaction', async () => {
-    const proxy = await realProxy(kind, 'open');
-    closers.push(proxy.close);
-    const list = await through(proxy.url, ['tx', 'list', '--json']);
+    const url = proxy!.open;
+    const list = await through(url, ['tx', 'list', '--json']);
     expect(list.code, list.stderr).toBe(0);
     const ref = `${kind}-open`;
-    const create = await through(proxy.url, [...createArgs(ref), '--json']);
+    const create = await through(url, [...createArgs(ref), '--json']);
     expect(create.code, create.stderr).toBe(0);
     expect(JSON.parse(create.stdout)).toMatchObject({ merchant_reference: ref });
     expect(await transactionsWithRef(ref)).toHaveLength(1);

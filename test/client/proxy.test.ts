@@ -1,4 +1,4 @@
-// Corporate proxies: the built CLI sends its requests through http_proxy (a real proxy on
+// Corporate proxies: the CLI sends its requests through http_proxy (a real proxy on
 // loopback, which tunnels CONNECT and relays absolute-form requests), goes direct for a
 // host NO_PROXY names, and `doctor` shows the proxy by host only, never its credentials.
 // Also: a password in the base URL is never printed; and the proxy variables are read as
@@ -7,7 +7,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveProxy } from '../../src/lib/client/proxy.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { emulatorFor } from '../helpers/emulator.js';
 
 let proxy: Server;
@@ -53,7 +53,7 @@ afterAll(async () => {
 describe('http_proxy and NO_PROXY', () => {
   it('sends requests through http_proxy', async () => {
     const before = seen.length;
-    const r = await runCli(['tx', 'list', '--json'], { env: { ...emu.env, http_proxy: proxyUrl } });
+    const r = await runMain(['tx', 'list', '--json'], { env: { ...emu.env, http_proxy: proxyUrl } });
     expect(r.code, r.stderr).toBe(0);
     const port = new URL(emu.emulator.url).port;
     expect(seen.slice(before).some((line) => line.includes(`127.0.0.1:${port}`))).toBe(true);
@@ -61,25 +61,25 @@ describe('http_proxy and NO_PROXY', () => {
 
   it('goes direct for a host NO_PROXY names', async () => {
     const before = seen.length;
-    const r = await runCli(['tx', 'list', '--json'], { env: { ...emu.env, http_proxy: proxyUrl, NO_PROXY: 'localhost,127.0.0.1' } });
+    const r = await runMain(['tx', 'list', '--json'], { env: { ...emu.env, http_proxy: proxyUrl, NO_PROXY: 'localhost,127.0.0.1' } });
     expect(r.code, r.stderr).toBe(0);
     expect(seen.slice(before)).toEqual([]);
   });
 
   it('doctor names the proxy by host only, never its credentials', async () => {
     const withCreds = proxyUrl.replace('http://', 'http://ops:pr0xy-s3cret@');
-    const r = await runCli(['doctor', '--json'], { env: { ...emu.env, http_proxy: withCreds } });
+    const r = await runMain(['doctor', '--json'], { env: { ...emu.env, http_proxy: withCreds } });
     const checks = JSON.parse(r.stdout) as { name: string; status: string; detail: string }[];
     expect(checks.find((c) => c.name === 'proxy')).toEqual({ name: 'proxy', status: 'pass', detail: `${proxyUrl} (from http_proxy)` });
     expect(r.stdout + r.stderr).not.toContain('pr0xy-s3cret');
-    const bypass = await runCli(['doctor', '--json'], { env: { ...emu.env, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    const bypass = await runMain(['doctor', '--json'], { env: { ...emu.env, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1' } });
     expect((JSON.parse(bypass.stdout) as { name: string; detail: string }[]).find((c) => c.name === 'proxy')!.detail).toBe(
       `not used for 127.0.0.1: NO_PROXY has 127.0.0.1 (${proxyUrl} from http_proxy otherwise)`,
     );
   });
 
   it('a password in the base URL is never printed', async () => {
-    const r = await runCli(['tx', 'get', '0b6f6a4e-6d2b-4c57-9a57-2a3f1f0e9a91', '--retries', '0'], {
+    const r = await runMain(['tx', 'get', '0b6f6a4e-6d2b-4c57-9a57-2a3f1f0e9a91', '--retries', '0'], {
       env: { OFFRAMP_API_KEY: 'sk_test_pw', OFFRAMP_BASE_URL: 'http://ops:b4se-s3cret@127.0.0.1:9/api/v1/partner' },
     });
     expect(r.code).toBe(7);

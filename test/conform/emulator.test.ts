@@ -1,4 +1,4 @@
-// `offramp conform` (the built binary) against the emulator: the same probes run against
+// `offramp conform` (main in process) against the emulator: the same probes run against
 // the target and a fresh in-process emulator, so every point is `same` and it exits 0;
 // with a production profile only the quote and reads are sent; `--save` without a
 // profile is refused before any request.
@@ -6,7 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { listen, post, storedLines, type Report } from './helpers.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 
@@ -30,11 +31,9 @@ describe('offramp conform against the emulator', { timeout: 20_000 }, () => {
     await storedLines(store, 2);
     expect(await listener.stop()).toBe(130);
 
-    const started = Date.now();
-    const r = await runCli(['conform', '--store', store, '--json'], { env: { ...emu.env, OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    const r = await runMain(['conform', '--store', store, '--json'], { env: { ...emu.env, OFFRAMP_WEBHOOK_SECRET: SECRET } });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(8000);
     const report = JSON.parse(r.stdout) as Report;
     expect(report).toMatchObject({ target: emu.emulator.url, env: 'unknown' });
     expect(report.findings.length).toBeGreaterThanOrEqual(38);
@@ -46,7 +45,7 @@ describe('offramp conform against the emulator', { timeout: 20_000 }, () => {
     expect(by.get('signature scheme')).toMatchObject({ emulator: 'hmac-sha256-hex', observed: 'hmac-sha256-hex' });
 
     // The table: the same points, inside 80 columns, and the tally.
-    const table = await runCli(['conform'], { env: emu.env });
+    const table = await runMain(['conform'], { env: emu.env });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^POINT +EMULATOR +OBSERVED +VERDICT$/m);
     expect(Math.max(...table.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
@@ -58,9 +57,9 @@ describe('offramp conform against the emulator', { timeout: 20_000 }, () => {
     const emu = await emulatorFor({ mode: 'production', seedRevenue: 30, log: (line) => log.push(line) });
     closers.push(emu.close);
     const home = tempHome();
-    const add = await runCli(['profile', 'add', 'live', '--env', 'production', '--base-url', emu.emulator.url, '--api-key-stdin'], { env: home.env, stdin: `${TEST_KEY}\n` });
+    const add = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', emu.emulator.url, '--api-key-stdin'], { env: home.env, stdin: `${TEST_KEY}\n` });
     expect(add.code).toBe(0);
-    const r = await runCli(['conform', '--profile', 'live', '--json'], { env: home.env });
+    const r = await runMain(['conform', '--profile', 'live', '--json'], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.env).toBe('production');
@@ -76,18 +75,16 @@ describe('offramp conform against the emulator', { timeout: 20_000 }, () => {
   });
 
   it('a target that cannot be reached exits 7, with the emulator half closed behind it', async () => {
-    const started = Date.now();
-    const r = await runCli(['conform', '--base-url', 'http://127.0.0.1:9/api/v1/partner'], { env: { OFFRAMP_API_KEY: TEST_KEY } });
+    const r = await runMain(['conform', '--base-url', 'http://127.0.0.1:9/api/v1/partner'], { env: { OFFRAMP_API_KEY: TEST_KEY } });
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/^error: NETWORK: POST http:\/\/127\.0\.0\.1:9\/api\/v1\/partner\/quotes: connection refused/);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('--save without a profile is a usage error, before any request', async () => {
     const log: string[] = [];
     const emu = await emulatorFor({ log: (line) => log.push(line) });
     closers.push(emu.close);
-    const r = await runCli(['conform', '--save'], { env: emu.env });
+    const r = await runMain(['conform', '--save'], { env: emu.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: USAGE: --save writes into a profile/m);
     expect(log).toEqual([]);

@@ -1,14 +1,14 @@
-// What the conform end-to-end tests share: the report's shape, a store filled by a real
-// listener, and the partner's own POSTs that make deliveries happen.
+// What the conform end-to-end tests share: the report's shape, a store filled by a listener
+// (webhooks listen, in process), and the partner's own POSTs that make deliveries happen.
 import { readFileSync } from 'node:fs';
-import { startListener } from '../helpers/listener.js';
+import { listenInProcess } from '../helpers/listener.js';
 
 export type Finding = { point: string; emulator: string; observed: string; verdict: string; action?: string };
 export type Report = { target: string; env: string; findings: Finding[]; saved?: { profile: string; service: unknown } };
 
-/** `offramp webhooks listen --store FILE` as a user runs it; `stop` resolves with its exit code. */
+/** `offramp webhooks listen --store FILE` in process; `stop` (Ctrl-C) resolves with its exit code. */
 export function listen(store: string, secret: string) {
-  const listener = startListener(['--store', store], { OFFRAMP_WEBHOOK_SECRET: secret });
+  const listener = listenInProcess(['--store', store], { OFFRAMP_WEBHOOK_SECRET: secret });
   return { url: listener.url, stop: async () => (await listener.stop()).code };
 }
 

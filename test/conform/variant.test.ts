@@ -1,4 +1,4 @@
-// `offramp conform` (the built binary) against the variant server, which keeps the spec
+// `offramp conform` (main in process) against the variant server, which keeps the spec
 // but chose differently from the emulator on every open point (test/helpers/variant-server.ts):
 // conform names each difference, exits 8 until `--save` writes the settings it found into
 // the profile, and exits 0 after. A production profile sends no POST but quotes.
@@ -6,7 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { listen, post, storedLines, type Report } from './helpers.js';
 import { startVariant, VARIANT } from '../helpers/variant-server.js';
 
@@ -31,10 +32,10 @@ describe('offramp conform against the variant', { timeout: 60_000 }, () => {
 
     const home = tempHome();
     const env = { ...home.env, OFFRAMP_WEBHOOK_SECRET: variant.webhookSecret };
-    const add = await runCli(['profile', 'add', 'var', '--env', 'staging', '--base-url', variant.baseUrl, '--api-key-stdin'], { env, stdin: `${variant.apiKey}\n` });
+    const add = await runMain(['profile', 'add', 'var', '--env', 'staging', '--base-url', variant.baseUrl, '--api-key-stdin'], { env, stdin: `${variant.apiKey}\n` });
     expect(add.code, add.stderr).toBe(0);
 
-    const first = await runCli(['conform', '--profile', 'var', '--store', store, '--json'], { env });
+    const first = await runMain(['conform', '--profile', 'var', '--store', store, '--json'], { env });
     expect(first.code).toBe(8);
     expect(JSON.parse(first.stderr)).toMatchObject({ error: { code: 'CHECK_FAILED' } });
     const report = JSON.parse(first.stdout) as Report;
@@ -70,30 +71,30 @@ describe('offramp conform against the variant', { timeout: 60_000 }, () => {
     expect(report.findings.filter((f) => f.verdict === 'unsupported')).toEqual([]);
 
     // Without --json: one line on stderr saying what to do.
-    const table = await runCli(['conform', '--profile', 'var', '--store', store], { env });
+    const table = await runMain(['conform', '--profile', 'var', '--store', store], { env });
     expect(table.code).toBe(8);
     expect(table.stderr).toMatch(/^error: CHECK_FAILED: conform: of \d+ points, 13 need a profile setting\nhint: run `offramp conform --profile var --save`/);
     expect(table.stdout).toMatch(/^  filter: transactions status: --save stores state /m);
 
-    const saved = await runCli(['conform', '--profile', 'var', '--store', store, '--save', '--json'], { env });
+    const saved = await runMain(['conform', '--profile', 'var', '--store', store, '--save', '--json'], { env });
     expect(saved.code, saved.stderr).toBe(0);
     const savedReport = JSON.parse(saved.stdout) as Report;
     expect(savedReport.findings.filter((f) => f.verdict === 'saved')).toHaveLength(13);
     expect(savedReport.saved).toMatchObject({ profile: 'var' });
 
-    const show = JSON.parse((await runCli(['profile', 'show', 'var', '--json'], { env })).stdout);
+    const show = JSON.parse((await runMain(['profile', 'show', 'var', '--json'], { env })).stdout);
     expect(show.service).toEqual({
       filterNames: VARIANT.filterNames,
       failedStatus: VARIANT.deliveryStatus.failed,
       deliveredStatus: VARIANT.deliveryStatus.delivered,
       signatureScheme: VARIANT.signatureScheme,
     });
-    const shown = await runCli(['profile', 'show', 'var'], { env });
+    const shown = await runMain(['profile', 'show', 'var'], { env });
     expect(shown.stdout).toMatch(/failed status +errored/);
     expect(shown.stdout).toMatch(/transactions filters +status → state/);
 
     // With the settings in the profile, nothing needs one any more.
-    const again = await runCli(['conform', '--profile', 'var', '--store', store, '--json'], { env });
+    const again = await runMain(['conform', '--profile', 'var', '--store', store, '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
     const after = JSON.parse(again.stdout) as Report;
     expect(after.findings.filter((f) => ['needs-setting', 'unsupported'].includes(f.verdict))).toEqual([]);
@@ -104,8 +105,8 @@ describe('offramp conform against the variant', { timeout: 60_000 }, () => {
     const variant = await startVariant({ shape: 'pagination', seedRevenue: 30, emulator: { mode: 'production' } });
     closers.push(variant.close);
     const home = tempHome();
-    await runCli(['profile', 'add', 'live', '--env', 'production', '--base-url', variant.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${variant.apiKey}\n` });
-    const r = await runCli(['conform', '--profile', 'live', '--json'], { env: home.env });
+    await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', variant.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${variant.apiKey}\n` });
+    const r = await runMain(['conform', '--profile', 'live', '--json'], { env: home.env });
     const report = JSON.parse(r.stdout) as Report;
     const by = new Map(report.findings.map((f) => [f.point, f]));
     expect(by.get('list: revenue')).toMatchObject({ observed: 'array, cursor in pagination', verdict: 'handled' });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 
 const children = new Set<ChildProcess>();
 afterEach(() => {
@@ -75,9 +76,9 @@ describe('--ready-file', () => {
 
   it('a file that cannot be written is a usage error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-ready-'));
-    const emu = run(['emulator', '--port', '0', '--ready-file', join(dir, 'missing-dir', 'url')], dir);
-    expect(await emu.exited).toBe(2);
-    expect(emu.stderr()).toMatch(/error: USAGE: --ready-file: cannot write .*missing-dir\/url/);
+    const r = await runMain(['emulator', '--port', '0', '--ready-file', join(dir, 'missing-dir', 'url')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/error: USAGE: --ready-file: cannot write .*missing-dir\/url/);
   });
 });
 

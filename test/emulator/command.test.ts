@@ -4,12 +4,13 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
 import { run, type EmulatorCommandOptions } from '../../src/commands/emulator.js';
 import { UsageError } from '../../src/lib/errors.js';
 import { IO } from '../../src/lib/io.js';
 import { verify } from '../../src/lib/webhooks/signature.js';
+import { BIN, tempHome } from '../helpers/cli.js';
 import { eventually, webhookReceiver } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -148,15 +149,8 @@ describe('offramp emulator', () => {
     expect((failure as Error).message).toContain(`127.0.0.1:${port} is already in use`);
   });
 
-  it('stops cleanly on SIGTERM in a real process', async () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url));
-    const script = `
-      const { run } = await import('./src/commands/emulator.ts');
-      const { IO } = await import('./src/lib/io.ts');
-      const io = new IO({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
-      await run({ port: '0' }, { io, env: process.env });
-    `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  it('stops cleanly on SIGTERM in a real process (the built binary): exit 143, as the contract says', async () => {
+    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0'], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -169,32 +163,35 @@ describe('offramp emulator', () => {
     const url = stdout.trim();
     expect((await fetch(`${url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } })).status).toBe(200);
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await exited).toBe(143);
     expect(stderr).toMatch(/stopping emulator\nemulator stopped\n$/);
   });
 });
 
-describe('offramp emulator, the built binary', () => {
-  /** Starts the binary, waits for the URL on stdout; stopped with SIGINT after the test. */
+describe('offramp emulator through main', () => {
+  /** main in process, until the test ends (its abort signal plays Ctrl-C); the URL it printed. */
   async function start(args: string[]): Promise<{ url: string; stderr: () => string }> {
-    const { BIN } = await import('../helpers/cli.js');
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stop = new AbortController();
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const stderrStream = new PassThrough().setEncoding('utf8');
+    stderrStream.on('data', (d: string) => (stderr += d));
+    let out = '';
+    const stdout = new PassThrough().setEncoding('utf8');
+    stdout.on('data', (d: string) => (out += d));
+    const done = main(args, { stdin: new PassThrough(), stdout, stderr: stderrStream, env: { ...tempHome().env, NO_COLOR: '1' }, signal: stop.signal });
     cleanups.push(async () => {
-      if (child.exitCode === null) {
-        child.kill('SIGINT');
-        await new Promise((done) => child.once('close', done));
-      }
+      stop.abort();
+      await done;
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        if (out.includes('\n')) resolve(out.trim());
-      });
-      child.once('close', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
+    const url = await Promise.race([
+      eventually(() => {
+        expect(out).toMatch(/\n$/);
+        return out.trim();
+      }),
+      done.then((code) => {
+        throw new Error(`exited ${code}: ${stderr}`);
+      }),
+    ]);
     return { url, stderr: () => stderr };
   }
 

@@ -1,13 +1,12 @@
 // The control subcommands of `offramp emulator` (clock advance, reset, fault add/clear,
-// state export/import, wait): the built binary against a started emulator, aimed by
-// OFFRAMP_BASE_URL; bad input refused in process (runMain) with exit 2 and no request.
+// state export/import, wait): `main` in process against a started emulator, aimed by
+// OFFRAMP_BASE_URL; bad input refused with exit 2 and no request.
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { scriptedServer } from '../helpers/server.js';
@@ -38,14 +37,14 @@ const get = (path: string, key = TEST_KEY) => fetch(`${emu.emulator.url}${path}`
 describe('offramp emulator clock advance', () => {
   it('expires what became due, with the webhook, and says so', async () => {
     const id = await createTx();
-    const r = await runCli(['emulator', 'clock', 'advance', '31m'], { env: emu.env });
+    const r = await runMain(['emulator', 'clock', 'advance', '31m'], { env: emu.env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^clock advanced 31m: emulator time \S+Z \(31m ahead of real time\); 1 transaction expired\n$/);
     expect(((await (await get(`/transactions/${id}`)).json()) as { data: { status: string } }).data.status).toBe('expired');
     const events = ((await (await get(`/webhooks/events?transaction_id=${id}`)).json()) as { data: { data: { event_type: string }[] } }).data.data;
     expect(events.map((e) => e.event_type)).toEqual(['transaction.created', 'transaction.expired']);
-    const json = await runCli(['emulator', 'clock', 'advance', '1h', '--json'], { env: emu.env });
+    const json = await runMain(['emulator', 'clock', 'advance', '1h', '--json'], { env: emu.env });
     expect(JSON.parse(json.stdout)).toMatchObject({ advanced_ms: 3_600_000, offset_ms: 91 * 60_000, expired_transactions: 0 });
   });
 });
@@ -54,16 +53,16 @@ describe('offramp emulator reset', () => {
   it('forgets one partner with --partner (never printing the key), or everything', async () => {
     const mine = await createTx();
     const theirs = await createTx('sk_test_cli_other');
-    const one = await runCli(['emulator', 'reset', '--partner', 'sk_test_cli_other'], { env: emu.env });
+    const one = await runMain(['emulator', 'reset', '--partner', 'sk_test_cli_other'], { env: emu.env });
     expect(one.code).toBe(0);
     expect(one.stdout + one.stderr).not.toContain('sk_test_cli_other');
     expect((await get(`/transactions/${theirs}`, 'sk_test_cli_other')).status).toBe(404);
     expect((await get(`/transactions/${mine}`)).status).toBe(200);
-    const unknown = await runCli(['emulator', 'reset', '--partner', 'sk_test_not_served'], { env: emu.env });
+    const unknown = await runMain(['emulator', 'reset', '--partner', 'sk_test_not_served'], { env: emu.env });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toMatch(/^error: NOT_FOUND: no partner with that API key/);
     expect(unknown.stderr).not.toContain('sk_test_not_served');
-    expect((await runCli(['emulator', 'reset'], { env: emu.env })).code).toBe(0);
+    expect((await runMain(['emulator', 'reset'], { env: emu.env })).code).toBe(0);
     expect((await get(`/transactions/${mine}`)).status).toBe(404);
   });
 });
@@ -71,26 +70,26 @@ describe('offramp emulator reset', () => {
 describe('offramp emulator fault add / clear', () => {
   it('--status, --drop-after-commit, --latency and --webhook rules reach the emulator as given', async () => {
     const id = await createTx();
-    const status = await runCli(['emulator', 'fault', 'add', '--route', 'GET /transactions/*', '--next', '1', '--status', '503'], { env: emu.env });
+    const status = await runMain(['emulator', 'fault', 'add', '--route', 'GET /transactions/*', '--next', '1', '--status', '503'], { env: emu.env });
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^fault flt_\d+ added: GET \/transactions\/\*: the next 1 matching requests answer HTTP 503\n$/);
     expect((await get('/transactions')).status).toBe(200);
     expect((await get(`/transactions/${id}`)).status).toBe(503);
     expect((await get(`/transactions/${id}`)).status).toBe(200);
 
-    const drop = await runCli(['emulator', 'fault', 'add', '--route', 'POST /transactions/*/cancel', '--drop-after-commit'], { env: emu.env });
+    const drop = await runMain(['emulator', 'fault', 'add', '--route', 'POST /transactions/*/cancel', '--drop-after-commit'], { env: emu.env });
     expect(drop.stdout).toMatch(/POST \/transactions\/\*\/cancel: until cleared matching requests are dropped after commit/);
     // `--latency` belongs to `emulator` too: the rule gets it wherever it stands.
-    const latency = await runCli(['emulator', 'fault', 'add', '--route', 'GET /revenue', '--latency', '250', '--json'], { env: emu.env });
+    const latency = await runMain(['emulator', 'fault', 'add', '--route', 'GET /revenue', '--latency', '250', '--json'], { env: emu.env });
     expect(JSON.parse(latency.stdout)).toMatchObject({ kind: 'route', route: 'GET /revenue', latencyMs: 250, remaining: null });
-    const hook = await runCli(['emulator', 'fault', 'add', '--webhook', '--event-type', 'deposit.confirmed', '--next', '3', '--status', '500'], { env: emu.env });
+    const hook = await runMain(['emulator', 'fault', 'add', '--webhook', '--event-type', 'deposit.confirmed', '--next', '3', '--status', '500'], { env: emu.env });
     expect(hook.stdout).toMatch(/the next 3 deposit\.confirmed deliveries fail with HTTP 500/);
 
     const cancel = fetch(`${emu.emulator.url}/transactions/${id}/cancel`, { method: 'POST', headers: { ...H, 'idempotency-key': 'cancel-1' } });
     await expect(cancel).rejects.toThrow();
     expect(((await (await get(`/transactions/${id}`)).json()) as { data: { status: string } }).data.status).toBe('cancelled');
 
-    const cleared = await runCli(['emulator', 'fault', 'clear'], { env: emu.env });
+    const cleared = await runMain(['emulator', 'fault', 'clear'], { env: emu.env });
     expect(cleared.stdout).toBe('cleared 3 fault rules\n');
     expect(emu.emulator.faults()).toEqual([]);
   });
@@ -101,7 +100,7 @@ describe('offramp emulator state export / import', () => {
     const id = await createTx();
     const dir = mkdtempSync(join(tmpdir(), 'offramp-cli-state-'));
     const file = join(dir, 'snapshot.state');
-    const out = await runCli(['emulator', 'state', 'export', file], { env: emu.env });
+    const out = await runMain(['emulator', 'state', 'export', file], { env: emu.env });
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/^state written to .*snapshot\.state \(\d+ bytes\)\n$/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -109,7 +108,7 @@ describe('offramp emulator state export / import', () => {
 
     const other = await emulatorFor();
     try {
-      const r = await runCli(['emulator', 'state', 'import', file], { env: other.env });
+      const r = await runMain(['emulator', 'state', 'import', file], { env: other.env });
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^state imported: 1 partner, 1 transactions, 1 events, 0 ledger rows \(1 partners kept dormant/);
       const res = await fetch(`${other.emulator.url}/transactions/${id}`, { headers: { 'x-api-key': TEST_KEY } });
@@ -137,7 +136,7 @@ describe('offramp emulator state export - / import -', () => {
 
 describe('offramp emulator wait', () => {
   it('exits 0 and prints the base URL as soon as the emulator answers', async () => {
-    const r = await runCli(['emulator', 'wait'], { env: emu.env });
+    const r = await runMain(['emulator', 'wait'], { env: emu.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${emu.emulator.url}\n`);
   });
@@ -157,10 +156,10 @@ describe('the admin token', () => {
   it('is required when the emulator has one, read from OFFRAMP_EMULATOR_ADMIN_TOKEN, never printed', async () => {
     const guarded = await emulatorFor({ adminToken: 'cli-admin-token-1234' });
     try {
-      const refused = await runCli(['emulator', 'wait'], { env: guarded.env });
+      const refused = await runMain(['emulator', 'wait'], { env: guarded.env });
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(/hint: give the admin token the emulator was started with: OFFRAMP_EMULATOR_ADMIN_TOKEN=/);
-      const ok = await runCli(['emulator', 'clock', 'advance', '1m', '--verbose'], { env: { ...guarded.env, OFFRAMP_EMULATOR_ADMIN_TOKEN: 'cli-admin-token-1234' } });
+      const ok = await runMain(['emulator', 'clock', 'advance', '1m', '--verbose'], { env: { ...guarded.env, OFFRAMP_EMULATOR_ADMIN_TOKEN: 'cli-admin-token-1234' } });
       expect(ok.code).toBe(0);
       expect(ok.stdout + ok.stderr).not.toContain('cli-admin-token-1234');
     } finally {

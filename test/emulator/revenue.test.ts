@@ -1,6 +1,5 @@
 // GET /revenue: the window rules, inclusive bounds, ordering, cursor pages, the summary of
 // the whole window, the filters, fee math and seeding.
-import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Decimal, divide } from '../../src/lib/money.js';
 import { RevenuePage, RevenueRow } from '../../src/lib/schemas.js';
@@ -163,11 +162,9 @@ describe('ledger rows', () => {
 });
 
 describe('seeding', () => {
-  it('seeds 100,000 valid rows over the last 180 days in well under a few seconds', async () => {
-    const started = performance.now();
+  // How fast it seeds is bench/'s to measure, not a functional test's.
+  it('seeds 100,000 valid rows over the last 180 days', async () => {
     const api = await startApi({ seedRevenue: 100_000, seed: 42 });
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeLessThan(3000);
 
     const now = api.emu.clock.now();
     const firstWindow = await page(api, `from=${new Date(now - 180 * DAY).toISOString()}&to=${new Date(now - 90 * DAY).toISOString()}&include_summary=true&limit=100`);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { eventually, webhookReceiver } from './helpers.js';
 
 const KEY = 'sk_test_restart_partner';
@@ -134,13 +135,7 @@ describe('offramp emulator --state, restarted', () => {
     const file = join(dir, 'emulator.state');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(file, '{"k":"header","format":"offramp-emulator-state","format_version":1,"offramp_version":"0.0.0","written_at":"x"}\n', { mode: 0o600 });
-    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--state', file], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, NO_COLOR: '1' } });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, stdout, stderr } = await runMain(['emulator', '--port', '0', '--state', file]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^error: STATE_FILE: state file .*emulator\.state was written by offramp 0\.0\.0 .*\nhint: nothing was loaded/);

@@ -128,56 +128,67 @@ export const SQUID = '/usr/sbin/squid';
 export const TINYPROXY = '/usr/bin/tinyproxy';
 
 /**
- * squid or tinyproxy in the foreground on a free loopback port, from a config written
- * here: `rules: 'default'` as shipped (CONNECT only to port 443), `'open'` any port.
- * Resolves once it accepts connections.
+ * squid or tinyproxy in the foreground on free loopback ports, from a config written here:
+ * `shipped` at the rules as shipped (CONNECT only to port 443), `open` to any port. One
+ * squid serves both (a port each, the rule keyed to the port: squid takes seconds to
+ * start); tinyproxy's rules are global, so it runs twice (it starts at once). Resolves
+ * once every port accepts connections.
  */
-export async function realProxy(kind: 'squid' | 'tinyproxy', rules: 'default' | 'open') {
+export async function realProxy(kind: 'squid' | 'tinyproxy') {
   const dir = mkdtempSync(join(tmpdir(), `offramp-${kind}-`));
   // squid started as root runs as its own user, which must write its log here.
   chmodSync(dir, 0o777);
-  const port = await closedPort();
-  const conf = join(dir, `${kind}.conf`);
-  if (kind === 'squid') {
-    writeFileSync(
-      conf,
-      [
-        `http_port 127.0.0.1:${port}`,
-        'acl SSL_ports port 443',
-        'acl CONNECT method CONNECT',
-        ...(rules === 'default' ? ['http_access deny CONNECT !SSL_ports'] : []),
-        'http_access allow localhost',
-        'http_access deny all',
-        'cache deny all',
-        `pid_filename ${join(dir, 'squid.pid')}`,
-        'access_log none',
-        `cache_log ${join(dir, 'cache.log')}`,
-        `coredump_dir ${dir}`,
-        'pinger_enable off',
-        'shutdown_lifetime 0 seconds',
-        '',
-      ].join('\n'),
-    );
-  } else {
-    writeFileSync(
-      conf,
-      [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 30', 'MaxClients 20', 'Allow 127.0.0.1', ...(rules === 'default' ? ['ConnectPort 443', 'ConnectPort 563'] : []), 'LogLevel Warning', ''].join('\n'),
-    );
-  }
-  const child = kind === 'squid' ? spawn(SQUID, ['-N', '-f', conf], { stdio: 'ignore' }) : spawn(TINYPROXY, ['-d', '-c', conf], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  for (let i = 0; ; i++) {
-    if (await accepts(port)) break;
-    if (child.exitCode !== null || i > 300) throw new Error(`${kind} did not start (config ${conf})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
+  const shipped = await closedPort();
+  const open = await closedPort();
+  const configs: { conf: string; lines: string[] }[] =
+    kind === 'squid'
+      ? [
+          {
+            conf: join(dir, 'squid.conf'),
+            lines: [
+              `http_port 127.0.0.1:${shipped} name=shipped`,
+              `http_port 127.0.0.1:${open} name=open`,
+              'acl shipped myportname shipped',
+              'acl SSL_ports port 443',
+              'acl CONNECT method CONNECT',
+              'http_access deny shipped CONNECT !SSL_ports',
+              'http_access allow localhost',
+              'http_access deny all',
+              'cache deny all',
+              `pid_filename ${join(dir, 'squid.pid')}`,
+              'access_log none',
+              `cache_log ${join(dir, 'cache.log')}`,
+              `coredump_dir ${dir}`,
+              'pinger_enable off',
+              'shutdown_lifetime 0 seconds',
+            ],
+          },
+        ]
+      : [shipped, open].map((port) => ({
+          conf: join(dir, `tinyproxy-${port}.conf`),
+          lines: [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 30', 'MaxClients 20', 'Allow 127.0.0.1', ...(port === shipped ? ['ConnectPort 443', 'ConnectPort 563'] : []), 'LogLevel Warning'],
+        }));
+  const children = configs.map(({ conf, lines }) => {
+    writeFileSync(conf, [...lines, ''].join('\n'));
+    const child = kind === 'squid' ? spawn(SQUID, ['-N', '-f', conf], { stdio: 'ignore' }) : spawn(TINYPROXY, ['-d', '-c', conf], { stdio: 'ignore' });
+    return { child, conf, exited: new Promise<void>((resolve) => child.on('exit', () => resolve())) };
+  });
+  const close = async () => {
+    for (const { child } of children) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => c.exited));
   };
+  for (const port of [shipped, open]) {
+    for (let i = 0; ; i++) {
+      if (await accepts(port)) break;
+      const dead = children.find((c) => c.child.exitCode !== null);
+      if (dead || i > 300) {
+        await close();
+        throw new Error(`${kind} did not start (config ${(dead ?? children[0]!).conf})`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return { shipped: `http://127.0.0.1:${shipped}`, open: `http://127.0.0.1:${open}`, close };
 }
 
 function accepts(port: number): Promise<boolean> {

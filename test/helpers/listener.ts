@@ -1,13 +1,69 @@
-// `offramp webhooks listen` as a child process on a free port: its URL once it says it is
-// listening, its stdout lines as they come, and a SIGINT stop that resolves with the exit.
+// `offramp webhooks listen` on a free port, in process (`listenInProcess`: main with an abort
+// signal for Ctrl-C) or as a child process (`startListener`: for a lock held by another
+// process, a kill, a real signal): its URL once it says it is listening, its stdout lines
+// as they come, and a stop that resolves with the exit.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli.js';
 import { BIN, tempHome } from './cli.js';
 
 const running: ChildProcess[] = [];
+const inProcess: AbortController[] = [];
 
-/** Kills every listener still running (afterEach). */
+/** Kills every listener still running (afterEach); one in process is stopped as by Ctrl-C. */
 export function killListeners(): void {
   for (const c of running.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const a of inProcess.splice(0)) a.abort();
+}
+
+type Exit = { code: number | null; stdout: string; stderr: string };
+
+/** The URL once the listener printed its last start-up line; fails if it ended before. */
+async function listening(stderr: () => string, ended: () => boolean): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const m = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr());
+    if (m && stderr().includes('Press Ctrl-C to stop.')) return m[1]!;
+    if (ended()) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`listener did not start: ${stderr()}`);
+}
+
+/** The first `n` lines of stdout, or what there is after ~10 s. */
+async function firstLines(stdout: () => string, n: number): Promise<string[]> {
+  for (let i = 0; i < 400 && stdout().split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 25));
+  return stdout().split('\n').filter(Boolean);
+}
+
+/** `webhooks listen` through main in process; `stop` plays Ctrl-C (exit 130). `env` adds to a fresh home. */
+export function listenInProcess(args: string[], env: Record<string, string> = {}) {
+  const stdin = new PassThrough();
+  stdin.end();
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  err.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const abort = new AbortController();
+  inProcess.push(abort);
+  let ended = false;
+  const done: Promise<Exit> = main(['webhooks', 'listen', '--port', '0', ...args], {
+    stdin,
+    stdout: out,
+    stderr: err,
+    env: { ...tempHome().env, CI: 'true', NO_COLOR: '1', ...env },
+    signal: abort.signal,
+  }).then((code) => {
+    ended = true;
+    return { code, stdout, stderr };
+  });
+  return {
+    url: listening(() => stderr, () => ended),
+    lines: (n: number) => firstLines(() => stdout, n),
+    stop: () => (abort.abort(), done),
+    stderr: () => stderr,
+  };
 }
 
 /** `env` adds to a fresh home; the secret is given in it (OFFRAMP_WEBHOOK_SECRET) or in `args`. */
@@ -21,20 +77,9 @@ export function startListener(args: string[], env: Record<string, string> = {}) 
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  const url = (async () => {
-    for (let i = 0; i < 400; i++) {
-      const m = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
-      if (m && stderr.includes('Press Ctrl-C to stop.')) return m[1]!;
-      if (child.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`listener did not start: ${stderr}`);
-  })();
-  const lines = async (n: number) => {
-    for (let i = 0; i < 400 && stdout.split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 25));
-    return stdout.split('\n').filter(Boolean);
-  };
+  const done = new Promise<Exit>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const url = listening(() => stderr, () => child.exitCode !== null);
+  const lines = (n: number) => firstLines(() => stdout, n);
   const stop = async () => {
     child.kill('SIGINT');
     return done;

@@ -1,6 +1,6 @@
 // What `offramp conform` observed, as an OpenAPI Overlay over docs/openapi.yaml (issue 24,
 // item 6; src/lib/openapi/overlay.ts). From hand-made reports: which finding becomes which
-// action, and that nothing unobserved does. End to end: conform (the built binary) against
+// action, and that nothing unobserved does. End to end: conform (main in process) against
 // the emulator and against the variant server, each overlay applied with openapi-format,
 // both results linted clean by Redocly, the two overlays differing exactly on the points
 // where the variant chose differently, and each applied document holding its own
@@ -14,8 +14,8 @@ import { parse } from 'yaml';
 import type { Answered } from '../../src/emulator/index.js';
 import { openapiDocument } from '../../src/lib/openapi/document.js';
 import { jsonPath, overlayFor, writeOverlay, type ConformReport, type Overlay, type OverlayAction } from '../../src/lib/openapi/overlay.js';
-import { runCli } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 import { documentChecker, DOCUMENT_PATH } from '../helpers/openapi.js';
 import { startVariant, VARIANT } from '../helpers/variant-server.js';
 import { listen, post, storedLines } from '../conform/helpers.js';
@@ -176,9 +176,8 @@ async function answersOf(baseUrl: string, key: string, inject429: () => void): P
 async function observe(name: string, target: { baseUrl: string; apiKey: string; secret: string; store: string; inject429: () => void }, file: string): Promise<Omit<Side, 'answers'>> {
   // One 429 during the probes, so that the form of its Retry-After is seen.
   target.inject429();
-  const r = await runCli(['conform', '--store', target.store, '--json'], {
+  const r = await runMain(['conform', '--store', target.store, '--json'], {
     env: { OFFRAMP_BASE_URL: target.baseUrl, OFFRAMP_API_KEY: target.apiKey, OFFRAMP_WEBHOOK_SECRET: target.secret },
-    timeoutMs: 60_000,
   });
   expect(r.stdout, r.stderr).not.toBe('');
   const report = JSON.parse(r.stdout) as ConformReport;
@@ -195,10 +194,11 @@ let variant: Side;
 
 beforeAll(async () => {
   const secret = 'whsec_overlay_e2e_51b0';
+  // Both listeners start at once: each is a process of its own.
   const emuStore = await storeOf('emulator', secret);
+  const varStore = await storeOf('variant', VARIANT_SECRET);
   const e = await emulatorFor({ webhookUrl: await emuStore.listener.url, webhookSecret: secret });
   closers.push(e.close);
-  const varStore = await storeOf('variant', VARIANT_SECRET);
   const v = await startVariant({ webhookUrl: await varStore.listener.url, webhookSecret: VARIANT_SECRET });
   closers.push(v.close);
   // Deliveries of each target's own, for its store: one transaction, detected.

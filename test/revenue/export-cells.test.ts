@@ -3,14 +3,15 @@
 // stay verbatim with --raw-cells, in JSON and NDJSON, and as text cells in XLSX (read back
 // with a real reader, openpyxl); XLSX amounts are exact (decimal.js) and times UTC
 // date-times; --excel adds a byte order mark; the manifest's hash and totals match the
-// file. The built binary, against a scripted service and against the emulator.
+// file. `main` in process, against a scripted service and against the emulator.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
 import { freshDir, ledgerRow, readCsv } from './export-helpers.js';
@@ -65,7 +66,7 @@ const COLUMNS = ['transaction_id', 'merchant_id', 'merchant_reference', 'termina
 
 describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, () => {
   it("CSV (default): a ' before every hostile cell, plain decimals left alone", async () => {
-    const r = await runCli(exportArgs(), { env });
+    const r = await runMain(exportArgs(), { env });
     expect(r.code, r.stderr).toBe(0);
     const [header, ...records] = readCsv(r.stdout);
     expect(header).toEqual([...COLUMNS]);
@@ -81,15 +82,15 @@ describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, (
   });
 
   it('--raw-cells: every cell as received; JSON and NDJSON are never altered', async () => {
-    const raw = await runCli(exportArgs('--raw-cells'), { env });
+    const raw = await runMain(exportArgs('--raw-cells'), { env });
     expect(raw.code, raw.stderr).toBe(0);
     const records = readCsv(raw.stdout).slice(1);
     expect(records.map((rec) => rec[2])).toEqual(ROWS.map((r) => r.merchant_reference));
-    const nd = await runCli(exportArgs('-o', 'ndjson'), { env });
+    const nd = await runMain(exportArgs('-o', 'ndjson'), { env });
     expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(ROWS);
-    const js = await runCli(exportArgs('--json'), { env });
+    const js = await runMain(exportArgs('--json'), { env });
     expect(JSON.parse(js.stdout)).toEqual(ROWS);
-    const refused = await runCli(exportArgs('-o', 'ndjson', '--raw-cells'), { env });
+    const refused = await runMain(exportArgs('-o', 'ndjson', '--raw-cells'), { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('error: USAGE: --raw-cells applies to CSV only');
   });
@@ -97,7 +98,7 @@ describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, (
   it('--excel: a UTF-8 byte order mark, then CRLF records', async () => {
     const dir = freshDir('offramp-cells-');
     const out = join(dir, 'excel.csv');
-    const r = await runCli(exportArgs('--excel', '--out', out), { env });
+    const r = await runMain(exportArgs('--excel', '--out', out), { env });
     expect(r.code, r.stderr).toBe(0);
     const bytes = readFileSync(out);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
@@ -110,7 +111,7 @@ describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, (
     const dir = freshDir('offramp-cells-');
     const out = join(dir, 'march.csv');
     const manifestPath = join(dir, 'march.json');
-    const r = await runCli(exportArgs('--out', out, '--manifest', manifestPath, '--summary'), { env });
+    const r = await runMain(exportArgs('--out', out, '--manifest', manifestPath, '--summary'), { env });
     expect(r.code, r.stderr).toBe(0);
     const file = readFileSync(out);
     const m = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -149,7 +150,7 @@ describe('revenue export: cells a spreadsheet would run', { timeout: 30_000 }, (
   it('the manifest of an export to stdout hashes what stdout received', async () => {
     const dir = freshDir('offramp-cells-');
     const manifestPath = join(dir, 'stdout.json');
-    const r = await runCli(exportArgs('--manifest', manifestPath), { env });
+    const r = await runMain(exportArgs('--manifest', manifestPath), { env });
     expect(r.code, r.stderr).toBe(0);
     const m = JSON.parse(readFileSync(manifestPath, 'utf8'));
     expect(m.output).toEqual({ file: null, bytes: Buffer.byteLength(r.stdout), sha256: createHash('sha256').update(r.stdout).digest('hex') });
@@ -186,7 +187,7 @@ describe.skipIf(!PYTHON)('revenue export -o xlsx, read back with openpyxl', { ti
   beforeAll(async () => {
     const dir = freshDir('offramp-xlsx-');
     const out = join(dir, 'march.xlsx');
-    const r = await runCli(exportArgs('-o', 'xlsx', '--out', out, '--manifest', join(dir, 'm.json')), { env });
+    const r = await runMain(exportArgs('-o', 'xlsx', '--out', out, '--manifest', join(dir, 'm.json')), { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/Warning/);
     file = readFileSync(out);
@@ -264,13 +265,13 @@ describe('the issue’s reproduction against the emulator', { timeout: 30_000 },
   afterAll(() => emu.close());
 
   it('tx create with a hostile reference, merchant and terminal, walked to completed, exports safe', async () => {
-    const created = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', '=HYPERLINK("http://x","click")', '--merchant-id', '@SUM(1+1)', '--terminal-id', '+1+1', '--json'], { env: emu.env });
+    const created = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', '=HYPERLINK("http://x","click")', '--merchant-id', '@SUM(1+1)', '--terminal-id', '+1+1', '--json'], { env: emu.env });
     expect(created.code, created.stderr).toBe(0);
     const id = JSON.parse(created.stdout).id as string;
-    const walked = await runCli(['simulate', 'walk', id, '--outcome', 'completed'], { env: emu.env });
+    const walked = await runMain(['simulate', 'walk', id, '--outcome', 'completed'], { env: emu.env });
     expect(walked.code, walked.stderr).toBe(0);
     const today = new Date().toISOString().slice(0, 10);
-    const r = await runCli(['revenue', 'export', '--from', today, '--to', today], { env: emu.env });
+    const r = await runMain(['revenue', 'export', '--from', today, '--to', today], { env: emu.env });
     expect(r.code, r.stderr).toBe(0);
     const rec = readCsv(r.stdout).find((x) => x[0] === id)!;
     expect(rec.slice(1, 4)).toEqual(["'@SUM(1+1)", `'=HYPERLINK("http://x","click")`, "'+1+1"]);

@@ -2,12 +2,14 @@
 // checkpoint beside FILE (FILE.offramp-resume); killed midway (SIGKILL: nothing of it runs)
 // or interrupted (Ctrl-C), the same command again fetches only the slices not finished,
 // and the file holds every row exactly once: byte for byte what one uninterrupted export
-// writes. A checkpoint made for another query is refused. The built binary in child
-// processes.
+// writes. A checkpoint made for another query is refused. The runs that are killed or
+// interrupted, and the one after a SIGKILL whose TMPDIR is inspected, are the built binary
+// in child processes; the others run `main` in process.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
+import { runMain } from '../helpers/main.js';
 import { day, freshDir, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
 let slow: Awaited<ReturnType<typeof emulatorFor>>;
@@ -19,11 +21,14 @@ const WINDOW = ['--from', day(-180), '--to', day(0)];
 beforeAll(async () => {
   slow = await emulatorFor({ seedRevenue: 6000, seed: 23, latencyMs: 60, rateLimit: 40 });
   const dir = freshDir('offramp-resume-ref-');
-  const done = await spawnExport([...WINDOW, '--out', join(dir, 'whole.csv')], { env: slow.env, tmp: freshDir('offramp-resume-tmp-') }).done;
+  const done = await exportInProcess([...WINDOW, '--out', join(dir, 'whole.csv')]);
   expect(done.code, done.stderr).toBe(0);
   whole = readFileSync(join(dir, 'whole.csv'), 'utf8');
 });
 afterAll(() => slow.close());
+
+/** `offramp revenue export ARGS` in process against the slow emulator. */
+const exportInProcess = (args: string[]) => runMain(['revenue', 'export', ...args], { env: slow.env });
 
 /** Rows of the finished slices the checkpoint for `out` lists so far (0 while there is none). */
 function checkpointed(out: string): number {
@@ -85,7 +90,7 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     expect(readdirSync(dir)).toEqual(['ledger.csv.offramp-resume']);
     expect(readdirSync(resumeDirOf(out))).not.toContain('lock');
 
-    const again = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    const again = await exportInProcess([...WINDOW, '--out', out, '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
@@ -95,15 +100,15 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     const { dir, tmp, out } = places();
     await stopMidway(out, tmp, 'SIGKILL');
 
-    const other = await spawnExport(['--from', day(-90), '--to', day(0), '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    const other = await exportInProcess(['--from', day(-90), '--to', day(0), '--out', out, '--resume']);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain(`error: USAGE: --resume: the checkpoint for ${out} belongs to another export (--from ${day(-180)}T00:00:00.000Z --to ${day(0)}T23:59:59.999Z -o csv); this one differs in --from`);
-    const json = await spawnExport([...WINDOW, '-o', 'ndjson', '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    const json = await exportInProcess([...WINDOW, '-o', 'ndjson', '--out', out, '--resume']);
     expect(json.code).toBe(2);
     expect(json.stderr).toContain('this one differs in -o');
     expect(existsSync(resumeDirOf(out))).toBe(true);
 
-    const fresh = await spawnExport([...WINDOW, '--out', out], { env: slow.env, tmp }).done;
+    const fresh = await exportInProcess([...WINDOW, '--out', out]);
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toContain(`note: an interrupted export to ${out} can be continued with --resume; this run starts over`);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
@@ -111,13 +116,13 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
   });
 
   it('--resume without a checkpoint is a whole export; --resume needs --out', async () => {
-    const { dir, tmp, out } = places();
-    const first = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    const { dir, out } = places();
+    const first = await exportInProcess([...WINDOW, '--out', out, '--resume']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).not.toMatch(/from the checkpoint/);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
-    const bare = await spawnExport([...WINDOW, '--resume'], { env: slow.env, tmp }).done;
+    const bare = await exportInProcess([...WINDOW, '--resume']);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('error: USAGE: --resume needs --out FILE');
   });

@@ -1,11 +1,12 @@
 // Progress on a terminal (issue 17: rows so far of the service's count, slices done of all,
 // rate and time left): the built binary in a pseudo-terminal, exporting a seeded ledger to a
-// file. The same export with stderr not a terminal prints no progress, only its closing line.
+// file. The same export in process (main), stderr not a terminal, prints no progress, only
+// its closing line.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runInPty } from '../helpers/pty.js';
 
@@ -34,7 +35,7 @@ describe('revenue export progress', { timeout: 60_000 }, () => {
 
   it('prints no progress when stderr is not a terminal', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'offramp-progress-')), 'ledger.csv');
-    const r = await runCli(['revenue', 'export', ...window(), '-o', 'csv', '--out', out], { env: emu.env });
+    const r = await runMain(['revenue', 'export', ...window(), '-o', 'csv', '--out', out], { env: emu.env });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/exporting/);
     expect(r.stderr).toMatch(/Exported 3,000 rows/);

@@ -1,4 +1,4 @@
-// The CI checks (`smoke`, `reconcile`) through the built `offramp` against the variant
+// The CI checks (`smoke`, `reconcile`) through `main` in process against the variant
 // server, whose lists, filter names and status words differ from the emulator's. A check
 // must pass where the service is consistent and never pass by misreading it.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { startVariant, VARIANT, type RunningVariant } from '../helpers/variant-server.js';
 
 let variant: RunningVariant;
@@ -31,7 +32,7 @@ const env = () => ({ OFFRAMP_API_KEY: variant.apiKey, OFFRAMP_BASE_URL: variant.
 
 async function profileWith(service: object) {
   const home = tempHome();
-  const add = await runCli(['profile', 'add', 'variant', '--env', 'staging', '--base-url', variant.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${variant.apiKey}\n` });
+  const add = await runMain(['profile', 'add', 'variant', '--env', 'staging', '--base-url', variant.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${variant.apiKey}\n` });
   expect(add.code, add.stderr).toBe(0);
   const file = join(home.configDir, 'config.json');
   const config = JSON.parse(readFileSync(file, 'utf8'));
@@ -53,7 +54,7 @@ async function settled(): Promise<void> {
 
 describe('smoke and reconcile against the variant', { timeout: 60_000 }, () => {
   it('smoke passes: the walk, history, events and ledger row all check out', async () => {
-    const r = await runCli(['smoke', '--json'], { env: env(), timeoutMs: 30_000 });
+    const r = await runMain(['smoke', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { ok?: boolean; checks: { id: string; status: string }[] };
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
@@ -62,13 +63,13 @@ describe('smoke and reconcile against the variant', { timeout: 60_000 }, () => {
   it('reconcile does not take an unknown delivery word for a finding of its own, and is clean once told the words', async () => {
     await settled();
     const day = new Date().toISOString().slice(0, 10);
-    const unknown = await runCli(['reconcile', '--from', day, '--to', day, '--json'], { env: env() });
+    const unknown = await runMain(['reconcile', '--from', day, '--to', day, '--json'], { env: env() });
     expect(unknown.code).toBe(8);
     const report = JSON.parse(unknown.stdout) as { discrepancies: { kind: string }[] };
     expect(new Set(report.discrepancies.map((d) => d.kind))).toEqual(new Set(['event_status_unknown']));
 
     const told = await profileWith({ deliveredStatus: VARIANT.deliveryStatus.delivered, failedStatus: VARIANT.deliveryStatus.failed });
-    const clean = await runCli(['reconcile', '--from', day, '--to', day, '--json'], { env: told });
+    const clean = await runMain(['reconcile', '--from', day, '--to', day, '--json'], { env: told });
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
     expect(JSON.parse(clean.stdout)).toMatchObject({ clean: true });
   });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killListeners, startListener } from '../helpers/listener.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
 import { startVariant, VARIANT, type RunningVariant } from '../helpers/variant-server.js';
 
 const opened: RunningVariant[] = [];
@@ -38,7 +38,7 @@ async function statuses(v: RunningVariant): Promise<string[]> {
 describe('webhooks listen against the variant', { timeout: 30_000 }, () => {
   it('accepts its timestamped signatures by default and stores each event with the scheme', async () => {
     const store = join(mkdtempSync(join(tmpdir(), 'offramp-variant-listen-')), 'events.ndjson');
-    const listener = startListener(['--store', store, '-o', 'ndjson'], { OFFRAMP_WEBHOOK_SECRET: VARIANT_SECRET });
+    const listener = listenInProcess(['--store', store, '-o', 'ndjson'], { OFFRAMP_WEBHOOK_SECRET: VARIANT_SECRET });
     const v = await startVariant({ webhookUrl: await listener.url, webhookSecret: VARIANT_SECRET });
     opened.push(v);
     const txId = await walk(v);
@@ -58,7 +58,7 @@ describe('webhooks listen against the variant', { timeout: 30_000 }, () => {
 
   it('pinned to the emulator’s scheme, refuses every delivery (401) and stores none', async () => {
     const store = join(mkdtempSync(join(tmpdir(), 'offramp-variant-listen-')), 'events.ndjson');
-    const listener = startListener(['--store', store, '--scheme', 'hmac-sha256-hex', '-o', 'ndjson'], { OFFRAMP_WEBHOOK_SECRET: VARIANT_SECRET });
+    const listener = listenInProcess(['--store', store, '--scheme', 'hmac-sha256-hex', '-o', 'ndjson'], { OFFRAMP_WEBHOOK_SECRET: VARIANT_SECRET });
     const v = await startVariant({ webhookUrl: await listener.url, webhookSecret: VARIANT_SECRET, emulator: { webhookRetry: { maxAttempts: 1, baseDelayMs: 5 } } });
     opened.push(v);
     await walk(v);

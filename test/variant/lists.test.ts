@@ -1,4 +1,4 @@
-// Lists, filters, replay and exports through the built `offramp`, against the emulator
+// Lists, filters, replay and exports through `main` in process, against the emulator
 // and against the variant server (test/helpers/variant-server.ts), which keeps the spec's
 // rules but chose differently on every open point: other list shapes, cursors with `+/=`,
 // filter names the CLI does not send, other status words, 200 on create. Every command
@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { startVariant, VARIANT, type RunningVariant, type VariantShape } from '../helpers/variant-server.js';
 
 type Target = { name: string; baseUrl: string; key: string; variant?: RunningVariant; emu: RunningEmulator; close(): Promise<void> };
@@ -75,7 +76,7 @@ const each = () => ['emulator', ...SHAPES.map((s) => `variant-${s}`)].map((name)
 describe.each(each())('lists against %s', (name) => {
   it('tx list --all walks every page to the end', async () => {
     const t = byName(name);
-    const r = await runCli(['tx', 'list', '--all', '--limit', '7', '--json'], { env: env(t) });
+    const r = await runMain(['tx', 'list', '--all', '--limit', '7', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     const ids = (JSON.parse(r.stdout) as { id: string }[]).map((tx) => tx.id);
     expect(ids).toHaveLength(TX_COUNT);
@@ -84,12 +85,12 @@ describe.each(each())('lists against %s', (name) => {
 
   it('one page prints the command for the next; the printed cursor continues where it stopped', async () => {
     const t = byName(name);
-    const first = await runCli(['tx', 'list', '--limit', '30', '-o', 'ndjson'], { env: env(t) });
+    const first = await runMain(['tx', 'list', '--limit', '30', '-o', 'ndjson'], { env: env(t) });
     expect(first.code, first.stderr).toBe(0);
     const more = /^more: offramp tx list --limit 30 --cursor (.+)$/m.exec(first.stderr);
     expect(more, first.stderr).not.toBeNull();
     const cursor = more![1]!.replace(/^'(.*)'$/, '$1');
-    const second = await runCli(['tx', 'list', '--limit', '30', '-o', 'ndjson', '--cursor', cursor], { env: env(t) });
+    const second = await runMain(['tx', 'list', '--limit', '30', '-o', 'ndjson', '--cursor', cursor], { env: env(t) });
     expect(second.code, second.stderr).toBe(0);
     const ids = [...first.stdout.trim().split('\n'), ...second.stdout.trim().split('\n')].map((l) => JSON.parse(l).id);
     expect(ids).toHaveLength(TX_COUNT);
@@ -99,7 +100,7 @@ describe.each(each())('lists against %s', (name) => {
 
   it('tx list --status keeps only that status, and says when the service ignored the filter', async () => {
     const t = byName(name);
-    const r = await runCli(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: env(t) });
+    const r = await runMain(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     const listed = JSON.parse(r.stdout) as { id: string; status: string }[];
     expect(new Set(listed.map((tx) => tx.id))).toEqual(new Set(facts.get(name)!.cancelled));
@@ -109,7 +110,7 @@ describe.each(each())('lists against %s', (name) => {
 
   it('tx list --from after every creation lists nothing (a window the service may ignore)', async () => {
     const t = byName(name);
-    const r = await runCli(['tx', 'list', '--from', '2099-01-01', '--all', '--json'], { env: env(t) });
+    const r = await runMain(['tx', 'list', '--from', '2099-01-01', '--all', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
   });
@@ -117,7 +118,7 @@ describe.each(each())('lists against %s', (name) => {
   it('webhooks list --tx lists only that transaction’s events', async () => {
     const t = byName(name);
     const { completed } = facts.get(name)!;
-    const r = await runCli(['webhooks', 'list', '--tx', completed, '--all', '--json'], { env: env(t) });
+    const r = await runMain(['webhooks', 'list', '--tx', completed, '--all', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     const events = JSON.parse(r.stdout) as { aggregate_id: string; event_type: string }[];
     expect(events.map((e) => e.event_type).sort()).toEqual(['deposit.confirmed', 'deposit.detected', 'transaction.completed', 'transaction.created']);
@@ -127,13 +128,13 @@ describe.each(each())('lists against %s', (name) => {
 
   it('revenue export --token/--network writes only that pair, and --summary neither falsely matches nor falsely fails', async () => {
     const t = ledgerOf(name);
-    const all = await runCli(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '-o', 'ndjson'], { env: env(t) });
+    const all = await runMain(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '-o', 'ndjson'], { env: env(t) });
     expect(all.code, all.stderr).toBe(0);
     const rows = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as { crypto_currency: string; network: string; transaction_id: string });
     const want = rows.filter((row) => row.crypto_currency === 'usdt' && row.network === 'trc20');
     expect(want.length).toBeGreaterThan(0);
     expect(want.length).toBeLessThan(rows.length);
-    const r = await runCli(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdt', '--network', 'trc20', '-o', 'ndjson', '--summary'], { env: env(t) });
+    const r = await runMain(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdt', '--network', 'trc20', '-o', 'ndjson', '--summary'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).transaction_id)).toEqual(want.map((row) => row.transaction_id));
     if (t.variant) expect(r.stderr).toMatch(/warning: the service ignored --token \(sent as crypto_currency=usdt\)/);
@@ -142,9 +143,9 @@ describe.each(each())('lists against %s', (name) => {
 
   it('revenue summary --token sums that token’s rows', async () => {
     const t = ledgerOf(name);
-    const rows = await runCli(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdc', '-o', 'ndjson'], { env: env(t) });
+    const rows = await runMain(['revenue', 'export', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdc', '-o', 'ndjson'], { env: env(t) });
     const list = rows.stdout.trim().split('\n').map((l) => JSON.parse(l) as { share: string });
-    const r = await runCli(['revenue', 'summary', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdc', '--json'], { env: env(t) });
+    const r = await runMain(['revenue', 'summary', '--from', SEED_FROM, '--to', SEED_TO, '--token', 'usdc', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { transaction_count: number; total_partner_share: string; crypto_currency: string };
     expect(summary.transaction_count).toBe(list.length);
@@ -157,12 +158,12 @@ describe.each(each())('lists against %s', (name) => {
 describe('single reads and writes against the variant', () => {
   it('tx create (answered 200, not 201) and tx get keep extra fields and the service’s times verbatim', async () => {
     const t = byName('variant-beside');
-    const created = await runCli(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'variant-create-1', '--json'], { env: env(t) });
+    const created = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'variant-create-1', '--json'], { env: env(t) });
     expect(created.code, created.stderr).toBe(0);
     const tx = JSON.parse(created.stdout) as { id: string; risk_score?: string; expires_at: string };
     expect(tx.risk_score).toBe('0.12');
     expect(tx.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
-    const got = await runCli(['tx', 'get', tx.id, '--json'], { env: env(t) });
+    const got = await runMain(['tx', 'get', tx.id, '--json'], { env: env(t) });
     expect(got.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout)).toMatchObject({ id: tx.id, risk_score: '0.12' });
   });
@@ -170,18 +171,18 @@ describe('single reads and writes against the variant', () => {
   it('a gateway’s HTML 502 is retried like any 5xx', async () => {
     const t = byName('variant-beside');
     t.variant!.failNext(2, 'html502');
-    const r = await runCli(['tx', 'get', facts.get('variant-beside')!.ids[0]!, '--json'], { env: env(t) });
+    const r = await runMain(['tx', 'get', facts.get('variant-beside')!.ids[0]!, '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     // Two tries (--retries 1) use up both: the command fails as a 5xx after retries does.
     t.variant!.failNext(2, 'html502');
-    const gave = await runCli(['tx', 'get', facts.get('variant-beside')!.ids[0]!, '--retries', '1'], { env: env(t) });
+    const gave = await runMain(['tx', 'get', facts.get('variant-beside')!.ids[0]!, '--retries', '1'], { env: env(t) });
     expect(gave.code).toBe(1);
     expect(gave.stderr).toMatch(/^error: \w+: GET \/api\/v1\/partner\/transactions\/[0-9a-f-]+ answered HTTP 502$/m);
   });
 
   it('api --paginate walks the variant’s lists too', async () => {
     const t = byName('variant-pagination');
-    const r = await runCli(['api', 'GET', '/transactions?limit=9', '--paginate'], { env: env(t) });
+    const r = await runMain(['api', 'GET', '/transactions?limit=9', '--paginate'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(TX_COUNT);
   });
@@ -192,13 +193,13 @@ describe('webhooks replay --failed against the variant', () => {
     const t = byName('variant-beside');
     const { completed } = facts.get('variant-beside')!;
     const before = t.variant!.requests.length;
-    const unknown = await runCli(['webhooks', 'replay', '--failed', '--tx', completed, '--yes'], { env: env(t) });
+    const unknown = await runMain(['webhooks', 'replay', '--failed', '--tx', completed, '--yes'], { env: env(t) });
     // No event says "failed"; the variant says "errored", which the CLI cannot take for failed by itself.
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^error: UNKNOWN_STATUS: cannot tell which events failed: none has delivery_status "failed", and the service also reports "errored"/m);
     expect(t.variant!.requests.slice(before).filter((q) => q.method === 'POST')).toEqual([]);
 
-    const r = await runCli(['webhooks', 'replay', '--failed', '--failed-status', VARIANT.deliveryStatus.failed, '--tx', completed, '--yes', '--json'], { env: env(t) });
+    const r = await runMain(['webhooks', 'replay', '--failed', '--failed-status', VARIANT.deliveryStatus.failed, '--tx', completed, '--yes', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     const replayed = JSON.parse(r.stdout) as { aggregate_id: string }[];
     expect(replayed).toHaveLength(4);
@@ -211,7 +212,7 @@ describe('webhooks replay --failed against the variant', () => {
   it('against the emulator the default word is right', async () => {
     const t = byName('emulator');
     const { ids } = facts.get('emulator')!;
-    const r = await runCli(['webhooks', 'replay', '--failed', '--tx', ids[0]!, '--yes', '--json'], { env: env(t) });
+    const r = await runMain(['webhooks', 'replay', '--failed', '--tx', ids[0]!, '--yes', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { aggregate_id: string }[]).map((x) => x.aggregate_id)).toEqual([ids[0]]);
   });
@@ -221,14 +222,14 @@ describe('filter names saved in the profile', () => {
   it('are sent under the service’s names: no warning, the same answer', async () => {
     const t = byName('variant-beside');
     const home = tempHome();
-    const add = await runCli(['profile', 'add', 'variant', '--env', 'staging', '--base-url', t.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${t.key}\n` });
+    const add = await runMain(['profile', 'add', 'variant', '--env', 'staging', '--base-url', t.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${t.key}\n` });
     expect(add.code, add.stderr).toBe(0);
     const file = join(home.configDir, 'config.json');
     const config = JSON.parse(readFileSync(file, 'utf8'));
     config.profiles.variant.service = { filterNames: VARIANT.filterNames, failedStatus: VARIANT.deliveryStatus.failed };
     writeFileSync(file, JSON.stringify(config));
     const before = t.variant!.requests.length;
-    const r = await runCli(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: { ...home.env, OFFRAMP_PROFILE: 'variant' } });
+    const r = await runMain(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: { ...home.env, OFFRAMP_PROFILE: 'variant' } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect(new Set((JSON.parse(r.stdout) as { id: string }[]).map((tx) => tx.id))).toEqual(new Set(facts.get('variant-beside')!.cancelled));

@@ -1,4 +1,4 @@
-// Forwarding that retries (the built binary): events the app did not take are retried
+// Forwarding that retries (webhooks listen in process): events the app did not take are retried
 // until it takes them; the store records what it took, so a restarted listener forwards
 // what is still owed; --events narrows what is shown and forwarded (all is stored);
 // https apps with --forward-ca or --forward-insecure; the exit tally, --strict, /healthz.
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
-import { killListeners, startListener } from '../helpers/listener.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
 
 const SECRET = 'whsec_forward_9e02';
 // Retries a few ms apart: the schedule's shape, not its pace, is what is tested.
@@ -71,7 +71,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     const received: Received[] = [];
     const app = await listenOn(createHttpServer(appHandler(received, (n) => (n <= 3 ? 503 : 202))));
     const store = tmpStore();
-    const listener = startListener(['--store', store, '--forward-to', `${app}/hooks?source=offramp`], env);
+    const listener = listenInProcess(['--store', store, '--forward-to', `${app}/hooks?source=offramp`], env);
     const url = await listener.url;
     const ids = ['f-1', 'f-2', 'f-3', 'f-4'];
     for (const id of ids) expect(await post(url, event(id, 'transaction.created'))).toBe(200);
@@ -92,7 +92,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
 
   it('a restart forwards what is still owed; --events narrows what is shown and forwarded; --strict fails while owed', async () => {
     const store = tmpStore();
-    const down = startListener(['--store', store, '--forward-to', await deadUrl(), '--events', 'transaction.*', '--strict', '-o', 'ndjson'], env);
+    const down = listenInProcess(['--store', store, '--forward-to', await deadUrl(), '--events', 'transaction.*', '--strict', '-o', 'ndjson'], env);
     const url = await down.url;
     expect(await post(url, event('o-1', 'transaction.created'))).toBe(200);
     expect(await post(url, event('o-2', 'deposit.detected'))).toBe(200);
@@ -113,7 +113,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     // The app is up now (at another address); a restart owes it o-1 and o-3, never o-2.
     const received: Received[] = [];
     const app = await listenOn(createHttpServer(appHandler(received, () => 200)));
-    const again = startListener(['--store', store, '--forward-to', `${app}/in`, '--strict'], env);
+    const again = listenInProcess(['--store', store, '--forward-to', `${app}/in`, '--strict'], env);
     await again.url;
     expect(again.stderr()).toContain('2 event(s) still owed to the app from an earlier run: forwarding them now');
     await expect.poll(() => received.map((r) => r.id).sort()).toEqual(['o-1', 'o-3']);
@@ -124,7 +124,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     expect(forwardedIds(store).sort()).toEqual(['o-1', 'o-3']);
 
     // Nothing is owed any more: a third run forwards nothing.
-    const third = startListener(['--store', store, '--forward-to', `${app}/in`], env);
+    const third = listenInProcess(['--store', store, '--forward-to', `${app}/in`], env);
     await third.url;
     expect(third.stderr()).not.toContain('still owed');
     expect((await third.stop()).stderr).toContain('forwarded 0, still owed 0.');
@@ -142,12 +142,12 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     const received: Received[] = [];
     const app = await listenOn(createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, appHandler(received, () => 200)), 'https');
 
-    const withCa = startListener(['--store', tmpStore(), '--forward-to', `${app}/tls`, '--forward-ca', cert], env);
+    const withCa = listenInProcess(['--store', tmpStore(), '--forward-to', `${app}/tls`, '--forward-ca', cert], env);
     expect(await post(await withCa.url, event('tls-1', 'transaction.created'))).toBe(200);
     await expect.poll(() => received.map((r) => r.id)).toEqual(['tls-1']);
     expect((await withCa.stop()).stdout).toMatch(/→ tls-1 {2}200 from https:\/\/127\.0\.0\.1:\d+\/tls in \d+ ms/);
 
-    const insecure = startListener(['--store', tmpStore(), '--forward-to', `${app}/tls`, '--forward-insecure'], env);
+    const insecure = listenInProcess(['--store', tmpStore(), '--forward-to', `${app}/tls`, '--forward-insecure'], env);
     await insecure.url;
     expect(insecure.stderr()).toContain("warning: --forward-insecure: the app's certificate is not checked");
     expect(await post(await insecure.url, event('tls-2', 'transaction.created'))).toBe(200);
@@ -155,7 +155,7 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     await insecure.stop();
 
     // Without either, the self-signed certificate is refused and the event stays owed.
-    const strict = startListener(['--store', tmpStore(), '--forward-to', `${app}/tls`], env);
+    const strict = listenInProcess(['--store', tmpStore(), '--forward-to', `${app}/tls`], env);
     const url = await strict.url;
     expect(await post(url, event('tls-3', 'transaction.created'))).toBe(200);
     await expect.poll(async () => (await health(url)).forwardFailures).toBeGreaterThan(0);

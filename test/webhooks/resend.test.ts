@@ -1,4 +1,4 @@
-// `webhooks resend` (the built binary) delivering a store's events to a receiving app that
+// `webhooks resend` (main in process) delivering a store's events to a receiving app that
 // checks every signature with node:crypto: duplicated and shuffled on request, each event
 // with its own id, signed under the chosen scheme; exit 8 when the app refuses any.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
 import { formatStoredLine } from '../../src/lib/webhooks/store.js';
-import { runCli, tempHome } from '../helpers/cli.js';
+import { tempHome } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 
 const SECRET = 'whsec_resend_0b77';
 const TYPES = ['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed'];
@@ -67,7 +68,7 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     const ids = ['r-1', 'r-2', 'r-3', 'r-4', 'r-5'];
     const store = storeOf(ids);
     const a = await app();
-    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--duplicate', '2', '--shuffle', '--scheme', 'timestamped-sha256', '--secret', SECRET]);
+    const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--duplicate', '2', '--shuffle', '--scheme', 'timestamped-sha256', '--secret', SECRET]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`Resending 15 deliveries of 5 events to ${a.url} under timestamped-sha256, shuffled`);
     expect(r.stderr).toContain('Sent 15: 15 answered 2xx, 0 non-2xx, 0 no answer.');
@@ -89,7 +90,7 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
   it('signs with the default scheme and the secret from the environment; --events and --delay; -o ndjson', async () => {
     const store = storeOf(['e-1', 'e-2', 'e-3', 'e-4']);
     const a = await app();
-    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--events', 'deposit.*', '--delay', '1-3ms', '-o', 'ndjson'], {
+    const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--events', 'deposit.*', '--delay', '1-3ms', '-o', 'ndjson'], {
       env: { OFFRAMP_WEBHOOK_SECRET: SECRET },
     });
     expect(r.code).toBe(0);
@@ -110,7 +111,7 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     const profile = { env: 'local', baseUrl: 'http://127.0.0.1:4010/api/v1/partner', webhookSecret: SECRET, service: { signatureScheme: 'prefixed-sha256-hex' } };
     writeFileSync(join(home.configDir, 'config.json'), JSON.stringify({ current: 'p', profiles: { p: profile } }), { mode: 0o600 });
     const a = await app();
-    const r = await runCli(['webhooks', 'resend', '--from-store', storeOf(['p-1']), '--to', a.url], { env: home.env });
+    const r = await runMain(['webhooks', 'resend', '--from-store', storeOf(['p-1']), '--to', a.url], { env: home.env });
     expect(r.code).toBe(0);
     expect(a.got.map((g) => [g.id, g.scheme])).toEqual([['p-1', 'prefixed']]);
   });
@@ -118,24 +119,24 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
   it('exits 8 when the app answers non-2xx to any delivery, printing each answer', async () => {
     const store = storeOf(['n-1', 'n-2', 'n-3']);
     const a = await app((id) => (id === 'n-2' ? 500 : 204));
-    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--duplicate', '1'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--duplicate', '1'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
     expect(r.code).toBe(8);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('500'))).toHaveLength(2);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('204'))).toHaveLength(4);
     expect(r.stderr).toContain('error: CHECK_FAILED: the app answered non-2xx to 2 of 6 deliveries');
     // A wrong secret: every delivery refused by the app (401).
-    const wrong = await runCli(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--secret', 'not-it']);
+    const wrong = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--secret', 'not-it']);
     expect(wrong.code).toBe(8);
     expect(wrong.stdout).toMatch(/^401 {2}transaction\.created +n-1 {2}\d+ ms {2}bad signature$/m);
   });
 
   it('exit 7 when nothing answers; usage errors before sending', async () => {
     const store = storeOf(['u-1']);
-    const none = await runCli(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    const none = await runMain(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
     expect(none.code).toBe(7);
     expect(none.stdout).toMatch(/^no answer {2}transaction\.created +u-1/);
     const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
-    const usage = async (args: string[]) => (await runCli(['webhooks', 'resend', ...args], { env })).stderr;
+    const usage = async (args: string[]) => (await runMain(['webhooks', 'resend', ...args], { env })).stderr;
     expect(await usage(['--from-store', store])).toContain('error: USAGE: --to is required');
     expect(await usage(['--to', 'http://127.0.0.1:9/'])).toContain('error: USAGE: --from-store is required');
     expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--scheme', 'any'])).toContain('--scheme any: resend signs, so it needs one scheme');

@@ -5,8 +5,8 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { killListeners, startListener } from '../helpers/listener.js';
+import { runMain } from '../helpers/main.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
 
 const SECRET = 'whsec_secure_store_51c0';
 const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
@@ -18,7 +18,7 @@ afterEach(() => killListeners());
 const privateDir = () => mkdtempSync(join(tmpdir(), 'offramp-secure-'));
 
 async function refused(args: string[]) {
-  const r = await runCli(['webhooks', 'listen', '--port', '0', ...args], { env });
+  const r = await runMain(['webhooks', 'listen', '--port', '0', ...args], { env });
   expect(r.code).toBe(2);
   expect(r.stdout).toBe('');
   const [first, ...rest] = r.stderr.trimEnd().split('\n');
@@ -31,7 +31,7 @@ async function refused(args: string[]) {
 describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, () => {
   it('creates a missing directory 0700 and the store 0600', async () => {
     const store = join(privateDir(), 'state', 'offramp', 'hooks.ndjson');
-    const listener = startListener(['--store', store], env);
+    const listener = listenInProcess(['--store', store], env);
     await listener.url;
     expect(listener.stderr()).toContain(`Storing new events in ${store} (created, mode 0600)`);
     expect((await listener.stop()).code).toBe(130);
@@ -63,7 +63,7 @@ describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, (
     chownSync(store, NOBODY, NOBODY);
     expect(await refused(['--store', store])).toBe(`error: INSECURE_PATH: refusing the store ${store}: it is owned by another user (uid ${NOBODY}), not by you (uid 0)`);
     // resend reads a store under the same rule: it would sign whatever is in it.
-    const resend = await runCli(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env });
+    const resend = await runMain(['webhooks', 'resend', '--from-store', store, '--to', 'http://127.0.0.1:9/'], { env });
     expect(resend.code).toBe(2);
     expect(resend.stderr).toContain('is owned by another user');
   });

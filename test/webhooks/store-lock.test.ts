@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { killListeners, startListener } from '../helpers/listener.js';
 
 const SECRET = 'whsec_store_lock_3e9a';
@@ -44,7 +44,7 @@ describe('one listener per store', { timeout: 20_000 }, () => {
     writeFileSync(store, '{"v":2,"id":"in-fli', { flag: 'a' });
     const before = readFileSync(store, 'utf8');
 
-    const second = await runCli(['webhooks', 'listen', '--port', '0', '--store', store], { env });
+    const second = await runMain(['webhooks', 'listen', '--port', '0', '--store', store], { env });
     expect(second.code).toBe(5);
     expect(second.stdout).toBe('');
     const [line, ...rest] = second.stderr.trimEnd().split('\n');

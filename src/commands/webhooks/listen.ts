@@ -134,8 +134,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   }
   io.err('Press Ctrl-C to stop.');
 
-  // Without an abort signal, only SIGINT or SIGTERM ends the wait.
-  const signal = (await untilStopped())!;
+  // An abort of ctx.signal (tests, embedding) stops it as Ctrl-C does: same tally, exit 130.
+  const signal = (await untilStopped(ctx.signal)) ?? 'SIGINT';
 
   await receiver.close();
   lines.flush();
