@@ -1,6 +1,6 @@
 // What `offramp conform` concludes from two observations of the same probes: one of a
 // fresh in-process emulator, one of the target service. Pure: no I/O, so every verdict
-// rule is tested from hand-made observations (test/unit/conform-verdicts.test.ts).
+// rule is tested from hand-made observations (test/conform/verdicts.test.ts).
 //
 // Verdicts:
 //   same           the target chose what the emulator chose
