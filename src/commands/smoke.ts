@@ -3,9 +3,10 @@
 // reported pass/fail. Exit 0 when all hold, 8 otherwise; 3 or 7 when the service could not
 // be reached at all. `--report github` adds what GitHub Actions reads: an `::error`
 // annotation per failed invariant, and a summary table appended to $GITHUB_STEP_SUMMARY.
-import { appendFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
+import { writeAside } from '../lib/fs/atomic.js';
 import { CheckFailed, CliError, UsageError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
@@ -62,7 +63,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     const detail = err instanceof CliError ? `${err.code}: ${err.message}` : String(err);
     if (opts.junit) {
       const cases: JUnitCase[] = [{ id: 'walk', name: `the walk reached ${outcome}`, status: 'error', detail }];
-      await writeAtomically(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }));
+      await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }), 0o644);
     }
     if (github) await reportToGithub(ctx, [unreachableAnnotation(outcome, detail)], unreachableMarkdown(outcome, detail));
     throw err;
@@ -78,9 +79,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const reference = facts.steps.find((s) => s.step === 'create')?.detail?.merchant_reference;
   if (reference) properties.merchant_reference = reference;
 
-  if (opts.junit) {
-    await writeAtomically(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases: checks, properties }));
-  }
+  // Written aside and renamed: a half-written report is never read as a whole one.
+  if (opts.junit) await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases: checks, properties }), 0o644);
 
   if (ctx.globals.json) {
     writeJson(ctx.io, {
@@ -137,11 +137,4 @@ async function reportToGithub(ctx: Context, annotations: string[], markdown: str
   } catch (err) {
     ctx.io.err(`warning: could not append the smoke summary to $GITHUB_STEP_SUMMARY (${summaryFile}): ${(err as Error).message}`);
   }
-}
-
-/** A half-written report must never be read as a whole one: write aside, then rename. */
-async function writeAtomically(path: string, content: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, content, 'utf8');
-  await rename(tmp, path);
 }

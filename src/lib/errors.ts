@@ -154,17 +154,14 @@ export function exitCodeForStatus(status: number): ExitCode {
   return EXIT.failure;
 }
 
+const STATUS_HINTS: Record<number, string> = {
+  401: "check the profile's API key (offramp profile show) or OFFRAMP_API_KEY",
+  403: 'this key or environment is not allowed to do that',
+  429: 'rate limited; wait a moment or lower --concurrency',
+};
+
 function hintForStatus(status: number): string | undefined {
-  switch (status) {
-    case 401:
-      return "check the profile's API key (offramp profile show) or OFFRAMP_API_KEY";
-    case 403:
-      return 'this key or environment is not allowed to do that';
-    case 429:
-      return 'rate limited; wait a moment or lower --concurrency';
-    default:
-      return status >= 500 ? 'the service failed; try again later' : undefined;
-  }
+  return STATUS_HINTS[status] ?? (status >= 500 ? 'the service failed; try again later' : undefined);
 }
 
 /** Default error code for a status when the service's body carries none. */

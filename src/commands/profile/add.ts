@@ -9,6 +9,7 @@ import type { Context } from '../../lib/context.js';
 import { displayUrl } from '../../lib/url.js';
 import { Declined, UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/input/stdin.js';
+import { ask } from '../../lib/input/values.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -43,15 +44,16 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
   // --base-url is also a global flag; commander hands it to whichever command sees it.
   const baseUrl = opts.baseUrl ?? ctx.globals.baseUrl;
-  const env = opts.env ?? (await ask(ctx, 'environment', '--env <staging|production|local>', async (p) =>
-    p.select<Environment>({ message: 'Environment', choices: ['local', 'staging', 'production'].map((v) => ({ value: v as Environment })) }, { output: ctx.io.stderr }),
-  ));
-  const profile: Profile = { env, baseUrl: baseUrl ?? defaultBaseUrl(env) ?? '' };
-  if (!profile.baseUrl) {
-    profile.baseUrl = await ask(ctx, 'base URL', '--base-url <url>', (p) =>
-      p.input({ message: `Base URL of ${env} (ends in /api/v1/partner)`, validate: (v) => validUrl(v) }, { output: ctx.io.stderr }),
-    );
-  }
+  const env = await ask(ctx, '--env', opts.env, (p, c) =>
+    p.select<Environment>({ message: 'Environment', choices: ['local', 'staging', 'production'].map((v) => ({ value: v as Environment })) }, c),
+  );
+  // The spec names no hosts for staging or production; only the emulator has a known address.
+  const profile: Profile = {
+    env,
+    baseUrl: await ask(ctx, '--base-url', baseUrl ?? (env === 'local' ? LOCAL_BASE_URL : undefined), (p, c) =>
+      p.input({ message: `Base URL of ${env} (ends in /api/v1/partner)`, validate: (v) => validUrl(v) }, c),
+    ),
+  };
   checkBaseUrl(profile.baseUrl);
 
   const lines = opts.apiKeyStdin || opts.webhookSecretStdin ? await readStdinLines(ctx.io.stdin) : [];
@@ -82,11 +84,6 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (env === 'production') ctx.io.err('Production profile: changes will ask for confirmation, and simulate is refused.');
 }
 
-function defaultBaseUrl(env: Environment): string | undefined {
-  // The spec names no hosts for staging or production; only the emulator has a known address.
-  return env === 'local' ? LOCAL_BASE_URL : undefined;
-}
-
 function validUrl(value: string): true | string {
   try {
     checkBaseUrl(value);
@@ -94,9 +91,4 @@ function validUrl(value: string): true | string {
   } catch (err) {
     return (err as Error).message;
   }
-}
-
-async function ask<T>(ctx: Context, what: string, flag: string, prompt: (p: Awaited<ReturnType<Context['prompts']>>) => Promise<T>): Promise<T> {
-  if (!ctx.io.canPrompt()) throw new UsageError(`missing ${what}: pass ${flag}`);
-  return prompt(await ctx.prompts());
 }

@@ -8,18 +8,16 @@
 // and names each match by where the secret came from. `--from-store` reads body and
 // signature from a `webhooks listen` store. The body is read byte for byte (stdin by
 // default); a secret is never printed.
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { CheckFailed, UsageError } from '../../lib/errors.js';
+import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { parseStoredLine, type StoredEvent } from '../../lib/webhooks/store.js';
+import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -159,13 +157,9 @@ async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
   }
   let found: StoredEvent | undefined;
   try {
-    const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
-      const event = parseStoredLine(line);
-      if (event && (opts.event === undefined || event.id === opts.event)) found = event;
-    }
+    for await (const event of readStoredEvents(file)) if (opts.event === undefined || event.id === opts.event) found = event;
   } catch (err) {
+    if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`--from-store ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }

@@ -41,37 +41,18 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 export function readPage(body: unknown): RawPage | undefined {
   if (!isObject(body)) return undefined;
   const data = body.data;
-  let items: unknown[];
-  let holders: [CursorLocation, unknown][];
-  let shape: RawPage['shape'];
-  if (Array.isArray(data)) {
-    items = data;
-    shape = 'array';
-    holders = [['wrapper', body], ['meta', body.meta], ['pagination', body.pagination]];
-  } else if (isObject(data) && Array.isArray(data.data)) {
-    items = data.data;
-    shape = 'page-object';
-    holders = [
-      ['data', data],
-      ['data.meta', data.meta],
-      ['data.pagination', data.pagination],
-      ['wrapper', body],
-      ['meta', body.meta],
-      ['pagination', body.pagination],
-    ];
-  } else {
-    return undefined;
-  }
-  let found: { location: CursorLocation; cursor: string | null; hasMore: boolean | undefined } | undefined;
-  for (const [location, holder] of holders) {
-    if (!isObject(holder)) continue;
+  const outer: [CursorLocation, unknown][] = [['wrapper', body], ['meta', body.meta], ['pagination', body.pagination]];
+  let list: Pick<RawPage, 'items' | 'shape'> & { holders: [CursorLocation, unknown][] };
+  if (Array.isArray(data)) list = { items: data, shape: 'array', holders: outer };
+  else if (isObject(data) && Array.isArray(data.data)) {
+    list = { items: data.data, shape: 'page-object', holders: [['data', data], ['data.meta', data.meta], ['data.pagination', data.pagination], ...outer] };
+  } else return undefined;
+  const { items, shape, holders } = list;
+  const found = firstIn(holders, (holder, location) => {
     const cursor = firstString(holder, CURSOR_KEYS);
     const hasMore = firstBoolean(holder, HAS_MORE_KEYS);
-    if (cursor !== undefined || hasMore !== undefined) {
-      found = { location, cursor: cursor ?? null, hasMore };
-      break;
-    }
-  }
+    return cursor !== undefined || hasMore !== undefined ? { location, cursor: cursor ?? null, hasMore } : undefined;
+  });
   const summary = firstIn(holders, (holder) => holder.summary);
   const statedLimit = firstIn(holders, (holder) => {
     for (const key of LIMIT_KEYS) {
@@ -92,10 +73,10 @@ export function readPage(body: unknown): RawPage | undefined {
 }
 
 /** The first holder, in search order, for which `pick` finds something. */
-function firstIn<T>(holders: [CursorLocation, unknown][], pick: (holder: Json) => T | undefined): T | undefined {
-  for (const [, holder] of holders) {
+function firstIn<T>(holders: [CursorLocation, unknown][], pick: (holder: Json, location: CursorLocation) => T | undefined): T | undefined {
+  for (const [location, holder] of holders) {
     if (!isObject(holder)) continue;
-    const value = pick(holder);
+    const value = pick(holder, location);
     if (value !== undefined) return value;
   }
   return undefined;

@@ -12,7 +12,7 @@
 // - A proxy written `host:port` is `http://host:port`; without a port, an http proxy is on
 //   1080 and an https one on 443 (curl's defaults).
 // - A value that cannot be read is an error naming the variable, before any request.
-import { isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { UsageError } from '../errors.js';
 
 export type ProxyChoice =
@@ -115,7 +115,7 @@ export function noProxyMatch(target: URL, list: string, name = 'NO_PROXY'): stri
       }
     }
     if (ip) {
-      if (family === ip && inRange(host, address, bits === undefined ? (ip === 4 ? 32 : 128) : Number(bits))) return entry;
+      if (family === ip && inRange(host, address, bits === undefined ? (ip === 4 ? 32 : 128) : Number(bits), ip === 4 ? 'ipv4' : 'ipv6')) return entry;
       continue;
     }
     if (family) continue;
@@ -134,35 +134,9 @@ function splitPort(entry: string): { pattern: string; entryPort?: number } {
   return { pattern: entry };
 }
 
-function inRange(host: string, network: string, bits: number): boolean {
-  const a = addressBytes(host);
-  const b = addressBytes(network);
-  if (!a || !b || a.length !== b.length) return false;
-  for (let i = 0; i < a.length && bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((a[i]! & mask) !== (b[i]! & mask)) return false;
-  }
-  return true;
-}
-
-/** The 4 or 16 bytes of an IP address. */
-function addressBytes(address: string): number[] | undefined {
-  if (isIPv4(address)) return address.split('.').map(Number);
-  if (!isIPv6(address)) return undefined;
-  let text = address;
-  // An IPv4 tail (::ffff:1.2.3.4) is two groups.
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, -v4[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const groups = (part: string) => (part ? part.split(':') : []);
-  const left = groups(head);
-  const right = tail === undefined ? [] : groups(tail);
-  const all = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
-  return all.flatMap((g) => {
-    const n = Number.parseInt(g, 16);
-    return [n >> 8, n & 0xff];
-  });
+/** Whether `host` is in `network`/`bits`, both of one family (Node's BlockList does the masking). */
+function inRange(host: string, network: string, bits: number, family: 'ipv4' | 'ipv6'): boolean {
+  const range = new BlockList();
+  range.addSubnet(network, bits, family);
+  return range.check(host, family);
 }

@@ -45,9 +45,9 @@ export class ConfigStore {
     // another user owns or can write could hand us their URL and receive the key.
     // Reading creates nothing: conf makes the directory when it first writes (tighten()
     // then brings it to 0700).
-    const dirStat = statIfThere(dir);
+    const dirStat = statSync(dir, { throwIfNoEntry: false });
     if (dirStat) trusted(dir, dirStat, 'directory');
-    const fileStat = statIfThere(this.path);
+    const fileStat = statSync(this.path, { throwIfNoEntry: false });
     if (fileStat) {
       trusted(this.path, fileStat, 'file');
       if (process.platform !== 'win32' && (fileStat.mode & 0o077) !== 0) {
@@ -104,15 +104,6 @@ export class ConfigStore {
   private tighten(): void {
     chmodSync(this.conf.path, 0o600);
     chmodSync(dirname(this.conf.path), 0o700);
-  }
-}
-
-function statIfThere(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
   }
 }
 

@@ -1,7 +1,6 @@
 // The report of `offramp conform` as a table: POINT, EMULATOR, OBSERVED, VERDICT, fitted to
 // the terminal (80 columns when piped) by wrapping cells at spaces, never cutting them;
 // then what the CLI does about each difference, one wrapped line per point, and the tally.
-import type { ChalkInstance } from 'chalk';
 import type { IO } from '../io.js';
 import { chalkFor, GAP, renderTable } from '../output/render.js';
 import { paint, Painted, terminalSafe } from '../output/sanitize.js';
@@ -13,6 +12,7 @@ export type Report = { target: string; env: string; findings: Finding[]; saved?:
 
 export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void {
   const c = chalkFor(io);
+  const color: Record<Verdict, (text: string) => string> = { same: c.green, handled: c.cyan, saved: c.cyan, 'needs-setting': c.yellow, unsupported: c.red, skipped: c.dim };
   // What the service answered is made terminal-safe before it is measured and wrapped.
   const findings = report.findings.map((f) => ({
     ...f,
@@ -32,7 +32,7 @@ export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void
       { header: 'POINT', value: (f: Finding) => cellLines(f.point, w.point) },
       { header: 'EMULATOR', value: (f: Finding) => cellLines(f.emulator, w.emulator) },
       { header: 'OBSERVED', value: (f: Finding) => cellLines(f.observed, w.observed) },
-      { header: 'VERDICT', value: (f: Finding) => paint(f.verdict, verdictColor(c, f.verdict)) },
+      { header: 'VERDICT', value: (f: Finding) => paint(f.verdict, color[f.verdict]) },
     ],
     findings,
   );
@@ -48,22 +48,6 @@ export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void
   io.print(`${findings.length} points: ${parts.join(', ')}`);
   if (report.saved) {
     for (const line of hang(`saved in profile ${report.saved.profile}: ${report.saved.settings.join('; ')}`, width, '', '  ')) io.print(line);
-  }
-}
-
-function verdictColor(c: ChalkInstance, verdict: Verdict): (text: string) => string {
-  switch (verdict) {
-    case 'same':
-      return c.green;
-    case 'handled':
-    case 'saved':
-      return c.cyan;
-    case 'needs-setting':
-      return c.yellow;
-    case 'unsupported':
-      return c.red;
-    case 'skipped':
-      return c.dim;
   }
 }
 
@@ -85,13 +69,15 @@ export function fitColumns(findings: Finding[], width: number): Widths {
   const point = Math.max(16, Math.min(natural.point, budget - emulator - observed));
   let left = Math.max(0, budget - point - emulator - observed);
   const out: Widths = { point, emulator, observed };
-  // The narrower value column first: what it does not need goes to the other.
-  for (const key of natural.emulator <= natural.observed ? (['emulator', 'observed'] as const) : (['observed', 'emulator'] as const)) {
-    const share = key === (natural.emulator <= natural.observed ? 'emulator' : 'observed') ? Math.floor(left / 2) : left;
-    const grow = Math.min(share, natural[key] - out[key]);
-    out[key] += grow;
-    left -= grow;
-  }
+  const grow = (key: 'emulator' | 'observed', share: number) => {
+    const more = Math.min(share, natural[key] - out[key]);
+    out[key] += more;
+    left -= more;
+  };
+  // The narrower value column first, up to half: what it does not need goes to the other.
+  const narrower = natural.emulator <= natural.observed ? 'emulator' : 'observed';
+  grow(narrower, Math.floor(left / 2));
+  grow(narrower === 'emulator' ? 'observed' : 'emulator', left);
   return out;
 }
 

@@ -3,11 +3,9 @@
 // and conform cannot make the target deliver to it, so the target's scheme is
 // read from deliveries a `webhooks listen --store` already received: each stored line
 // keeps the body's bytes and the signature header as they arrived (src/lib/webhooks/store.ts).
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { UsageError } from '../errors.js';
 import { detect } from '../webhooks/signature.js';
-import { parseStoredLine } from '../webhooks/store.js';
+import { readStoredEvents } from '../webhooks/store.js';
 import type { SignatureObs } from './verdicts.js';
 
 export type SignedDelivery = { body: Buffer; signature: string | undefined; receivedAt?: Date | undefined };
@@ -35,14 +33,11 @@ export function schemesOf(deliveries: readonly SignedDelivery[], secret: string,
 /** The signed deliveries of a `webhooks listen` store; a UsageError when it cannot be read. */
 export async function readStore(path: string): Promise<SignedDelivery[]> {
   const out: SignedDelivery[] = [];
-  let lines = 0;
+  let events = 0;
   try {
-    const reader = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-    for await (const line of reader) {
-      if (line.trim() === '') continue;
-      lines++;
-      const event = parseStoredLine(line);
-      if (!event?.signature) continue;
+    for await (const event of readStoredEvents(path)) {
+      events++;
+      if (!event.signature) continue;
       const receivedAt = event.receivedAt ? new Date(event.receivedAt) : undefined;
       out.push({ body: event.body, signature: event.signature, receivedAt: receivedAt && !Number.isNaN(receivedAt.getTime()) ? receivedAt : undefined });
       if (out.length >= MAX_CHECKED) break;
@@ -50,7 +45,7 @@ export async function readStore(path: string): Promise<SignedDelivery[]> {
   } catch (err) {
     throw new UsageError(`--store ${path}: ${(err as Error).message}`);
   }
-  if (lines === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
+  if (events === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
   if (out.length === 0) {
     throw new UsageError(
       `--store ${path}: its lines carry no signature header (written by an older \`webhooks listen\`)`,

@@ -1,35 +1,14 @@
 // How transactions look in a terminal: the record of one transaction (grouped as
 // transaction / deposit / partner fields), the streaming list table and the status
 // history table. `--json` never comes here: it prints the API's data as is.
-import type { Transaction, TransactionSummary, StatusHistory } from '../schemas.js';
+import { Transaction, type TransactionSummary, type StatusHistory } from '../schemas.js';
 import type { IO } from '../io.js';
 import { cell, chalkFor, layout, renderRecord, renderTable, shorten, statusColor, textWidth, type CellValue, type Fit, type Section } from '../output/render.js';
 import { paint, terminalSafe } from '../output/sanitize.js';
 import { localTime, relative, timeCell } from '../output/time.js';
 
-/** Fields the record shows; anything else the service sends lands in an "other" section. */
-const KNOWN = new Set([
-  'id',
-  'status',
-  'amount',
-  'crypto_amount',
-  'crypto_currency',
-  'rate',
-  'created_at',
-  'updated_at',
-  'deposit_address',
-  'network',
-  'expires_at',
-  'deposit_status',
-  'deposit_id',
-  'confirmations',
-  'required_confirmations',
-  'received_at',
-  'confirmed_at',
-  'merchant_reference',
-  'merchant_id',
-  'terminal_id',
-]);
+/** Fields the record shows (the schema's); anything else the service sends lands in an "other" section. */
+const KNOWN = new Set(Object.keys(Transaction.shape));
 
 const token = (tx: { crypto_currency: string }) => tx.crypto_currency.toUpperCase();
 

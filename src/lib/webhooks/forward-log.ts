@@ -45,7 +45,7 @@ export class ForwardLog {
     const taken = new Set<string>();
     try {
       const size = (await handle.stat()).size;
-      const whole = size > 0 ? await wholeLinesEnd(handle, size) : 0;
+      const whole = await wholeLinesEnd(handle, size);
       if (whole < size) await handle.truncate(whole);
       for await (const line of wholeLines(handle, whole)) addId(taken, line);
     } catch (err) {

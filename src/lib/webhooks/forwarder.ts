@@ -154,17 +154,9 @@ export class Forwarder {
     this.url = opts.url;
     this.timeoutMs = opts.timeoutMs ?? FORWARD_TIMEOUT_MS;
     this.backoff = { baseMs: opts.retryBaseMs ?? RETRY_BASE_MS, capMs: opts.retryMaxMs ?? RETRY_MAX_MS, jitter: 0.25 };
-    const tls = {
-      ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}),
-      ...(opts.insecure ? { rejectUnauthorized: false } : {}),
-    };
-    this.transport = new Transport({
-      timeoutMs: this.timeoutMs,
-      maxBytes: opts.maxAnswerBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      tls,
-      connections: FORWARD_PARALLEL,
-      keepAliveTimeout: 4000,
-    });
+    const tls = { ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) };
+    const maxBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.transport = new Transport({ timeoutMs: this.timeoutMs, maxBytes, tls, connections: FORWARD_PARALLEL, keepAliveTimeout: 4000 });
   }
 
   /** Events owed to the app and not yet taken (queued, waiting for a retry, or in flight). */
@@ -261,19 +253,9 @@ export class Forwarder {
     if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + backoffDelay(++this.pauses, this.backoff);
     item.attempt++;
     item.dueAt = Date.now() + delay;
-    this.waiting.splice(this.waitingIndex(item.dueAt), 0, item);
+    const later = this.waiting.findIndex((w) => w.dueAt > item.dueAt);
+    this.waiting.splice(later < 0 ? this.waiting.length : later, 0, item);
     this.report({ ...base, retryInMs: delay });
-  }
-
-  private waitingIndex(dueAt: number): number {
-    let lo = 0;
-    let hi = this.waiting.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.waiting[mid]!.dueAt <= dueAt) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   private report(result: ForwardResult): void {

@@ -4,28 +4,6 @@
 // update idempotently, answer quickly. docs/webhooks.md is the reference for the store,
 // the forwarding and the tally.
 //
-// API
-//
-//   const receiver = await startReceiver({
-//     port: 0,                    // 0 = a free port (default 0)
-//     host: '127.0.0.1',          // default; the URL printed uses it
-//     secret,                     // webhook secret (the HMAC key; src/lib/webhooks/signature.ts)
-//     scheme: 'hmac-sha256-hex',  // optional: accept only this scheme of the catalogue; default any
-//     toleranceSec: 300,          // optional: for timestamped signatures, largest |t − now|
-//     storePath: 'events.ndjson', // optional: durable NDJSON store; its ids count as seen
-//     storeOptions: { wrapFile }, // optional, tests: fault injection in the store's writes
-//     forward: { url, ca, insecure }, // optional: relay verified events to an app, retrying (forwarder.ts)
-//     eventTypes: (type) => true, // optional: which types are shown and forwarded (all are stored)
-//     onEvent(info) {},           // every delivery shown, after it was answered (DeliveryInfo)
-//     onForward(result) {},       // the app's answer to each relay attempt (ForwardResult)
-//   });
-//   receiver.url      // 'http://127.0.0.1:PORT/' — give this to the service
-//   receiver.stats    // the tally (ReceiverStats); also GET /healthz
-//   receiver.loaded   // what opening the store found (StoreLoadReport), or undefined
-//   receiver.backlog  // events owed to the app from earlier runs: queued now, or held back
-//   receiver.status(txId), receiver.statuses()  // latest statuses, forward-only
-//   await receiver.close()  // stops accepting, finishes deliveries in flight, closes the store
-//
 // Behaviour (what the CLI contract fixes, and our choices where it is silent):
 // - POST to any path is a delivery; GET /healthz answers the tally; other requests get
 //   405. Bodies over 1 MiB get 413.
@@ -46,7 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from './signature.js';
 import { ForwardLog } from './forward-log.js';
-import { Forwarder, forwardedHeaders, type ForwardItem, type ForwardResult } from './forwarder.js';
+import { Forwarder, forwardedHeaders, type ForwarderOptions, type ForwardItem, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts, type EventFacts } from './status-tracker.js';
 import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadReport, type StoreOptions } from './store.js';
 
@@ -104,19 +82,8 @@ export type ReceiverStats = {
   transactions: number;
 };
 
-export type ForwardOptions = {
-  url: string;
-  /** PEM to trust for an https app, besides the usual roots. */
-  ca?: string;
-  /** Accept any certificate from an https app. */
-  insecure?: boolean;
-  /** Base of the forwarder's backoff (the first delay is about twice it); default forwarder.ts RETRY_BASE_MS. */
-  retryBaseMs?: number;
-  retryMaxMs?: number;
-  timeoutMs?: number;
-  /** Cap on what is read of one answer of the app (OFFRAMP_MAX_RESPONSE_BYTES). */
-  maxAnswerBytes?: number;
-};
+/** `--forward-to` and its settings (forwarder.ts). */
+export type ForwardOptions = Omit<ForwarderOptions, 'onResult' | 'onTaken'>;
 
 export type ReceiverOptions = {
   port?: number;
@@ -171,19 +138,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const writing = new Map<string, Promise<void>>();
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
-  const counters = {
-    received: 0,
-    stored: 0,
-    duplicates: 0,
-    badSignature: 0,
-    notEvent: 0,
-    tooLarge: 0,
-    storeFailures: 0,
-    outOfOrder: 0,
-    filtered: 0,
-    forwarded: 0,
-    forwardFailures: 0,
-  };
+  const counters = { received: 0, stored: 0, duplicates: 0, forwarded: 0 };
+  const breakdown = { badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0 };
   const forwarding = options.forward !== undefined;
 
   // Owed events of earlier runs, in store order, until the forward log says which were taken.
@@ -194,7 +150,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const backlog: Backlog = { queued: 0, heldBack: 0 };
   try {
     if (options.storePath) {
-      const opened = await EventStore.open(
+      ({ store, report: loaded } = await EventStore.open(
         options.storePath,
         (event) => {
           seen.add(event.id);
@@ -203,9 +159,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
           if (event.forward) owedFromStore.push(event);
         },
         options.storeOptions,
-      );
-      store = opened.store;
-      loaded = opened.report;
+      ));
       // Not forwarding: the log is only read (if there is one), to say what is owed.
       log = await ForwardLog.open(options.storePath, { create: forwarding });
     }
@@ -227,7 +181,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         ...options.forward,
         onResult: (result) => {
           if (result.ok) counters.forwarded++;
-          else counters.forwardFailures++;
+          else breakdown.forwardFailures++;
           options.onForward?.(result);
         },
         onTaken: (item, status) => {
@@ -268,22 +222,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
-  const stats = (): ReceiverStats => ({
-    received: counters.received,
-    stored: counters.stored,
-    duplicates: counters.duplicates,
-    rejected: counters.badSignature + counters.notEvent + counters.tooLarge,
-    forwarded: counters.forwarded,
-    owed: forwarder?.owed ?? 0,
-    badSignature: counters.badSignature,
-    notEvent: counters.notEvent,
-    tooLarge: counters.tooLarge,
-    storeFailures: counters.storeFailures,
-    outOfOrder: counters.outOfOrder,
-    filtered: counters.filtered,
-    forwardFailures: counters.forwardFailures,
-    transactions: tracker.size,
-  });
+  const stats = (): ReceiverStats => {
+    const { received, stored, duplicates, forwarded } = counters;
+    const rejected = breakdown.badSignature + breakdown.notEvent + breakdown.tooLarge;
+    return { received, stored, duplicates, rejected, forwarded, owed: forwarder?.owed ?? 0, ...breakdown, transactions: tracker.size };
+  };
 
   // A delivery is handled synchronously up to its store write: no async function and no
   // await per request, because their promises cost a measurable share of the listener's
@@ -307,79 +250,44 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   const info = (v: Verified, outcome: Outcome, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
-    receivedAt: v.receivedAt,
-    path: v.path,
-    outcome,
-    httpStatus,
-    verified: true,
-    duplicate: outcome === 'duplicate',
-    outOfOrder: extra?.outOfOrder ?? false,
-    id: v.id,
-    type: v.type,
-    transactionId: v.facts.transactionId,
-    status,
-    eventStatus: v.facts.status,
-    scheme: v.scheme,
+    receivedAt: v.receivedAt, path: v.path, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
+    id: v.id, type: v.type, transactionId: v.facts.transactionId, status, eventStatus: v.facts.status, scheme: v.scheme,
     ...(extra?.error !== undefined ? { error: extra.error } : {}),
   });
 
-  const refused = (receivedAt: Date, path: string, outcome: Outcome, httpStatus: number, error: string, claimed?: { id?: string; type?: string }, scheme?: SchemeName): DeliveryInfo => ({
-    receivedAt,
-    path,
-    outcome,
-    httpStatus,
-    verified: scheme !== undefined,
-    duplicate: false,
-    outOfOrder: false,
-    id: claimed?.id,
-    type: claimed?.type,
-    transactionId: undefined,
-    status: undefined,
-    eventStatus: undefined,
-    ...(scheme !== undefined ? { scheme } : {}),
-    error,
-  });
+  /** A delivery refused (413, 401 or 400): answered and shown; nothing stored. */
+  const refuse = (
+    req: IncomingMessage, res: ServerResponse, receivedAt: Date, httpStatus: number, code: string, error: string,
+    claimed?: { id?: string; type?: string }, scheme?: SchemeName,
+  ): undefined => {
+    reply(res, httpStatus, { error: { code, message: error } });
+    const outcome: Outcome = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
+    emit({
+      receivedAt, path: req.url ?? '/', outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
+      transactionId: undefined, status: undefined, eventStatus: undefined, ...(scheme !== undefined ? { scheme } : {}), error,
+    });
+  };
 
   const deliver = (req: IncomingMessage, res: ServerResponse, raw: Buffer | undefined, receivedAt: Date): Promise<void> | undefined => {
-    const path = req.url ?? '/';
     if (raw === undefined) {
-      counters.tooLarge++;
-      const error = `body over ${MAX_BODY_BYTES} bytes`;
-      reply(res, 413, { error: { code: 'TOO_LARGE', message: error } });
-      emit(refused(receivedAt, path, 'too_large', 413, error));
-      return undefined;
+      breakdown.tooLarge++;
+      return refuse(req, res, receivedAt, 413, 'TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
     }
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
     const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
     if (!checked.ok) {
-      counters.badSignature++;
-      const error = signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`;
-      reply(res, 401, { error: { code: 'BAD_SIGNATURE', message: error } });
-      emit(refused(receivedAt, path, 'rejected', 401, error, parseEvent(raw)));
-      return undefined;
+      breakdown.badSignature++;
+      return refuse(req, res, receivedAt, 401, 'BAD_SIGNATURE', signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`, parseEvent(raw));
     }
     const event = parseEvent(raw);
     if (!event) {
-      counters.notEvent++;
-      const error = 'signed body is not a webhook event ({ id, type, data })';
-      reply(res, 400, { error: { code: 'NOT_AN_EVENT', message: error } });
-      emit(refused(receivedAt, path, 'invalid', 400, error, undefined, checked.scheme));
-      return undefined;
+      breakdown.notEvent++;
+      return refuse(req, res, receivedAt, 400, 'NOT_AN_EVENT', 'signed body is not a webhook event ({ id, type, data })', undefined, checked.scheme);
     }
     const show = shown(event.type);
     return admit({
-      res,
-      raw,
-      headers: req.headers,
-      receivedAt,
-      path,
-      scheme: checked.scheme,
-      signature: signature!,
-      id: event.id,
-      type: event.type,
-      facts: eventFacts(event.type, event.data),
-      show,
-      relay: forwarder !== undefined && show,
+      res, raw, headers: req.headers, receivedAt, path: req.url ?? '/', scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
+      facts: eventFacts(event.type, event.data), show, relay: forwarder !== undefined && show,
     });
   };
 
@@ -409,7 +317,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       (err: Error) => {
         writing.delete(v.id);
         seen.delete(v.id);
-        counters.storeFailures++;
+        breakdown.storeFailures++;
         reply(v.res, 503, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } }, { 'retry-after': '1' });
         emit(info(v, 'store_failed', 503, undefined, { error: `not stored: ${err.message}` }));
       },
@@ -422,7 +330,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     counters.duplicates++;
     replyText(v.res, 200, DUPLICATE_BODY);
     if (!v.show) {
-      counters.filtered++;
+      breakdown.filtered++;
       return;
     }
     emit(info(v, 'duplicate', 200, v.facts.transactionId ? tracker.get(v.facts.transactionId) : undefined));
@@ -433,10 +341,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const accept = (v: Verified): void => {
     counters.stored++;
     const applied = tracker.apply(v.facts.transactionId, v.facts.status);
-    if (applied.outOfOrder) counters.outOfOrder++;
+    if (applied.outOfOrder) breakdown.outOfOrder++;
     replyText(v.res, 200, ACCEPTED_BODY);
     if (!v.show) {
-      counters.filtered++;
+      breakdown.filtered++;
       return;
     }
     emit(info(v, 'accepted', 200, applied.status, { outOfOrder: applied.outOfOrder }));

@@ -54,19 +54,16 @@ export function isScheme(name: string): name is SchemeName {
   return (SCHEMES as readonly string[]).includes(name);
 }
 
-/** What `--scheme any` means: every scheme of the catalogue (overrides a profile's pin). */
-export const ANY_SCHEME = 'any';
-
 /**
  * A scheme setting from a flag or a profile: a scheme of the catalogue, or undefined for
- * "any" (the value `any`, or nothing set). Anything else is a UsageError naming `source`
- * and listing the catalogue.
+ * "any" (the value `any`, or nothing set; `any` overrides a profile's pin). Anything else
+ * is a UsageError naming `source` and listing the catalogue.
  */
 export function schemeSetting(value: string | undefined, source: string): SchemeName | undefined {
   const name = value?.trim();
-  if (name === undefined || name === ANY_SCHEME) return undefined;
+  if (name === undefined || name === 'any') return undefined;
   if (isScheme(name)) return name;
-  throw new UsageError(`${source}: unknown signature scheme "${value}"`, `the catalogue: ${SCHEMES.join(', ')} (or ${ANY_SCHEME})`);
+  throw new UsageError(`${source}: unknown signature scheme "${value}"`, `the catalogue: ${SCHEMES.join(', ')} (or any)`);
 }
 
 export type VerifyOptions = {
@@ -79,7 +76,7 @@ export type VerifyOptions = {
 };
 
 /** Why a verification failed, for callers that word their own message or hint. */
-export type FailureKind =
+type FailureKind =
   | 'no-signature' // header absent or empty
   | 'no-secret' // nothing to verify with
   | 'unknown-scheme' // the pinned scheme is not in the catalogue
@@ -92,29 +89,25 @@ export type VerifyResult =
   | { ok: true; scheme: SchemeName; secretIndex: number }
   | { ok: false; reason: string; kind: FailureKind; /** with kind other-scheme: the scheme that verifies */ scheme?: SchemeName };
 
-export type DetectMatch = { scheme: SchemeName; secretLabel: string };
-
 /**
  * The header value for `rawBody` under `scheme`. With two arguments: the emulator's default,
  * lowercase hex HMAC-SHA256. `now` is the signing time of timestamped-sha256 (default: now).
  */
 export function sign(rawBody: string | Buffer, secret: string, scheme: string = DEFAULT_SCHEME, now?: Date): string {
+  const algorithm: Algorithm = scheme.includes('sha512') ? 'sha512' : 'sha256';
   switch (scheme) {
     case 'hmac-sha256-hex':
-      return hmac('sha256', secret, rawBody).toString('hex');
-    case 'hmac-sha256-base64':
-      return hmac('sha256', secret, rawBody).toString('base64');
     case 'hmac-sha512-hex':
-      return hmac('sha512', secret, rawBody).toString('hex');
+      return hmac(algorithm, secret, rawBody).toString('hex');
+    case 'hmac-sha256-base64':
     case 'hmac-sha512-base64':
-      return hmac('sha512', secret, rawBody).toString('base64');
+      return hmac(algorithm, secret, rawBody).toString('base64');
     case 'prefixed-sha256-hex':
-      return `sha256=${hmac('sha256', secret, rawBody).toString('hex')}`;
     case 'prefixed-sha512-hex':
-      return `sha512=${hmac('sha512', secret, rawBody).toString('hex')}`;
+      return `${algorithm}=${hmac(algorithm, secret, rawBody).toString('hex')}`;
     case 'timestamped-sha256': {
-      const t = Math.floor((now ?? new Date()).getTime() / 1000);
-      return `t=${t},v1=${hmac('sha256', secret, timestampedPayload(String(t), rawBody)).toString('hex')}`;
+      const t = String(Math.floor((now ?? new Date()).getTime() / 1000));
+      return `t=${t},v1=${hmac('sha256', secret, timestampedPayload(t, rawBody)).toString('hex')}`;
     }
     default:
       throw new RangeError(`unknown signature scheme "${scheme}"; the catalogue: ${SCHEMES.join(', ')}`);
@@ -127,62 +120,34 @@ export function sign(rawBody: string | Buffer, secret: string, scheme: string = 
  * specific one that matched is reported (`prefixed-sha256-hex` for `sha256=<hex>`, though
  * `hmac-sha256-hex` accepts that form too). Never throws.
  */
-export function verify(
-  rawBody: string | Buffer,
-  secrets: string | readonly string[],
-  header: string | undefined,
-  opts: VerifyOptions = {},
-): VerifyResult {
+export function verify(rawBody: string | Buffer, secrets: string | readonly string[], header: string | undefined, opts: VerifyOptions = {}): VerifyResult {
   const keys = typeof secrets === 'string' ? [secrets] : secrets;
-  if (opts.scheme !== undefined && !isScheme(opts.scheme)) {
-    return { ok: false, kind: 'unknown-scheme', reason: `unknown signature scheme "${opts.scheme}"; the catalogue: ${SCHEMES.join(', ')}` };
-  }
-  if (!keys.some((k) => typeof k === 'string' && k !== '')) return { ok: false, kind: 'no-secret', reason: 'no webhook secret to verify with' };
+  const fail = (kind: FailureKind, reason: string, scheme?: SchemeName): VerifyResult => ({ ok: false, kind, reason, ...(scheme ? { scheme } : {}) });
+  const pinned = opts.scheme;
+  if (pinned !== undefined && !isScheme(pinned)) return fail('unknown-scheme', `unknown signature scheme "${pinned}"; the catalogue: ${SCHEMES.join(', ')}`);
+  if (!keys.some((k) => typeof k === 'string' && k !== '')) return fail('no-secret', 'no webhook secret to verify with');
   const value = header?.trim() ?? '';
-  if (value === '') return { ok: false, kind: 'no-signature', reason: 'no signature' };
-  const pinned = opts.scheme as SchemeName | undefined;
+  if (value === '') return fail('no-signature', 'no signature');
   const candidates = parseHeader(value).filter((c) => pinned === undefined || c.scheme === pinned);
-  if (candidates.length === 0) {
-    if (pinned !== undefined) {
-      const other = verify(rawBody, keys, value, { ...opts, scheme: undefined });
-      if (other.ok) {
-        return { ok: false, kind: 'other-scheme', scheme: other.scheme, reason: `signed with ${other.scheme}, but only ${pinned} is accepted` };
-      }
-      return { ok: false, kind: 'malformed', reason: `the signature is not in the form of ${pinned} (${FORMS[pinned]})` };
-    }
-    return { ok: false, kind: 'malformed', reason: 'the signature has the form of no scheme of the catalogue' };
-  }
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  const expectedOf = expectedDigests(body);
-  const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
-  const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
-  let found: { scheme: SchemeName; secretIndex: number } | undefined;
-  let stale: { t: number } | undefined;
-  // Candidates come most specific first; the first match wins, but every one is compared.
-  for (const candidate of candidates) {
-    for (let secretIndex = 0; secretIndex < keys.length; secretIndex++) {
-      // An empty secret is no secret: an HMAC under it would be anyone's to forge.
-      const secret = keys[secretIndex];
-      if (!secret || !matches(candidate, expectedOf, secret)) continue;
-      if (candidate.t !== undefined && !(Math.abs(nowSec - candidate.t) <= tolerance)) stale ??= { t: candidate.t };
-      else found ??= { scheme: candidate.scheme, secretIndex };
-    }
-  }
-  if (found) return { ok: true, ...found };
-  if (stale) {
-    const diff = nowSec - stale.t;
+  const found = matching(candidates, rawBody, keys, opts);
+  // Candidates come most specific first; the first match wins.
+  const fresh = found.find((m) => m.fresh);
+  if (fresh) return { ok: true, scheme: fresh.scheme, secretIndex: fresh.secretIndex };
+  const stale = found[0];
+  if (stale?.t !== undefined) {
+    const diff = Math.floor((opts.now ?? new Date()).getTime() / 1000) - stale.t;
     const how = diff > 0 ? `${diff} s old` : `${-diff} s in the future`;
-    return {
-      ok: false,
-      kind: 'outside-tolerance',
-      reason: `the timestamped signature matches, but its timestamp (t=${stale.t}) is ${how}, outside the tolerance of ${tolerance} s`,
-    };
+    const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+    return fail('outside-tolerance', `the timestamped signature matches, but its timestamp (t=${stale.t}) is ${how}, outside the tolerance of ${tolerance} s`);
   }
   if (pinned !== undefined) {
     const other = verify(rawBody, keys, value, { ...opts, scheme: undefined });
-    if (other.ok) return { ok: false, kind: 'other-scheme', scheme: other.scheme, reason: `signed with ${other.scheme}, but only ${pinned} is accepted` };
+    if (other.ok) return fail('other-scheme', `signed with ${other.scheme}, but only ${pinned} is accepted`, other.scheme);
   }
-  return { ok: false, kind: 'mismatch', reason: 'signature does not match the body' };
+  if (candidates.length === 0) {
+    return fail('malformed', pinned ? `the signature is not in the form of ${pinned} (${FORMS[pinned]})` : 'the signature has the form of no scheme of the catalogue');
+  }
+  return fail('mismatch', 'signature does not match the body');
 }
 
 /**
@@ -197,23 +162,12 @@ export function detect(
   header: string | undefined,
   secrets: readonly { label: string; secret: string }[],
   opts: VerifyOptions = {},
-): DetectMatch[] {
-  const out: DetectMatch[] = [];
-  if (opts.scheme !== undefined && !isScheme(opts.scheme)) return out;
-  const value = header?.trim() ?? '';
-  if (value === '') return out;
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  const expectedOf = expectedDigests(body);
-  const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
-  const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
-  const candidates = parseHeader(value).filter((c) => opts.scheme === undefined || c.scheme === opts.scheme);
-  for (const candidate of candidates) {
-    for (const { label, secret } of secrets) {
-      if (!secret) continue;
-      if (!matches(candidate, expectedOf, secret)) continue;
-      if (candidate.t !== undefined && !(Math.abs(nowSec - candidate.t) <= tolerance)) continue;
-      if (!out.some((m) => m.scheme === candidate.scheme && m.secretLabel === label)) out.push({ scheme: candidate.scheme, secretLabel: label });
-    }
+): { scheme: SchemeName; secretLabel: string }[] {
+  const candidates = parseHeader(header?.trim() ?? '').filter((c) => opts.scheme === undefined || c.scheme === opts.scheme);
+  const out: { scheme: SchemeName; secretLabel: string }[] = [];
+  for (const m of matching(candidates, rawBody, secrets.map((s) => s.secret), opts)) {
+    const secretLabel = secrets[m.secretIndex]!.label;
+    if (m.fresh && !out.some((o) => o.scheme === m.scheme && o.secretLabel === secretLabel)) out.push({ scheme: m.scheme, secretLabel });
   }
   return out;
 }
@@ -253,31 +207,32 @@ function timestampedPayload(t: string, body: string | Buffer): Buffer {
 }
 
 /**
- * The HMAC a candidate expects under a secret, computed once per (algorithm, signed
- * timestamp, secret) for one body: `sha256=<hex>` reads as two schemes of one digest.
+ * Each (candidate, secret) whose HMAC one of the candidate's digests matches, candidates
+ * in order, then secrets; `fresh` false when its timestamp is outside the tolerance. Every
+ * digest of every candidate is compared, with no early exit. An HMAC is computed once per
+ * (algorithm, signed timestamp, secret): `sha256=<hex>` reads as two schemes of one digest.
  */
-type ExpectedDigest = (candidate: Candidate, secret: string) => Buffer;
-
-function expectedDigests(body: Buffer): ExpectedDigest {
-  // A handful of entries at most (candidates x secrets): a list, no key strings to build.
-  const memo: { algorithm: Algorithm; tText: string | undefined; secret: string; digest: Buffer }[] = [];
-  return (candidate, secret) => {
-    for (const m of memo) if (m.algorithm === candidate.algorithm && m.tText === candidate.tText && m.secret === secret) return m.digest;
-    const digest = hmac(candidate.algorithm, secret, candidate.tText !== undefined ? timestampedPayload(candidate.tText, body) : body);
-    memo.push({ algorithm: candidate.algorithm, tText: candidate.tText, secret, digest });
-    return digest;
-  };
-}
-
-/** Compares every claimed digest (no early exit) against the HMAC under `secret`. */
-function matches(candidate: Candidate, expectedOf: ExpectedDigest, secret: string): boolean {
-  const expected = expectedOf(candidate, secret);
-  let ok = false;
-  for (const digest of candidate.digests) {
-    // Equal lengths by construction (parseHeader keeps only full-length digests).
-    if (digest.length === expected.length && timingSafeEqual(digest, expected)) ok = true;
+function matching(candidates: Candidate[], rawBody: string | Buffer, secrets: readonly string[], opts: VerifyOptions) {
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+  const nowSec = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+  const computed = new Map<string, Buffer>();
+  const out: { scheme: SchemeName; secretIndex: number; t: number | undefined; fresh: boolean }[] = [];
+  for (const c of candidates) {
+    for (let secretIndex = 0; secretIndex < secrets.length; secretIndex++) {
+      // An empty secret is no secret: an HMAC under it would be anyone's to forge.
+      const secret = secrets[secretIndex];
+      if (!secret) continue;
+      const key = `${c.algorithm}:${c.tText ?? ''}:${secretIndex}`;
+      let expected = computed.get(key);
+      if (!expected) computed.set(key, (expected = hmac(c.algorithm, secret, c.tText !== undefined ? timestampedPayload(c.tText, body) : body)));
+      let ok = false;
+      // Equal lengths by construction (parseHeader keeps only full-length digests).
+      for (const digest of c.digests) if (digest.length === expected.length && timingSafeEqual(digest, expected)) ok = true;
+      if (ok) out.push({ scheme: c.scheme, secretIndex, t: c.t, fresh: c.t === undefined || Math.abs(nowSec - c.t) <= tolerance });
+    }
   }
-  return ok;
+  return out;
 }
 
 const HEX = /^[0-9a-fA-F]+$/;

@@ -123,17 +123,15 @@ export class EventStore {
       lock = await lockStore(path);
       const report: StoreLoadReport = { events: 0, unreadable: 0, salvaged: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
       let size = (await handle.stat()).size;
-      if (size > 0) {
-        const whole = await wholeLinesEnd(handle, size);
-        if (whole < size) {
-          report.tornPath = await setAside(path, handle, whole, size);
-          report.tornBytes = size - whole;
-          await handle.truncate(whole);
-          await handle.datasync();
-          size = whole;
-        }
+      const whole = await wholeLinesEnd(handle, size);
+      if (whole < size) {
+        report.tornPath = await setAside(path, handle, whole, size);
+        report.tornBytes = size - whole;
+        await handle.truncate(whole);
+        await handle.datasync();
+        size = whole;
       }
-      if (size > 0) await readLines(handle, size, onEvent, report);
+      await readLines(handle, size, onEvent, report);
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
       return { store: new EventStore(path, file, size, dsync === undefined, lock), report };
     } catch (err) {
@@ -277,9 +275,7 @@ export function salvageStoredLine(line: string): StoredEvent | undefined {
 export async function* readStoredEvents(path: string): AsyncGenerator<StoredEvent> {
   const { handle } = await openPrivateFile(path, { flags: constants.O_RDONLY, what: `the store ${path}` });
   try {
-    const size = (await handle.stat()).size;
-    const whole = size > 0 ? await wholeLinesEnd(handle, size) : 0;
-    for await (const line of wholeLines(handle, whole)) {
+    for await (const line of wholeLines(handle, await wholeLinesEnd(handle, (await handle.stat()).size))) {
       const event = parseStoredLine(line) ?? salvageStoredLine(line);
       if (event) yield event;
     }
@@ -315,16 +311,13 @@ function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 
 
 async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
   for await (const line of wholeLines(handle, size)) {
-    let event = parseStoredLine(line);
-    if (!event) {
-      event = salvageStoredLine(line);
-      if (event) report.salvaged++;
-    }
-    if (event) {
+    const event = parseStoredLine(line) ?? salvageStoredLine(line);
+    if (!event) report.unreadable++;
+    else {
       report.events++;
+      // A salvaged record is the end of its line.
+      if (event.line !== line) report.salvaged++;
       onEvent(event);
-    } else {
-      report.unreadable++;
     }
   }
 }
