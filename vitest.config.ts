@@ -8,9 +8,16 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // Per file even with isolation off (see below): what every test is held to.
+    setupFiles: ['test/setup-files/answers-held-to-document.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // End-to-end files start processes and servers; two machines' worth of cores is the budget.
     maxWorkers: 2,
+    // One module registry per worker instead of one per file: the suite's files import the
+    // same CLI and emulator graph, and evaluating it again for each file was half the run
+    // (docs/development.md, "Tests"). Nothing a test relies on lives in a module's state
+    // across files: per-file hooks are in setupFiles, servers and homes are per test.
+    isolate: false,
   },
 });
