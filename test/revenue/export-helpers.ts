@@ -8,6 +8,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
 export const DAY_MS = 86_400_000;
@@ -92,6 +93,13 @@ export async function gate(upstream: string, passing: number) {
     },
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
+}
+
+/** The emulator `emu` behind a gate of its own for the current test, and the environment that points the CLI at the gate. */
+export async function behindGate(emu: { emulator: { url: string }; env: Record<string, string> }, passing: number) {
+  const door = await gate(emu.emulator.url, passing);
+  onTestFinished(() => door.close());
+  return { door, env: { ...emu.env, OFFRAMP_BASE_URL: door.baseUrl } };
 }
 
 /** Polls until `check` holds (or gives up after `tries`); never asserts a duration. */

@@ -9,10 +9,10 @@
 // service.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
-import { day, freshDir, gate, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
+import { behindGate, day, freshDir, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
 /** Rows in the ledger: enough for every one of the export's slices to hold some. */
 const ROWS = 2000;
@@ -34,17 +34,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const gates: Awaited<ReturnType<typeof gate>>[] = [];
-afterEach(async () => {
-  for (const g of gates.splice(0)) await g.close();
-});
-
 /** The emulator behind a gate of its own: the checkpoint is bound to the service's URL, so every run of a test goes through it. */
-async function gated() {
-  const door = await gate(emu.emulator.url, PASSING);
-  gates.push(door);
-  return { door, env: { ...emu.env, OFFRAMP_BASE_URL: door.baseUrl } };
-}
+const gated = () => behindGate(emu, PASSING);
 
 /** `offramp revenue export ARGS` in process. */
 const exportInProcess = (args: string[], env: Record<string, string>) => runMain(['revenue', 'export', ...args], { env });
