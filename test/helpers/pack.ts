@@ -11,16 +11,17 @@ const root = new URL('../..', import.meta.url).pathname;
 
 export type Packed = { tarball: string; files: string[] };
 
-let once: Promise<Packed> | undefined;
+/** This worker's answer, for the run whose temp root it was packed under. */
+let once: { dir: string; packed: Promise<Packed> } | undefined;
 
 /** The packed tarball's path and the files it holds (as `npm pack --json` lists them). */
 export function packed(): Promise<Packed> {
-  once ??= packOnce();
-  return once;
+  const dir = join(tmpdir(), 'offramp-packed');
+  if (once?.dir !== dir) once = { dir, packed: packOnce(dir) };
+  return once.packed;
 }
 
-async function packOnce(): Promise<Packed> {
-  const dir = join(tmpdir(), 'offramp-packed');
+async function packOnce(dir: string): Promise<Packed> {
   const done = join(dir, 'packed.json');
   try {
     mkdirSync(dir);
