@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { packed } from '../helpers/pack.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -14,15 +15,13 @@ const node = (args: string[], cwd: string) => execFileSync(process.execPath, arg
 
 let project: string;
 
-beforeAll(() => {
-  const dir = mkdtempSync(join(tmpdir(), 'offramp-lib-'));
-  // --ignore-scripts: the build (prepare) must not rerun under the other tests' feet; dist/ is built.
-  npm(['pack', '--ignore-scripts', '--pack-destination', dir], root);
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
-  project = join(dir, 'partner-tests');
+beforeAll(async () => {
+  const { tarball } = await packed();
+  project = join(mkdtempSync(join(tmpdir(), 'offramp-lib-')), 'partner-tests');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'partner-tests', version: '1.0.0', private: true, type: 'module' }));
-  npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', join(dir, tarball)], project);
+  // --ignore-scripts: the build (prepare) must not rerun under the other tests' feet; dist/ is built.
+  npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], project);
 }, 60_000);
 
 describe('offramp-cli/emulator from the packed tarball', () => {

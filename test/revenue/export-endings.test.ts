@@ -3,36 +3,41 @@
 // temporary file beside --out nor anything in TMPDIR (its spools) remains, and the ending
 // is one line on stderr (or a quiet exit 0 for a reader that closed early), never a stack
 // trace. The built binary in a child process, each run with a TMPDIR of its own to list
-// afterwards.
+// afterwards. A run is caught midway by a gate in front of the emulator that holds its
+// requests after the first few, not by a slow service.
 import { closeSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
 import { mountTmpfs, unmount } from '../helpers/tmpfs.js';
 import { errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
-import { day, freshDir, ledgerRow, leftovers, sizeOf, spawnExport, tempsOf, until } from './export-helpers.js';
+import { behindGate, day, freshDir, ledgerRow, leftovers, sizeOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
-let slow: Awaited<ReturnType<typeof emulatorFor>>;
+let emu: Awaited<ReturnType<typeof emulatorFor>>;
 beforeAll(async () => {
-  // Slow enough (latency, and a rate limit the export adapts to) that a run can be caught midway.
-  slow = await emulatorFor({ seedRevenue: 6000, seed: 11, latencyMs: 60, rateLimit: 40 });
+  // 2,000 rows: more than the 64 KiB disks below hold, and some for each of the export's slices.
+  emu = await emulatorFor({ seedRevenue: 2000, seed: 11, rateLimit: 0 });
 });
-afterAll(() => slow.close());
+afterAll(() => emu.close());
+
+/** The emulator behind a gate that answers a run's first 24 requests and holds the rest (later slices) until opened. */
+const gated = () => behindGate(emu, 24);
 
 const WINDOW = ['--from', day(-180), '--to', day(0)];
 
-/** An export to a file, caught once rows are in its temporary file (later slices are then being read). */
+/** An export to a file, caught once rows are in its temporary file and later slices wait at the gate. */
 async function midway() {
   const dir = freshDir('offramp-end-out-');
   const tmp = freshDir('offramp-end-tmp-');
   const out = join(dir, 'ledger.csv');
-  const run = spawnExport([...WINDOW, '--out', out], { env: slow.env, tmp });
+  const { door, env } = await gated();
+  const run = spawnExport([...WINDOW, '--out', out], { env, tmp });
   const caught = await until(() => {
     const temp = tempsOf(dir, 'ledger.csv')[0];
-    return temp !== undefined && sizeOf(join(dir, temp)) > 2000;
+    return door.held() > 0 && temp !== undefined && sizeOf(join(dir, temp)) > 2000;
   });
   expect(caught, `never saw the export midway: ${run.stderr()}`).toBe(true);
-  return { dir, tmp, out, run };
+  return { dir, tmp, out, run, door };
 }
 
 describe('an export that ends early leaves nothing behind', { timeout: 30_000 }, () => {
@@ -41,8 +46,10 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     ['SIGTERM', 143],
     ['SIGHUP', 130],
   ] as const)('%s: exit %i, one line, no temporary file, nothing in TMPDIR', async (signal, code) => {
-    const { dir, tmp, out, run } = await midway();
+    const { dir, tmp, out, run, door } = await midway();
     run.child.kill(signal);
+    // Answered after the signal, as a slow service would (an interrupted run waits for the requests it has out).
+    door.open();
     const done = await run.done;
     expect(done.code, done.stderr).toBe(code);
     expect(done.stderr.trim()).toBe(`error: INTERRUPTED: export interrupted (${signal}); ${out} was not written`);
@@ -52,11 +59,13 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
 
   it('a reader that closes stdout early (| head): quiet exit 0, nothing in TMPDIR', async () => {
     const tmp = freshDir('offramp-end-tmp-');
-    const run = spawnExport(WINDOW, { env: slow.env, tmp });
+    const { door, env } = await gated();
+    const run = spawnExport(WINDOW, { env, tmp });
     let seen = 0;
     run.child.stdout!.on('data', (d: string) => (seen += d.length));
-    expect(await until(() => seen > 2000)).toBe(true);
+    expect(await until(() => seen > 2000 && door.held() > 0)).toBe(true);
     run.child.stdout!.destroy();
+    door.open();
     const done = await run.done;
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toBe('');
@@ -67,7 +76,7 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     const tmp = freshDir('offramp-end-tmp-');
     const full = openSync('/dev/full', 'w');
     try {
-      const run = spawnExport(WINDOW, { env: slow.env, tmp, stdio: ['ignore', full, 'pipe'] });
+      const run = spawnExport(WINDOW, { env: emu.env, tmp, stdio: ['ignore', full, 'pipe'] });
       const done = await run.done;
       expect(done.code, done.stderr).toBe(1);
       expect(done.stderr.trim()).toBe('error: DISK_FULL: no space left on the device (stdout)');
@@ -91,7 +100,7 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     }
     try {
       const out = join(dir, 'ledger.csv');
-      const done = await spawnExport([...WINDOW, '--out', out, '--concurrency', '8'], { env: slow.env, tmp }).done;
+      const done = await spawnExport([...WINDOW, '--out', out, '--concurrency', '8'], { env: emu.env, tmp }).done;
       expect(done.code, done.stderr).toBe(1);
       const lines = done.stderr.trim().split('\n');
       expect(lines[0]).toMatch(/^error: DISK_FULL: /);
@@ -140,7 +149,7 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     const dir = freshDir('offramp-end-out-');
     const tmp = freshDir('offramp-end-tmp-');
     const out = join(dir, 'ledger.csv');
-    const done = await spawnExport(['--from', day(-30), '--to', day(0), '--out', out], { env: slow.env, tmp }).done;
+    const done = await spawnExport(['--from', day(-30), '--to', day(0), '--out', out], { env: emu.env, tmp }).done;
     expect(done.code, done.stderr).toBe(0);
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
     expect(leftovers(tmp)).toEqual([]);

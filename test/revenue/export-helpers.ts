@@ -1,10 +1,14 @@
 // Shared by the revenue export tests that run the built binary as a user would: one
 // export in a child process with a temp dir of its own (so what it leaves there can be
-// listed), and waits for a condition on disk without timing anything.
+// listed), a gate that stops a run midway by what it has asked, and waits for a condition
+// on disk without timing anything.
 import { spawn, type StdioOptions } from 'node:child_process';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
 export const DAY_MS = 86_400_000;
@@ -53,6 +57,49 @@ export function spawnExport(args: string[], opts: { env: Record<string, string |
     }),
   );
   return { child, done, stderr: () => stderr };
+}
+
+/**
+ * A door on loopback in front of the service at `upstream` (a base URL): it forwards the
+ * first `passing` requests and holds every later one unanswered, so an export stops midway
+ * at the same place however fast or loaded the machine is (no slow service needed to catch
+ * it). `open()` forwards the held requests and every later one.
+ */
+export async function gate(upstream: string, passing: number) {
+  const target = new URL(upstream);
+  let left = passing;
+  const held: (() => void)[] = [];
+  const server = createServer((req, res) => {
+    const forward = () => {
+      const up = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      // A client killed while its request was held or on its way: nothing left to answer.
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    };
+    if (left > 0) left--, forward();
+    else held.push(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`,
+    /** Requests waiting at the door. */
+    held: () => held.length,
+    open() {
+      left = Infinity;
+      for (const forward of held.splice(0)) forward();
+    },
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+/** The emulator `emu` behind a gate of its own for the current test, and the environment that points the CLI at the gate. */
+export async function behindGate(emu: { emulator: { url: string }; env: Record<string, string> }, passing: number) {
+  const door = await gate(emu.emulator.url, passing);
+  onTestFinished(() => door.close());
+  return { door, env: { ...emu.env, OFFRAMP_BASE_URL: door.baseUrl } };
 }
 
 /** Polls until `check` holds (or gives up after `tries`); never asserts a duration. */

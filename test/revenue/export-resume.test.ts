@@ -4,31 +4,41 @@
 // and the file holds every row exactly once: byte for byte what one uninterrupted export
 // writes. A checkpoint made for another query is refused. The runs that are killed or
 // interrupted, and the one after a SIGKILL whose TMPDIR is inspected, are the built binary
-// in child processes; the others run `main` in process.
+// in child processes; the others run `main` in process. A run is stopped midway by a gate
+// in front of the emulator that holds its requests after the first few, not by a slow
+// service.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
-import { day, freshDir, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
+import { behindGate, day, freshDir, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
-let slow: Awaited<ReturnType<typeof emulatorFor>>;
+/** Rows in the ledger: enough for every one of the export's slices to hold some. */
+const ROWS = 2000;
+/** Requests a stopped run gets answered: some slices finish, the rest wait at the gate. */
+const PASSING = 24;
+
+let emu: Awaited<ReturnType<typeof emulatorFor>>;
 /** The ledger as one uninterrupted export writes it. */
 let whole: string;
 
 const WINDOW = ['--from', day(-180), '--to', day(0)];
 
 beforeAll(async () => {
-  slow = await emulatorFor({ seedRevenue: 6000, seed: 23, latencyMs: 60, rateLimit: 40 });
+  emu = await emulatorFor({ seedRevenue: ROWS, seed: 23, rateLimit: 0 });
   const dir = freshDir('offramp-resume-ref-');
-  const done = await exportInProcess([...WINDOW, '--out', join(dir, 'whole.csv')]);
+  const done = await runMain(['revenue', 'export', ...WINDOW, '--out', join(dir, 'whole.csv')], { env: emu.env });
   expect(done.code, done.stderr).toBe(0);
   whole = readFileSync(join(dir, 'whole.csv'), 'utf8');
 });
-afterAll(() => slow.close());
+afterAll(() => emu.close());
 
-/** `offramp revenue export ARGS` in process against the slow emulator. */
-const exportInProcess = (args: string[]) => runMain(['revenue', 'export', ...args], { env: slow.env });
+/** The emulator behind a gate of its own: the checkpoint is bound to the service's URL, so every run of a test goes through it. */
+const gated = () => behindGate(emu, PASSING);
+
+/** `offramp revenue export ARGS` in process. */
+const exportInProcess = (args: string[], env: Record<string, string>) => runMain(['revenue', 'export', ...args], { env });
 
 /** Rows of the finished slices the checkpoint for `out` lists so far (0 while there is none). */
 function checkpointed(out: string): number {
@@ -50,30 +60,34 @@ function expectEveryRowOnce(text: string) {
   expect(text).toBe(whole);
   const ids = text.split('\r\n').slice(1, -1).map((line) => line.split(',')[0]);
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids.length).toBe(6000);
+  expect(ids.length).toBe(ROWS);
 }
 
-/** A resumable export to `out`, stopped by `signal` once its checkpoint holds rows. */
-async function stopMidway(out: string, tmp: string, signal: NodeJS.Signals) {
-  const run = spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp });
-  expect(await until(() => checkpointed(out) >= 500), `never checkpointed: ${run.stderr()}`).toBe(true);
+/** A resumable export to `out` through `env`'s gate, stopped by `signal` once its checkpoint holds rows and the rest waits at the gate. */
+async function stopMidway(out: string, tmp: string, signal: NodeJS.Signals, { door, env }: Awaited<ReturnType<typeof gated>>) {
+  const run = spawnExport([...WINDOW, '--out', out, '--resume'], { env, tmp });
+  expect(await until(() => door.held() > 0 && checkpointed(out) > 0), `never checkpointed: ${run.stderr()}`).toBe(true);
   run.child.kill(signal);
+  // Answered after the signal, as a slow service would (an interrupted run waits for the
+  // requests it has out).
+  door.open();
   return run.done;
 }
 
-describe('revenue export --resume', { timeout: 40_000 }, () => {
+describe('revenue export --resume', { timeout: 30_000 }, () => {
   it('killed midway (SIGKILL), the same command continues it: every row exactly once, nothing left', async () => {
     const { dir, tmp, out } = places();
-    const killed = await stopMidway(out, tmp, 'SIGKILL');
+    const service = await gated();
+    const killed = await stopMidway(out, tmp, 'SIGKILL', service);
     expect(killed.signal).toBe('SIGKILL');
     const kept = checkpointed(out);
     expect(kept).toBeGreaterThan(0);
-    expect(kept).toBeLessThan(6000);
+    expect(kept).toBeLessThan(ROWS);
     expect(readdirSync(dir).filter((n) => n === 'ledger.csv')).toEqual([]);
 
-    const again = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: slow.env, tmp }).done;
+    const again = await spawnExport([...WINDOW, '--out', out, '--resume'], { env: service.env, tmp }).done;
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/Exported 6,000 rows \(\d+ slices, \d+ pages\) to .* in [\d.]+ s; [\d,]+ of them from the checkpoint/);
+    expect(again.stderr).toMatch(/Exported 2,000 rows \(\d+ slices, \d+ pages\) to .* in [\d.]+ s; [\d,]+ of them from the checkpoint/);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     // The killed run's temporary file beside FILE and its spools are gone.
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
@@ -82,7 +96,8 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
 
   it('interrupted (Ctrl-C): exit 130, the checkpoint kept with a hint; --resume finishes it', async () => {
     const { dir, tmp, out } = places();
-    const stopped = await stopMidway(out, tmp, 'SIGINT');
+    const service = await gated();
+    const stopped = await stopMidway(out, tmp, 'SIGINT', service);
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain(`error: INTERRUPTED: export interrupted (SIGINT); ${out} was not written`);
     expect(stopped.stderr).toContain('hint: run the same command again (with --resume) to continue where it stopped');
@@ -90,7 +105,7 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
     expect(readdirSync(dir)).toEqual(['ledger.csv.offramp-resume']);
     expect(readdirSync(resumeDirOf(out))).not.toContain('lock');
 
-    const again = await exportInProcess([...WINDOW, '--out', out, '--resume']);
+    const again = await exportInProcess([...WINDOW, '--out', out, '--resume'], service.env);
     expect(again.code, again.stderr).toBe(0);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
@@ -98,17 +113,18 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
 
   it('a checkpoint for another query is refused; without --resume the export starts over and drops it', async () => {
     const { dir, tmp, out } = places();
-    await stopMidway(out, tmp, 'SIGKILL');
+    const service = await gated();
+    await stopMidway(out, tmp, 'SIGKILL', service);
 
-    const other = await exportInProcess(['--from', day(-90), '--to', day(0), '--out', out, '--resume']);
+    const other = await exportInProcess(['--from', day(-90), '--to', day(0), '--out', out, '--resume'], service.env);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain(`error: USAGE: --resume: the checkpoint for ${out} belongs to another export (--from ${day(-180)}T00:00:00.000Z --to ${day(0)}T23:59:59.999Z -o csv); this one differs in --from`);
-    const json = await exportInProcess([...WINDOW, '-o', 'ndjson', '--out', out, '--resume']);
+    const json = await exportInProcess([...WINDOW, '-o', 'ndjson', '--out', out, '--resume'], service.env);
     expect(json.code).toBe(2);
     expect(json.stderr).toContain('this one differs in -o');
     expect(existsSync(resumeDirOf(out))).toBe(true);
 
-    const fresh = await exportInProcess([...WINDOW, '--out', out]);
+    const fresh = await exportInProcess([...WINDOW, '--out', out], service.env);
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toContain(`note: an interrupted export to ${out} can be continued with --resume; this run starts over`);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
@@ -117,12 +133,12 @@ describe('revenue export --resume', { timeout: 40_000 }, () => {
 
   it('--resume without a checkpoint is a whole export; --resume needs --out', async () => {
     const { dir, out } = places();
-    const first = await exportInProcess([...WINDOW, '--out', out, '--resume']);
+    const first = await exportInProcess([...WINDOW, '--out', out, '--resume'], emu.env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).not.toMatch(/from the checkpoint/);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
-    const bare = await exportInProcess([...WINDOW, '--resume']);
+    const bare = await exportInProcess([...WINDOW, '--resume'], emu.env);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('error: USAGE: --resume needs --out FILE');
   });

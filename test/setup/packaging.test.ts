@@ -1,17 +1,17 @@
 // What `npm pack` ships, and that the packed tarball installs globally and runs.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packed } from '../helpers/pack.js';
 
 const root = new URL('../..', import.meta.url).pathname;
-const npm = (args: string[], cwd = root) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 describe('npm pack', () => {
-  it('ships the compiled CLI, completions and README, and nothing else', () => {
-    const [pack] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as [{ files: { path: string }[] }];
-    const files = pack.files.map((f) => f.path);
+  it('ships the compiled CLI, completions and README, and nothing else', async () => {
+    const { files } = await packed();
     // The two package.json files mark bin/ and dist/ CommonJS (scripts/build.mjs): without
     // them Node would load both as ESM and fail.
     expect(files).toEqual(expect.arrayContaining(['bin/offramp.js', 'bin/package.json', 'dist/package.json', 'dist/main.js', 'dist/help.json', 'dist/THIRD-PARTY-NOTICES.txt', 'completions/offramp.bash', 'README.md', 'package.json']));
@@ -39,14 +39,13 @@ describe('npm pack', () => {
     expect(notices).not.toMatch(/^vitest /m);
   });
 
-  it('installs globally from the tarball alone and works: version, profiles, the whole demo', () => {
+  it('installs globally from the tarball alone and works: version, profiles, the whole demo', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-pack-'));
-    npm(['pack', '--ignore-scripts', '--pack-destination', dir]);
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
+    const { tarball } = await packed();
     // --offline: the package has no dependencies to fetch, and tests never reach past
     // loopback. --ignore-scripts everywhere: the build (prepare) must not rerun
     // under the other tests' feet; the tarball is already built.
-    npm(['install', '-g', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', join(dir, 'global'), join(dir, tarball)], dir);
+    npm(['install', '-g', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', join(dir, 'global'), tarball], dir);
     const offramp = (args: string[]) =>
       execFileSync(join(dir, 'global', 'bin', 'offramp'), args, {
         encoding: 'utf8',
