@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { displayUrl, HttpClient } from '../../src/lib/client/http.js';
 import { runCli } from '../helpers/cli.js';
 import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
-import { drop, errorBody, json, scriptedServer } from '../helpers/server.js';
+import { drop, errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
 
 const KEY = 'sk_test_secret_value_42';
 const ok = (data: unknown) => json(200, { success: true, data });
@@ -157,6 +157,21 @@ describe('HttpClient', () => {
     expect(trace.join('\n')).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner\/t\?limit=5/);
     expect(trace.join('\n')).toMatch(/< 200 .* request-id=req_test/);
     expect(trace.join('\n')).not.toContain(KEY);
+  });
+
+  it('withStop: a stop lets go of the request in flight and sends no retry, whatever --timeout says', async () => {
+    // Never answered: only the stop can end it (its deadline is a minute away, with retries).
+    const silent: Answer = () => new Promise<void>(() => undefined);
+    const { server, client } = await setup([silent], { timeoutMs: 60_000 });
+    const stop = new AbortController();
+    const reason = new Error('stopped by the test');
+    const sent = client.withStop(stop.signal).request({ method: 'GET', path: '/t', schema: Thing });
+    await expect.poll(() => server.requests.length).toBe(1);
+    stop.abort(reason);
+    await expect(sent).rejects.toBe(reason);
+    // Retries were left: none was sent after the stop, and a stopped client sends nothing more.
+    await expect(client.withStop(stop.signal).request({ method: 'GET', path: '/t', schema: Thing })).rejects.toBe(reason);
+    expect(server.requests).toHaveLength(1);
   });
 });
 

@@ -201,7 +201,7 @@ async function exportTo(r: ExportRun): Promise<number> {
 
   try {
     const result = await exportRevenue({
-      api: r.api,
+      api: r.api.withStop(stop.signal),
       slices: r.slices,
       filters: r.filters,
       concurrency: r.concurrency,

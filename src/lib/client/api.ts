@@ -149,6 +149,8 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
     service,
     /** This API under an overall deadline: `remaining()` ms are left for everything it sends. */
     withBudget: (remaining: () => number) => createApi(http.withBudget(remaining), options),
+    /** This API stopped by `signal`: what is in flight lets go, nothing more is sent. */
+    withStop: (signal: AbortSignal) => createApi(http.withStop(signal), options),
     quotes: {
       create: (body: QuoteRequest) => http.request({ method: 'POST', path: '/quotes', body, schema: Quote }),
     },

@@ -9,6 +9,7 @@
 // Each attempt is one exchange of transport.ts: one deadline over every phase, the answer
 // capped in size (docs/configuration.md, "Timeouts and limits"). Which proxy, if any, is decided once per
 // client by proxy.ts, from the environment as curl reads it (docs/configuration.md, "Proxies").
+import { setMaxListeners } from 'node:events';
 import * as z from 'zod/mini';
 import { backoffDelay } from '../backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
@@ -113,6 +114,8 @@ export class HttpClient {
     shared?: Shared,
     /** Milliseconds left for everything this client sends; undefined: no overall deadline. */
     private readonly budget?: () => number,
+    /** Once aborted, what is in flight lets go and nothing more is sent (Ctrl-C in an export). */
+    private readonly stop?: AbortSignal,
   ) {
     this.base = opts.baseUrl.replace(/\/+$/, '');
     this.shared = shared ?? {
@@ -126,7 +129,18 @@ export class HttpClient {
    * at most what `remaining()` says is left, and no retry starts that could not end in it.
    */
   withBudget(remaining: () => number): HttpClient {
-    return new HttpClient(this.opts, this.shared, remaining);
+    return new HttpClient(this.opts, this.shared, remaining, this.stop);
+  }
+
+  /**
+   * The same client, stopped by `signal`: the attempt in flight ends at once (its connection
+   * retired, as when its deadline passes), no retry starts, and the request throws the
+   * signal's reason. Without it a stopped command would wait for its requests' deadlines.
+   */
+  withStop(signal: AbortSignal): HttpClient {
+    // One listener per request in flight (an export has up to its concurrency out at once).
+    setMaxListeners(0, signal);
+    return new HttpClient(this.opts, this.shared, this.budget, signal);
   }
 
   /** Calls `observer` after every attempt of every request until the returned function is called. */
@@ -165,6 +179,7 @@ export class HttpClient {
     const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
     let everConnected = false;
     for (let attempt = 0; ; attempt++) {
+      this.stop?.throwIfAborted();
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`);
       const started = process.hrtime.bigint();
@@ -193,7 +208,7 @@ export class HttpClient {
         throw outcome.error;
       }
       this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
-      await (this.opts.sleep ?? defaultSleep)(wait);
+      await this.pause(wait);
     }
   }
 
@@ -224,8 +239,10 @@ export class HttpClient {
       ex = await this.shared.transport.exchange(new URL(url), { method: req.method, headers, body: payload }, {
         proxy: route.via === 'proxy' ? route.url : undefined,
         timeoutMs,
+        stop: this.stop,
       });
     } catch (err) {
+      if (this.stop?.aborted) throw this.stop.reason;
       const failure = classifyTransportError(err, req.method, shown, route, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
@@ -255,6 +272,24 @@ export class HttpClient {
       return { status: ex.status, body, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
     }
     return { error: toApiError(ex.status, body, req.method, shown, requestId, ex.headers, this.opts.fullMessages), ...retry };
+  }
+
+  /** Waits `ms` before a retry, or until the client is stopped (then throws the stop's reason). */
+  private async pause(ms: number): Promise<void> {
+    const sleeping = (this.opts.sleep ?? defaultSleep)(ms);
+    const stop = this.stop;
+    if (!stop) return sleeping;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      onAbort = () => reject(stop.reason);
+      if (stop.aborted) onAbort();
+      else stop.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([sleeping, stopped]);
+    } finally {
+      stop.removeEventListener('abort', onAbort!);
+    }
   }
 
   /** The wait before retry `attempt`: jittered backoff, or the (capped) Retry-After when longer. */

@@ -140,7 +140,11 @@ export class Transport {
    * Sends one request and reads its answer within `timeoutMs`, directly or through
    * `proxy`. Throws DeadlinePassed, ProxyFailure, or undici's error.
    */
-  async exchange(url: URL, req: ExchangeRequest, { proxy, timeoutMs: asked }: { proxy?: URL | undefined; timeoutMs: number }): Promise<Exchange> {
+  async exchange(
+    url: URL,
+    req: ExchangeRequest,
+    { proxy, timeoutMs: asked, stop }: { proxy?: URL | undefined; timeoutMs: number; stop?: AbortSignal | undefined },
+  ): Promise<Exchange> {
     const timeoutMs = Math.min(Math.max(1, asked), MAX_TIMER_MS);
     const route = this.route(proxy);
     const abort = new AbortController();
@@ -160,9 +164,25 @@ export class Transport {
         });
       }, timeoutMs);
     });
+    // Stopped by the caller: let go as at the deadline, with the caller's reason.
+    let onStop: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      if (!stop) return;
+      onStop = () => {
+        abort.abort(stop.reason);
+        setImmediate(() => {
+          if (settled) return;
+          this.retire(route);
+          reject(stop.reason);
+        });
+      };
+      if (stop.aborted) onStop();
+      else stop.addEventListener('abort', onStop, { once: true });
+    });
     try {
-      return await Promise.race([work, expired]);
+      return await Promise.race([work, expired, stopped]);
     } catch (err) {
+      if (stop?.aborted) throw stop.reason;
       // undici rejects with the signal's reason: the request had its connection.
       if (err === reason || (abort.signal.aborted && isAbort(err))) throw reason;
       // undici's own timeouts (set no shorter than this deadline) say the same, one way.
@@ -172,8 +192,10 @@ export class Transport {
       throw err;
     } finally {
       clearTimeout(timer);
+      if (onStop) stop?.removeEventListener('abort', onStop);
       work.catch(() => undefined);
       expired.catch(() => undefined);
+      stopped.catch(() => undefined);
     }
   }
 
