@@ -12,8 +12,11 @@ export default defineConfig({
     setupFiles: ['test/setup-files/answers-held-to-document.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // End-to-end files start processes and servers; two machines' worth of cores is the budget.
-    maxWorkers: 2,
+    // Three workers on this project's 2-core machines: much of a file's time is waiting on
+    // servers, proxies and child processes, so a third worker fills it. Measured (npm test,
+    // quiet): 83 s with 2 workers, 78 s with 3 (BENCHMARKS.md, "Tests"); more oversubscribes
+    // the cores the spawned programs (LibreOffice, squid, the CLI) need.
+    maxWorkers: 3,
     // One module registry per worker instead of one per file: the suite's files import the
     // same CLI and emulator graph, and evaluating it again for each file was half the run
     // (docs/development.md, "Tests"). Nothing a test relies on lives in a module's state
