@@ -193,7 +193,10 @@ async function exportTo(r: ExportRun): Promise<number> {
   };
   dest.on('error', onOutputError);
   for (const s of SIGNALS) process.on(s, onSignal);
-  const progress = await startProgress(ctx, r.api, r.window, r.filters);
+  // One API for the run, stopped with it: an ignored filter is told once, and Ctrl-C lets go
+  // of every request in flight (the progress bar's count too).
+  const api = r.api.withStop(stop.signal);
+  const progress = await startProgress(ctx, api, r.window, r.filters);
   const started = performance.now();
   const notWritten = opts.out ? `; ${opts.out} was not written` : '';
   const resumeHint = resumeDir ? 'run the same command again (with --resume) to continue where it stopped' : undefined;
@@ -201,7 +204,7 @@ async function exportTo(r: ExportRun): Promise<number> {
 
   try {
     const result = await exportRevenue({
-      api: r.api.withStop(stop.signal),
+      api,
       slices: r.slices,
       filters: r.filters,
       concurrency: r.concurrency,
