@@ -10,6 +10,7 @@
 // capped in size (docs/configuration.md, "Timeouts and limits"). Which proxy, if any, is decided once per
 // client by proxy.ts, from the environment as curl reads it (docs/configuration.md, "Proxies").
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
 import { backoffDelay } from '../backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
@@ -274,22 +275,13 @@ export class HttpClient {
     return { error: toApiError(ex.status, body, req.method, shown, requestId, ex.headers, this.opts.fullMessages), ...retry };
   }
 
-  /** Waits `ms` before a retry, or until the client is stopped (then throws the stop's reason). */
+  /** Waits `ms` before a retry; a stop ends the wait at once, with the stop's reason. */
   private async pause(ms: number): Promise<void> {
-    const sleeping = (this.opts.sleep ?? defaultSleep)(ms);
-    const stop = this.stop;
-    if (!stop) return sleeping;
-    let onAbort: (() => void) | undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      onAbort = () => reject(stop.reason);
-      if (stop.aborted) onAbort();
-      else stop.addEventListener('abort', onAbort, { once: true });
+    if (this.opts.sleep) return this.opts.sleep(ms);
+    await sleep(ms, undefined, this.stop ? { signal: this.stop } : {}).catch((err: unknown) => {
+      this.stop?.throwIfAborted();
+      throw err;
     });
-    try {
-      await Promise.race([sleeping, stopped]);
-    } finally {
-      stop.removeEventListener('abort', onAbort!);
-    }
   }
 
   /** The wait before retry `attempt`: jittered backoff, or the (capped) Retry-After when longer. */
@@ -319,9 +311,6 @@ export function issueMessage(error: { issues: readonly { path: readonly Property
   return `${path.length ? path.map(String).join('.') : 'body'}: ${issue?.message ?? 'invalid'}`;
 }
 
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /**
  * The spec names no request-id header; these are the names services commonly use, the

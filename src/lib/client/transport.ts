@@ -152,35 +152,32 @@ export class Transport {
     let settled = false;
     const work = this.run(route, url, req, abort.signal).finally(() => (settled = true));
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        abort.abort(reason);
+    let onStop: (() => void) | undefined;
+    // Ended at the deadline, or by the caller's stop: the same letting go, each with its reason.
+    const ended = new Promise<never>((_, reject) => {
+      const letGo = (why: unknown, failure: () => unknown) => {
+        abort.abort(why);
         // A request with a connection lets go at once (microtasks); setImmediate runs after them.
         setImmediate(() => {
           if (settled) return;
-          const phase = route.awaitingProxy > 0 ? 'proxy' : route.connecting > 0 ? 'connect' : 'queue';
+          const err = failure();
           this.retire(route);
-          reject(new DeadlinePassed(timeoutMs, phase, route.proxy));
-        });
-      }, timeoutMs);
-    });
-    // Stopped by the caller: let go as at the deadline, with the caller's reason.
-    let onStop: (() => void) | undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      if (!stop) return;
-      onStop = () => {
-        abort.abort(stop.reason);
-        setImmediate(() => {
-          if (settled) return;
-          this.retire(route);
-          reject(stop.reason);
+          reject(err);
         });
       };
+      timer = setTimeout(() => {
+        letGo(reason, () => {
+          const phase = route.awaitingProxy > 0 ? 'proxy' : route.connecting > 0 ? 'connect' : 'queue';
+          return new DeadlinePassed(timeoutMs, phase, route.proxy);
+        });
+      }, timeoutMs);
+      if (!stop) return;
+      onStop = () => letGo(stop.reason, () => stop.reason);
       if (stop.aborted) onStop();
       else stop.addEventListener('abort', onStop, { once: true });
     });
     try {
-      return await Promise.race([work, expired, stopped]);
+      return await Promise.race([work, ended]);
     } catch (err) {
       if (stop?.aborted) throw stop.reason;
       // undici rejects with the signal's reason: the request had its connection.
@@ -194,8 +191,7 @@ export class Transport {
       clearTimeout(timer);
       if (onStop) stop?.removeEventListener('abort', onStop);
       work.catch(() => undefined);
-      expired.catch(() => undefined);
-      stopped.catch(() => undefined);
+      ended.catch(() => undefined);
     }
   }
 
