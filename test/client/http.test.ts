@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { displayUrl, HttpClient } from '../../src/lib/client/http.js';
 import { runCli } from '../helpers/cli.js';
 import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
+import { failingProxy } from '../helpers/faulty.js';
 import { drop, errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
 
 const KEY = 'sk_test_secret_value_42';
@@ -172,6 +173,23 @@ describe('HttpClient', () => {
     // Retries were left: none was sent after the stop, and a stopped client sends nothing more.
     await expect(client.withStop(stop.signal).request({ method: 'GET', path: '/t', schema: Thing })).rejects.toBe(reason);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('withStop: a stop also lets go of a CONNECT the proxy never answers (no connection yet)', async () => {
+    const proxy = await failingProxy('silent');
+    const client = new HttpClient({ baseUrl: 'http://127.0.0.1:9/api', apiKey: KEY, userAgent: 'offramp-cli/test', timeoutMs: 60_000, retries: 3, env: { http_proxy: proxy.url } });
+    try {
+      const stop = new AbortController();
+      const reason = new Error('stopped by the test');
+      const sent = client.withStop(stop.signal).request({ method: 'GET', path: '/t', schema: Thing });
+      await expect.poll(() => proxy.connects()).toBe(1);
+      stop.abort(reason);
+      await expect(sent).rejects.toBe(reason);
+      expect(proxy.connects()).toBe(1);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
   });
 });
 
