@@ -7,7 +7,7 @@
 // Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 130 (143), as every
 // interrupted command; with --strict, exit 8 (a check failed) when the app is still owed
 // events.
-// Signatures: any scheme of the catalogue (src/lib/signature.ts) unless --scheme, or else
+// Signatures: any scheme of the catalogue (src/lib/webhooks/signature.ts) unless --scheme, or else
 // the profile's saved choice (`offramp conform --save`), pins one.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';

@@ -2,7 +2,7 @@
 // offramp webhooks verify --detect ...
 // offramp webhooks verify --from-store FILE [--event ID] ...
 // Offline check of one delivery: does SIG verify against the raw body under the webhook
-// secret, in a scheme of the catalogue (src/lib/signature.ts; any of them unless --scheme
+// secret, in a scheme of the catalogue (src/lib/webhooks/signature.ts; any of them unless --scheme
 // or the profile pins one)? Exit 0 valid, saying which scheme; 8 invalid. `--detect` tries
 // every scheme with every secret at hand (--secret, OFFRAMP_WEBHOOK_SECRET, the profile's)
 // and names each match by where the secret came from. `--from-store` reads body and
