@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -90,8 +90,9 @@ complete -c offramp -n '__fish_offramp_path_is ""' -l profile -d 'stored profile
 complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is ""' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is ""' -s y -l yes -d 'skip confirmations'
@@ -104,8 +105,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l profile -d 'sto
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s y -l yes -d 'skip confirmations'
@@ -128,8 +130,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s y -l yes -d 'skip confirmations'
@@ -142,8 +145,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l profile -d 
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s y -l yes -d 'skip confirmations'
@@ -165,8 +169,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l profile -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s y -l yes -d 'skip confirmations'
@@ -180,8 +185,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s y -l yes -d 'skip confirmations'
@@ -200,8 +206,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s y -l yes -d 'skip confirmations'
@@ -215,8 +222,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l profile -d
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s y -l yes -d 'skip confirmations'
@@ -229,8 +237,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d '
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s y -l yes -d 'skip confirmations'
@@ -239,7 +248,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-color -d 
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l ref -d 'watch by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'stop when this status is reached (default: any terminal status)' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'poll interval in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'time between polls: 500ms, 2s, 1m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'export' -d 'export ledger rows for any date range (windows over 90 days are split for you)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'summary' -d 'total partner share and transaction count for a date range'
@@ -248,8 +257,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s y -l yes -d 'skip confirmations'
@@ -262,8 +272,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'csv json ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s y -l yes -d 'skip confirmations'
@@ -287,8 +298,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s y -l yes -d 'skip confirmations'
@@ -305,8 +317,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s y -l yes -d 'skip confirmations'
@@ -327,8 +340,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d '
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s y -l yes -d 'skip confirmations'
@@ -341,8 +355,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l profile
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson csv'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s y -l yes -d 'skip confirmations'
@@ -363,8 +378,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s y -l yes -d 'skip confirmations'
@@ -377,8 +393,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s y -l yes -d 'skip confirmations'
@@ -397,8 +414,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s y -l yes -d 'skip confirmations'
@@ -414,15 +432,16 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forwa
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l events -d 'show and forward only these event types, comma-separated (family.* allowed); all are stored' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l strict -d 'with --forward-to: exit 8 when the app is still owed events at exit'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s y -l yes -d 'skip confirmations'
@@ -433,7 +452,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secre
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l file -d 'read the raw body from this file' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l detect -d 'print every scheme (and which secret) the delivery verifies under'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r -f
@@ -443,8 +462,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profi
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s y -l yes -d 'skip confirmations'
@@ -466,8 +486,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d '
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s y -l yes -d 'skip confirmations'
@@ -483,8 +504,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l profile
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s y -l yes -d 'skip confirmations'
@@ -499,8 +521,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l profile -d 'sto
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s y -l yes -d 'skip confirmations'
@@ -516,8 +539,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s y -l yes -d 'skip confirmations'
@@ -532,14 +556,15 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'clock' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'reset' -d 'forget everything (or one partner'\''s data): as freshly started'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'fault' -d 'targeted faults on API routes or webhook deliveries'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d 'the emulator'\''s whole state, out and in (the --state file format)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s y -l yes -d 'skip confirmations'
@@ -550,7 +575,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l port -d 'por
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l host -d 'address to bind' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-url -d 'deliver webhooks here' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-secret -d 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer: 50ms, 1s (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l fault-rate -d 'share of requests that fail (500, 503, dropped after commit)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed -d 'seed for faults, webhook chaos and generated data' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed-revenue -d 'fill the ledger with N rows over the last 180 days' -r -f
@@ -569,8 +594,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s y -l yes -d 'skip confirmations'
@@ -583,8 +609,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s y -l yes -d 'skip confirmations'
@@ -597,8 +624,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s y -l yes -d 'skip confirmations'
@@ -614,8 +642,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s y -l yes -d 'skip confirmations'
@@ -628,8 +657,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l pr
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s y -l yes -d 'skip confirmations'
@@ -642,15 +672,16 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l ev
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l next -d 'only the next N matching requests or deliveries (default: until cleared)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l status -d 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l drop-after-commit -d 'run the operation, then close the connection without an answer'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer by MS' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer: 500ms, 5s (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s y -l yes -d 'skip confirmations'
@@ -665,8 +696,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s y -l yes -d 'skip confirmations'
@@ -679,8 +711,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s y -l yes -d 'skip confirmations'
@@ -694,8 +727,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s y -l yes -d 'skip confirmations'
@@ -709,8 +743,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s y -l yes -d 'skip confirmations'
@@ -723,8 +758,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stor
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s y -l yes -d 'skip confirmations'
@@ -742,8 +778,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s y -l yes -d 'skip confirmations'
@@ -756,8 +793,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l profile -
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s y -l yes -d 'skip confirmations'
@@ -774,8 +812,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l profile 
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s y -l yes -d 'skip confirmations'
@@ -788,8 +827,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l profile 
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s y -l yes -d 'skip confirmations'
@@ -803,8 +843,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l profile -
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s y -l yes -d 'skip confirmations'
@@ -818,8 +859,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l profil
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s y -l yes -d 'skip confirmations'
@@ -834,8 +876,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s y -l yes -d 'skip confirmations'
@@ -848,8 +891,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l profile -
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s y -l yes -d 'skip confirmations'
@@ -862,8 +906,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l profile -d 'store
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s y -l yes -d 'skip confirmations'
@@ -879,8 +924,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s y -l yes -d 'skip confirmations'
@@ -893,8 +939,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s y -l yes -d 'skip confirmations'
@@ -907,8 +954,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l profile -d
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s y -l yes -d 'skip confirmations'

@@ -2,6 +2,7 @@
 // names its top-level command. Loaded by every run, so it loads nothing else: the
 // commands themselves are in program.ts.
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
+import { parseDuration } from '../lib/duration.js';
 import { FORMATS } from '../lib/output/format.js';
 import { VERSION_TEXT } from '../version.js';
 
@@ -16,17 +17,30 @@ export function newProgram(output: OutputConfiguration = {}) {
     )
     .addOption(new Option('--base-url <url>', 'base address including /api/v1/partner'))
     .option('--json', 'print exactly the API data as JSON')
+    .option('--jq <expr>', 'print the JSON through this jq expression (implies --json; strings print raw)')
     .addOption(new Option('-o, --output <format>', 'output format, where supported').choices(FORMATS))
-    .option('--timeout <ms>', 'per-request timeout in ms', positiveInt, 30_000)
+    .option('--timeout <duration>', 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)', timeoutMs, 30_000)
     .option('--retries <n>', 'retry ceiling for network errors, 429 and 5xx', nonNegativeInt, 3)
     .option('-v, --verbose', 'HTTP trace on stderr (the API key is always redacted)')
     .option('-y, --yes', 'skip confirmations')
     .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--wide', 'tables show every column whole, even wider than the terminal')
+    // Every command's help lists the program's flags it takes, under their own heading (as
+    // gh's INHERITED FLAGS): `emulator wait --help` shows --timeout and --base-url. Only the
+    // program's: a group's own flags (`emulator --port`) start that group, not its commands.
+    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: programFlags })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output);
+}
+
+/** The flags of the program `cmd` belongs to that a command takes (not --version, not the program's own --help). */
+function programFlags(cmd: CommandUnknownOpts): Option[] {
+  if (!cmd.parent) return [];
+  let root = cmd.parent;
+  while (root.parent) root = root.parent;
+  return root.options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
 }
 
 /** The program, typed with its global flags. */
@@ -92,12 +106,15 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-export function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive whole number');
-  return Number(value);
+/** --timeout: a duration (a bare number is ms, as it always was), at least 1 ms. */
+function timeoutMs(value: string): number {
+  const ms = parseDuration(value, 'ms');
+  if (typeof ms === 'string') throw new InvalidArgumentError(ms);
+  if (ms < 1) throw new InvalidArgumentError('expected at least 1ms');
+  return ms;
 }
 
-export function nonNegativeInt(value: string): number {
+function nonNegativeInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
   return Number(value);
 }

@@ -7,14 +7,14 @@
 // Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 130 (143), as every
 // interrupted command; with --strict, exit 8 (a check failed) when the app is still owed
 // events.
-// Signatures: any scheme of the catalogue (src/lib/signature.ts) unless --scheme, or else
+// Signatures: any scheme of the catalogue (src/lib/webhooks/signature.ts) unless --scheme, or else
 // the profile's saved choice (`offramp conform --save`), pins one.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input/values.js';
+import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/webhooks/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
@@ -38,7 +38,7 @@ export const command = () =>
     .option('--events <types>', 'show and forward only these event types, comma-separated (family.* allowed); all are stored')
     .option('--strict', 'with --forward-to: exit 8 when the app is still owed events at exit')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
-    .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300')
+    .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
     .addHelpText(
       'after',
       examples(
@@ -50,8 +50,6 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-/** --tolerance ceiling: a day; beyond that a timestamp no longer guards against replays. */
-const MAX_TOLERANCE_SEC = 86_400;
 
 /** How many transactions the stop summary lists. */
 const SUMMARY_TRANSACTIONS = 10;
@@ -67,7 +65,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
   const storePath = opts.store ? resolve(opts.store) : undefined;
-  const toleranceSec = parseIntFlag(opts.tolerance ?? DEFAULT_TOLERANCE_SEC, '--tolerance', 0, MAX_TOLERANCE_SEC);
+  const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
   const secret = await ctx.webhookSecret(opts.secret);
   if (!secret) {
