@@ -174,8 +174,13 @@ export function maskSecret(secret: string | undefined): string {
   return `${prefix}…${secret.slice(-4)}`;
 }
 
+/** A name `profile add` accepts: the only names completion offers, whatever the file holds. */
+export function isProfileName(name: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name);
+}
+
 export function validateProfileName(name: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+  if (!isProfileName(name)) {
     throw new UsageError(`"${name}" is not a valid profile name (letters, digits, ".", "_", "-"; at most 64)`);
   }
   return name;
