@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --api-key --api-key-command --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -58,6 +58,7 @@ _offramp() {
       'profile:show') cmdpath='profile show'; n=0 ;;
       'profile:use') cmdpath='profile use'; n=0 ;;
       'profile:remove') cmdpath='profile remove'; n=0 ;;
+      'profile:migrate') cmdpath='profile migrate'; n=0 ;;
       'config:path') cmdpath='config path'; n=0 ;;
       *) ((n++)) ;;
     esac
@@ -392,6 +393,7 @@ _offramp() {
     'profile add:--timeout') return 0 ;;
     'profile add:--retries') return 0 ;;
     'profile add:--env') COMPREPLY=($(compgen -W 'staging production local' -- "$cur")); return 0 ;;
+    'profile add:--api-key-command') return 0 ;;
     'profile list:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile list:--api-key') return 0 ;;
     'profile list:--base-url') return 0 ;;
@@ -416,6 +418,12 @@ _offramp() {
     'profile remove:-o'|'profile remove:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'profile remove:--timeout') return 0 ;;
     'profile remove:--retries') return 0 ;;
+    'profile migrate:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'profile migrate:--api-key') return 0 ;;
+    'profile migrate:--base-url') return 0 ;;
+    'profile migrate:-o'|'profile migrate:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
+    'profile migrate:--timeout') return 0 ;;
+    'profile migrate:--retries') return 0 ;;
     'config:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'config:--api-key') return 0 ;;
     'config:--base-url') return 0 ;;
@@ -494,11 +502,12 @@ _offramp() {
       'emulator wait') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'demo') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --env --api-key-stdin --webhook-secret-stdin --force -h --help' -- "$cur")) ;;
+      'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --env --api-key-stdin --webhook-secret-stdin --insecure-storage --api-key-command --force -h --help' -- "$cur")) ;;
       'profile list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile show') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile use') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile remove') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'profile migrate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'config') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'config path') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'api') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --data --idempotency-key --paginate -h --help' -- "$cur")) ;;
@@ -533,7 +542,7 @@ _offramp() {
       case $n in
         0) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
       esac ;;
-    'profile') COMPREPLY=($(compgen -W 'add list show use remove' -- "$cur")) ;;
+    'profile') COMPREPLY=($(compgen -W 'add list show use remove migrate' -- "$cur")) ;;
     'profile show')
       case $n in
         0) COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;

@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --api-key-command --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -59,6 +59,7 @@ function __fish_offramp_path
       case 'profile:show'; set cmdpath 'profile show'
       case 'profile:use'; set cmdpath 'profile use'
       case 'profile:remove'; set cmdpath 'profile remove'
+      case 'profile:migrate'; set cmdpath 'profile migrate'
       case 'config:path'; set cmdpath 'config path'
       case "*"; break
     end
@@ -737,6 +738,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'list' -d 'li
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'show' -d 'show a profile (keys masked)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'use' -d 'make a profile the current one'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'remove' -d 'delete a profile'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'migrate' -d 'move keys from the config file into the system keychain'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
@@ -767,6 +769,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l wide -d '
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l env -d 'environment' -r -f -a 'staging production local'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key-stdin -d 'read the API key from stdin'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l webhook-secret-stdin -d 'read the webhook secret from stdin (after the key, on its own line)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l insecure-storage -d 'keep the key in the config file (0600) instead of the system keychain'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key-command -d 'store a command that prints the key (op read …, pass show …), run when a request needs it' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l force -d 'replace a profile of that name without asking'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -828,6 +832,20 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l no-col
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -a 'path' -d 'print where the config file lives'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'

@@ -47,7 +47,10 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     // unzipper (exceljs's reader, never called here) requires the AWS SDK only inside its
     // open-from-S3 helper: left as a plain require, never bundled and never run.
-    external: ['@aws-sdk/client-s3'],
+    // @napi-rs/keyring is native code, which cannot be bundled: an optional dependency,
+    // installed beside the package where a prebuilt binary exists, required at run time
+    // (src/lib/config/keys.ts), and the CLI does without it where it is missing.
+    external: ['@aws-sdk/client-s3', '@napi-rs/keyring'],
     logLevel: 'warning',
     // A read of an export a module does not have is an error, not a warning that leaves
     // undefined in its place.
