@@ -7,7 +7,7 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';
-import { commandMeant, commandWord } from './commands/globals.js';
+import { commandMeant, commandWord, secretFlagWarnings, withSecretFiles } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -35,10 +35,11 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
       // One table says which -o each command takes; completion offers the same.
       if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(commandPath(cmd)));
       io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
+      for (const line of secretFlagWarnings(cmd)) io.err(line);
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
         io,
-        env: streams.env,
+        env: withSecretFiles(streams.env),
         globals,
         version: VERSION,
         ...(streams.now ? { now: streams.now } : {}),

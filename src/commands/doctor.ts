@@ -76,7 +76,7 @@ function keyCheck(s: Resolved): [Check['status'], string] {
     case 'flag':
       return ['warn', '--api-key (visible to other processes: prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'];
     case 'environment':
-      return ['pass', 'environment (OFFRAMP_API_KEY)'];
+      return ['pass', 'environment (OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'];
     case 'keychain':
       return ['pass', 'keychain (the system credential store)'];
     case 'command':
