@@ -412,6 +412,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-insecure -d 'with an https --forward-to: do not check the app'\''s certificate'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l allow-insecure-forward -d 'allow a plain http --forward-to URL on another machine (events cross the network in clear)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l events -d 'show and forward only these event types, comma-separated (family.* allowed); all are stored' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l strict -d 'with --forward-to: exit 8 when the app is still owed events at exit'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
