@@ -14,26 +14,30 @@ import { runMain } from '../helpers/main.js';
 
 const KEY = 'sk_test_keychain_5678';
 let emu: RunningEmulator;
+/** A transaction of the key's partner, for `tx get`. */
+let txId: string;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, apiKeys: [KEY] });
+  const res = await fetch(`${emu.url}/transactions`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'idempotency-key': 'keychain-test-1' },
+    body: JSON.stringify({ fiat_amount: '5000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: 'keychain-test-1' }),
+  });
+  txId = ((await res.json()) as { data: { id: string } }).data.id;
 });
 afterAll(() => emu.close());
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const missing = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'].filter((c) => !has(c));
-let keyringLoads = true;
-try {
-  await import('@napi-rs/keyring');
-} catch {
-  keyringLoads = false;
-}
+// Loaded as the CLI loads it: required by a Node process from the project.
+const keyringLoads = spawnSync(process.execPath, ['-e', "require('@napi-rs/keyring')"], { cwd: new URL('../..', import.meta.url).pathname }).status === 0;
 const skip = process.platform !== 'linux' || missing.length > 0 || !keyringLoads;
 if (skip) {
   console.warn(`skipping the Secret Service test: ${process.platform !== 'linux' ? 'not Linux' : missing.length ? `${missing.join(', ')} missing (apt-get install gnome-keyring libsecret-tools dbus)` : '@napi-rs/keyring does not load here'}`);
 }
 
 describe.skipIf(skip)('a real Secret Service (gnome-keyring in a D-Bus session)', () => {
-  it('profile add → no key in the file → tx list works → secret-tool finds it; migrate and --api-key-command too', async () => {
+  it('profile add → no key in the file → tx get works → secret-tool finds it; migrate and --api-key-command too', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-keyring-'));
     const cfg = join(dir, 'config');
     const script = `
@@ -41,22 +45,22 @@ describe.skipIf(skip)('a real Secret Service (gnome-keyring in a D-Bus session)'
       run() { n=$1; shift; "$@" >"$D/$n.out" 2>"$D/$n.err"; echo $? >"$D/$n.code"; }
       offramp() { "$NODE" "$BIN" "$@"; }
       printf '%s\\n' "$KEY" | run add offramp profile add kc --env local --base-url "$URL" --api-key-stdin
-      run list offramp --profile kc tx list --json
+      run get offramp --profile kc tx get "$TX" --json
       run show offramp profile show kc
       run lookup secret-tool lookup service offramp-cli username "kc@$CFG/config.json"
       printf '%s\\n' "$KEY" | run addfile offramp profile add old --env local --base-url "$URL" --api-key-stdin --insecure-storage
       cp "$CFG/config.json" "$D/before-migrate.json"
       run migrate offramp profile migrate old
-      run listold offramp --profile old tx list --json
+      run getold offramp --profile old tx get "$TX" --json
       run lookupold secret-tool lookup service offramp-cli username "old@$CFG/config.json"
       printf '%s' "$KEY" | secret-tool store --label=team service team-vault username offramp
       run addcmd offramp profile add cmd --env local --base-url "$URL" --api-key-command 'secret-tool lookup service team-vault username offramp'
-      run listcmd offramp --profile cmd tx list --json --verbose
+      run getcmd offramp --profile cmd tx get "$TX" --json --verbose
       run doctor offramp --profile kc doctor --json
       run remove offramp profile remove kc
       run lookupgone secret-tool lookup service offramp-cli username "kc@$CFG/config.json"
     `;
-    const env = { PATH: process.env.PATH, HOME: dir, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', D: dir, CFG: cfg, OFFRAMP_CONFIG_DIR: cfg, NODE: process.execPath, BIN, KEY, URL: emu.url };
+    const env = { PATH: process.env.PATH, ...(process.env.NODE_PATH ? { NODE_PATH: process.env.NODE_PATH } : {}), HOME: dir, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', D: dir, CFG: cfg, OFFRAMP_CONFIG_DIR: cfg, NODE: process.execPath, BIN, KEY, URL: emu.url, TX: txId };
     // Async: the emulator answering the CLI runs in this process.
     await new Promise<void>((resolve, reject) => execFile('dbus-run-session', ['--', 'sh', '-c', script], { env, timeout: 60_000 }, (err) => (err ? reject(err) : resolve())));
     const step = (n: string) => ({ code: Number(readFileSync(join(dir, `${n}.code`), 'utf8')), out: readFileSync(join(dir, `${n}.out`), 'utf8'), err: readFileSync(join(dir, `${n}.err`), 'utf8') });
@@ -64,20 +68,22 @@ describe.skipIf(skip)('a real Secret Service (gnome-keyring in a D-Bus session)'
     const add = step('add');
     expect(add.code, add.err).toBe(0);
     expect(add.err).toContain('key stored in the system keychain');
-    expect(step('list').code, step('list').err).toBe(0);
+    const got = step('get');
+    expect(got.code, got.err).toBe(0);
+    expect(JSON.parse(got.out)).toMatchObject({ id: txId, merchant_reference: 'keychain-test-1' });
     expect(step('show').out).toMatch(/api key\s+in the system keychain/);
     expect(step('lookup').out).toBe(KEY);
 
     expect(readFileSync(join(dir, 'before-migrate.json'), 'utf8')).toContain(KEY);
     expect(step('migrate').err).toContain('Moved the key of profile "old" to the system keychain.');
-    expect(step('listold').code, step('listold').err).toBe(0);
+    expect(step('getold').code, step('getold').err).toBe(0);
     expect(step('lookupold').out).toBe(KEY);
 
     expect(step('addcmd').code, step('addcmd').err).toBe(0);
-    const listcmd = step('listcmd');
-    expect(listcmd.code, listcmd.err).toBe(0);
-    expect(listcmd.err).toContain('> GET');
-    expect(listcmd.err).not.toContain(KEY);
+    const getcmd = step('getcmd');
+    expect(getcmd.code, getcmd.err).toBe(0);
+    expect(getcmd.err).toContain('> GET');
+    expect(getcmd.err).not.toContain(KEY);
 
     expect(JSON.parse(step('doctor').out)).toEqual(expect.arrayContaining([{ name: 'key storage', status: 'pass', detail: 'keychain (the system credential store)' }]));
     expect(step('remove').code).toBe(0);

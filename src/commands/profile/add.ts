@@ -104,12 +104,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   } else {
     where = 'no key stored';
   }
-  // The key this profile kept in the keychain before, if it keeps it elsewhere now.
-  if (existing?.keychainAccount && existing.keychainAccount !== profile.keychainAccount) await forgetKey(ctx, existing.keychainAccount);
-
   const first = Object.keys(store.read().profiles).length === 0;
   store.setProfile(name, profile);
   if (first) store.setCurrent(name);
+  // The key this profile kept in the keychain before, if it keeps it elsewhere now.
+  if (existing?.keychainAccount && existing.keychainAccount !== profile.keychainAccount) await forgetKey(ctx, existing.keychainAccount);
   const notes = [where, first ? 'now the current profile' : ''].filter(Boolean);
   ctx.io.err(`${existing ? 'Replaced' : 'Saved'} profile "${name}" (${env}, ${displayUrl(profile.baseUrl)}); ${notes.join(', ')}.`);
   if (env === 'production') ctx.io.err('Production profile: changes will ask for confirmation, and simulate is refused.');
