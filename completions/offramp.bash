@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --api-key --api-key-command --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -58,19 +58,20 @@ _offramp() {
       'profile:show') cmdpath='profile show'; n=0 ;;
       'profile:use') cmdpath='profile use'; n=0 ;;
       'profile:remove') cmdpath='profile remove'; n=0 ;;
+      'profile:migrate') cmdpath='profile migrate'; n=0 ;;
       'config:path') cmdpath='config path'; n=0 ;;
       *) ((n++)) ;;
     esac
   done
   case "$cmdpath:$prev" in
-    ':--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    ':--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     ':--api-key') return 0 ;;
     ':--base-url') return 0 ;;
     ':--jq') return 0 ;;
     ':-o'|':--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
     ':--timeout') return 0 ;;
     ':--retries') return 0 ;;
-    'quote:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'quote:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'quote:--api-key') return 0 ;;
     'quote:--base-url') return 0 ;;
     'quote:--jq') return 0 ;;
@@ -81,14 +82,14 @@ _offramp() {
     'quote:--network') return 0 ;;
     'quote:--crypto-amount') return 0 ;;
     'quote:--fiat-amount') return 0 ;;
-    'tx:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx:--api-key') return 0 ;;
     'tx:--base-url') return 0 ;;
     'tx:--jq') return 0 ;;
     'tx:-o'|'tx:--output') COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return 0 ;;
     'tx:--timeout') return 0 ;;
     'tx:--retries') return 0 ;;
-    'tx create:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx create:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx create:--api-key') return 0 ;;
     'tx create:--base-url') return 0 ;;
     'tx create:--jq') return 0 ;;
@@ -104,7 +105,7 @@ _offramp() {
     'tx create:--terminal-id') return 0 ;;
     'tx create:--seller-phone') return 0 ;;
     'tx create:--idempotency-key') return 0 ;;
-    'tx get:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx get:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx get:--api-key') return 0 ;;
     'tx get:--base-url') return 0 ;;
     'tx get:--jq') return 0 ;;
@@ -112,7 +113,7 @@ _offramp() {
     'tx get:--timeout') return 0 ;;
     'tx get:--retries') return 0 ;;
     'tx get:--ref') return 0 ;;
-    'tx list:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx list:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx list:--api-key') return 0 ;;
     'tx list:--base-url') return 0 ;;
     'tx list:--jq') return 0 ;;
@@ -124,7 +125,7 @@ _offramp() {
     'tx list:--to') return 0 ;;
     'tx list:--limit') return 0 ;;
     'tx list:--cursor') return 0 ;;
-    'tx cancel:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx cancel:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx cancel:--api-key') return 0 ;;
     'tx cancel:--base-url') return 0 ;;
     'tx cancel:--jq') return 0 ;;
@@ -132,14 +133,14 @@ _offramp() {
     'tx cancel:--timeout') return 0 ;;
     'tx cancel:--retries') return 0 ;;
     'tx cancel:--idempotency-key') return 0 ;;
-    'tx history:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx history:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx history:--api-key') return 0 ;;
     'tx history:--base-url') return 0 ;;
     'tx history:--jq') return 0 ;;
     'tx history:-o'|'tx history:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'tx history:--timeout') return 0 ;;
     'tx history:--retries') return 0 ;;
-    'tx watch:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'tx watch:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx watch:--api-key') return 0 ;;
     'tx watch:--base-url') return 0 ;;
     'tx watch:--jq') return 0 ;;
@@ -149,14 +150,14 @@ _offramp() {
     'tx watch:--ref') return 0 ;;
     'tx watch:--until') COMPREPLY=($(compgen -W 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded' -- "$cur")); return 0 ;;
     'tx watch:--interval') return 0 ;;
-    'revenue:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'revenue:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'revenue:--api-key') return 0 ;;
     'revenue:--base-url') return 0 ;;
     'revenue:--jq') return 0 ;;
     'revenue:-o'|'revenue:--output') COMPREPLY=($(compgen -W 'table json csv ndjson xlsx' -- "$cur")); return 0 ;;
     'revenue:--timeout') return 0 ;;
     'revenue:--retries') return 0 ;;
-    'revenue export:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'revenue export:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'revenue export:--api-key') return 0 ;;
     'revenue export:--base-url') return 0 ;;
     'revenue export:--jq') return 0 ;;
@@ -170,7 +171,7 @@ _offramp() {
     'revenue export:--out') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'revenue export:--concurrency') return 0 ;;
     'revenue export:--manifest') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    'revenue summary:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'revenue summary:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'revenue summary:--api-key') return 0 ;;
     'revenue summary:--base-url') return 0 ;;
     'revenue summary:--jq') return 0 ;;
@@ -181,7 +182,7 @@ _offramp() {
     'revenue summary:--to') return 0 ;;
     'revenue summary:--token') return 0 ;;
     'revenue summary:--network') return 0 ;;
-    'reconcile:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'reconcile:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'reconcile:--api-key') return 0 ;;
     'reconcile:--base-url') return 0 ;;
     'reconcile:--jq') return 0 ;;
@@ -190,14 +191,14 @@ _offramp() {
     'reconcile:--retries') return 0 ;;
     'reconcile:--from') return 0 ;;
     'reconcile:--to') return 0 ;;
-    'webhooks:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks:--api-key') return 0 ;;
     'webhooks:--base-url') return 0 ;;
     'webhooks:--jq') return 0 ;;
     'webhooks:-o'|'webhooks:--output') COMPREPLY=($(compgen -W 'table json csv ndjson' -- "$cur")); return 0 ;;
     'webhooks:--timeout') return 0 ;;
     'webhooks:--retries') return 0 ;;
-    'webhooks list:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks list:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks list:--api-key') return 0 ;;
     'webhooks list:--base-url') return 0 ;;
     'webhooks list:--jq') return 0 ;;
@@ -211,14 +212,14 @@ _offramp() {
     'webhooks list:--to') return 0 ;;
     'webhooks list:--limit') return 0 ;;
     'webhooks list:--cursor') return 0 ;;
-    'webhooks get:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks get:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks get:--api-key') return 0 ;;
     'webhooks get:--base-url') return 0 ;;
     'webhooks get:--jq') return 0 ;;
     'webhooks get:-o'|'webhooks get:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'webhooks get:--timeout') return 0 ;;
     'webhooks get:--retries') return 0 ;;
-    'webhooks replay:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks replay:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks replay:--api-key') return 0 ;;
     'webhooks replay:--base-url') return 0 ;;
     'webhooks replay:--jq') return 0 ;;
@@ -230,7 +231,7 @@ _offramp() {
     'webhooks replay:--to') return 0 ;;
     'webhooks replay:--failed-status') COMPREPLY=($(compgen -W 'pending delivered failed' -- "$cur")); return 0 ;;
     'webhooks replay:--concurrency') return 0 ;;
-    'webhooks listen:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks listen:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks listen:--api-key') return 0 ;;
     'webhooks listen:--base-url') return 0 ;;
     'webhooks listen:--jq') return 0 ;;
@@ -245,7 +246,7 @@ _offramp() {
     'webhooks listen:--events') return 0 ;;
     'webhooks listen:--scheme') return 0 ;;
     'webhooks listen:--tolerance') return 0 ;;
-    'webhooks verify:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks verify:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks verify:--api-key') return 0 ;;
     'webhooks verify:--base-url') return 0 ;;
     'webhooks verify:--jq') return 0 ;;
@@ -259,7 +260,7 @@ _offramp() {
     'webhooks verify:--tolerance') return 0 ;;
     'webhooks verify:--from-store') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'webhooks verify:--event') return 0 ;;
-    'webhooks resend:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'webhooks resend:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks resend:--api-key') return 0 ;;
     'webhooks resend:--base-url') return 0 ;;
     'webhooks resend:--jq') return 0 ;;
@@ -273,7 +274,7 @@ _offramp() {
     'webhooks resend:--events') return 0 ;;
     'webhooks resend:--duplicate') return 0 ;;
     'webhooks resend:--delay') return 0 ;;
-    'simulate:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'simulate:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'simulate:--api-key') return 0 ;;
     'simulate:--base-url') return 0 ;;
     'simulate:--jq') return 0 ;;
@@ -282,7 +283,7 @@ _offramp() {
     'simulate:--retries') return 0 ;;
     'simulate:--deposit-id') return 0 ;;
     'simulate:--hash') return 0 ;;
-    'simulate walk:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'simulate walk:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'simulate walk:--api-key') return 0 ;;
     'simulate walk:--base-url') return 0 ;;
     'simulate walk:--jq') return 0 ;;
@@ -290,7 +291,7 @@ _offramp() {
     'simulate walk:--timeout') return 0 ;;
     'simulate walk:--retries') return 0 ;;
     'simulate walk:--outcome') COMPREPLY=($(compgen -W 'completed failed expired refunded' -- "$cur")); return 0 ;;
-    'smoke:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'smoke:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'smoke:--api-key') return 0 ;;
     'smoke:--base-url') return 0 ;;
     'smoke:--jq') return 0 ;;
@@ -300,7 +301,7 @@ _offramp() {
     'smoke:--outcome') COMPREPLY=($(compgen -W 'completed failed expired refunded' -- "$cur")); return 0 ;;
     'smoke:--junit') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'smoke:--report') COMPREPLY=($(compgen -W 'github' -- "$cur")); return 0 ;;
-    'conform:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'conform:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'conform:--api-key') return 0 ;;
     'conform:--base-url') return 0 ;;
     'conform:--jq') return 0 ;;
@@ -309,7 +310,7 @@ _offramp() {
     'conform:--retries') return 0 ;;
     'conform:--store') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'conform:--overlay') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    'emulator:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator:--api-key') return 0 ;;
     'emulator:--base-url') return 0 ;;
     'emulator:--jq') return 0 ;;
@@ -332,21 +333,21 @@ _offramp() {
     'emulator:--ready-file') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'emulator:--webhook-chaos') return 0 ;;
     'emulator:--admin-token') return 0 ;;
-    'emulator clock:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator clock:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator clock:--api-key') return 0 ;;
     'emulator clock:--base-url') return 0 ;;
     'emulator clock:--jq') return 0 ;;
     'emulator clock:-o'|'emulator clock:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator clock:--timeout') return 0 ;;
     'emulator clock:--retries') return 0 ;;
-    'emulator clock advance:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator clock advance:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator clock advance:--api-key') return 0 ;;
     'emulator clock advance:--base-url') return 0 ;;
     'emulator clock advance:--jq') return 0 ;;
     'emulator clock advance:-o'|'emulator clock advance:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator clock advance:--timeout') return 0 ;;
     'emulator clock advance:--retries') return 0 ;;
-    'emulator reset:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator reset:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator reset:--api-key') return 0 ;;
     'emulator reset:--base-url') return 0 ;;
     'emulator reset:--jq') return 0 ;;
@@ -354,14 +355,14 @@ _offramp() {
     'emulator reset:--timeout') return 0 ;;
     'emulator reset:--retries') return 0 ;;
     'emulator reset:--partner') return 0 ;;
-    'emulator fault:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator fault:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator fault:--api-key') return 0 ;;
     'emulator fault:--base-url') return 0 ;;
     'emulator fault:--jq') return 0 ;;
     'emulator fault:-o'|'emulator fault:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator fault:--timeout') return 0 ;;
     'emulator fault:--retries') return 0 ;;
-    'emulator fault add:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator fault add:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator fault add:--api-key') return 0 ;;
     'emulator fault add:--base-url') return 0 ;;
     'emulator fault add:--jq') return 0 ;;
@@ -373,56 +374,56 @@ _offramp() {
     'emulator fault add:--next') return 0 ;;
     'emulator fault add:--status') return 0 ;;
     'emulator fault add:--latency') return 0 ;;
-    'emulator fault clear:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator fault clear:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator fault clear:--api-key') return 0 ;;
     'emulator fault clear:--base-url') return 0 ;;
     'emulator fault clear:--jq') return 0 ;;
     'emulator fault clear:-o'|'emulator fault clear:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator fault clear:--timeout') return 0 ;;
     'emulator fault clear:--retries') return 0 ;;
-    'emulator state:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator state:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator state:--api-key') return 0 ;;
     'emulator state:--base-url') return 0 ;;
     'emulator state:--jq') return 0 ;;
     'emulator state:-o'|'emulator state:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator state:--timeout') return 0 ;;
     'emulator state:--retries') return 0 ;;
-    'emulator state export:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator state export:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator state export:--api-key') return 0 ;;
     'emulator state export:--base-url') return 0 ;;
     'emulator state export:--jq') return 0 ;;
     'emulator state export:-o'|'emulator state export:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'emulator state export:--timeout') return 0 ;;
     'emulator state export:--retries') return 0 ;;
-    'emulator state import:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator state import:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator state import:--api-key') return 0 ;;
     'emulator state import:--base-url') return 0 ;;
     'emulator state import:--jq') return 0 ;;
     'emulator state import:-o'|'emulator state import:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator state import:--timeout') return 0 ;;
     'emulator state import:--retries') return 0 ;;
-    'emulator wait:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'emulator wait:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator wait:--api-key') return 0 ;;
     'emulator wait:--base-url') return 0 ;;
     'emulator wait:--jq') return 0 ;;
     'emulator wait:-o'|'emulator wait:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'emulator wait:--timeout') return 0 ;;
     'emulator wait:--retries') return 0 ;;
-    'demo:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'demo:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'demo:--api-key') return 0 ;;
     'demo:--base-url') return 0 ;;
     'demo:--jq') return 0 ;;
     'demo:-o'|'demo:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'demo:--timeout') return 0 ;;
     'demo:--retries') return 0 ;;
-    'profile:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile:--api-key') return 0 ;;
     'profile:--base-url') return 0 ;;
     'profile:--jq') return 0 ;;
     'profile:-o'|'profile:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'profile:--timeout') return 0 ;;
     'profile:--retries') return 0 ;;
-    'profile add:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile add:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile add:--api-key') return 0 ;;
     'profile add:--base-url') return 0 ;;
     'profile add:--jq') return 0 ;;
@@ -430,49 +431,57 @@ _offramp() {
     'profile add:--timeout') return 0 ;;
     'profile add:--retries') return 0 ;;
     'profile add:--env') COMPREPLY=($(compgen -W 'staging production local' -- "$cur")); return 0 ;;
-    'profile list:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile add:--api-key-command') return 0 ;;
+    'profile list:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile list:--api-key') return 0 ;;
     'profile list:--base-url') return 0 ;;
     'profile list:--jq') return 0 ;;
     'profile list:-o'|'profile list:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'profile list:--timeout') return 0 ;;
     'profile list:--retries') return 0 ;;
-    'profile show:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile show:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile show:--api-key') return 0 ;;
     'profile show:--base-url') return 0 ;;
     'profile show:--jq') return 0 ;;
     'profile show:-o'|'profile show:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'profile show:--timeout') return 0 ;;
     'profile show:--retries') return 0 ;;
-    'profile use:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile use:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile use:--api-key') return 0 ;;
     'profile use:--base-url') return 0 ;;
     'profile use:--jq') return 0 ;;
     'profile use:-o'|'profile use:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'profile use:--timeout') return 0 ;;
     'profile use:--retries') return 0 ;;
-    'profile remove:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile remove:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'profile remove:--api-key') return 0 ;;
     'profile remove:--base-url') return 0 ;;
     'profile remove:--jq') return 0 ;;
     'profile remove:-o'|'profile remove:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'profile remove:--timeout') return 0 ;;
     'profile remove:--retries') return 0 ;;
-    'config:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'profile migrate:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'profile migrate:--api-key') return 0 ;;
+    'profile migrate:--base-url') return 0 ;;
+    'profile migrate:--jq') return 0 ;;
+    'profile migrate:-o'|'profile migrate:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
+    'profile migrate:--timeout') return 0 ;;
+    'profile migrate:--retries') return 0 ;;
+    'config:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'config:--api-key') return 0 ;;
     'config:--base-url') return 0 ;;
     'config:--jq') return 0 ;;
     'config:-o'|'config:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'config:--timeout') return 0 ;;
     'config:--retries') return 0 ;;
-    'config path:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'config path:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'config path:--api-key') return 0 ;;
     'config path:--base-url') return 0 ;;
     'config path:--jq') return 0 ;;
     'config path:-o'|'config path:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'config path:--timeout') return 0 ;;
     'config path:--retries') return 0 ;;
-    'api:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'api:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'api:--api-key') return 0 ;;
     'api:--base-url') return 0 ;;
     'api:--jq') return 0 ;;
@@ -481,21 +490,21 @@ _offramp() {
     'api:--retries') return 0 ;;
     'api:--data') return 0 ;;
     'api:--idempotency-key') return 0 ;;
-    'openapi:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'openapi:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'openapi:--api-key') return 0 ;;
     'openapi:--base-url') return 0 ;;
     'openapi:--jq') return 0 ;;
     'openapi:-o'|'openapi:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'openapi:--timeout') return 0 ;;
     'openapi:--retries') return 0 ;;
-    'doctor:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'doctor:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'doctor:--api-key') return 0 ;;
     'doctor:--base-url') return 0 ;;
     'doctor:--jq') return 0 ;;
     'doctor:-o'|'doctor:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'doctor:--timeout') return 0 ;;
     'doctor:--retries') return 0 ;;
-    'completion:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+    'completion:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'completion:--api-key') return 0 ;;
     'completion:--base-url') return 0 ;;
     'completion:--jq') return 0 ;;
@@ -522,7 +531,7 @@ _offramp() {
       'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
-      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --events --strict --scheme --tolerance -h --help' -- "$cur")) ;;
+      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --allow-insecure-forward --events --strict --scheme --tolerance -h --help' -- "$cur")) ;;
       'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret --signature --file --scheme --tolerance --detect --from-store --event -h --help' -- "$cur")) ;;
       'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --deposit-id --hash -h --help' -- "$cur")) ;;
@@ -542,11 +551,12 @@ _offramp() {
       'emulator wait') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'demo') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --env --api-key-stdin --webhook-secret-stdin --force -h --help' -- "$cur")) ;;
+      'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --env --api-key-stdin --webhook-secret-stdin --insecure-storage --api-key-command --force -h --help' -- "$cur")) ;;
       'profile list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile show') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile use') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile remove') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'profile migrate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'config') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'config path') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'api') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --data --idempotency-key --paginate -h --help' -- "$cur")) ;;
@@ -581,18 +591,18 @@ _offramp() {
       case $n in
         0) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
       esac ;;
-    'profile') COMPREPLY=($(compgen -W 'add list show use remove' -- "$cur")) ;;
+    'profile') COMPREPLY=($(compgen -W 'add list show use remove migrate' -- "$cur")) ;;
     'profile show')
       case $n in
-        0) COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+        0) COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
       esac ;;
     'profile use')
       case $n in
-        0) COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+        0) COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
       esac ;;
     'profile remove')
       case $n in
-        0) COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
+        0) COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
       esac ;;
     'config') COMPREPLY=($(compgen -W 'path' -- "$cur")) ;;
     'completion')

@@ -7,7 +7,7 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';
-import { commandMeant, commandWord } from './commands/globals.js';
+import { commandMeant, commandWord, secretFlagWarnings, withSecretFiles } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -37,10 +37,11 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
       if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(commandPath(cmd)));
       const filter = typeof opts.jq === 'string' ? await jqFilter(opts.jq, opts.output, streams.stdout) : undefined;
       io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
+      for (const line of secretFlagWarnings(cmd)) io.err(line);
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
         io,
-        env: streams.env,
+        env: withSecretFiles(streams.env),
         globals,
         version: VERSION,
         ...(streams.now ? { now: streams.now } : {}),

@@ -21,7 +21,7 @@ import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
 import { paint } from '../../lib/output/sanitize.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
-import { appUrl } from '../../lib/webhooks/forwarder.js';
+import { forwardTarget } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
@@ -35,6 +35,7 @@ export const command = () =>
     .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
     .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
     .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
+    .option('--allow-insecure-forward', 'allow a plain http --forward-to URL on another machine (events cross the network in clear)')
     .option('--events <types>', 'show and forward only these event types, comma-separated (family.* allowed); all are stored')
     .option('--strict', 'with --forward-to: exit 8 when the app is still owed events at exit')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
@@ -161,7 +162,7 @@ async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptio
     if (opts.forwardCa !== undefined || opts.forwardInsecure) throw new UsageError('--forward-ca and --forward-insecure go with --forward-to https://…');
     return undefined;
   }
-  const url = appUrl(opts.forwardTo, '--forward-to');
+  const url = forwardTarget(opts.forwardTo, opts.allowInsecureForward === true);
   if ((opts.forwardCa !== undefined || opts.forwardInsecure) && url.protocol !== 'https:') {
     throw new UsageError('--forward-ca and --forward-insecure are for an https --forward-to URL');
   }
