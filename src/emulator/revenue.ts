@@ -75,15 +75,9 @@ export class Ledger {
     return this.seeded;
   }
 
-  /**
-   * Puts back rows read from a state file, in any order. Files of earlier versions wrote
-   * null for a missing merchant_id or terminal_id; they come back as the empty string.
-   */
+  /** Puts back rows read from a state file, in any order. */
   restore(rows: RevenueRow[]): void {
-    for (const row of rows) {
-      const { merchant_id, terminal_id } = row;
-      this.entries.push({ tsMs: Date.parse(row.ts), row: { ...row, merchant_id: merchant_id ?? '', terminal_id: terminal_id ?? '' } });
-    }
+    for (const row of rows) this.entries.push({ tsMs: Date.parse(row.ts), row });
     this.entries.sort((a, b) => compare(a.tsMs, a.row.transaction_id, b.tsMs, b.row.transaction_id));
     this.version++;
   }
