@@ -14,18 +14,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LIB = join(ROOT, '.bench', 'seed-lib.mjs');
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at >= 0 && args[at + 1] !== undefined ? Number(args[at + 1]) : fallback;
-};
-const ROWS = option('--rows', 100_000);
-const RUNS = option('--runs', 3);
-const JSON_OUT = args.includes('--json');
+const { values: flags } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, json: { type: 'boolean', default: false } } });
+const ROWS = Number(flags.rows);
+const RUNS = Number(flags.runs);
+const JSON_OUT = flags.json;
 const LIMIT = 2;
 
 /** The emulator's own seeding and pricing code, compiled from src/ as the build compiles it. */
@@ -43,13 +40,7 @@ async function bundle() {
       resolveDir: ROOT,
       loader: 'ts',
     },
-    outfile: LIB,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
+    outfile: LIB, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error',
   });
 }
 
