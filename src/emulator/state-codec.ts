@@ -1,11 +1,5 @@
 // The state document: what `--state FILE` holds and what `GET`/`PUT /__emulator/state`
-// carry (docs/emulator.md, "State file"). One JSON record per line:
-//
-//   {"k":"header","format":"offramp-emulator-state","format_version":1,"offramp_version":"…",…}
-//   {"k":"partner","p":0,"key_sha256":"…","label":"partner-1"}
-//   {"k":"tx","p":0,"v":{…}}        {"k":"event","p":0,"v":{…},"body":{…}}
-//   {"k":"quote",…}  {"k":"idem",…}  {"k":"row",…}  {"k":"seed",…}  {"k":"clock","offset_ms":0}
-//   {"k":"end","lines":8}
+// carry, one JSON record per line (docs/emulator.md, "State file", gives the format).
 //
 // The file is written aside and renamed whole (state-file.ts), so it is never a torn write.
 // The end line, holding the count of the lines before it, is for a document that comes

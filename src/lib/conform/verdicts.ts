@@ -1,14 +1,7 @@
 // What `offramp conform` concludes from what the probes observed of the target service,
-// set beside the emulator's choices as src/lib/openapi/open-points.ts records them. Pure:
-// no I/O, so every verdict rule is tested from hand-made observations.
-//
-// Verdicts:
-//   same           the target chose what the emulator chose
-//   handled        it chose otherwise, and the CLI copes without being told
-//   needs-setting  the CLI copes only once the profile records the choice (`--save`)
-//   saved          a needs-setting that `--save` just wrote into the profile
-//   unsupported    the CLI cannot work with what the target does
-//   skipped        not probed (production is read-only, nothing to probe with, no --store)
+// set beside the emulator's choices as src/lib/openapi/open-points.ts records them; the
+// verdicts are docs/api.md's. Pure: no I/O, so every verdict rule is tested from hand-made
+// observations.
 import type { CursorLocation } from '../client/paginate.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { EMULATOR } from '../openapi/open-points.js';

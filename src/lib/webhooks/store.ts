@@ -1,42 +1,22 @@
 // The listener's event store: an NDJSON file, one received event per line, each line on
 // disk before its delivery is answered 2xx (the spec, Events: "store the raw event" comes
-// before the answer, and the service does not redeliver what was acknowledged).
-// docs/webhooks.md has the format and the rules below for readers of the file.
+// before the answer, and the service does not redeliver what was acknowledged). The line
+// format and the rules a reader of the file relies on are docs/webhooks.md's ("The store");
+// here is how they are kept:
 //
-// Line format (one JSON object per line; what `webhooks listen` writes):
-//
-//   {"v":2,"id":"<event id>","type":"<event type>","received_at":"<RFC 3339>",
-//    "scheme":"<signature scheme that matched>","signature":"<X-SVC-Webhook-Signature as received>",
-//    "body":"<the delivered body, as a JSON string>"[,"forward":true]}
-//
-// - `body` holds the delivery's bytes exactly (a JSON string escapes newlines, so even a
-//   pretty-printed body stays on one line); a body that is not valid UTF-8 goes in
-//   `body_base64` instead. The signature was computed over those bytes, so a reader can
-//   re-verify them (`webhooks verify --from-store`, `conform`), with `received_at` as the
-//   clock for a timestamped signature.
-// - `id` and `type` repeat the body's, for grep and `jq .id`; the body is what counts.
-// - `forward: true`: the event arrived while the listener forwarded to an app (and its
-//   type passed `--events`), so the app is owed it until the forward log
-//   (forward-log.ts, `FILE.forwarded`) lists its id.
-//
-// Durability. The file is opened with O_DSYNC (where missing, an fdatasync follows each
-// write), so a write returns once its bytes are on disk. Appends that arrive while a write
-// is running are written together as the next batch (group commit): one write per batch,
-// each delivery still answered only after its own batch is on disk. A write or sync that
-// fails (disk full, I/O error) may have left part of its batch in the file; the file is
-// cut back to its last whole line (and that cut synced) before the batch is refused, and
-// while a cut has not succeeded nothing more is written: every later batch first retries
-// the cut, and is refused if it fails again. So the file is whole lines followed, at
-// most, by the one batch being written, and a torn last line can only be a crash's.
-//
-// Opening the store reads it: its ids count as received (a restarted listener does not
-// accept an old event again). A last line without its newline (a crash mid-write; never
-// answered 2xx, as the sync comes first) is set aside, byte for byte, in
-// `FILE.torn-<UTC time>` and cut off, so the next event starts on a line of its own.
-//
-// The file and its directory must be the user's own and writable by no one else
-// (src/lib/fs/private.ts): a planted store could otherwise inject events. While open,
-// the store is locked (FILE.lock, store-lock.ts): one listener per store.
+// - A line keeps the delivery's bytes exactly (`body`, or `body_base64` when they are not
+//   valid UTF-8) and the signature header as received, so a reader can re-verify them.
+// - The file is opened with O_DSYNC (where missing, an fdatasync follows each write).
+//   Appends that arrive while a write runs go together in the next one (group commit).
+//   A write that fails is cut back to the last whole line before its batch is refused,
+//   and nothing more is written until a cut succeeds: so a torn last line can only be a
+//   crash's, never answered 2xx, and opening the store sets it aside
+//   (`FILE.torn-<UTC time>`) and cuts it off.
+// - Opening the store reads it: its ids count as received (a restarted listener does not
+//   accept an old event again).
+// - The file and its directory must be the user's own and writable by no one else
+//   (src/lib/fs/private.ts): a planted store could otherwise inject events. While open,
+//   the store is locked (FILE.lock, store-lock.ts): one listener per store.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
