@@ -173,16 +173,18 @@ export const LOCATION_TEXT: Record<CursorLocation, string> = {
   none: 'no cursor found',
 };
 
-export function describeList(o: Pick<Extract<ListObs, { shape: string }>, 'shape' | 'location'> | { skipped: string } | undefined): string {
+const listText = (shape: 'page-object' | 'array', location: CursorLocation) => `${shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[location]}`;
+
+export function describeList(o: ListObs | undefined): string {
   if (!o) return 'not probed';
   if ('skipped' in o) return `skipped (${o.skipped})`;
   if (o.shape === 'none') return 'no list in the answer';
-  return `${o.shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[o.location]}`;
+  return listText(o.shape, o.location);
 }
 
 export function assessList(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `list: ${LIST_LABEL[list]}`;
-  const e = describeList(EMULATOR.list);
+  const e = listText(EMULATOR.list.shape, EMULATOR.list.location);
   if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
   const t = describeList(target);
   if (target.shape === 'none') return finding(point, e, t, 'unsupported', 'the answer holds no list the CLI can read');
@@ -399,7 +401,6 @@ export function assessRetryAfter(target: string[]): Assessed {
   const e = 'no 429 seen';
   const t = target.length ? [...new Set(target.map(retryAfterForm))].join(', ') : e;
   if (e === t) return finding('Retry-After', e, t, 'same');
-  if (target.length === 0) return finding('Retry-After', e, t, 'skipped', 'no 429 came during the probes');
   const unreadable = target.some((v) => ['absent', 'unreadable'].includes(retryAfterForm(v)));
   return finding(
     'Retry-After',
