@@ -68,7 +68,7 @@ function plainRows(random) {
   for (let i = n - 2; i >= 0; i--) if (ts[i] >= ts[i + 1]) ts[i] = ts[i + 1] - 1;
   const entries = [];
   for (let i = 0; i < n; i++) {
-    const amount = new lib.Decimal(MIN_KOBO + Math.floor(random() * KOBO_RANGE)).div(100);
+    const amount = new lib.Decimal(MIN_KOBO + Math.floor(random() * KOBO_RANGE)).times('0.01');
     const pair = pairs[Math.floor(random() * pairs.length)];
     const { platform_fee, share } = lib.fees(amount);
     entries.push({
