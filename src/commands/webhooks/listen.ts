@@ -115,7 +115,6 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     if (loaded?.tornPath) {
       io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
     }
-    if (loaded?.salvaged) io.err(`warning: ${loaded.salvaged} event(s) recovered from lines that began with a fragment of a failed write`);
     if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
   }
   const pinnedBy = opts.scheme !== undefined ? '--scheme' : "the profile's setting; --scheme any accepts every scheme";

@@ -167,14 +167,8 @@ async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
       'a store written by `offramp webhooks listen --store FILE`',
     );
   }
-  if (found.signature === undefined) {
-    throw new UsageError(
-      `--from-store ${file}: event ${found.id} was stored without its signature (by an offramp older than the store's v2 lines), so it cannot be re-verified`,
-      'give the body and header yourself with --file and --signature, or check an event received since',
-    );
-  }
-  const received = found.receivedAt !== undefined ? new Date(found.receivedAt) : undefined;
-  const now = received && !Number.isNaN(received.getTime()) ? received : ctx.now();
+  const received = new Date(found.receivedAt);
+  const now = Number.isNaN(received.getTime()) ? ctx.now() : received;
   return { body: found.body, signature: found.signature, now, stored: found };
 }
 
