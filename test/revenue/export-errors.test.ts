@@ -198,6 +198,13 @@ describe('revenue export: failures', () => {
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir)).toEqual(['march.csv.offramp-resume']);
     expect(readdirSync(join(dir, 'march.csv.offramp-resume'))).toEqual(['checkpoint.json']);
+
+    // Another export to the same file, without --resume, says whose checkpoint it replaces.
+    await server!.close();
+    const other = await run(['revenue', 'export', '--from', '2026-03-02', '--to', '2026-03-02', '--out', out], [page([row(2, '2026-03-02T10:00:00.000Z')], null)]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain(`note: this run replaces the checkpoint of another export to ${out} (--from 2026-03-01T00:00:00.000Z --to 2026-03-01T23:59:59.999Z -o csv)`);
+    expect(readdirSync(dir)).toEqual(['march.csv']);
   });
 
   it("the service's 400 is exit 2; a row outside the window asked for is refused", async () => {

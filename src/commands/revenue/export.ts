@@ -106,7 +106,11 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       );
     }
   } else if (earlier) {
-    io.err(`note: an interrupted export to ${opts.out} could have been continued with --resume; this run starts over, replacing its checkpoint`);
+    io.err(
+      bindingDifferences(earlier.binding, binding).length === 0
+        ? `note: an interrupted export to ${opts.out} could have been continued with --resume; this run starts over, replacing its checkpoint`
+        : `note: this run replaces the checkpoint of another export to ${opts.out} (${describeBinding(earlier.binding)})`,
+    );
   }
   const slices = planSlices(window);
 
