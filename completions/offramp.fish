@@ -286,13 +286,13 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token -d 'only rows of this token' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l network -d 'only rows of this network' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l out -d 'write to this file (atomically) instead of stdout' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l out -d 'write to this file (atomically) instead of stdout; its name says the format (.csv, .json, .ndjson, .xlsx)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l summary -d 'check row count and summed share against the service'\''s summary (exit 8 on mismatch)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l concurrency -d 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l concurrency -d 'pages fetched at once (1 to 16)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l raw-cells -d 'CSV: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l excel -d 'CSV: start with a UTF-8 byte order mark, for Excel'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l manifest -d 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output' -r -F
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l resume -d 'continue an interrupted export to --out from its checkpoint (and keep one if this run stops)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l resume -d 'continue an interrupted export to --out from its checkpoint'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'

@@ -149,6 +149,8 @@ export function createContext(deps: ContextDeps): Context {
           fullMessages: globals.verbose,
           warn: (line) => io.err(`warning: ${line}`),
           ...(deps.backoffBaseMs !== undefined ? { backoffBaseMs: deps.backoffBaseMs } : {}),
+          // A test's fake clock waits out retries too; a real run keeps the client's abortable timer.
+          ...(deps.sleep ? { sleep: deps.sleep } : {}),
           ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
         });
         closeApi = () => http.close();
