@@ -106,7 +106,7 @@ describe('the README CI recipe', () => {
     const steps = [...yaml.matchAll(/^\s+- run: (.+)$/gm)].map((m) => m[1]!).filter((s) => !s.startsWith('npm install'));
     expect(steps).toEqual([
       'offramp emulator --ready-file emulator.url > emulator.log 2>&1 &',
-      'offramp emulator wait --timeout 15000',
+      'offramp emulator wait --timeout 15s',
       'offramp smoke --junit smoke.xml --report github',
     ]);
     const dir = mkdtempSync(join(tmpdir(), 'offramp-recipe-'));
