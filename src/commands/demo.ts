@@ -6,7 +6,7 @@
 // and the generated secrets are never printed.
 import { randomBytes } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
-import { statusHistory } from '../lib/answers.js';
+import { statusHistory } from '../lib/client/checked-calls.js';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';

@@ -25,7 +25,7 @@ import { Readable, Writable, type Duplex } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { checkRowInWindow, checkSummaryWindow } from '../answers.js';
+import { checkRowInWindow, checkSummaryWindow } from '../client/checked-calls.js';
 import type { Api, ListAnswer, RevenueFilters } from '../client/api.js';
 import { headerValue, parseRetryAfter, type AttemptReport } from '../client/http.js';
 import type { Window } from '../input/dates.js';
