@@ -1,14 +1,11 @@
-// One request path for every command: base URL joining, auth header, timeout, retries
-// with full-jitter exponential backoff and Retry-After, idempotency keys, response
-// parsing with zod, and a verbose trace that never shows the key.
+// The policy of every request to the service: what is retried, when, and under which
+// deadline; the mechanism of one attempt is transport.ts's (an exchange bounded in time and
+// size). A request whose service never got it is `notSent`: then even a write without an
+// Idempotency-Key may go again, and a create stopped there is NOT_SENT.
 //
 // Own retry loop rather than undici's RetryAgent: RetryHandler backs off without jitter,
 // decides POST retries by method list rather than by the presence of an Idempotency-Key,
 // and exposes no per-attempt hook for the --verbose trace.
-//
-// Each attempt is one exchange of transport.ts: one deadline over every phase, the answer
-// capped in size (docs/configuration.md, "Timeouts and limits"). Which proxy, if any, is decided once per
-// client by proxy.ts, from the environment as curl reads it (docs/configuration.md, "Proxies").
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
@@ -16,7 +13,8 @@ import { backoffDelay } from '../backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from '../url.js';
-import { ProxyError, ResponseTooLarge } from './errors.js';
+import { certificateRefusal } from './certificate.js';
+import { CertificateRefused, ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
 import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, ProxyFailure, Transport, type Exchange } from './transport.js';
@@ -94,14 +92,13 @@ export type RawResponse = {
 
 /**
  * Outcome of one attempt that did not succeed; tells the loop whether to go again.
- * `unprocessed`: the service certainly did nothing (429, connection refused), so even a
- * POST without an idempotency key may be sent again. `notConnected`: the request never
- * left (no connection, or a proxy that opened no tunnel).
+ * `notSent`: the request never left (no connection, a proxy that opened no tunnel, a
+ * refused certificate).
  */
-type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number; notConnected?: boolean };
+type Failure = { error: Error; retryable: boolean; notSent?: boolean; retryAfterMs?: number };
 
 /** What a client shares with the clients `withBudget` makes from it. */
-type Shared = { transport: Transport; route?: ProxyChoice; observers: Set<(a: AttemptReport) => void> };
+type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptReport) => void> };
 
 /** A service error message longer than this is shown cut (whole under --verbose). */
 export const MESSAGE_SHOWN = 300;
@@ -151,9 +148,9 @@ export class HttpClient {
   }
 
   /** Whether requests go through a proxy, and which; throws on a proxy variable that cannot be read. */
-  route(): ProxyChoice {
-    this.shared.route ??= resolveProxy(new URL(this.base), this.opts.env ?? {});
-    return this.shared.route;
+  proxyChoice(): ProxyChoice {
+    this.shared.proxy ??= resolveProxy(new URL(this.base), this.opts.env ?? {});
+    return this.shared.proxy;
   }
 
   url(path: string, query?: Query): string {
@@ -176,9 +173,9 @@ export class HttpClient {
   /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
   async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
-    this.route(); // a proxy variable that cannot be read stops here, before anything is sent
+    this.proxyChoice(); // a proxy variable that cannot be read stops here, before anything is sent
     const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
-    let everConnected = false;
+    let everSent = false;
     for (let attempt = 0; ; attempt++) {
       this.stop?.throwIfAborted();
       const left = this.budget?.() ?? Infinity;
@@ -189,8 +186,10 @@ export class HttpClient {
         this.report({ method: req.method, path: req.path, attempt, status: outcome.status, ms: millisSince(started), again: false });
         return outcome;
       }
-      everConnected ||= !outcome.notConnected;
-      const retry = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
+      everSent ||= !outcome.notSent;
+      // A 429 is the service saying it did nothing: as safe to repeat as what never left.
+      const repeatable = safeToRepeat || outcome.notSent || (outcome.error instanceof ApiError && outcome.error.status === 429);
+      const retry = outcome.retryable && repeatable && attempt < this.opts.retries;
       const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
       this.report({
@@ -205,7 +204,7 @@ export class HttpClient {
       });
       if (!again) {
         // A write that never reached the service is known not to have happened.
-        if (outcome.error instanceof NetworkError && !everConnected) outcome.error.neverSent = true;
+        if (outcome.error instanceof NetworkError && !everSent) outcome.error.notSent = true;
         throw outcome.error;
       }
       this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
@@ -234,17 +233,20 @@ export class HttpClient {
     const shown = displayUrl(url);
     const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
     this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
-    const route = this.route();
+    const choice = this.proxyChoice();
     let ex: Exchange;
     try {
       ex = await this.shared.transport.exchange(new URL(url), { method: req.method, headers, body: payload }, {
-        proxy: route.via === 'proxy' ? route.url : undefined,
+        proxy: choice.via === 'proxy' ? choice.url : undefined,
         timeoutMs,
         stop: this.stop,
       });
     } catch (err) {
       if (this.stop?.aborted) throw this.stop.reason;
-      const failure = classifyTransportError(err, req.method, shown, route, timeoutMs);
+      const refusal = await certificateRefusal(err, new URL(url), { canLook: choice.via !== 'proxy', timeoutMs });
+      const failure: Failure = refusal
+        ? { error: new CertificateRefused(`${req.method} ${shown}: ${refusal.problem} (${refusal.code})`, refusal.hint), retryable: false, notSent: true }
+        : classifyTransportError(err, req.method, shown, choice, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }
@@ -254,7 +256,7 @@ export class HttpClient {
     const ok = ex.status >= 200 && ex.status < 300;
     const retryable = ex.status === 429 || ex.status >= 500;
     const retryAfterMs = parseRetryAfter(headerValue(ex.headers['retry-after']));
-    const retry = { retryable, unprocessed: ex.status === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    const retry = { retryable, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
     if (ex.overCap) {
       const cap = formatBytes(this.shared.transport.maxBytes);
       if (ok) return { error: new ResponseTooLarge(`${req.method} ${shown} answered ${ex.status} with more than ${cap}; it was not read further`, requestId), retryable: false };
@@ -426,40 +428,23 @@ const NETWORK_CODES = new Set([
 ]);
 
 /** Failures before any byte of the request left: the service cannot have acted on it. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-/** Certificate errors a TLS-inspecting proxy causes when its CA is not trusted. */
-const CERT_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-]);
-
-export const TLS_INTERCEPTION_HINT =
-  "the certificate is not one Node trusts: behind a proxy that inspects TLS, point NODE_EXTRA_CA_CERTS at your organisation's CA bundle (a PEM file)";
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const SERVICE_HINT = 'is the service (or `offramp emulator`) running at that address?';
 
-function classifyTransportError(err: unknown, method: string, url: string, route: ProxyChoice, timeoutMs: number): Failure {
+function classifyTransportError(err: unknown, method: string, url: string, choice: ProxyChoice, timeoutMs: number): Failure {
   if (err instanceof ProxyFailure || (err instanceof DeadlinePassed && err.phase === 'proxy')) {
-    return proxyFailure(err, method, url, route, timeoutMs);
+    return proxyFailure(err, method, url, choice, timeoutMs);
   }
   if (err instanceof DeadlinePassed) {
-    // Not connected: the request was never written, so the service has nothing to act on.
-    if (!err.sent) return noConnection(method, url, err.ms);
+    if (err.notSent) return noConnection(method, url, err.ms);
     return { error: new TimeoutError(`${method} ${url}: no answer within ${err.ms} ms`), retryable: true };
   }
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
-  if (code && CERT_CODES.has(code)) {
-    return { error: new NetworkError(`${method} ${url}: TLS certificate not trusted (${code})`, TLS_INTERCEPTION_HINT), retryable: false };
-  }
   if (code && NETWORK_CODES.has(code)) {
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : 'connection lost';
-    const notConnected = NOT_CONNECTED.has(code);
-    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, unprocessed: notConnected, notConnected };
+    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, notSent: NOT_SENT.has(code) };
   }
   return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
 }
@@ -469,12 +454,12 @@ function classifyTransportError(err: unknown, method: string, url: string, route
  * stopped is known never sent.
  */
 function noConnection(method: string, url: string, ms: number): Failure {
-  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, unprocessed: true, notConnected: true };
+  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, notSent: true };
 }
 
 /** The proxy failed: named, with what to do about it; the service received nothing. */
-function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, route: ProxyChoice, timeoutMs: number): Failure {
-  const via = route.via === 'proxy' ? route : undefined;
+function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, choice: ProxyChoice, timeoutMs: number): Failure {
+  const via = choice.via === 'proxy' ? choice : undefined;
   const proxy = err instanceof ProxyFailure ? err.proxy : (err.proxy ?? via?.proxy ?? 'the proxy');
   const from = via?.from ?? 'HTTPS_PROXY';
   const target = new URL(url);
@@ -518,7 +503,7 @@ function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: s
       message = `proxy ${proxy} failed to open a tunnel to ${tunnel}: ${(err as ProxyFailure).detail}`;
       hint = `ask the proxy's administrator, ${direct}`;
   }
-  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, unprocessed: true, notConnected: true };
+  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, notSent: true };
 }
 
 /**

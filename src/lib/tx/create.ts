@@ -40,8 +40,8 @@ export async function createWithRecovery(
   try {
     return { tx: await send(), recovered: false };
   } catch (err) {
-    if (err instanceof NetworkError && err.neverSent) {
-      // No connection was ever made: nothing to recover, and nothing was created.
+    if (err instanceof NetworkError && err.notSent) {
+      // The service never got it: nothing to recover, and nothing was created.
       throw new CliError(
         `transaction ${JSON.stringify(ref)} was not created: ${err.message}; nothing was sent`,
         'NOT_SENT',
