@@ -49,9 +49,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       'name one with --profile NAME (create it with `offramp profile add NAME --env staging`), or make one current',
     );
   }
-  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures, { startEmulatorSide }, { startEmulator }] = await Promise.all([
-    import('../lib/client/http.js'),
-    import('../lib/client/transport.js'),
+  const [probes, verdicts, signatures, { startEmulatorSide }, { startEmulator }] = await Promise.all([
     import('../lib/conform/probes.js'),
     import('../lib/conform/verdicts.js'),
     import('../lib/conform/signatures.js'),
@@ -75,27 +73,15 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
   const readOnly = settings.env === 'production';
-  const userAgent = `offramp-cli/${ctx.version} node/${process.versions.node} (conform)`;
+  // The service through the user's proxy, traced under --verbose; the local emulator direct.
   const client = (baseUrl: string, apiKey: string, service: boolean) =>
-    new HttpClient({
-      baseUrl,
-      apiKey,
-      userAgent,
-      timeoutMs: ctx.globals.timeout,
-      retries: ctx.globals.retries,
-      sleep: ctx.sleep,
-      // The service through the user's proxy; the local emulator direct.
-      ...(service ? { env: ctx.env } : {}),
-      maxResponseBytes: maxResponseBytes(ctx.env),
-      fullMessages: ctx.globals.verbose,
-      ...(service && ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
-    });
-  const target = client(settings.baseUrl, settings.apiKey, true);
-  const targetWrong = client(settings.baseUrl, WRONG_KEY, true);
+    ctx.httpClient({ baseUrl, apiKey, purpose: 'conform', direct: !service, trace: service });
+  const target = await client(settings.baseUrl, settings.apiKey, true);
+  const targetWrong = await client(settings.baseUrl, WRONG_KEY, true);
   const spinner = ctx.globals.json ? undefined : await startSpinner(io, `probing ${settings.baseUrl} and a local emulator`);
   const emu = await startEmulatorSide(startEmulator);
-  const emuClient = client(emu.url, emu.apiKey, false);
-  const emuWrong = client(emu.url, WRONG_KEY, false);
+  const emuClient = await client(emu.url, emu.apiKey, false);
+  const emuWrong = await client(emu.url, WRONG_KEY, false);
 
   let emuObs: Observation;
   let targetObs: Observation;

@@ -23,7 +23,10 @@ export { displayUrl };
 
 export type HttpOptions = {
   baseUrl: string;
-  apiKey: string;
+  /** Sent as X-Api-Key; the emulator's control plane takes none. */
+  apiKey?: string;
+  /** Sent with every request besides the client's own (the control plane's admin token). */
+  headers?: Record<string, string>;
   userAgent: string;
   timeoutMs: number;
   retries: number;
@@ -72,6 +75,10 @@ export type RequestOptions<T extends z.core.$ZodType> = {
   body?: unknown;
   /** Sent as Idempotency-Key; a POST is retried only when it has one, always with the same. */
   idempotencyKey?: string;
+  /** A body sent as it is, instead of `body` as JSON (the emulator's state document). */
+  raw?: { text: string; contentType: string };
+  /** The answer is text (the state document): a 2xx without JSON is then no error. */
+  textAnswer?: boolean;
   /** Schema of the wrapper's `data`; the answer is checked against it. */
   schema: T;
 };
@@ -84,7 +91,9 @@ export type Response<T> = { data: T; message: string | null | undefined; status:
  */
 export type RawResponse = {
   status: number;
+  /** The answer parsed as JSON; undefined when it is not JSON (a `textAnswer` request's). */
   body: unknown;
+  text: string;
   requestId?: string;
   date?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
@@ -220,12 +229,16 @@ export class HttpClient {
   ): Promise<RawResponse | Failure> {
     const headers: Record<string, string> = {
       accept: 'application/json',
+      ...this.opts.headers,
       'user-agent': this.opts.userAgent,
-      'x-api-key': this.opts.apiKey,
+      ...(this.opts.apiKey !== undefined ? { 'x-api-key': this.opts.apiKey } : {}),
     };
     if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
     let payload: string | undefined;
-    if (req.body !== undefined) {
+    if (req.raw) {
+      payload = req.raw.text;
+      headers['content-type'] = req.raw.contentType;
+    } else if (req.body !== undefined) {
       payload = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
@@ -269,10 +282,10 @@ export class HttpClient {
       if (note) this.opts.warn?.(`${req.method} ${new URL(shown).pathname}: ${note}`);
     }
     if (ok) {
-      if (body === undefined) {
+      if (body === undefined && !req.textAnswer) {
         return { error: new SchemaError(`${req.method} ${shown} answered ${ex.status} without a JSON body`, requestId), retryable: false };
       }
-      return { status: ex.status, body, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
+      return { status: ex.status, body, text: text.text, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
     }
     return { error: toApiError(ex.status, body, req.method, shown, requestId, ex.headers, this.opts.fullMessages), ...retry };
   }
