@@ -183,7 +183,6 @@ export class HttpClient {
   async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     this.proxyChoice(); // a proxy variable that cannot be read stops here, before anything is sent
-    const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
     let everSent = false;
     for (let attempt = 0; ; attempt++) {
       this.stop?.throwIfAborted();
@@ -196,9 +195,7 @@ export class HttpClient {
         return outcome;
       }
       everSent ||= !outcome.notSent;
-      // A 429 is the service saying it did nothing: as safe to repeat as what never left.
-      const repeatable = safeToRepeat || outcome.notSent || (outcome.error instanceof ApiError && outcome.error.status === 429);
-      const retry = outcome.retryable && repeatable && attempt < this.opts.retries;
+      const retry = this.shouldRetry(req, outcome, attempt);
       const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
       this.report({
@@ -288,6 +285,17 @@ export class HttpClient {
       return { status: ex.status, body, text: text.text, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
     }
     return { error: toApiError(ex.status, body, req.method, shown, requestId, ex.headers, this.opts.fullMessages), ...retry };
+  }
+
+  /**
+   * Whether a failed attempt goes again (before the budget's say): a failure worth another
+   * try, retries left, and a request safe to repeat: a read, a write with its
+   * Idempotency-Key, or one the service never got or said it did nothing with (429).
+   */
+  private shouldRetry(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>, outcome: Failure, attempt: number): boolean {
+    if (!outcome.retryable || attempt >= this.opts.retries) return false;
+    const rateLimited = outcome.error instanceof ApiError && outcome.error.status === 429;
+    return req.method === 'GET' || req.idempotencyKey !== undefined || outcome.notSent === true || rateLimited;
   }
 
   /** Waits `ms` before a retry; a stop ends the wait at once, with the stop's reason. */

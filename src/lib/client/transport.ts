@@ -1,8 +1,7 @@
-// One exchange with a server, bounded in time and in size (docs/configuration.md, "Timeouts and limits"):
-// the HTTP client's attempts and the webhook forwarder's go through here.
-//
-// The mechanism only: what to retry, when, and under which deadline is the caller's
-// (http.ts, the webhook forwarder). What undici 7 does not do by itself:
+// One exchange with a server, bounded in time and in size: the mechanism under the HTTP
+// client's attempts and the webhook forwarder's, which hold the policy (what to retry,
+// when, under which deadline; docs/configuration.md, "Timeouts and limits"). What it adds
+// to undici:
 //
 // - One deadline over every phase: DNS, TCP connect, the proxy's CONNECT, TLS, headers,
 //   body. undici honours an abort signal only once a request has a connection (it stores
@@ -164,9 +163,7 @@ export class Transport {
         });
       };
       timer = setTimeout(() => {
-        letGo(reason, () => {
-          return new DeadlinePassed(timeoutMs, lane.awaitingProxy > 0 ? 'proxy' : 'connect', lane.proxy);
-        });
+        letGo(reason, () => new DeadlinePassed(timeoutMs, lane.awaitingProxy > 0 ? 'proxy' : 'connect', lane.proxy));
       }, timeoutMs);
       if (!stop) return;
       onStop = () => letGo(stop.reason, () => stop.reason);
