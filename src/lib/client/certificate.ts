@@ -117,7 +117,8 @@ function presented(target: URL, timeoutMs: number): Promise<PeerCertificate | un
       const cert = socket.getPeerCertificate();
       done(cert?.valid_to ? cert : undefined);
     });
-    socket.once('error', () => done(undefined));
+    // Any error ends the look; one after it is over changes nothing (resolve is once).
+    socket.on('error', () => done(undefined));
   });
 }
 

@@ -253,7 +253,9 @@ export class HttpClient {
       });
     } catch (err) {
       if (this.stop?.aborted) throw this.stop.reason;
-      const refusal = await certificateRefusal(err, new URL(url), { canLook: choice.via !== 'proxy', timeoutMs });
+      // Its look at the certificate stays within the attempt's deadline.
+      const left = Math.max(1, timeoutMs - millisSince(started));
+      const refusal = await certificateRefusal(err, new URL(url), { canLook: choice.via !== 'proxy', timeoutMs: left });
       const failure: Failure = refusal
         ? { error: new CertificateRefused(`${req.method} ${shown}: ${refusal.problem} (${refusal.code})`, refusal.hint), retryable: false, notSent: true }
         : classifyTransportError(err, req.method, shown, choice, timeoutMs);
