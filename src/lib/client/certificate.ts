@@ -6,30 +6,12 @@ import { isIP } from 'node:net';
 import { connect, type PeerCertificate } from 'node:tls';
 
 /** OpenSSL's and Node's codes for a chain that leads to no authority this machine trusts. */
-const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-  'INVALID_CA',
-]);
+const UNTRUSTED = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'INVALID_CA']);
 
 /** The other verdicts on a certificate: refusals too, said with Node's own words. */
 const OTHER_REFUSALS = new Set([
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_REVOKED',
-  'CERT_REJECTED',
-  'CERT_CHAIN_TOO_LONG',
-  'PATH_LENGTH_EXCEEDED',
-  'INVALID_PURPOSE',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
-  'ERROR_IN_CERT_NOT_AFTER_FIELD',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_FORMAT',
+  'CERT_SIGNATURE_FAILURE', 'CERT_REVOKED', 'CERT_REJECTED', 'CERT_CHAIN_TOO_LONG', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'HOSTNAME_MISMATCH',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD', 'ERR_TLS_CERT_ALTNAME_FORMAT',
 ]);
 
 export const TLS_INTERCEPTION_HINT =
@@ -44,11 +26,11 @@ type AltnameError = { host?: string; cert?: PeerCertificate };
  * The refusal `err` is, when it is a certificate's; undefined for any other failure. For
  * dates, the certificate is read once more, directly (`canLook`: not through a proxy).
  */
-export async function certificateRefusal(err: unknown, target: URL, opts: { canLook: boolean; timeoutMs: number; now?: Date }): Promise<Refusal | undefined> {
+export async function certificateRefusal(err: unknown, target: URL, opts: { canLook: boolean; timeoutMs: number }): Promise<Refusal | undefined> {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
   if (!code) return undefined;
-  const clock = `it reads ${iso(opts.now ?? new Date())}`;
+  const clock = `it reads ${iso(new Date())}`;
   if (UNTRUSTED.has(code)) {
     return { code, problem: "the server's certificate is not signed by an authority this machine trusts", hint: TLS_INTERCEPTION_HINT };
   }
