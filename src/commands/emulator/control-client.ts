@@ -16,7 +16,7 @@ export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
 export type ControlTarget = {
   origin: string;
   token: string | undefined;
-  /** The context's client for the control plane (its caps and deadline), made by controlTarget. */
+  /** The context's client for the control plane, made by the first call. */
   http?: HttpClient;
 };
 
@@ -54,7 +54,7 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
   }
   const token = adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   ctx.io.addSecret(token);
-  return { origin, token, http: await controlClient(ctx, origin, token) };
+  return { origin, token };
 }
 
 /** The control plane's client: the run's deadline, retries and cap, no API key, direct. */
