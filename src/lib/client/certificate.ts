@@ -3,7 +3,7 @@
 // failed before any request was written, so the key never reached that host; the caller
 // neither retries (the certificate will not change between attempts) nor recovers.
 import { isIP } from 'node:net';
-import { connect, type PeerCertificate } from 'node:tls';
+import type { PeerCertificate } from 'node:tls';
 
 /** OpenSSL's and Node's codes for a chain that leads to no authority this machine trusts. */
 const UNTRUSTED = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'INVALID_CA']);
@@ -79,8 +79,10 @@ function namesOf(cert: PeerCertificate): string[] {
  * and sends nothing (the socket is destroyed as soon as the handshake ends); undefined
  * when it cannot be read within `timeoutMs`.
  */
-function presented(target: URL, timeoutMs: number): Promise<PeerCertificate | undefined> {
+async function presented(target: URL, timeoutMs: number): Promise<PeerCertificate | undefined> {
   const host = target.hostname.replace(/^\[|\]$/g, '');
+  // Loaded here: a run that talks plain http to the emulator never needs node:tls.
+  const { connect } = await import('node:tls');
   return new Promise((resolve) => {
     const socket = connect({
       host,
