@@ -25,7 +25,7 @@ export type HttpOptions = {
   baseUrl: string;
   /** Sent as X-Api-Key; the emulator's control plane takes none. */
   apiKey?: string;
-  /** Sent with every request besides the client's own (the control plane's admin token). */
+  /** More headers on every request (the control plane's admin token). */
   headers?: Record<string, string>;
   userAgent: string;
   timeoutMs: number;
@@ -179,7 +179,7 @@ export class HttpClient {
     return { data: body.data, message: body.message, status: raw.status, requestId: raw.requestId };
   }
 
-  /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
+  /** Sends with retries; resolves with a 2xx answer (its JSON, and its text), throws a typed error otherwise. */
   async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     this.proxyChoice(); // a proxy variable that cannot be read stops here, before anything is sent
