@@ -51,10 +51,9 @@ const createArgs = ['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', 
  */
 async function refused(pem: Pem, code: string) {
   const server = await serve(pem);
-  const get = await cli(['tx', 'get', TX_ID], server.baseUrl);
+  const [get, create] = await Promise.all([cli(['tx', 'get', TX_ID], server.baseUrl), cli(createArgs, server.baseUrl)]);
   expect(get.code, get.stderr).toBe(7);
   expect(get.stderr).not.toContain('(retry 1)');
-  const create = await cli(createArgs, server.baseUrl);
   expect(create.code, create.stderr).toBe(7);
   expect(create.stderr).toContain('error: NOT_SENT: transaction "cert-1" was not created: ');
   expect(create.stderr).toContain(`(${code})`);

@@ -23,7 +23,7 @@ export function certificateAuthority() {
   const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', cwd: dir });
   const caKey = join(dir, 'ca.key');
   const caCert = join(dir, 'ca.pem');
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', caKey, '-out', caCert, '-days', '2', '-subj', '/CN=Offramp Test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', caKey, '-out', caCert, '-days', '2', '-subj', '/CN=Offramp Test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '1000\n');
   writeFileSync(
@@ -40,14 +40,14 @@ export function certificateAuthority() {
      */
     leaf(cn: string, san: string, start: string, end: string): Pem {
       const base = join(dir, `leaf${++n}`);
-      run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`]);
+      run(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`]);
       run(['ca', '-batch', '-config', join(dir, 'ca.cnf'), '-cert', caCert, '-keyfile', caKey, '-in', `${base}.csr`, '-out', `${base}.pem`, '-startdate', start, '-enddate', end, '-notext']);
       return { key: readFileSync(`${base}.key`), cert: readFileSync(`${base}.pem`), certPath: `${base}.pem` };
     },
     /** A certificate for `san` that signs itself: no authority vouches for it. */
     selfSigned(cn: string, san: string): Pem {
       const base = join(dir, `self${++n}`);
-      run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.pem`, '-days', '2', '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`]);
+      run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.pem`, '-days', '2', '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`]);
       return { key: readFileSync(`${base}.key`), cert: readFileSync(`${base}.pem`), certPath: `${base}.pem` };
     },
   };
