@@ -1,7 +1,8 @@
 // One context, built once in `main` and handed to every command: IO, the clock, the
 // global flags, and lazy access to the config file, the resolved settings and the HTTP
-// clients (one factory, so every request of a run keeps the same rules). Nothing expensive is loaded until a command asks for it, so `--help` and
-// `--version` never pay for undici, zod, conf or the prompts.
+// clients (one factory, so every request of a run keeps the same rules). Nothing
+// expensive is loaded until a command asks for it, so `--help` and `--version` never pay
+// for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
 import type { ConfigStore } from './config/store.js';
