@@ -39,8 +39,6 @@ export type ClientFor = {
   purpose?: string;
   /** Direct whatever the proxy variables say: an emulator, not the service. */
   direct?: boolean;
-  /** --verbose traces its requests unless false. */
-  trace?: boolean;
   /** Answers up to this size are read whatever OFFRAMP_MAX_RESPONSE_BYTES says (the emulator's state document). */
   maxResponseBytes?: number;
 };
@@ -118,9 +116,11 @@ export function createContext(deps: ContextDeps): Context {
 
     settings() {
       settings ??= (async () => {
-        const { needsConfig, resolveSettings } = await import('./config/profile.js');
+        const [{ needsConfig, profileNameFor, resolveSettings }, { withStoredKey }] = await Promise.all([import('./config/profile.js'), import('./config/keys.js')]);
         const sources = { flags: { profile: globals.profile, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, env };
-        const data = needsConfig(sources) ? (await ctx.config()).read() : undefined;
+        const stored = needsConfig(sources) ? (await ctx.config()).read() : undefined;
+        // A key in the keychain or behind a command is fetched only now, for the profile in use.
+        const data = await withStoredKey(sources, stored, profileNameFor(sources, stored));
         const resolved = resolveSettings(sources, data);
         io.addSecret(resolved.apiKey);
         io.addSecret(resolved.webhookSecret);
@@ -176,7 +176,9 @@ export function createContext(deps: ContextDeps): Context {
         fullMessages: globals.verbose,
         warn: (line) => io.err(`warning: ${line}`),
         ...(deps.backoffBaseMs !== undefined ? { backoffBaseMs: deps.backoffBaseMs } : {}),
-        ...(globals.verbose && to.trace !== false ? { trace: (line: string) => io.err(line) } : {}),
+        // A test's fake clock waits out retries too; a real run keeps the client's abortable timer.
+        ...(deps.sleep ? { sleep: deps.sleep } : {}),
+        ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
       });
       clients.push(http);
       return http;

@@ -1,10 +1,11 @@
-// Issue 17, "nothing left behind": however an export ends (success, an error of the
-// service, Ctrl-C, SIGTERM, SIGHUP, a reader that closed stdout, a full disk), neither its
-// temporary file beside --out nor anything in TMPDIR (its spools) remains, and the ending
-// is one line on stderr (or a quiet exit 0 for a reader that closed early), never a stack
-// trace. The built binary in a child process, each run with a TMPDIR of its own to list
-// afterwards. A run is caught midway by a gate in front of the emulator that holds its
-// requests after the first few, not by a slow service.
+// "Nothing left behind": however an export ends (success, an error of the service,
+// Ctrl-C, SIGTERM, SIGHUP, a reader that closed stdout, a full disk), neither its temporary
+// file beside --out nor anything in TMPDIR (its spools) remains, and the ending is one line
+// on stderr with the command that continues it (or a quiet exit 0 for a reader that closed
+// early), never a stack trace. What an export to --out that did not finish keeps is its
+// checkpoint beside FILE, for that command. The built binary in a child process, each run
+// with a TMPDIR of its own to list afterwards. A run is caught midway by a gate in front of
+// the emulator that holds its requests after the first few, not by a slow service.
 import { closeSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,8 @@ afterAll(() => emu.close());
 const gated = () => behindGate(emu, 24);
 
 const WINDOW = ['--from', day(-180), '--to', day(0)];
+/** What every export of WINDOW says first: it reaches into today. */
+const OPEN = `warning: the window reaches into today (${day(0)} UTC), which is not over: its figures can still change; close a month once it is over`;
 
 /** An export to a file, caught once rows are in its temporary file and later slices wait at the gate. */
 async function midway(extra: string[] = []) {
@@ -45,15 +48,19 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 130],
-  ] as const)('%s: exit %i, one line, no temporary file, nothing in TMPDIR', async (signal, code) => {
+  ] as const)('%s: exit %i, one line and the command that continues it, no temporary file, nothing in TMPDIR', async (signal, code) => {
     // The requests held at the gate are never answered, and --timeout is past the test's own
     // limit: the run must let go of them at the signal, not wait for their deadline.
     const { dir, tmp, out, run } = await midway(['--timeout', '120000']);
     run.child.kill(signal);
     const done = await run.done;
     expect(done.code, done.stderr).toBe(code);
-    expect(done.stderr.trim()).toBe(`error: INTERRUPTED: export interrupted (${signal}); ${out} was not written`);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(done.stderr.trim().split('\n')).toEqual([
+      OPEN,
+      `error: INTERRUPTED: export interrupted (${signal}); ${out} was not written`,
+      `hint: continue it with: offramp revenue export --from ${day(-180)}T00:00:00.000Z --to ${day(0)}T23:59:59.999Z --out ${out} --resume`,
+    ]);
+    expect(readdirSync(dir)).toEqual(['ledger.csv.offramp-resume']);
     expect(leftovers(tmp)).toEqual([]);
   });
 
@@ -68,7 +75,7 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     door.open();
     const done = await run.done;
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toBe('');
+    expect(done.stderr).toBe(`${OPEN}\n`);
     expect(leftovers(tmp)).toEqual([]);
   });
 
@@ -79,7 +86,7 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
       const run = spawnExport(WINDOW, { env: emu.env, tmp, stdio: ['ignore', full, 'pipe'] });
       const done = await run.done;
       expect(done.code, done.stderr).toBe(1);
-      expect(done.stderr.trim()).toBe('error: DISK_FULL: no space left on the device (stdout)');
+      expect(done.stderr.trim()).toBe(`${OPEN}\nerror: DISK_FULL: no space left on the device (stdout)`);
       expect(leftovers(tmp)).toEqual([]);
     } finally {
       closeSync(full);
@@ -87,8 +94,8 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
   });
 
   it.each([
-    ['the --out directory', 'out'],
-    ['the spools (TMPDIR)', 'tmp'],
+    ['the --out directory (the file, its checkpoint and spools)', 'out'],
+    ['the spools of an export to stdout (TMPDIR)', 'tmp'],
   ] as const)('a full disk under %s: one line, exit 1, no temporary file, no spool', async (_what, which) => {
     const dir = freshDir('offramp-end-out-');
     const tmp = freshDir('offramp-end-tmp-');
@@ -100,12 +107,12 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
     }
     try {
       const out = join(dir, 'ledger.csv');
-      const done = await spawnExport([...WINDOW, '--out', out, '--concurrency', '8'], { env: emu.env, tmp }).done;
+      const done = await spawnExport([...WINDOW, ...(which === 'out' ? ['--out', out] : []), '--concurrency', '8'], { env: emu.env, tmp }).done;
       expect(done.code, done.stderr).toBe(1);
-      const lines = done.stderr.trim().split('\n');
-      expect(lines[0]).toMatch(/^error: DISK_FULL: /);
+      expect(done.stderr).toMatch(/^error: DISK_FULL: /m);
       expect(done.stderr).not.toMatch(/\n\s+at /);
-      expect(readdirSync(dir)).toEqual([]);
+      // What finished slices fitted stays for the continuing command; nothing else.
+      expect(readdirSync(dir).filter((name) => name !== 'ledger.csv.offramp-resume')).toEqual([]);
       expect(leftovers(tmp)).toEqual([]);
     } finally {
       unmount(small);
@@ -138,7 +145,7 @@ describe('an export that ends early leaves nothing behind', { timeout: 30_000 },
       const done = await run.done;
       expect(done.code, done.stderr).toBe(1);
       expect(done.stderr.split('\n')[0]).toBe(`error: UNAVAILABLE: try later; ${out} was not written`);
-      expect(readdirSync(dir)).toEqual([]);
+      expect(readdirSync(dir)).toEqual(['ledger.csv.offramp-resume']);
       expect(leftovers(tmp)).toEqual([]);
     } finally {
       await server.close();

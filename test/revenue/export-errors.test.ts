@@ -1,10 +1,14 @@
 // `revenue export` / `revenue summary` when things go wrong, against a scripted server:
-// bad input sends nothing; a summary that disagrees exits 8 naming the slice; a failure
-// mid-export leaves no file; the service's 400 is exit 2.
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+// bad input sends nothing (a file named for another format included); a summary that
+// disagrees exits 8 naming the slice; a failure mid-export leaves no file; the service's
+// 400 is exit 2; a service that only answers 429 ends the export within --retries.
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { RETRY_AFTER_CAP_MS } from '../../src/lib/client/http.js';
 import { runMain } from '../helpers/main.js';
 import { errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
 
@@ -38,6 +42,78 @@ const row = (n: number, ts: string, share = '10.00') => ({
 const page = (data: unknown[], next: string | null, summary?: unknown) =>
   json(200, { success: true, data: { data, has_more: next !== null, limit: 100, next_cursor: next, ...(summary ? { summary } : {}) } });
 
+describe('revenue export against a service that only ever answers 429 (Retry-After: an hour)', () => {
+  // The client's loop is the only one: --retries N bounds a page's attempts at N + 1, each
+  // wait the Retry-After capped (RETRY_AFTER_CAP_MS). A fake clock does the waiting.
+  it.each([
+    [undefined, 4],
+    [0, 1],
+    [2, 3],
+  ])('--retries %s: exit 6 after %i attempts, saying how long it waited and the command that continues it', async (retries, attempts) => {
+    const asked: string[] = [];
+    const refusing = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' }).end(JSON.stringify(errorBody('RATE_LIMITED', 'slow down')));
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    onTestFinished(() => new Promise<void>((r) => (refusing.closeAllConnections(), refusing.close(() => r()))));
+    let clock = Date.parse('2026-04-01T00:00:00Z');
+    const waits: number[] = [];
+    const out = join(mkdtempSync(join(tmpdir(), 'offramp-429-')), 'march 1.csv');
+    const r = await runMain(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--out', out, ...(retries === undefined ? [] : ['--retries', String(retries)])], {
+      env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/api/v1/partner`, OFFRAMP_RETRIES: undefined },
+      now: () => new Date(clock),
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    });
+    expect(r.code).toBe(6);
+    expect(asked).toHaveLength(attempts);
+    expect(waits).toEqual(Array.from({ length: attempts - 1 }, () => RETRY_AFTER_CAP_MS));
+    const waited = ((attempts - 1) * RETRY_AFTER_CAP_MS) / 1000;
+    const [error, hint] = r.stderr.trim().split('\n');
+    expect(error).toBe(
+      `error: RATE_LIMITED: slow down (a page was refused at ${attempts === 1 ? 'its only attempt' : `all ${attempts} attempts`}, over ${waited < 120 ? `${waited} s` : `${waited / 60} min 0 s`} of waiting: lower --concurrency for a tighter limit, or raise --retries); ${out} was not written`,
+    );
+    expect(hint).toBe(`hint: continue it with: offramp revenue export --from 2026-03-01T00:00:00.000Z --to 2026-03-01T23:59:59.999Z --out '${out}' --resume`);
+    expect(existsSync(out)).toBe(false);
+    expect(statSync(`${out}.offramp-resume/checkpoint.json`).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('revenue export: month-close honesty', () => {
+  const OPEN = 'its figures can still change; close a month once it is over';
+  it.each([
+    ['2026-03-01T00:00:00.000Z', 'warning: the window reaches into today (2026-03-01 UTC), which is not over: '],
+    ['2026-03-01T23:59:59.999Z', 'warning: the window reaches into today (2026-03-01 UTC), which is not over: '],
+    ['2026-02-28T23:59:59.999Z', 'warning: the window reaches into days not over yet (today is 2026-02-28 UTC): '],
+    ['2026-03-02T00:00:00.000Z', undefined],
+  ])('March 1st exported at %s: %s', async (now, warning) => {
+    server = await scriptedServer([page([row(1, '2026-03-01T10:00:00.000Z')], null)]);
+    const r = await runMain(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'ndjson'], {
+      env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl },
+      now: () => new Date(now),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    if (warning) expect(r.stderr).toBe(`${warning}${OPEN}\n`);
+    else expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a filter that matched no row says so on stderr, exit 0; so does an empty window', async () => {
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--token', 'USDC', '--network', 'tron'], [page([], null)]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('note: no row of 2026-03-01T00:00:00.000Z … 2026-03-01T23:59:59.999Z matched --token usdc --network tron\n');
+    expect(r.requests[0]!.url).toContain('crypto_currency=usdc');
+    await server!.close();
+    const empty = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'ndjson'], [page([], null)]);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toBe('note: the ledger holds no row in 2026-03-01T00:00:00.000Z … 2026-03-01T23:59:59.999Z\n');
+  });
+});
+
 describe('revenue export: input checked before any request', () => {
   it.each([
     [['--from', '2026-02-30', '--to', '2026-03-01'], /--from: "2026-02-30" is not a real calendar day/],
@@ -54,6 +130,10 @@ describe('revenue export: input checked before any request', () => {
     [['--from', '2026-03-01', '--to', '2026-03-01', '--resume'], /--resume needs --out FILE/],
     [['--from', '2026-03-01', '--to', '2026-03-01', '--out', 'a.csv', '--manifest', './a.csv'], /--manifest: give a file other than --out/],
     [['--from', '2026-03-01', '--to', '2026-03-01', '--manifest', ' '], /--manifest: give a file name/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '-o', 'csv', '--out', 'x.xlsx'], /-o csv contradicts --out x.xlsx, which names a .xlsx file/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '-o', 'ndjson', '--out', 'x.CSV'], /-o ndjson contradicts --out x.CSV, which names a .csv file/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '--out', 'x.txt'], /--out x.txt: this command cannot write .txt files/],
+    [['--from', '2026-03-01', '--to', '2026-03-01', '--out', 'report.html'], /--out report.html: this command cannot write .html files/],
   ])('export %j → exit 2', async (args, message) => {
     const r = await run(['revenue', 'export', ...args]);
     expect(r.code).toBe(2);
@@ -103,7 +183,7 @@ describe('revenue export: failures', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('a 5xx that outlasts the retries mid-export: exit 1, no file, no temporary file', async () => {
+  it('a 5xx that outlasts the retries mid-export: exit 1, no file, no temporary file; the checkpoint stays, and the hint continues it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-5xx-'));
     const out = join(dir, 'march.csv');
     const fail = json(503, errorBody('UNAVAILABLE', 'try later'));
@@ -114,8 +194,17 @@ describe('revenue export: failures', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`error: UNAVAILABLE: try later; ${out} was not written`);
+    expect(r.stderr).toContain(`hint: continue it with: offramp revenue export --from 2026-03-01T00:00:00.000Z --to 2026-03-01T23:59:59.999Z --out ${out} --resume\n`);
     expect(existsSync(out)).toBe(false);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['march.csv.offramp-resume']);
+    expect(readdirSync(join(dir, 'march.csv.offramp-resume'))).toEqual(['checkpoint.json']);
+
+    // Another export to the same file, without --resume, says whose checkpoint it replaces.
+    await server!.close();
+    const other = await run(['revenue', 'export', '--from', '2026-03-02', '--to', '2026-03-02', '--out', out], [page([row(2, '2026-03-02T10:00:00.000Z')], null)]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain(`note: this run replaces the checkpoint of another export to ${out} (--from 2026-03-01T00:00:00.000Z --to 2026-03-01T23:59:59.999Z -o csv)`);
+    expect(readdirSync(dir)).toEqual(['march.csv']);
   });
 
   it("the service's 400 is exit 2; a row outside the window asked for is refused", async () => {
@@ -134,26 +223,6 @@ describe('revenue export: failures', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('error: ANSWER_MISMATCH: asked for the revenue summary of 2026-03-01T00:00:00.000Z … 2026-03-01T23:59:59.999Z, and the service answered with the summary of 2026-03-01T00:00:00.000Z … 2026-03-31T23:59:59.999Z');
     expect(existsSync(out)).toBe(false);
-  });
-
-  it('a 429 the client gave up on is waited out (its Retry-After) and the page asked again', async () => {
-    const limited = json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '0' });
-    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'ndjson', '--retries', '0'], [
-      limited,
-      limited,
-      page([row(1, '2026-03-01T10:00:00.000Z')], null),
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(r.requests).toHaveLength(3);
-  });
-
-  it('a service that keeps answering 429: exit 6 after the export has waited it out several times', async () => {
-    const limited = json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '0' });
-    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--retries', '0'], Array.from({ length: 9 }, () => limited));
-    expect(r.code).toBe(6);
-    expect(r.stderr.split('\n')[0]).toBe('error: RATE_LIMITED: slow down');
-    expect(r.requests).toHaveLength(9);
   });
 
   it('revenue summary without a summary in the answer fails clearly', async () => {

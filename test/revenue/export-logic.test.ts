@@ -1,8 +1,8 @@
 // The export engine without a server: slice planning, exact totals, row formats (the
 // spreadsheet-safe CSV cells, XLSX amounts), and the pipeline against an in-memory ledger:
-// later slices finishing first still come out in ledger order, a failure fails it, the
-// number of slices read at once follows the 429s the client reports, and a run taken up
-// from the slices an earlier run finished writes every row once.
+// later slices finishing first still come out in ledger order, a failure fails it, no more
+// pages are asked for at once than --concurrency says, and a run taken up from the slices
+// an earlier run finished writes every row once.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, MAX_WINDOW_MS, parseWindow } from '../../src/lib/input/dates.js';
-import type { AttemptReport } from '../../src/lib/client/http.js';
 import { checkSlices, exportRevenue, saveSlice, type ExportOptions, type KeptSlice, type SavedSlice } from '../../src/lib/revenue/export.js';
 import { apiVersion, publicUrl } from '../../src/lib/revenue/manifest.js';
 import { amountCell, MAX_NUMBER_DIGITS } from '../../src/lib/revenue/xlsx.js';
@@ -109,44 +108,26 @@ describe('row formats', () => {
   });
 });
 
-/**
- * An in-memory ledger answering like GET /revenue, with a delay per slice. Each answer is
- * told to the client's observers as an attempt; with `throttleAbove`, a request sent while
- * more than that many are out is first answered 429 (told, then retried, as the client does).
- */
-function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from: string) => number; failAt?: string; summaryOff?: number; throttleAbove?: number }) {
+/** An in-memory ledger answering like GET /revenue, with a delay per slice; `seen` counts the pages out at once. */
+function fakeApi(rows: RevenueRow[], opts: { pageSize: number; delayFor?: (from: string) => number; failAt?: string; summaryOff?: number }) {
   const calls: string[] = [];
   const ignored: string[] = [];
-  const observers = new Set<(a: AttemptReport) => void>();
-  const tell = (status: number) => observers.forEach((o) => o({ method: 'GET', path: '/revenue', attempt: 0, status, ms: 1, again: status === 429 }));
-  const seen = { inFlight: 0, peak: 0, throttled: 0 };
+  const seen = { inFlight: 0, peak: 0 };
   return {
     calls,
     ignored,
     seen,
     api: {
-      http: {
-        observe(fn: (a: AttemptReport) => void) {
-          observers.add(fn);
-          return () => observers.delete(fn);
-        },
-      },
       revenue: {
         async page(q: { from: string; to: string; cursor?: string; limit?: number; include_summary?: boolean }, check?: FilterCheck<'revenue'>) {
           calls.push(`${q.from}|${q.cursor ?? ''}`);
           seen.peak = Math.max(seen.peak, ++seen.inFlight);
           try {
-            if (opts.throttleAbove !== undefined && seen.inFlight > opts.throttleAbove) {
-              seen.throttled++;
-              await new Promise((r) => setTimeout(r, 2));
-              tell(429);
-            }
             await new Promise((r) => setTimeout(r, opts.delayFor?.(q.from) ?? 1));
           } finally {
             seen.inFlight--;
           }
           if (opts.failAt && q.from === opts.failAt && q.cursor) throw new Error('boom in a later page');
-          tell(200);
           const inWindow = rows.filter((r) => r.ts >= q.from && r.ts <= q.to);
           const start = q.cursor ? Number(q.cursor) : 0;
           const data = inWindow.slice(start, start + opts.pageSize);
@@ -260,28 +241,15 @@ describe('exportRevenue', () => {
   });
 });
 
-describe('pages asked for at once follow the 429s the client reports', () => {
+describe('pages asked for at once: --concurrency, fixed', () => {
   const rows = Array.from({ length: 960 }, (_, i) => row(i, { ts: new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString() })); // 40 days
   const slices = planSlices(parseWindow('2026-01-01', '2026-02-09'), 40);
 
-  it('answered cleanly, they grow from --concurrency to the most allowed', async () => {
+  it.each([1, 3, 8])('at most %i out at once, and that many while slices wait', async (concurrency) => {
     const { api, seen } = fakeApi(rows, { pageSize: 4 });
-    const run = await ndjsonExport({ api, slices, concurrency: 2, maxConcurrency: 8, summary: false, pageSize: 4 });
-    expect(run.written).toHaveLength(960);
-    expect(seen.peak).toBe(8);
-    expect(seen.throttled).toBe(0);
-  });
-
-  it('a service that answers 429 beyond 3 requests at once keeps them near 3, well under the 8 allowed', async () => {
-    const { api, seen } = fakeApi(rows, { pageSize: 4, throttleAbove: 3 });
-    const limits: number[] = [];
-    const run = await ndjsonExport({ api, slices, concurrency: 2, maxConcurrency: 8, summary: false, pageSize: 4, onProgress: (p) => limits.push(p.limit) });
+    const run = await ndjsonExport({ api, slices, concurrency, summary: false, pageSize: 4 });
     expect(refs(run.written)).toEqual(refs(rows));
-    // Each 429 cuts the limit back: past the first probes it only tries a little above what
-    // the service takes (8 at once would have most of the 240 requests refused).
-    expect(seen.throttled).toBeGreaterThan(0);
-    expect(seen.throttled).toBeLessThan(120);
-    expect(Math.max(...limits.slice(limits.length / 2))).toBeLessThanOrEqual(5);
+    expect(seen.peak).toBe(concurrency);
   });
 });
 
@@ -295,7 +263,7 @@ describe('exportRevenue, resumed', () => {
     const finished = new Map<number, SavedSlice>();
     const { api: failing } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString() });
     await expect(
-      ndjsonExport({ api: failing, slices, concurrency: 1, maxConcurrency: 1, summary: true, totals: true, pageSize: 7, spool: spools.spool, onSliceDone: async (r, bytes) => void finished.set(r.index, saveSlice(r, bytes)) }),
+      ndjsonExport({ api: failing, slices, concurrency: 1, summary: true, totals: true, pageSize: 7, spool: spools.spool, onSliceDone: async (r, bytes) => void finished.set(r.index, saveSlice(r, bytes)) }),
     ).rejects.toThrow('boom in a later page');
     expect([...finished.keys()]).toEqual([0, 1]);
 
@@ -310,7 +278,7 @@ describe('exportRevenue, resumed', () => {
   });
 });
 
-describe('spreadsheet-safe CSV cells (issue 17)', () => {
+describe('spreadsheet-safe CSV cells', () => {
   it("a cell starting like a formula gets a leading '; plain decimals in amount columns do not", () => {
     for (const text of ['=1+1', '+1', '-1+2', '@SUM(A1)', '\t=1', '\r=1', '\uFF1D1', '\uFF0B1', '\uFF0D1', '\uFF201']) {
       expect(safeCell(text, 'merchant_reference')).toBe(`'${text}`);

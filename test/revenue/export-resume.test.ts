@@ -1,13 +1,14 @@
-// Issue 17, "resumable": an export to --out with --resume keeps its finished slices and a
-// checkpoint beside FILE (FILE.offramp-resume); killed midway (SIGKILL: nothing of it runs)
-// or interrupted (Ctrl-C), the same command again fetches only the slices not finished,
-// and the file holds every row exactly once: byte for byte what one uninterrupted export
-// writes. A checkpoint made for another query is refused. The runs that are killed or
+// "Resumable": an export to --out, with --resume or without, keeps its finished slices and
+// a checkpoint beside FILE (FILE.offramp-resume); killed midway (SIGKILL: nothing of it
+// runs), the same command with --resume continues it; interrupted (Ctrl-C, SIGTERM), it
+// prints the command that does, and that command fetches only the slices not finished: the
+// file holds every row exactly once, byte for byte what one uninterrupted export writes.
+// A checkpoint made for another query is refused. The runs that are killed or
 // interrupted, and the one after a SIGKILL whose TMPDIR is inspected, are the built binary
 // in child processes; the others run `main` in process. A run is stopped midway by a gate
 // in front of the emulator that holds its requests after the first few, not by a slow
 // service.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
@@ -63,9 +64,9 @@ function expectEveryRowOnce(text: string) {
   expect(ids.length).toBe(ROWS);
 }
 
-/** A resumable export to `out` through `env`'s gate, stopped by `signal` once its checkpoint holds rows and the rest waits at the gate. */
-async function stopMidway(out: string, tmp: string, signal: NodeJS.Signals, { door, env }: Awaited<ReturnType<typeof gated>>) {
-  const run = spawnExport([...WINDOW, '--out', out, '--resume'], { env, tmp });
+/** An export to `out` through `env`'s gate, stopped by `signal` once its checkpoint holds rows and the rest waits at the gate. */
+async function stopMidway(out: string, tmp: string, signal: NodeJS.Signals, { door, env }: Awaited<ReturnType<typeof gated>>, extra: string[] = ['--resume']) {
+  const run = spawnExport([...WINDOW, '--out', out, ...extra], { env, tmp });
   expect(await until(() => door.held() > 0 && checkpointed(out) > 0), `never checkpointed: ${run.stderr()}`).toBe(true);
   run.child.kill(signal);
   // Answered after the signal, as a slow service would (an interrupted run waits for the
@@ -94,24 +95,35 @@ describe('revenue export --resume', { timeout: 30_000 }, () => {
     expect(leftovers(tmp)).toEqual([]);
   });
 
-  it('interrupted (Ctrl-C): exit 130, the checkpoint kept with a hint; --resume finishes it', async () => {
+  it.each([
+    ['SIGINT', 130, ['--resume']],
+    ['SIGINT', 130, []],
+    ['SIGTERM', 143, []],
+  ] as const)('stopped by %s (exit %i), with %j: the checkpoint kept (0600), and the command printed continues it', async (signal, code, extra) => {
     const { dir, tmp, out } = places();
     const service = await gated();
-    const stopped = await stopMidway(out, tmp, 'SIGINT', service);
-    expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toContain(`error: INTERRUPTED: export interrupted (SIGINT); ${out} was not written`);
-    expect(stopped.stderr).toContain('hint: run the same command again (with --resume) to continue where it stopped');
+    const stopped = await stopMidway(out, tmp, signal, service, [...extra]);
+    expect(stopped.code).toBe(code);
+    expect(stopped.stderr).toContain(`error: INTERRUPTED: export interrupted (${signal}); ${out} was not written`);
+    const hint = /^hint: continue it with: (.*)$/m.exec(stopped.stderr)?.[1];
+    expect(hint).toBe(`offramp revenue export --from ${day(-180)}T00:00:00.000Z --to ${day(0)}T23:59:59.999Z --out ${out} --resume`);
     expect(tempsOf(dir, 'ledger.csv')).toEqual([]);
     expect(readdirSync(dir)).toEqual(['ledger.csv.offramp-resume']);
     expect(readdirSync(resumeDirOf(out))).not.toContain('lock');
+    expect(statSync(join(resumeDirOf(out), 'checkpoint.json')).mode & 0o777).toBe(0o600);
+    expect(checkpointed(out)).toBeGreaterThan(0);
 
-    const again = await exportInProcess([...WINDOW, '--out', out, '--resume'], service.env);
+    // The command as printed (no word of it needs quoting here), run as given.
+    const [program, ...words] = hint!.split(' ');
+    expect(program).toBe('offramp');
+    const again = await runMain(words, { env: service.env });
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/; [\d,]+ of them from the checkpoint/);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
   });
 
-  it('a checkpoint for another query is refused; without --resume the export starts over and drops it', async () => {
+  it('a checkpoint for another query is refused; without --resume the export starts over and replaces it', async () => {
     const { dir, tmp, out } = places();
     const service = await gated();
     await stopMidway(out, tmp, 'SIGKILL', service);
@@ -121,12 +133,13 @@ describe('revenue export --resume', { timeout: 30_000 }, () => {
     expect(other.stderr).toContain(`error: USAGE: --resume: the checkpoint for ${out} belongs to another export (--from ${day(-180)}T00:00:00.000Z --to ${day(0)}T23:59:59.999Z -o csv); this one differs in --from`);
     const json = await exportInProcess([...WINDOW, '-o', 'ndjson', '--out', out, '--resume'], service.env);
     expect(json.code).toBe(2);
-    expect(json.stderr).toContain('this one differs in -o');
+    // The format follows the file's name: another format is another file, another checkpoint.
+    expect(json.stderr).toContain(`-o ndjson contradicts --out ${out}`);
     expect(existsSync(resumeDirOf(out))).toBe(true);
 
     const fresh = await exportInProcess([...WINDOW, '--out', out], service.env);
     expect(fresh.code, fresh.stderr).toBe(0);
-    expect(fresh.stderr).toContain(`note: an interrupted export to ${out} can be continued with --resume; this run starts over`);
+    expect(fresh.stderr).toContain(`note: an interrupted export to ${out} could have been continued with --resume; this run starts over, replacing its checkpoint`);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
   });

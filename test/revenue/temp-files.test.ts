@@ -1,6 +1,6 @@
-// Issue 17, "nothing hijackable": every temporary path of an export is created exclusively
+// "Nothing hijackable": every temporary path of an export is created exclusively
 // under a name nobody can guess (the file beside --out) or in a directory only the user can
-// enter (a resumable export's FILE.offramp-resume), so a link or a file planted there by
+// enter (an export's FILE.offramp-resume), so a link or a file planted there by
 // someone else is never written through, read as ours, or removed; spools are unlinked as
 // soon as they are made, so even a killed export leaves none. In process, with the
 // randomness fixed where a test must know a name in advance; the SIGKILL case runs the
@@ -90,7 +90,7 @@ describe('a run killed outright (SIGKILL)', { timeout: 30_000 }, () => {
   });
   afterAll(() => slow.close());
 
-  it('leaves no file at --out and nothing in TMPDIR; the next export removes its temporary file', async () => {
+  it('leaves no file at --out and nothing in TMPDIR; the next export removes its temporary file and the old checkpoint', async () => {
     const dir = freshDir('offramp-kill-out-');
     const tmp = freshDir('offramp-kill-tmp-');
     const out = join(dir, 'ledger.csv');
@@ -104,7 +104,8 @@ describe('a run killed outright (SIGKILL)', { timeout: 30_000 }, () => {
     expect(leftovers(tmp)).toEqual([]);
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
-    expect(readdirSync(dir)).toEqual(tempsOf(dir, 'ledger.csv'));
+    // Its temporary file, and the checkpoint directory that lets the export be continued.
+    expect(readdirSync(dir).sort()).toEqual([...tempsOf(dir, 'ledger.csv'), 'ledger.csv.offramp-resume'].sort());
     expect(tempsOf(dir, 'ledger.csv')).toHaveLength(1);
     expect(leftovers(tmp)).toEqual([]);
 

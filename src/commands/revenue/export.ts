@@ -1,17 +1,14 @@
 // offramp revenue export --from T --to T [--token T] [--network N] [-o csv|json|ndjson|xlsx]
 //                        [--out FILE] [--summary] [--concurrency N] [--raw-cells] [--excel]
 //                        [--manifest FILE] [--resume]
-// Streams every ledger row of the window (src/lib/revenue/export.ts: the pipeline) as CSV (the default; spreadsheet-safe cells unless --raw-cells), a
-// JSON array, NDJSON or XLSX, to stdout or atomically to FILE. --summary checks each
-// slice's row count and summed share against the service's summary: the totals go to
-// stderr, and a mismatch exits 8 naming the slice (FILE is then not written: an export that
-// fails its check must not look finished). --manifest writes what an auditor files beside
-// the export; --resume continues an interrupted export to FILE from its checkpoint.
+// The flags, the checks before any request, and how a run ends; the pipeline is
+// src/lib/revenue/export.ts. FILE's name says its format (formatOfFile). --summary's
+// mismatch leaves FILE unwritten: an export that fails its check must not look finished.
 //
 // However the export ends (success, an error, Ctrl-C, SIGTERM, SIGHUP, a reader that went
-// away, a full disk), its temporary file is removed and its spools are gone, but for a
-// resumable export's checkpoint and spools, which stay for the next --resume
-// (src/lib/revenue/resume.ts).
+// away, a full disk), its temporary file is removed. An export to FILE that did not finish
+// keeps its checkpoint and spools (src/lib/revenue/resume.ts) and prints the command that
+// continues it; one to stdout keeps nothing.
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -20,17 +17,19 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/fs/atomic.js';
 import { sliceWindow, type Window } from '../../lib/input/dates.js';
-import { CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
+import { ApiError, CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
-import { windowFlags } from '../../lib/input/window.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { stillOpenNote, windowFlags } from '../../lib/input/window.js';
+import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import type { Api } from '../../lib/client/api.js';
 import {
   checkSlices,
+  DEFAULT_CONCURRENCY,
   EXPORT_PAGE_SIZE,
   exportRevenue,
   MAX_CONCURRENCY,
+  refusedFor,
   saveSlice,
   type ExportProgress,
   type KeptSlice,
@@ -39,7 +38,7 @@ import {
 } from '../../lib/revenue/export.js';
 import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
 import { renderChecks } from '../../lib/revenue/report.js';
-import { bindingDifferences, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
+import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
 import { formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
@@ -52,18 +51,18 @@ export const command = () =>
     .option('--to <date>', 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive')
     .option('--token <symbol>', 'only rows of this token')
     .option('--network <network>', 'only rows of this network')
-    .option('--out <file>', 'write to this file (atomically) instead of stdout')
+    .option('--out <file>', 'write to this file (atomically) instead of stdout; its name says the format (.csv, .json, .ndjson, .xlsx)')
     .option('--summary', "check row count and summed share against the service's summary (exit 8 on mismatch)")
-    .option('--concurrency <n>', 'pages fetched at once to start with (grows while the service answers cleanly, up to 16)', '4')
+    .option('--concurrency <n>', 'pages fetched at once (1 to 16)', String(DEFAULT_CONCURRENCY))
     .option('--raw-cells', "CSV: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
     .option('--excel', 'CSV: start with a UTF-8 byte order mark, for Excel')
     .option('--manifest <file>', 'also write a JSON manifest: window, filters, rows, totals per currency, SHA-256 of the output')
-    .option('--resume', 'continue an interrupted export to --out from its checkpoint (and keep one if this run stops)')
+    .option('--resume', 'continue an interrupted export to --out from its checkpoint')
     .addHelpText(
       'after',
       examples(
-        'offramp revenue export --from 2026-10-01 --to 2026-10-31 -o csv --out october.csv --summary',
-        'offramp revenue export --from 2026-01-01 --to 2026-12-31 -o xlsx --out 2026.xlsx --manifest 2026.json --resume',
+        'offramp revenue export --from 2026-10-01 --to 2026-10-31 --out october.csv --summary',
+        'offramp revenue export --from 2026-01-01 --to 2026-12-31 --out 2026.xlsx --manifest 2026.json --resume',
         'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson',
       ),
     );
@@ -74,17 +73,17 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const format = exportFormat(ctx.globals);
+  const format = exportFormat(ctx.globals, opts.out);
   const window = await windowFlags(opts, ctx);
-  const concurrency = parseIntFlag(opts.concurrency ?? 4, '--concurrency', 1, MAX_CONCURRENCY);
-  // For benchmarks: the most pages asked for at once (1 to 16); equal to --concurrency, a fixed number.
-  const ceiling = ctx.env.OFFRAMP_EXPORT_MAX_CONCURRENCY ? parseIntFlag(ctx.env.OFFRAMP_EXPORT_MAX_CONCURRENCY, 'OFFRAMP_EXPORT_MAX_CONCURRENCY', 1, MAX_CONCURRENCY) : MAX_CONCURRENCY;
+  const concurrency = parseIntFlag(opts.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency', 1, MAX_CONCURRENCY);
   const filters = filterFlags(opts);
   checkFlags(opts, format, io.stdoutIsTTY);
   const out = opts.out ? resolve(opts.out) : undefined;
   const api = await ctx.api();
   const settings = await ctx.settings();
   keepHeapSmall();
+  const open = stillOpenNote(window, ctx.now());
+  if (open) io.err(`warning: ${open}`);
   const binding: Binding = {
     service: publicUrl(settings.baseUrl),
     partner: partnerOf(settings.apiKey),
@@ -107,7 +106,11 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       );
     }
   } else if (earlier) {
-    io.err(`note: an interrupted export to ${opts.out} can be continued with --resume; this run starts over`);
+    io.err(
+      bindingDifferences(earlier.binding, binding).length === 0
+        ? `note: an interrupted export to ${opts.out} could have been continued with --resume; this run starts over, replacing its checkpoint`
+        : `note: this run replaces the checkpoint of another export to ${opts.out} (${describeBinding(earlier.binding)})`,
+    );
   }
   const slices = planSlices(window);
 
@@ -129,10 +132,12 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
         throw new UsageError(`--out ${opts.out}: cannot write there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
     }
-    if (opts.resume) {
+    // Every export to a file keeps a checkpoint as it goes, so that one stopped midway can
+    // be continued whether or not --resume was given.
+    if (out) {
       try {
-        resumeDir = await ResumeDir.take(out!);
-        for (const saved of earlier?.slices ?? []) {
+        resumeDir = await ResumeDir.take(out);
+        for (const saved of opts.resume ? (earlier?.slices ?? []) : []) {
           const slice = slices[saved.index];
           if (slice?.from.toISOString() !== saved.from || slice.to.toISOString() !== saved.to) continue;
           const spool = await resumeDir.saved(saved.index, saved.bytes);
@@ -142,12 +147,10 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
         // lists is ever written again.
         await resumeDir.save({ binding, slices: [...kept.values()].map((k) => k.saved) });
       } catch (err) {
-        throw new UsageError(`--resume: cannot keep a checkpoint for ${opts.out}: ${(err as Error).message}`);
+        throw new UsageError(`--out ${opts.out}: cannot keep a checkpoint beside it: ${(err as Error).message}`);
       }
     }
-    const code = await exportTo({ ctx, api, opts, format, window, slices, filters, concurrency, ceiling, file, resumeDir, kept, binding });
-    if (earlier && !opts.resume && code === 0) await ResumeDir.take(out!).then((old) => old.remove(), () => undefined);
-    return code;
+    return await exportTo({ ctx, api, opts, format, window, slices, filters, concurrency, file, resumeDir, kept, binding });
   } finally {
     process.off('exit', onExit);
     // Once committed, abort leaves the file in place.
@@ -166,7 +169,6 @@ type ExportRun = {
   slices: Window[];
   filters: RevenueFilters;
   concurrency: number;
-  ceiling: number;
   file: AtomicFile | undefined;
   resumeDir: ResumeDir | undefined;
   kept: Map<number, KeptSlice>;
@@ -199,7 +201,9 @@ async function exportTo(r: ExportRun): Promise<number> {
   const progress = await startProgress(ctx, api, r.window, r.filters);
   const started = performance.now();
   const notWritten = opts.out ? `; ${opts.out} was not written` : '';
-  const resumeHint = resumeDir ? 'run the same command again (with --resume) to continue where it stopped' : undefined;
+  const resumeHint = resumeDir
+    ? `continue it with: ${continuingCommand(r.binding, ctx.globals, { out: resolve(opts.out!), manifest: opts.manifest ? resolve(opts.manifest) : undefined })}`
+    : 'nothing is kept of an export to stdout: run it again (with --out FILE, an export that stops can be continued)';
   const finishedSlices = [...r.kept.values()].map((k) => k.saved);
 
   try {
@@ -208,7 +212,7 @@ async function exportTo(r: ExportRun): Promise<number> {
       slices: r.slices,
       filters: r.filters,
       concurrency: r.concurrency,
-      maxConcurrency: r.ceiling,
+      now: () => ctx.now().getTime(),
       summary: Boolean(opts.summary),
       totals: Boolean(opts.manifest || resumeDir),
       format: stage,
@@ -226,7 +230,6 @@ async function exportTo(r: ExportRun): Promise<number> {
             },
           }
         : {}),
-      ...(ctx.globals.verbose ? { onThrottled: (i: number, ms: number) => io.err(`  throttled: slice ${i + 1} answered 429 after the client's retries; asking again in ${ms}ms`) } : {}),
     });
     const { reports } = result;
     const checks = opts.summary ? checkSlices(reports) : [];
@@ -269,6 +272,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json));
     closingLine(r, reports, performance.now() - started);
+    if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r)}`);
     return 0;
   } catch (err) {
     progress.stop();
@@ -283,6 +287,11 @@ async function exportTo(r: ExportRun): Promise<number> {
       throw withHint(new CliError(`writing the export failed: ${cause.message}`, 'OUTPUT', EXIT.failure), notWritten, resumeHint);
     }
     if (err instanceof CheckFailed) throw err;
+    if (err instanceof ApiError && err.status === 429) {
+      const waited = refusedFor.get(err);
+      const attempts = ctx.globals.retries + 1;
+      err.message += ` (a page was refused at ${attempts === 1 ? 'its only attempt' : `all ${attempts} attempts`}${waited !== undefined ? `, over ${seconds(waited)} of waiting` : ''}: lower --concurrency for a tighter limit, or raise --retries)`;
+    }
     // Keep the error's class (exit code, request id, envelope); say what happened to FILE.
     if (err instanceof CliError) throw withHint(err, notWritten, resumeHint);
     throw withHint(new CliError((err as Error).message, 'EXPORT_FAILED', EXIT.failure), notWritten, resumeHint);
@@ -296,11 +305,24 @@ function errno(err: unknown): err is NodeJS.ErrnoException {
   return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((err as NodeJS.ErrnoException).code!);
 }
 
-/** Adds "FILE was not written" to the message and, for a resumable export, how to go on. */
-function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: string | undefined): E {
+/** Adds "FILE was not written" to the message, and how to go on. */
+function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: string): E {
   err.message += notWritten;
-  if (resumeHint) err.hint = resumeHint;
+  err.hint = resumeHint;
   return err;
+}
+
+/** "95 s", "2 min 5 s" */
+function seconds(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** An export that found no row, told so: with filters, that they matched nothing. */
+function nothingMatched(r: ExportRun): string {
+  const flags = [...(r.filters.crypto_currency ? [`--token ${r.filters.crypto_currency}`] : []), ...(r.filters.network ? [`--network ${r.filters.network}`] : [])];
+  const where = `${r.window.from.toISOString()} … ${r.window.to.toISOString()}`;
+  return flags.length > 0 ? `no row of ${where} matched ${flags.join(' ')}` : `the ledger holds no row in ${where}`;
 }
 
 async function writeManifest(path: string, manifest: object): Promise<void> {
@@ -342,11 +364,15 @@ function closingLine(r: ExportRun, reports: SliceReport[], ms: number): void {
   ctx.io.err(parts.join('; '));
 }
 
-/** CSV unless asked otherwise; a table makes no sense for an export. */
-function exportFormat(globals: Globals): ExportFormat {
-  if (globals.json) return 'json';
-  if (!globals.output) return 'csv';
-  if (globals.output === 'xlsx') return 'xlsx';
+const FILE_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'ndjson', 'xlsx'];
+
+/** The format --out's name says; else -o's; else CSV (a table makes no sense for an export). */
+function exportFormat(globals: Globals, out: string | undefined): ExportFormat {
+  const given = globals.json ? 'json' : globals.output;
+  const named = out ? formatOfFile(out, given, FILE_FORMATS) : undefined;
+  if (named) return named;
+  if (!given) return 'csv';
+  if (given === 'xlsx') return 'xlsx';
   return resolveFormat(globals, ['csv', 'json', 'ndjson']) as ExportFormat;
 }
 
@@ -387,7 +413,7 @@ async function startProgress(ctx: Context, api: Api, window: Window, filters: Re
       const rate = (p.rows - first) / Math.max(0.001, (now - started) / 1000);
       const of = total !== undefined ? ` of ~${Math.max(total, p.rows).toLocaleString('en-US')}` : '';
       const left = total !== undefined && rate > 0 ? ` · ETA ${clock(Math.max(0, total - p.rows) / rate)}` : '';
-      spinner.text = `exporting: ${p.rows.toLocaleString('en-US')}${of} rows · slices ${p.slicesDone}/${p.slices} · ${Math.round(rate).toLocaleString('en-US')} rows/s${left} · ${p.limit} at once`;
+      spinner.text = `exporting: ${p.rows.toLocaleString('en-US')}${of} rows · slices ${p.slicesDone}/${p.slices} · ${Math.round(rate).toLocaleString('en-US')} rows/s${left}`;
     },
     stop: () => spinner.stop(),
   };
@@ -416,10 +442,9 @@ function clock(seconds: number): string {
  * Flat memory is a requirement of the export. Under its steady allocation (every page
  * parsed, checked, spooled, read back, formatted) V8's defaults, which size the heap for
  * throughput, let the young generation and the old-space limit grow with the export's
- * length although the live heap stays ~14 MB: peak RSS 111 MB at 10,000 rows, 151 MB at
- * 100,000, 192 MB at 300,000. With --optimize-for-size, 111, 115 and 116 MB; the export
- * waits on the network, not the collector (BENCHMARKS.md, "Revenue export"). Set at run
- * time, so best-effort.
+ * length although the live heap stays small; --optimize-for-size keeps peak RSS flat, and
+ * the export waits on the network, not the collector (BENCHMARKS.md, "Revenue export").
+ * Set at run time, so best-effort.
  */
 function keepHeapSmall(): void {
   setFlagsFromString('--optimize-for-size');

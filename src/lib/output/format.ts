@@ -63,3 +63,25 @@ export function resolveFormat(globals: { json?: boolean; output?: string }, supp
   }
   return wanted;
 }
+
+/**
+ * The format of a file a command writes (--out): the one its name says. `.csv`, `.json`,
+ * `.ndjson`, `.xlsx` (any case) name the format of that name, which the command must be
+ * able to write (`writable`); -o saying another is refused, as is an extension the
+ * command cannot write, before any request. A name without an extension (a device, a
+ * pipe) takes -o's format, `given`. Undefined when the name decides nothing.
+ */
+export function formatOfFile<F extends string>(out: string, given: string | undefined, writable: readonly F[]): F | undefined {
+  const base = out.slice(Math.max(out.lastIndexOf('/'), out.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0) return undefined;
+  const ext = base.slice(dot + 1).toLowerCase();
+  const listed = writable.map((f) => `.${f}`).join(', ');
+  if (!(writable as readonly string[]).includes(ext)) {
+    throw new UsageError(`--out ${out}: this command cannot write .${ext} files`, `name the file ${listed}; the format follows the name`);
+  }
+  if (given !== undefined && given !== ext) {
+    throw new UsageError(`-o ${given} contradicts --out ${out}, which names a .${ext} file`, `drop -o (the format follows the name), or name the file .${given}`);
+  }
+  return ext as F;
+}

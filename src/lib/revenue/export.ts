@@ -1,17 +1,17 @@
 // The revenue export as a pipeline (docs/finance.md, "revenue export"). The window's slices
-// (slices.ts) are read in ledger order, up to 16 at once (p-limit), each following its
-// cursor page by page into a spool file of its own (its rows as NDJSON); the spools are read back
-// in ledger order, each once every earlier one is, into the format stage (row-format.ts,
-// xlsx.ts) and a stage that hashes and counts every byte on its way to the output. Memory
-// holds about one page per slice being read, however large the export: what is read ahead
-// waits on disk, in spools that have no name (spool.ts); a resumable export names its
-// spools instead (resume.ts).
+// (slices.ts) are read in ledger order, `concurrency` of them at once (p-limit), each
+// following its cursor page by page into a spool file of its own (its rows as NDJSON); the
+// spools are read back in ledger order, each once every earlier one is, into the format
+// stage (row-format.ts, xlsx.ts) and a stage that hashes and counts every byte on its way to
+// the output. Memory holds about one page per slice being read, however large the export:
+// what is read ahead waits on disk, in spools that have no name (spool.ts) or, for an
+// export to a file, in the named spools its checkpoint lists (resume.ts).
 //
-// How many pages are asked for at once follows the service's own answers, which the HTTP
-// client reports attempt by attempt (HttpClient.observe): from --concurrency, more while
-// the service answers cleanly, a quarter fewer on a 429 (pace).
-// The client retries a 429 after its Retry-After; a page whose 429 outlasts those retries
-// holds every slice for its Retry-After and is asked for again, a few times at most.
+// Pages are asked for a fixed number at once: the client's retry loop alone answers a 429
+// (after its Retry-After, capped), so --retries bounds every page's attempts whatever the
+// status. A fixed number met the export's speed target without a pace that adapted to the
+// 429s (BENCHMARKS.md, "Revenue export", which also says what it costs against a tighter
+// limit).
 //
 // Each slice counts its rows and sums their `share` with decimal.js and, when asked, keeps
 // the service's summary of its window (include_summary=true on its first page; the summary
@@ -23,11 +23,9 @@
 import { createHash } from 'node:crypto';
 import { Readable, Writable, type Duplex } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
-import pLimit, { type LimitFunction } from 'p-limit';
+import pLimit from 'p-limit';
 import { checkRowInWindow, checkSummaryWindow } from '../client/checked-calls.js';
 import type { Api, ListAnswer, RevenueFilters } from '../client/api.js';
-import { headerValue, parseRetryAfter, type AttemptReport } from '../client/http.js';
 import type { Window } from '../input/dates.js';
 import { ApiError } from '../errors.js';
 import type { RevenueRow, RevenueSummary } from '../schemas.js';
@@ -38,11 +36,21 @@ import { DecimalSum, TokenTotals, type TokenTotalsJSON } from './totals.js';
 /** GET /revenue takes a limit of 1 to 100 (docs/api.md); the largest page means the fewest round trips. */
 export const EXPORT_PAGE_SIZE = 100;
 
-/** The most slices read at once, and pages asked for at once, however cleanly the service answers. */
+/** The most pages (slices) --concurrency may ask for at once. */
 export const MAX_CONCURRENCY = 16;
 
-/** A page whose 429 outlasted the client's retries is asked for again this many times at most; then the export fails (exit 6). */
-const THROTTLED_RETRIES = 8;
+/**
+ * Pages asked for at once unless --concurrency says otherwise: the most, which keeps a rate
+ * limit of tens of requests a second busy at a quarter-second's latency, the 429s beyond it
+ * retried by the client (BENCHMARKS.md, "Revenue export").
+ */
+export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY;
+
+/**
+ * How long the client went on asking for a page the service kept refusing (429) before it
+ * gave up: the export's error says it (the command's message).
+ */
+export const refusedFor = new WeakMap<Error, number>();
 
 export type { RevenueFilters };
 
@@ -124,17 +132,14 @@ export type ExportProgress = {
   slices: number;
   /** Rows that an earlier run had fetched (a resumed export). */
   resumedRows: number;
-  /** Pages asked for at once now. */
-  limit: number;
 };
 
 export type ExportOptions = {
-  api: Pick<Api, 'revenue' | 'http'>;
+  api: Pick<Api, 'revenue'>;
   slices: Window[];
   filters?: RevenueFilters;
-  /** Pages asked for at once to start with. */
+  /** Pages (slices) asked for at once. */
   concurrency: number;
-  maxConcurrency?: number;
   summary: boolean;
   /** Sum the rows per token (SliceReport.totals). */
   totals?: boolean;
@@ -152,31 +157,11 @@ export type ExportOptions = {
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ExportProgress) => void;
-  /** Told when a page ended in a 429 the client gave up on, before it is asked for again. */
-  onThrottled?: (slice: number, waitMs: number) => void;
+  /** The clock that times a refused page (refusedFor); Date.now by default. */
+  now?: () => number;
 };
 
 export type ExportResult = { reports: SliceReport[]; bytes: number; sha256: string };
-
-/**
- * Paces the pages asked for at once (`limit`) by what the client reports of GET /revenue:
- * one more after as many clean answers in a row as requests are out, up to `max`, while
- * pages wait for a turn; a quarter fewer on each 429. A 429 met while more requests are
- * out than the limit allows answers one sent before the last cut, and cuts nothing more.
- */
-function pace(limit: LimitFunction, max: number): (a: AttemptReport) => void {
-  let clean = 0;
-  return (a) => {
-    if (a.path !== '/revenue') return;
-    if (a.status === 429) {
-      clean = 0;
-      if (limit.activeCount <= limit.concurrency) limit.concurrency = Math.max(1, Math.floor((limit.concurrency * 3) / 4));
-    } else if (a.status !== undefined && a.status < 300 && ++clean >= limit.concurrency && limit.pendingCount > 0 && limit.concurrency < max) {
-      limit.concurrency++;
-      clean = 0;
-    }
-  };
-}
 
 /**
  * The pipeline's last stage: every byte of the output hashed and counted (the manifest's
@@ -208,11 +193,9 @@ function hashingSink(dest: Writable, endDest: boolean) {
 export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
   const reports = o.slices.map((window, index) => newReport(index, window, o.kept?.get(index)?.saved));
   const check = o.api.revenue.filterCheck(o.filters ?? {});
-  const max = o.maxConcurrency ?? MAX_CONCURRENCY;
-  // Slices read at once (the look-ahead, each into its spool), and pages asked for at once (paced).
-  const sliceSlots = pLimit({ concurrency: max, rejectOnClear: true });
-  const pageSlots = pLimit({ concurrency: Math.min(o.concurrency, max), rejectOnClear: true });
-  const unobserve = o.api.http.observe(pace(pageSlots, max));
+  // A slice pages strictly one after another: slices read at once are pages asked for at once.
+  const sliceSlots = pLimit({ concurrency: o.concurrency, rejectOnClear: true });
+  const now = o.now ?? Date.now;
   // Aborted by the caller (o.signal) or by the first failure, which is what the export throws.
   const stop = new AbortController();
   let failure: unknown;
@@ -224,12 +207,11 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const spools = new Set<Spool>();
-  let pausedUntil = 0;
   const resumedRows = reports.reduce((n, r) => n + r.rows, 0);
-  const progress: ExportProgress = { rows: resumedRows, pages: reports.reduce((n, r) => n + r.pages, 0), slicesDone: o.kept?.size ?? 0, slices: o.slices.length, resumedRows, limit: pageSlots.concurrency };
-  const tell = () => o.onProgress?.({ ...progress, limit: pageSlots.concurrency });
+  const progress: ExportProgress = { rows: resumedRows, pages: reports.reduce((n, r) => n + r.pages, 0), slicesDone: o.kept?.size ?? 0, slices: o.slices.length, resumedRows };
+  const tell = () => o.onProgress?.({ ...progress });
 
-  /** One page; a 429 the client gave up on holds every slice for its Retry-After, then the page is asked for again. */
+  /** One page, with the client's retries; a 429 it gave up on ends the export (refusedFor says how long it tried). */
   const requestPage = async (report: SliceReport, cursor: string | undefined): Promise<ListAnswer<RevenueRow>> => {
     const { from, to } = report.window;
     const query = {
@@ -240,17 +222,12 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
       ...(o.summary && !cursor ? { include_summary: true } : {}),
       ...o.filters,
     };
-    for (let throttled = 0; ; throttled++) {
-      const wait = pausedUntil - Date.now();
-      if (wait > 0) await sleep(wait, undefined, { signal: stop.signal });
-      try {
-        return await pageSlots(() => o.api.revenue.page(query, check));
-      } catch (err) {
-        if (!(err instanceof ApiError && err.status === 429) || throttled >= THROTTLED_RETRIES || stop.signal.aborted) throw err;
-        const ms = parseRetryAfter(headerValue(err.headers['retry-after'])) ?? 1000;
-        pausedUntil = Math.max(pausedUntil, Date.now() + ms);
-        o.onThrottled?.(report.index, ms);
-      }
+    const asked = now();
+    try {
+      return await o.api.revenue.page(query, check);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) refusedFor.set(err, now() - asked);
+      throw err;
     }
   };
 
@@ -329,10 +306,8 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
     throw failure ?? err;
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
-    unobserve();
     if (!stop.signal.aborted) stop.abort();
     sliceSlots.clearQueue();
-    pageSlots.clearQueue();
     await Promise.allSettled(tasks);
     await Promise.allSettled([...spools].map((spool) => spool.close()));
   }

@@ -1,7 +1,8 @@
-// What a resumable export (--resume) keeps, and where (docs/finance.md, "revenue export"): beside
-// FILE, a directory FILE.offramp-resume (mode 0700, yours alone) holding the spool of every
-// slice (its rows as NDJSON, files 0600), `checkpoint.json`, and, while a run holds it, a
-// `lock` with that run's pid (src/lib/pid-lock.ts).
+// What an export to FILE keeps until it is done, so that one that stopped can be continued
+// (--resume), and where (docs/finance.md, "revenue export"): beside FILE, a directory
+// FILE.offramp-resume (mode 0700, yours alone) holding the spool of every slice (its rows
+// as NDJSON, files 0600), `checkpoint.json` (0600), and, while a run holds it, a `lock`
+// with that run's pid (src/lib/fs/pid-lock.ts).
 //
 // The checkpoint lists the finished slices: a slice is listed only once its spool is
 // written whole and synced to disk, with its length and its counts and sums. A run started
@@ -15,9 +16,11 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { openSync } from 'node:fs';
-import { lstat, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
+import type { Globals } from '../context.js';
+import { shellQuote } from '../input/values.js';
 import { writeAside } from '../fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 import type { SavedSlice } from './export.js';
@@ -59,6 +62,33 @@ export function describeBinding(b: Binding): string {
   if (b.raw_cells) parts.push('--raw-cells');
   if (b.summary) parts.push('--summary');
   return parts.join(' ');
+}
+
+/**
+ * The command that continues the export `b` describes, to be pasted as is: the window as
+ * exact instants, the global flags that choose the service (never a key), what decides
+ * the file's content, and --resume. Pace (--concurrency, --retries) is the user's to add.
+ */
+export function continuingCommand(
+  b: Binding,
+  globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey'>,
+  files: { out: string; manifest?: string | undefined },
+): string {
+  const words = ['offramp'];
+  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
+  if (globals.baseUrl) words.push('--base-url', shellQuote(b.service));
+  words.push('revenue', 'export', '--from', b.from, '--to', b.to);
+  if (b.filters.crypto_currency) words.push('--token', shellQuote(b.filters.crypto_currency));
+  if (b.filters.network) words.push('--network', shellQuote(b.filters.network));
+  // The file's name says its format; -o only for a name without an extension.
+  if (!/\.[^./\\]+$/.test(files.out)) words.push('-o', b.format);
+  if (b.excel) words.push('--excel');
+  if (b.raw_cells) words.push('--raw-cells');
+  if (b.summary) words.push('--summary');
+  words.push('--out', shellQuote(files.out));
+  if (files.manifest) words.push('--manifest', shellQuote(files.manifest));
+  words.push('--resume');
+  return `${words.join(' ')}${globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
 }
 
 const FIELD_NAMES: Record<keyof Binding, string> = {
@@ -110,6 +140,8 @@ export async function readCheckpoint(out: string): Promise<Checkpoint | undefine
 /** A resumable export's directory, held by this run. */
 export class ResumeDir {
   private saving: Promise<void> = Promise.resolve();
+  /** Slices the last checkpoint saved lists; any other spool is a slice unfinished. */
+  private listed = new Set<number>();
 
   private constructor(
     readonly path: string,
@@ -150,14 +182,18 @@ export class ResumeDir {
   /** Writes the checkpoint whole (aside, then renamed); one write at a time, in call order. */
   save(checkpoint: Checkpoint): Promise<void> {
     const text = `${JSON.stringify({ kind: KIND, version: VERSION, ...checkpoint })}\n`;
+    this.listed = new Set(checkpoint.slices.map((s) => s.index));
     const write = this.saving.then(() => writeAside(join(this.path, CHECKPOINT), text, 0o600));
     this.saving = write.catch(() => undefined);
     return write;
   }
 
-  /** Leaves the directory for the next --resume, unlocked. */
+  /** Leaves the directory for the next --resume, unlocked, without the spools of unfinished slices (fetched again then). */
   async release(): Promise<void> {
     await this.saving;
+    const names = await readdir(this.path).catch(() => []);
+    const unfinished = names.filter((name) => SPOOL_NAME.test(name) && !this.listed.has(Number(SPOOL_NAME.exec(name)![1])));
+    await Promise.all(unfinished.map((name) => rm(join(this.path, name), { force: true })));
     await this.lock.release();
   }
 
@@ -167,6 +203,8 @@ export class ResumeDir {
     await rm(this.path, { recursive: true, force: true });
   }
 }
+
+const SPOOL_NAME = /^slice-(\d{4,})\.ndjson$/;
 
 function spoolName(index: number): string {
   return `slice-${String(index).padStart(4, '0')}.ndjson`;

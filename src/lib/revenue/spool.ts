@@ -1,11 +1,11 @@
 // Where a slice's rows wait their turn (export.ts): a file of NDJSON lines, appended to as
 // the slice's pages come, read back once from the start.
 //
-// An export's spools have no name: each is created (exclusively, 0600, under the temp
-// directory) and unlinked in one step, with nothing else running in between, so however
-// the export ends, a closed stdout or an uncaught error included, the system reclaims it
-// when the descriptor closes. A resumable export's spools are named files in its own
-// directory instead (resume.ts), opened the same way.
+// An export to stdout spools without names: each spool is created (exclusively, 0600,
+// under the temp directory) and unlinked in one step, with nothing else running in
+// between, so however the export ends, a closed stdout or an uncaught error included, the
+// system reclaims it when the descriptor closes. An export to a file names its spools in
+// its checkpoint directory instead (resume.ts), so that they outlive a run that stopped.
 import { randomBytes } from 'node:crypto';
 import { close, fsync, openSync, read, unlinkSync, write } from 'node:fs';
 import { tmpdir } from 'node:os';
