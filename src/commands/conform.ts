@@ -47,9 +47,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       'name one with --profile NAME (create it with `offramp profile add NAME --env staging`), or make one current',
     );
   }
-  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures] = await Promise.all([
-    import('../lib/client/http.js'),
-    import('../lib/client/transport.js'),
+  const [probes, verdicts, signatures] = await Promise.all([
     import('../lib/conform/probes.js'),
     import('../lib/conform/verdicts.js'),
     import('../lib/conform/signatures.js'),
@@ -71,22 +69,9 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
   const readOnly = settings.env === 'production';
-  const userAgent = `offramp-cli/${ctx.version} node/${process.versions.node} (conform)`;
-  const client = (apiKey: string) =>
-    new HttpClient({
-      baseUrl: settings.baseUrl,
-      apiKey,
-      userAgent,
-      timeoutMs: ctx.globals.timeout,
-      retries: ctx.globals.retries,
-      sleep: ctx.sleep,
-      env: ctx.env,
-      maxResponseBytes: maxResponseBytes(ctx.env),
-      fullMessages: ctx.globals.verbose,
-      ...(ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
-    });
-  const target = client(settings.apiKey);
-  const targetWrong = client(WRONG_KEY);
+  const client = (apiKey: string) => ctx.httpClient({ baseUrl: settings.baseUrl, apiKey, purpose: 'conform' });
+  const target = await client(settings.apiKey);
+  const targetWrong = await client(WRONG_KEY);
   const spinner = ctx.globals.json ? undefined : await startSpinner(io, `probing ${settings.baseUrl}`);
 
   let observed: Observation;

@@ -6,7 +6,7 @@
 // and the generated secrets are never printed.
 import { randomBytes } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
-import { statusHistory } from '../lib/answers.js';
+import { statusHistory } from '../lib/client/checked-calls.js';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';
@@ -34,10 +34,9 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   io.addSecret(apiKey);
   io.addSecret(secret);
 
-  const [{ startEmulator }, { startReceiver }, { HttpClient }, { createApi }] = await Promise.all([
+  const [{ startEmulator }, { startReceiver }, { createApi }] = await Promise.all([
     import('../emulator/index.js'),
     import('../lib/webhooks/receiver.js'),
-    import('../lib/client/http.js'),
     import('../lib/client/api.js'),
   ]);
   const timeline = await Timeline.create(io);
@@ -74,14 +73,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
       webhookRetry: { maxAttempts: 3, baseDelayMs: 200 },
     });
     stops.unshift(() => emulator.close());
-    const http = new HttpClient({
-      baseUrl: emulator.url,
-      apiKey,
-      userAgent: `offramp-cli/${ctx.version} node/${process.versions.node} (demo)`,
-      timeoutMs: ctx.globals.timeout,
-      retries: ctx.globals.retries,
-      ...(ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
-    });
+    const http = await ctx.httpClient({ baseUrl: emulator.url, apiKey, purpose: 'demo', direct: true });
     stops.unshift(() => http.close());
     const api = createApi(http);
 

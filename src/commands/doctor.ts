@@ -91,7 +91,7 @@ async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: 
   const [{ resolveProxy }, { ProxyError }, { TLS_INTERCEPTION_HINT }] = await Promise.all([
     import('../lib/client/proxy.js'),
     import('../lib/client/errors.js'),
-    import('../lib/client/http.js'),
+    import('../lib/client/certificate.js'),
   ]);
   // The same decision the client makes for each request (src/lib/client/proxy.ts).
   let proxy;

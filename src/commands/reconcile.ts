@@ -16,7 +16,7 @@
 // is the same either way.
 import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
-import { transactionById } from '../lib/answers.js';
+import { transactionById } from '../lib/client/checked-calls.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../lib/config/profile.js';
 import type { Context } from '../lib/context.js';
 import { CheckFailed, exitCodeOf, EXIT } from '../lib/errors.js';

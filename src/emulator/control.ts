@@ -13,6 +13,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/duration.js';
+import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, badRequest, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
@@ -27,8 +28,6 @@ import type { FaultInput } from './types.js';
 export const CONTROL_PATH = '/__emulator';
 /** JSON bodies of the control plane, as the API's. */
 export const CONTROL_BODY_LIMIT = 64 * 1024;
-/** A whole state sent to `PUT state`: the largest seeded ledger fits. */
-export const STATE_BODY_LIMIT = 512 * 1024 * 1024;
 export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export type ControlSettings = {

@@ -1,8 +1,10 @@
 // One context, built once in `main` and handed to every command: IO, the clock, the
-// global flags, and lazy access to the config file, the resolved settings and the API
-// client. Nothing expensive is loaded until a command asks for it, so `--help` and
-// `--version` never pay for undici, zod, conf or the prompts.
+// global flags, and lazy access to the config file, the resolved settings and the HTTP
+// clients (one factory, so every request of a run keeps the same rules). Nothing
+// expensive is loaded until a command asks for it, so `--help` and `--version` never pay
+// for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
+import type { HttpClient } from './client/http.js';
 import type { ConfigStore } from './config/store.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
@@ -26,6 +28,21 @@ export type Globals = {
 
 export type Prompts = typeof import('@inquirer/prompts');
 
+/** Where a client of `Context.httpClient` sends, and as what. */
+export type ClientFor = {
+  baseUrl: string;
+  /** Sent as X-Api-Key; none for the emulator's control plane. */
+  apiKey?: string;
+  /** Sent with every request (the control plane's admin token). */
+  headers?: Record<string, string>;
+  /** Said in the user agent after the version: `conform`, `demo`. */
+  purpose?: string;
+  /** Direct whatever the proxy variables say: an emulator, not the service. */
+  direct?: boolean;
+  /** Answers up to this size are read whatever OFFRAMP_MAX_RESPONSE_BYTES says (the emulator's state document). */
+  maxResponseBytes?: number;
+};
+
 export type Context = {
   io: IO;
   env: NodeJS.ProcessEnv;
@@ -44,6 +61,12 @@ export type Context = {
   /** The profile in use (--profile, OFFRAMP_PROFILE, else the current one), as stored; no API key needed. */
   profile(): Promise<{ name: string | undefined; profile: Profile | undefined }>;
   api(): Promise<Api>;
+  /**
+   * An HTTP client under the run's rules for every request it sends: --timeout over each
+   * attempt, --retries, the cap on one answer (OFFRAMP_MAX_RESPONSE_BYTES), the trace;
+   * closed with the context. `api()` talks to the service through one.
+   */
+  httpClient(to: ClientFor): Promise<HttpClient>;
   prompts(): Promise<Prompts>;
   /**
    * Asks before a change on a production profile (or whenever `always`); --yes skips. A
@@ -72,7 +95,7 @@ export function createContext(deps: ContextDeps): Context {
   let store: Promise<ConfigStore> | undefined;
   let settings: Promise<Resolved> | undefined;
   let api: Promise<Api> | undefined;
-  let closeApi: (() => Promise<void>) | undefined;
+  const clients: HttpClient[] = [];
   io.addSecret(globals.apiKey);
   io.addSecret(env.OFFRAMP_API_KEY);
   io.addSecret(env.OFFRAMP_WEBHOOK_SECRET);
@@ -133,30 +156,32 @@ export function createContext(deps: ContextDeps): Context {
     api() {
       api ??= (async () => {
         const s = await ctx.settings();
-        const [{ HttpClient }, { createApi }, { maxResponseBytes }] = await Promise.all([
-          import('./client/http.js'),
-          import('./client/api.js'),
-          import('./client/transport.js'),
-        ]);
-        const http = new HttpClient({
-          baseUrl: s.baseUrl,
-          apiKey: s.apiKey,
-          userAgent: `offramp-cli/${deps.version} node/${process.versions.node}`,
-          timeoutMs: globals.timeout,
-          retries: globals.retries,
-          env,
-          maxResponseBytes: maxResponseBytes(env),
-          fullMessages: globals.verbose,
-          warn: (line) => io.err(`warning: ${line}`),
-          ...(deps.backoffBaseMs !== undefined ? { backoffBaseMs: deps.backoffBaseMs } : {}),
-          // A test's fake clock waits out retries too; a real run keeps the client's abortable timer.
-          ...(deps.sleep ? { sleep: deps.sleep } : {}),
-          ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
-        });
-        closeApi = () => http.close();
+        const [http, { createApi }] = await Promise.all([ctx.httpClient({ baseUrl: s.baseUrl, apiKey: s.apiKey }), import('./client/api.js')]);
         return createApi(http, { service: s.service, onIgnoredFilter: (message) => io.err(`warning: ${message}`) });
       })();
       return api;
+    },
+
+    async httpClient(to) {
+      const [{ HttpClient }, { maxResponseBytes }] = await Promise.all([import('./client/http.js'), import('./client/transport.js')]);
+      const http = new HttpClient({
+        baseUrl: to.baseUrl,
+        ...(to.apiKey !== undefined ? { apiKey: to.apiKey } : {}),
+        ...(to.headers ? { headers: to.headers } : {}),
+        userAgent: `offramp-cli/${deps.version} node/${process.versions.node}${to.purpose ? ` (${to.purpose})` : ''}`,
+        timeoutMs: globals.timeout,
+        retries: globals.retries,
+        ...(to.direct ? {} : { env }),
+        maxResponseBytes: Math.max(to.maxResponseBytes ?? 0, maxResponseBytes(env)),
+        fullMessages: globals.verbose,
+        warn: (line) => io.err(`warning: ${line}`),
+        ...(deps.backoffBaseMs !== undefined ? { backoffBaseMs: deps.backoffBaseMs } : {}),
+        // A test's fake clock waits out retries too; a real run keeps the client's abortable timer.
+        ...(deps.sleep ? { sleep: deps.sleep } : {}),
+        ...(globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
+      });
+      clients.push(http);
+      return http;
     },
 
     async prompts() {
@@ -189,7 +214,7 @@ export function createContext(deps: ContextDeps): Context {
     },
 
     async close() {
-      await closeApi?.();
+      await Promise.all(clients.splice(0).map((c) => c.close()));
     },
   };
   return ctx;

@@ -1,8 +1,11 @@
 // The emulator's documented defaults (docs/emulator.md): the partner key and the webhook
-// secret it takes when given none, public test values rather than secrets. Here, below
-// both, because the emulator answers to them and the CLI's config falls back on them for a
-// `local` profile; so the published emulator (offramp-cli/emulator) never loads the CLI's
-// config, and the two cannot drift apart.
+// secret it takes when given none, public test values rather than secrets, and the largest
+// state it takes back. Here, below both, because the emulator answers to them and the CLI
+// relies on them (a `local` profile's key and secret, what `emulator state export` reads);
+// so the published emulator (offramp-cli/emulator) never loads the CLI's config, and the
+// two cannot drift apart.
 
 export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
+/** A whole state sent to `PUT state`: the largest seeded ledger fits. */
+export const STATE_BODY_LIMIT = 512 * 1024 * 1024;

@@ -123,8 +123,8 @@ export class Declined extends Error {
 
 /** No answer: connection refused, reset or dropped. */
 export class NetworkError extends CliError {
-  /** No connection was ever made (refused, host not found): the request never left. */
-  neverSent = false;
+  /** The request never left (no connection was ever made, a certificate refused): the service never got it. */
+  notSent = false;
 
   constructor(message: string, hint?: string) {
     super(message, 'NETWORK', EXIT.network, hint);

@@ -135,6 +135,26 @@ describe('answers capped in size', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("the emulator's control plane goes through the same client: a declared 100 MB answer refused unread, a silent one ends at --timeout", async () => {
+    const server = await scriptedServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) });
+        res.write('{"success":');
+      },
+    ]);
+    closers.push(server.close);
+    const origin = new URL(server.baseUrl).origin;
+    const big = await timed(['emulator', 'reset', '--base-url', origin, '--retries', '0'], server.baseUrl, { OFFRAMP_EMULATOR_ADMIN_TOKEN: 'admin-token-1' });
+    expect(big.code, big.stderr).toBe(1);
+    expect(big.stderr).toContain(`error: RESPONSE_TOO_LARGE: POST ${origin}/__emulator/reset answered 200 with more than 8 MiB; it was not read further`);
+    expect(server.requests[0]!.headers).toMatchObject({ authorization: 'Bearer admin-token-1' });
+    expect(server.requests[0]!.headers['x-api-key']).toBeUndefined();
+    const silent = await raw(() => undefined);
+    const r = await timed(['emulator', 'reset', '--base-url', `http://127.0.0.1:${silent.port}`, '--timeout', String(SHORT_MS), '--retries', '0'], silent.baseUrl);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(`error: TIMEOUT: POST http://127.0.0.1:${silent.port}/__emulator/reset: no answer within ${SHORT_MS} ms`);
+  });
+
   it("a huge error message is shown cut, whole under --verbose; tx create's recovery notes quote it briefly", async () => {
     const message = `the service failed: ${'x'.repeat(2 * 1024 * 1024)}`;
     const server = await scriptedServer([json(500, errorBody('INTERNAL_ERROR', message)), json(500, errorBody('INTERNAL_ERROR', message))]);

@@ -1,8 +1,10 @@
 // The control subcommands' way to the emulator: its origin, taken from --base-url,
 // OFFRAMP_BASE_URL or the current profile (the control plane sits beside the base path, at
-// ORIGIN/__emulator/), and one request to it. No API key is needed or sent: the control
+// ORIGIN/__emulator/), and one request to it through the context's client, under the run's
+// deadline, retries and cap like any other. No API key is needed or sent: the control
 // plane answers loopback clients, or holders of the admin token (OFFRAMP_EMULATOR_ADMIN_TOKEN,
 // or `offramp emulator --admin-token T …`).
+import type { HttpClient } from '../../lib/client/http.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
 import type { EmulatorFlags } from '../emulator.js';
@@ -11,7 +13,12 @@ import { ADMIN_TOKEN_ENV } from './admin-token.js';
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
 export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
 
-export type ControlTarget = { origin: string; token: string | undefined };
+export type ControlTarget = {
+  origin: string;
+  token: string | undefined;
+  /** The context's client for the control plane, made by the first call. */
+  http?: HttpClient;
+};
 
 /** Where `offramp emulator` listens by default, for a machine with no profile at all. */
 const DEFAULT_ORIGIN = 'http://127.0.0.1:4010';
@@ -50,6 +57,16 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
   return { origin, token };
 }
 
+/** The control plane's client: the run's deadline, retries and cap, no API key, direct. */
+function controlClient(ctx: Context, origin: string, token: string | undefined, maxBytes?: number): Promise<HttpClient> {
+  return ctx.httpClient({
+    baseUrl: `${origin}/__emulator`,
+    direct: true,
+    ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    ...(maxBytes !== undefined ? { maxResponseBytes: maxBytes } : {}),
+  });
+}
+
 export type ControlAnswer = { status: number; text: string; data: unknown; message: string | undefined };
 
 export type ControlCall = {
@@ -61,57 +78,45 @@ export type ControlCall = {
   raw?: string;
   contentType?: string;
   timeoutMs?: number;
+  /** The largest answer read, when it may be larger than the run's cap (the state document). */
+  maxBytes?: number;
 };
 
-/** One control request; an error answer becomes an ApiError, no answer a NetworkError or TimeoutError. */
+/**
+ * One control request, through the context's client: an error answer becomes an ApiError,
+ * no answer a NetworkError or TimeoutError, each with the emulator's hint. `timeoutMs`
+ * bounds the whole call, retries included (a poll's one try).
+ */
 export async function callControl(ctx: Context, target: ControlTarget, call: ControlCall): Promise<ControlAnswer> {
-  const url = `${target.origin}/__emulator${call.path}`;
-  const headers: Record<string, string> = { 'user-agent': `offramp-cli/${ctx.version}` };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  let body: string | undefined;
-  if (call.raw !== undefined) {
-    body = call.raw;
-    headers['content-type'] = call.contentType ?? 'application/octet-stream';
-  } else if (call.json !== undefined) {
-    body = JSON.stringify(call.json);
-    headers['content-type'] = 'application/json';
+  target.http ??= await controlClient(ctx, target.origin, target.token);
+  let http = call.maxBytes !== undefined ? await controlClient(ctx, target.origin, target.token, call.maxBytes) : target.http;
+  if (call.timeoutMs !== undefined) {
+    const end = performance.now() + call.timeoutMs;
+    http = http.withBudget(() => end - performance.now());
   }
-  const timeoutMs = call.timeoutMs ?? ctx.globals.timeout;
-  const started = performance.now();
-  let res: Response;
   try {
-    res = await fetch(url, { method: call.method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-      throw new TimeoutError(`no answer from the emulator at ${target.origin} within ${timeoutMs} ms`);
-    }
-    const why = e.cause?.code ?? e.cause?.message ?? e.message;
-    throw new NetworkError(`cannot reach the emulator at ${target.origin} (${why})`, 'is it running? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
-  }
-  const text = await res.text();
-  if (ctx.globals.verbose) ctx.io.err(`${call.method} ${url} ${res.status} ${(performance.now() - started).toFixed(0)}ms`);
-  let parsed: { data?: unknown; message?: string; error?: { code?: string; message?: string; timestamp?: string } } | undefined;
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    parsed = undefined;
-  }
-  if (!res.ok) {
-    const error = new ApiError({
-      status: res.status,
-      code: parsed?.error?.code ?? `HTTP_${res.status}`,
-      message: parsed?.error?.message ?? `the emulator answered HTTP ${res.status} on ${call.method} /__emulator${call.path}`,
+    const answer = await http.send({
       method: call.method,
-      url,
-      envelope: parsed,
-      enveloped: parsed?.error !== undefined,
-      ...(parsed?.error?.timestamp ? { timestamp: parsed.error.timestamp } : {}),
+      path: call.path,
+      ...(call.raw !== undefined ? { raw: { text: call.raw, contentType: call.contentType ?? 'application/octet-stream' } } : {}),
+      ...(call.raw === undefined && call.json !== undefined ? { body: call.json } : {}),
+      textAnswer: true,
     });
-    if (res.status === 401) error.withHint(`give the admin token the emulator was started with: ${ADMIN_TOKEN_ENV}=…`);
-    else if (res.status === 403) error.withHint('from another machine, start the emulator with --admin-token and send it');
-    else if (res.status === 404 && !parsed?.error) error.withHint(`${target.origin} does not look like an offramp emulator`);
-    throw error;
+    const parsed = answer.body as { data?: unknown; message?: string } | undefined;
+    return { status: answer.status, text: answer.text, data: parsed?.data, message: parsed?.message };
+  } catch (err) {
+    throw withControlHint(err, target.origin);
   }
-  return { status: res.status, text, data: parsed?.data, message: parsed?.message };
+}
+
+function withControlHint(err: unknown, origin: string): unknown {
+  if (err instanceof NetworkError || err instanceof TimeoutError) {
+    return err.withHint('is the emulator running there? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
+  }
+  if (err instanceof ApiError) {
+    if (err.status === 401) err.withHint(`give the admin token the emulator was started with: ${ADMIN_TOKEN_ENV}=…`);
+    else if (err.status === 403) err.withHint('from another machine, start the emulator with --admin-token and send it');
+    else if (err.status === 404 && !err.enveloped) err.withHint(`${origin} does not look like an offramp emulator`);
+  }
+  return err;
 }

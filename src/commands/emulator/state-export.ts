@@ -16,7 +16,9 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const file = opts.file ?? '';
   if (file.trim() === '') throw new UsageError('state export: give a file to write (or - for stdout)');
   const target = await controlTarget(ctx, opts.adminToken);
-  const answer = await callControl(ctx, target, { method: 'GET', path: '/state' });
+  // The document may be as large as the emulator takes back, far above the cap on an API answer.
+  const { STATE_BODY_LIMIT } = await import('../../lib/emulator-defaults.js');
+  const answer = await callControl(ctx, target, { method: 'GET', path: '/state', maxBytes: STATE_BODY_LIMIT });
   if (file === '-') {
     ctx.io.out(answer.text);
     return;

@@ -9,10 +9,10 @@
 // the window was split.
 //
 // A summary of another window than the slice asked for, or a row stamped outside it, is
-// ANSWER_MISMATCH (src/lib/answers.ts): a month's totals are never shown as a day's.
+// ANSWER_MISMATCH (src/lib/client/checked-calls.ts): a month's totals are never shown as a day's.
 import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
-import { checkRowInWindow, checkSummaryWindow } from '../../lib/answers.js';
+import { checkRowInWindow, checkSummaryWindow } from '../../lib/client/checked-calls.js';
 import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
 import { filterFlags } from '../../lib/input/values.js';

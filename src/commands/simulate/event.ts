@@ -1,7 +1,7 @@
 // offramp simulate TX_ID EVENT [--deposit-id ID] [--hash H]: one simulator event, then the
 // resulting snapshot. Staging only: refused on a production profile before any request.
 import { Argument, Command } from '@commander-js/extra-typings';
-import { simulateEvent } from '../../lib/answers.js';
+import { simulateEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { ApiError, UsageError } from '../../lib/errors.js';

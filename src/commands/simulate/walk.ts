@@ -2,7 +2,7 @@
 // given) and drive it to the outcome, one simulator event at a time, showing each status
 // change as it happens and the status history at the end. Staging only.
 import { Argument, Command, Option } from '@commander-js/extra-typings';
-import { statusHistory } from '../../lib/answers.js';
+import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';

@@ -4,7 +4,7 @@
 // intent. A 409 (status no longer cancellable) exits 5 naming the current status.
 import { randomUUID } from 'node:crypto';
 import { Argument, Command } from '@commander-js/extra-typings';
-import { cancelTransaction, transactionById } from '../../lib/answers.js';
+import { cancelTransaction, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
 import { parseIdempotencyKey, shellQuote, uuidArgument } from '../../lib/input/values.js';

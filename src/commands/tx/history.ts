@@ -1,7 +1,7 @@
 // offramp tx history ID
 // Every status change: from → to, when, reason, metadata.
 import { Argument, Command } from '@commander-js/extra-typings';
-import { statusHistory } from '../../lib/answers.js';
+import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';

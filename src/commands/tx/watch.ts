@@ -19,7 +19,7 @@ import type { Transaction } from '../../lib/schemas.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { MAX_TIMER_MS } from '../../lib/client/transport.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
-import { statusHistory } from '../../lib/answers.js';
+import { statusHistory } from '../../lib/client/checked-calls.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>

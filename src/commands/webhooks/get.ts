@@ -3,7 +3,7 @@
 // state only and does not return the payload", so the table says where a payload can be
 // found instead (a listener's store, or a replay to an endpoint that keeps it).
 import { Argument, Command } from '@commander-js/extra-typings';
-import { webhookEvent } from '../../lib/answers.js';
+import { webhookEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { uuidArgument } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';

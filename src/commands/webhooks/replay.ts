@@ -9,7 +9,7 @@
 // found, and so on), 1 when they failed in different ways. On a production profile it asks first (--yes skips).
 import { Argument, Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
-import { replayEvent } from '../../lib/answers.js';
+import { replayEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
 import { parseIntFlag, parseUuid } from '../../lib/input/values.js';

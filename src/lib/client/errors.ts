@@ -9,6 +9,14 @@ export class ProxyError extends NetworkError {
   override readonly code = 'PROXY';
 }
 
+/**
+ * The server's certificate was refused (no trusted authority, another host, expired, not
+ * yet valid): the handshake failed, so nothing was sent (certificate.ts).
+ */
+export class CertificateRefused extends NetworkError {
+  override readonly code = 'CERTIFICATE';
+}
+
 /** A 2xx answer longer than the cap on one answer: not read further (docs/configuration.md, "Timeouts and limits"). */
 export class ResponseTooLarge extends CliError {
   constructor(

@@ -1,14 +1,11 @@
-// One request path for every command: base URL joining, auth header, timeout, retries
-// with full-jitter exponential backoff and Retry-After, idempotency keys, response
-// parsing with zod, and a verbose trace that never shows the key.
+// The policy of every request to the service: what is retried, when, and under which
+// deadline; the mechanism of one attempt is transport.ts's (an exchange bounded in time and
+// size). A request whose service never got it is `notSent`: then even a write without an
+// Idempotency-Key may go again, and a create stopped there is NOT_SENT.
 //
 // Own retry loop rather than undici's RetryAgent: RetryHandler backs off without jitter,
 // decides POST retries by method list rather than by the presence of an Idempotency-Key,
 // and exposes no per-attempt hook for the --verbose trace.
-//
-// Each attempt is one exchange of transport.ts: one deadline over every phase, the answer
-// capped in size (docs/configuration.md, "Timeouts and limits"). Which proxy, if any, is decided once per
-// client by proxy.ts, from the environment as curl reads it (docs/configuration.md, "Proxies").
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
@@ -16,7 +13,8 @@ import { backoffDelay } from '../backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from '../url.js';
-import { ProxyError, ResponseTooLarge } from './errors.js';
+import { certificateRefusal } from './certificate.js';
+import { CertificateRefused, ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
 import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, ProxyFailure, Transport, type Exchange } from './transport.js';
@@ -25,7 +23,10 @@ export { displayUrl };
 
 export type HttpOptions = {
   baseUrl: string;
-  apiKey: string;
+  /** Sent as X-Api-Key; the emulator's control plane takes none. */
+  apiKey?: string;
+  /** More headers on every request (the control plane's admin token). */
+  headers?: Record<string, string>;
   userAgent: string;
   timeoutMs: number;
   retries: number;
@@ -74,6 +75,10 @@ export type RequestOptions<T extends z.core.$ZodType> = {
   body?: unknown;
   /** Sent as Idempotency-Key; a POST is retried only when it has one, always with the same. */
   idempotencyKey?: string;
+  /** A body sent as it is, instead of `body` as JSON (the emulator's state document). */
+  raw?: { text: string; contentType: string };
+  /** The answer is text (the state document): a 2xx without JSON is then no error. */
+  textAnswer?: boolean;
   /** Schema of the wrapper's `data`; the answer is checked against it. */
   schema: T;
 };
@@ -86,7 +91,9 @@ export type Response<T> = { data: T; message: string | null | undefined; status:
  */
 export type RawResponse = {
   status: number;
+  /** The answer parsed as JSON; undefined when it is not JSON (a `textAnswer` request's). */
   body: unknown;
+  text: string;
   requestId?: string;
   date?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
@@ -94,14 +101,13 @@ export type RawResponse = {
 
 /**
  * Outcome of one attempt that did not succeed; tells the loop whether to go again.
- * `unprocessed`: the service certainly did nothing (429, connection refused), so even a
- * POST without an idempotency key may be sent again. `notConnected`: the request never
- * left (no connection, or a proxy that opened no tunnel).
+ * `notSent`: the request never left (no connection, a proxy that opened no tunnel, a
+ * refused certificate).
  */
-type Failure = { error: Error; retryable: boolean; unprocessed?: boolean; retryAfterMs?: number; notConnected?: boolean };
+type Failure = { error: Error; retryable: boolean; notSent?: boolean; retryAfterMs?: number };
 
 /** What a client shares with the clients `withBudget` makes from it. */
-type Shared = { transport: Transport; route?: ProxyChoice; observers: Set<(a: AttemptReport) => void> };
+type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptReport) => void> };
 
 /** A service error message longer than this is shown cut (whole under --verbose). */
 export const MESSAGE_SHOWN = 300;
@@ -151,9 +157,9 @@ export class HttpClient {
   }
 
   /** Whether requests go through a proxy, and which; throws on a proxy variable that cannot be read. */
-  route(): ProxyChoice {
-    this.shared.route ??= resolveProxy(new URL(this.base), this.opts.env ?? {});
-    return this.shared.route;
+  proxyChoice(): ProxyChoice {
+    this.shared.proxy ??= resolveProxy(new URL(this.base), this.opts.env ?? {});
+    return this.shared.proxy;
   }
 
   url(path: string, query?: Query): string {
@@ -173,12 +179,11 @@ export class HttpClient {
     return { data: body.data, message: body.message, status: raw.status, requestId: raw.requestId };
   }
 
-  /** Sends with retries; resolves with the JSON body of a 2xx, throws a typed error otherwise. */
+  /** Sends with retries; resolves with a 2xx answer (its JSON, and its text), throws a typed error otherwise. */
   async send(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
-    this.route(); // a proxy variable that cannot be read stops here, before anything is sent
-    const safeToRepeat = req.method === 'GET' || req.idempotencyKey !== undefined;
-    let everConnected = false;
+    this.proxyChoice(); // a proxy variable that cannot be read stops here, before anything is sent
+    let everSent = false;
     for (let attempt = 0; ; attempt++) {
       this.stop?.throwIfAborted();
       const left = this.budget?.() ?? Infinity;
@@ -189,8 +194,8 @@ export class HttpClient {
         this.report({ method: req.method, path: req.path, attempt, status: outcome.status, ms: millisSince(started), again: false });
         return outcome;
       }
-      everConnected ||= !outcome.notConnected;
-      const retry = outcome.retryable && (safeToRepeat || outcome.unprocessed) && attempt < this.opts.retries;
+      everSent ||= !outcome.notSent;
+      const retry = this.shouldRetry(req, outcome, attempt);
       const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
       this.report({
@@ -205,7 +210,7 @@ export class HttpClient {
       });
       if (!again) {
         // A write that never reached the service is known not to have happened.
-        if (outcome.error instanceof NetworkError && !everConnected) outcome.error.neverSent = true;
+        if (outcome.error instanceof NetworkError && !everSent) outcome.error.notSent = true;
         throw outcome.error;
       }
       this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
@@ -221,12 +226,16 @@ export class HttpClient {
   ): Promise<RawResponse | Failure> {
     const headers: Record<string, string> = {
       accept: 'application/json',
+      ...this.opts.headers,
       'user-agent': this.opts.userAgent,
-      'x-api-key': this.opts.apiKey,
+      ...(this.opts.apiKey !== undefined ? { 'x-api-key': this.opts.apiKey } : {}),
     };
     if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
     let payload: string | undefined;
-    if (req.body !== undefined) {
+    if (req.raw) {
+      payload = req.raw.text;
+      headers['content-type'] = req.raw.contentType;
+    } else if (req.body !== undefined) {
       payload = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
@@ -234,17 +243,22 @@ export class HttpClient {
     const shown = displayUrl(url);
     const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
     this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
-    const route = this.route();
+    const choice = this.proxyChoice();
     let ex: Exchange;
     try {
       ex = await this.shared.transport.exchange(new URL(url), { method: req.method, headers, body: payload }, {
-        proxy: route.via === 'proxy' ? route.url : undefined,
+        proxy: choice.via === 'proxy' ? choice.url : undefined,
         timeoutMs,
         stop: this.stop,
       });
     } catch (err) {
       if (this.stop?.aborted) throw this.stop.reason;
-      const failure = classifyTransportError(err, req.method, shown, route, timeoutMs);
+      // Its look at the certificate stays within the attempt's deadline.
+      const left = Math.max(1, timeoutMs - millisSince(started));
+      const refusal = await certificateRefusal(err, new URL(url), { canLook: choice.via !== 'proxy', timeoutMs: left });
+      const failure: Failure = refusal
+        ? { error: new CertificateRefused(`${req.method} ${shown}: ${refusal.problem} (${refusal.code})`, refusal.hint), retryable: false, notSent: true }
+        : classifyTransportError(err, req.method, shown, choice, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }
@@ -254,7 +268,7 @@ export class HttpClient {
     const ok = ex.status >= 200 && ex.status < 300;
     const retryable = ex.status === 429 || ex.status >= 500;
     const retryAfterMs = parseRetryAfter(headerValue(ex.headers['retry-after']));
-    const retry = { retryable, unprocessed: ex.status === 429, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    const retry = { retryable, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
     if (ex.overCap) {
       const cap = formatBytes(this.shared.transport.maxBytes);
       if (ok) return { error: new ResponseTooLarge(`${req.method} ${shown} answered ${ex.status} with more than ${cap}; it was not read further`, requestId), retryable: false };
@@ -267,12 +281,23 @@ export class HttpClient {
       if (note) this.opts.warn?.(`${req.method} ${new URL(shown).pathname}: ${note}`);
     }
     if (ok) {
-      if (body === undefined) {
+      if (body === undefined && !req.textAnswer) {
         return { error: new SchemaError(`${req.method} ${shown} answered ${ex.status} without a JSON body`, requestId), retryable: false };
       }
-      return { status: ex.status, body, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
+      return { status: ex.status, body, text: text.text, date: headerValue(ex.headers.date), headers: ex.headers, ...(requestId ? { requestId } : {}) };
     }
     return { error: toApiError(ex.status, body, req.method, shown, requestId, ex.headers, this.opts.fullMessages), ...retry };
+  }
+
+  /**
+   * Whether a failed attempt goes again (before the budget's say): a failure worth another
+   * try, retries left, and a request safe to repeat: a read, a write with its
+   * Idempotency-Key, or one the service never got or said it did nothing with (429).
+   */
+  private shouldRetry(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>, outcome: Failure, attempt: number): boolean {
+    if (!outcome.retryable || attempt >= this.opts.retries) return false;
+    const rateLimited = outcome.error instanceof ApiError && outcome.error.status === 429;
+    return req.method === 'GET' || req.idempotencyKey !== undefined || outcome.notSent === true || rateLimited;
   }
 
   /** Waits `ms` before a retry; a stop ends the wait at once, with the stop's reason. */
@@ -426,40 +451,23 @@ const NETWORK_CODES = new Set([
 ]);
 
 /** Failures before any byte of the request left: the service cannot have acted on it. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-/** Certificate errors a TLS-inspecting proxy causes when its CA is not trusted. */
-const CERT_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-]);
-
-export const TLS_INTERCEPTION_HINT =
-  "the certificate is not one Node trusts: behind a proxy that inspects TLS, point NODE_EXTRA_CA_CERTS at your organisation's CA bundle (a PEM file)";
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const SERVICE_HINT = 'is the service (or `offramp emulator`) running at that address?';
 
-function classifyTransportError(err: unknown, method: string, url: string, route: ProxyChoice, timeoutMs: number): Failure {
+function classifyTransportError(err: unknown, method: string, url: string, choice: ProxyChoice, timeoutMs: number): Failure {
   if (err instanceof ProxyFailure || (err instanceof DeadlinePassed && err.phase === 'proxy')) {
-    return proxyFailure(err, method, url, route, timeoutMs);
+    return proxyFailure(err, method, url, choice, timeoutMs);
   }
   if (err instanceof DeadlinePassed) {
-    // Not connected: the request was never written, so the service has nothing to act on.
-    if (!err.sent) return noConnection(method, url, err.ms);
+    if (err.notSent) return noConnection(method, url, err.ms);
     return { error: new TimeoutError(`${method} ${url}: no answer within ${err.ms} ms`), retryable: true };
   }
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
-  if (code && CERT_CODES.has(code)) {
-    return { error: new NetworkError(`${method} ${url}: TLS certificate not trusted (${code})`, TLS_INTERCEPTION_HINT), retryable: false };
-  }
   if (code && NETWORK_CODES.has(code)) {
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : 'connection lost';
-    const notConnected = NOT_CONNECTED.has(code);
-    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, unprocessed: notConnected, notConnected };
+    return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, notSent: NOT_SENT.has(code) };
   }
   return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
 }
@@ -469,12 +477,12 @@ function classifyTransportError(err: unknown, method: string, url: string, route
  * stopped is known never sent.
  */
 function noConnection(method: string, url: string, ms: number): Failure {
-  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, unprocessed: true, notConnected: true };
+  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, notSent: true };
 }
 
 /** The proxy failed: named, with what to do about it; the service received nothing. */
-function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, route: ProxyChoice, timeoutMs: number): Failure {
-  const via = route.via === 'proxy' ? route : undefined;
+function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, choice: ProxyChoice, timeoutMs: number): Failure {
+  const via = choice.via === 'proxy' ? choice : undefined;
   const proxy = err instanceof ProxyFailure ? err.proxy : (err.proxy ?? via?.proxy ?? 'the proxy');
   const from = via?.from ?? 'HTTPS_PROXY';
   const target = new URL(url);
@@ -518,7 +526,7 @@ function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: s
       message = `proxy ${proxy} failed to open a tunnel to ${tunnel}: ${(err as ProxyFailure).detail}`;
       hint = `ask the proxy's administrator, ${direct}`;
   }
-  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, unprocessed: true, notConnected: true };
+  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, notSent: true };
 }
 
 /**

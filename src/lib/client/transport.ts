@@ -1,19 +1,20 @@
-// One exchange with a server, bounded in time and in size (docs/configuration.md, "Timeouts and limits"):
-// the HTTP client's attempts and the webhook forwarder's go through here.
+// One exchange with a server, bounded in time and in size: the mechanism under the HTTP
+// client's attempts and the webhook forwarder's, which hold the policy (what to retry,
+// when, under which deadline; docs/configuration.md, "Timeouts and limits"). What it adds
+// to undici:
 //
-// - One deadline covers every phase: DNS, TCP connect, the proxy's CONNECT, TLS, headers,
-//   body. undici honours an abort signal only once a request has a connection; one still
-//   waiting for a connection (a CONNECT the proxy never answers, a handshake that never
-//   ends) would wait on, so at the deadline the exchange ends anyway, and the dispatcher it
-//   waited on is retired: the next exchange gets a fresh one, requests already answering on
-//   the old one finish, and it is destroyed with the transport. What the exchange waited
-//   on (the proxy, a connection, or the answer) is said in the error.
+// - One deadline over every phase: DNS, TCP connect, the proxy's CONNECT, TLS, headers,
+//   body. undici honours an abort signal only once a request has a connection (it stores
+//   the reason until then, and never writes a request aborted before its connection came);
+//   so at the deadline the exchange ends anyway, saying what it waited on: the proxy, a
+//   connection (nothing was sent), or the answer. undici's own timeouts, set from the
+//   deadline, end what it left waiting.
 // - The body is counted as it arrives and reading stops past the cap.
 // - A proxy that fails the CONNECT is reported as the proxy's failure, and never as a
 //   reason for undici to connect again at once (it would, in a loop, after a proxy that
 //   closes the connection): see ProxyPool.
-// - Interim 1xx answers before the final one are skipped (undici refuses a `100 Continue`
-//   it did not ask for): see InterimFilter.
+// - Interim 1xx answers before the final one are skipped (undici 7 fails a request on a
+//   `100 Continue` it did not ask for): see InterimFilter.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
@@ -88,10 +89,10 @@ export class DeadlinePassed extends Error {
   constructor(
     readonly ms: number,
     /**
-     * `proxy`: its CONNECT; `connect`: a TCP connection or TLS handshake; `queue`: a free
-     * connection; `answer`: the answer to a request it sent.
+     * `proxy`: its CONNECT; `connect`: a connection (TCP, TLS, or a free one in the pool);
+     * `answer`: the answer to a request it sent.
      */
-    readonly phase: 'proxy' | 'connect' | 'queue' | 'answer',
+    readonly phase: 'proxy' | 'connect' | 'answer',
     /** The proxy, when it was waiting for one. */
     readonly proxy?: string,
   ) {
@@ -99,9 +100,9 @@ export class DeadlinePassed extends Error {
     this.name = 'DeadlinePassed';
   }
 
-  /** Whether the request may have been sent: only once it had a connection. */
-  get sent(): boolean {
-    return this.phase === 'answer';
+  /** The request never left: it had no connection yet. */
+  get notSent(): boolean {
+    return this.phase !== 'answer';
   }
 }
 
@@ -115,20 +116,18 @@ export type TransportOptions = {
   keepAliveTimeout?: number;
 };
 
-/** A dispatcher and what its connections are doing, for a deadline to say what it was waiting on. */
-type Route = {
+/**
+ * The dispatcher for one way out (direct, or one proxy), and how many CONNECTs that proxy
+ * has not answered: a deadline then says the proxy is what it waited on.
+ */
+type Lane = {
   dispatcher: Dispatcher;
-  /** Connections being made (TCP, proxy CONNECT, TLS). */
-  connecting: number;
-  /** CONNECTs the proxy has not answered yet. */
   awaitingProxy: number;
   proxy?: string;
 };
 
 export class Transport {
-  private readonly routes = new Map<string, Route>();
-  /** Dispatchers a deadline retired, until they close by themselves or the transport does. */
-  private readonly retired = new Set<Dispatcher>();
+  private readonly lanes = new Map<string, Lane>();
 
   constructor(private readonly opts: TransportOptions) {}
 
@@ -146,11 +145,11 @@ export class Transport {
     { proxy, timeoutMs: asked, stop }: { proxy?: URL | undefined; timeoutMs: number; stop?: AbortSignal | undefined },
   ): Promise<Exchange> {
     const timeoutMs = Math.min(Math.max(1, asked), MAX_TIMER_MS);
-    const route = this.route(proxy);
+    const lane = this.lane(proxy);
     const abort = new AbortController();
     const reason = new DeadlinePassed(timeoutMs, 'answer');
     let settled = false;
-    const work = this.run(route, url, req, abort.signal).finally(() => (settled = true));
+    const work = this.run(lane, url, req, abort.signal).finally(() => (settled = true));
     let timer: NodeJS.Timeout | undefined;
     let onStop: (() => void) | undefined;
     // Ended at the deadline, or by the caller's stop: the same letting go, each with its reason.
@@ -160,16 +159,11 @@ export class Transport {
         // A request with a connection lets go at once (microtasks); setImmediate runs after them.
         setImmediate(() => {
           if (settled) return;
-          const err = failure();
-          this.retire(route);
-          reject(err);
+          reject(failure());
         });
       };
       timer = setTimeout(() => {
-        letGo(reason, () => {
-          const phase = route.awaitingProxy > 0 ? 'proxy' : route.connecting > 0 ? 'connect' : 'queue';
-          return new DeadlinePassed(timeoutMs, phase, route.proxy);
-        });
+        letGo(reason, () => new DeadlinePassed(timeoutMs, lane.awaitingProxy > 0 ? 'proxy' : 'connect', lane.proxy));
       }, timeoutMs);
       if (!stop) return;
       onStop = () => letGo(stop.reason, () => stop.reason);
@@ -195,8 +189,8 @@ export class Transport {
     }
   }
 
-  private async run(route: Route, url: URL, req: ExchangeRequest, signal: AbortSignal): Promise<Exchange> {
-    const res = await route.dispatcher.request({
+  private async run(lane: Lane, url: URL, req: ExchangeRequest, signal: AbortSignal): Promise<Exchange> {
+    const res = await lane.dispatcher.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: req.method as Dispatcher.HttpMethod,
@@ -225,20 +219,20 @@ export class Transport {
     return { ...base, body: Buffer.concat(chunks, size), overCap: false };
   }
 
-  private route(proxy: URL | undefined): Route {
+  private lane(proxy: URL | undefined): Lane {
     const key = proxy?.href ?? 'direct';
-    let route = this.routes.get(key);
-    if (!route) {
-      route = this.makeRoute(proxy);
-      this.routes.set(key, route);
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = this.makeLane(proxy);
+      this.lanes.set(key, lane);
     }
-    return route;
+    return lane;
   }
 
-  private makeRoute(proxy: URL | undefined): Route {
+  private makeLane(proxy: URL | undefined): Lane {
     const { tls } = this.opts;
     const timeoutMs = Math.min(this.opts.timeoutMs, MAX_TIMER_MS);
-    const route = { connecting: 0, awaitingProxy: 0, ...(proxy ? { proxy: proxyHost(proxy) } : {}) } as Route;
+    const lane = { awaitingProxy: 0, ...(proxy ? { proxy: proxyHost(proxy) } : {}) } as Lane;
     const common = {
       keepAliveTimeout: this.opts.keepAliveTimeout ?? 10_000,
       connections: this.opts.connections ?? 16,
@@ -246,43 +240,27 @@ export class Transport {
       bodyTimeout: timeoutMs,
     };
     if (!proxy) {
-      route.dispatcher = new Agent({ ...common, connect: tracked(route, buildConnector({ timeout: timeoutMs, ...tls })) });
-      return route;
+      lane.dispatcher = new Agent({ ...common, connect: filtered(buildConnector({ timeout: timeoutMs, ...tls })) });
+      return lane;
     }
-    route.dispatcher = new ProxyAgent({
+    lane.dispatcher = new ProxyAgent({
       uri: proxy.href,
       ...common,
       // The TCP connection to the proxy, and TLS to the server through the tunnel.
       proxyTls: { timeout: timeoutMs },
       requestTls: { timeout: timeoutMs, ...tls },
-      clientFactory: (origin, opts) => new ProxyPool(route, origin, { ...opts, headersTimeout: timeoutMs }),
+      clientFactory: (origin, opts) => new ProxyPool(lane, origin, { ...opts, headersTimeout: timeoutMs }),
       factory: (origin, opts) => {
         const o = opts as Pool.Options & { connect: buildConnector.connector };
-        return new Pool(origin, { ...o, connect: tracked(route, o.connect) });
+        return new Pool(origin, { ...o, connect: filtered(o.connect) });
       },
     });
-    return route;
-  }
-
-  /**
-   * Takes a dispatcher that did not let go of a request out of use: the next exchange makes
-   * a new one. It closes once what runs on it ends (undici's own timeouts, set from the
-   * deadline, end what is stuck), or is destroyed with the transport.
-   */
-  private retire(route: Route): void {
-    for (const [key, r] of this.routes) if (r === route) this.routes.delete(key);
-    const { dispatcher } = route;
-    this.retired.add(dispatcher);
-    dispatcher.close().then(
-      () => this.retired.delete(dispatcher),
-      () => this.retired.delete(dispatcher),
-    );
+    return lane;
   }
 
   async close(): Promise<void> {
-    const dispatchers = [...[...this.routes.values()].map((r) => r.dispatcher), ...this.retired];
-    this.routes.clear();
-    this.retired.clear();
+    const dispatchers = [...this.lanes.values()].map((l) => l.dispatcher);
+    this.lanes.clear();
     // Exchanges still running fail at once; idle keep-alive connections close.
     await Promise.all(dispatchers.map((d) => d.destroy().catch(() => undefined)));
   }
@@ -293,14 +271,10 @@ function isAbort(err: unknown): boolean {
   return e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED';
 }
 
-/** Counts connections in the making, and hands undici each one behind an InterimFilter. */
-function tracked(route: Route, connect: buildConnector.connector): buildConnector.connector {
+/** Hands undici each connection behind an InterimFilter. */
+function filtered(connect: buildConnector.connector): buildConnector.connector {
   return (options, callback) => {
-    route.connecting++;
-    let counted = true;
     connect(options, (err, socket) => {
-      if (counted) route.connecting--;
-      counted = false;
       if (err) callback(err, null);
       else callback(null, new InterimFilter(socket!) as unknown as Socket);
     });
@@ -312,7 +286,7 @@ class ProxyPool extends Pool {
   private readonly proxy: string;
 
   constructor(
-    private readonly route: Route,
+    private readonly lane: Lane,
     origin: string | URL,
     opts: Pool.Options,
   ) {
@@ -328,17 +302,17 @@ class ProxyPool extends Pool {
   ): Promise<Dispatcher.ConnectData> | void {
     if (callback) return super.connect(options, callback);
     const target = options.path;
-    this.route.awaitingProxy++;
+    this.lane.awaitingProxy++;
     return super.connect(options).then(
       (data) => {
-        this.route.awaitingProxy--;
+        this.lane.awaitingProxy--;
         if (data.statusCode === 200) return data;
         data.socket.on('error', () => undefined).destroy();
         const kind = data.statusCode === 407 ? 'auth' : 'refused';
         throw new ProxyFailure(kind, this.proxy, `answered the CONNECT to ${target} with HTTP ${data.statusCode}`, data.statusCode);
       },
       (err: Error & { code?: string }) => {
-        this.route.awaitingProxy--;
+        this.lane.awaitingProxy--;
         throw new ProxyFailure(failureOf(err), this.proxy, `${err.message} (CONNECT to ${target})`);
       },
     );
@@ -385,10 +359,10 @@ function mayBeInterim(text: string): boolean {
 /**
  * A connection as undici sees it, with the interim 1xx answers before an answer removed.
  * HTTP lets a server send any number of them before the final one; undici takes 102 and
- * 103 but fails a request on a `100 Continue` it did not ask for, and none of them means
- * anything to the client. undici writes one request per connection at a time, so an
- * answer begins with the first bytes read after a request line is written: there, and
- * only there, interim answers are dropped.
+ * 103 but fails a request on a `100 Continue` it did not ask for, wherever it comes among
+ * them, so all are dropped (none means anything to the client). undici writes one request
+ * per connection at a time, so an answer begins with the first bytes read after a request
+ * line is written: there, and only there, interim answers are dropped.
  */
 class InterimFilter extends Duplex {
   /** The next bytes read start an answer. */

@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { Readable, Writable, type Duplex } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import { checkRowInWindow, checkSummaryWindow } from '../answers.js';
+import { checkRowInWindow, checkSummaryWindow } from '../client/checked-calls.js';
 import type { Api, ListAnswer, RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
 import { ApiError } from '../errors.js';

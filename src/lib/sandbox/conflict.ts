@@ -1,6 +1,6 @@
 // A simulator 409 ("not a valid step for the current state") made useful: say which
 // status the transaction is in and which events are valid from it.
-import { transactionById } from '../answers.js';
+import { transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { type ApiError, CliError, EXIT } from '../errors.js';
 import { eventsValidFrom } from '../lifecycle.js';

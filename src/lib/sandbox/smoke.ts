@@ -3,7 +3,7 @@
 // invariants.ts judges. Reads that may lag behind the walk on a real service (events,
 // ledger) are retried a few times before a missing item counts as missing.
 import { randomUUID } from 'node:crypto';
-import { answerAbout, statusHistory, webhookEvent } from '../answers.js';
+import { answerAbout, statusHistory, webhookEvent } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, AuthError, CliError, NetworkError, TimeoutError } from '../errors.js';
 import type { RevenueRow, WebhookEvent } from '../schemas.js';

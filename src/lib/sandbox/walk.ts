@@ -13,7 +13,7 @@
 // A step counts only once the transaction is seen in the status the step leads to (see
 // `reached`): a simulator that answers 200 and changes nothing must not end in exit 0.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { simulateEvent, transactionById } from '../answers.js';
+import { simulateEvent, transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, CheckFailed, CliError, EXIT } from '../errors.js';
 import { eventsValidFrom, isTerminal, TRANSITIONS } from '../lifecycle.js';

@@ -1,7 +1,7 @@
 // Creating a transaction safely (the CLI contract, "Behaviour that matters"): one
 // Idempotency-Key for every attempt, and when a create gets no answer the reference
 // decides what happened. Used by `tx create` and by the sandbox walk.
-import { checkCreated, createDifferences, transactionByReference } from '../answers.js';
+import { checkCreated, createDifferences, transactionByReference } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
 import { shellQuote } from '../input/values.js';
@@ -40,8 +40,8 @@ export async function createWithRecovery(
   try {
     return { tx: await send(), recovered: false };
   } catch (err) {
-    if (err instanceof NetworkError && err.neverSent) {
-      // No connection was ever made: nothing to recover, and nothing was created.
+    if (err instanceof NetworkError && err.notSent) {
+      // The service never got it: nothing to recover, and nothing was created.
       throw new CliError(
         `transaction ${JSON.stringify(ref)} was not created: ${err.message}; nothing was sent`,
         'NOT_SENT',

@@ -1,6 +1,6 @@
 // Which transaction a command is about: a positional id or `--ref`, exactly one of them,
 // checked before any request; asked for when missing and the session is interactive.
-import { transactionById, transactionByReference } from '../answers.js';
+import { transactionById, transactionByReference } from '../client/checked-calls.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { ask, parseReference, parseUuid, uuidProblem, validator } from '../input/values.js';

@@ -1,20 +1,11 @@
-// Answers checked against the question (docs/api.md, "Answers").
-// Where a request names something its answer must echo (an id, a reference,
-// an event id, a window), an answer about anything else is an error of its own,
-// ANSWER_MISMATCH (exit 1), naming both values: it is never printed as the answer to this
-// question. A service, or a cache or proxy in front of it, can answer another request
-// than the one sent; an Idempotency-Key tied to an earlier request replays that request's
-// answer.
-//
-// One function per resource: the checked reads and writes below, used by every command
-// and by the sandbox walk, so no caller can forget the check. Ids are compared without
-// regard to case (hexadecimal either way), references case-insensitively, as the spec
-// compares them.
-import type { Api } from './client/api.js';
-import type { Window } from './input/dates.js';
-import { CliError, EXIT } from './errors.js';
-import { shellQuote } from './input/values.js';
-import { decimalEquals } from './money.js';
+// The API calls whose answers are checked against the request (docs/api.md, "Answers"):
+// one function per resource, used by every command and by the sandbox walk, so no caller
+// can forget the check.
+import type { Api } from './api.js';
+import type { Window } from '../input/dates.js';
+import { CliError, EXIT } from '../errors.js';
+import { shellQuote } from '../input/values.js';
+import { decimalEquals } from '../money.js';
 import type {
   CreateTransactionRequest,
   ReplayResult,
@@ -24,7 +15,7 @@ import type {
   Transaction,
   TransactionSummary,
   WebhookEvent,
-} from './schemas.js';
+} from '../schemas.js';
 
 /** The service answered, but about something other than what was asked. */
 export class AnswerMismatch extends CliError {
@@ -39,6 +30,7 @@ type Answer<T> = { data: T; requestId?: string | undefined };
 const MIXED_UP =
   'the service (or a cache or proxy in front of it) answered another request than the one sent; nothing of that answer was used. --verbose shows the request ids to report';
 
+/** Ids are hexadecimal, written in either case. */
 const sameId = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
 /** merchant_reference is "compared case-insensitively" (the spec). */

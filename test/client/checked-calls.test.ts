@@ -1,11 +1,11 @@
-// Answers that contradict the question (issue #21): a scripted service answers each
+// Answers that contradict the question: a scripted service answers each
 // command about something else than what was asked. Every such run exits 1 with
 // ANSWER_MISMATCH naming both values, prints nothing on stdout, and sends nothing more;
 // with --json the error is the envelope on stderr. In process (runMain).
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/main.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
-import { history, KEY, ok, QUOTE_ID, snapshot, summary, TX_ID } from './fixtures.js';
+import { history, KEY, ok, QUOTE_ID, snapshot, summary, TX_ID } from '../tx/fixtures.js';
 
 const OTHER_ID = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d';
 const EVENT_ID = '5d0e1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b';

@@ -1,0 +1,115 @@
+// A certificate Node refused, said as its problem, with the fact that helps: the names it
+// was issued for, its dates, or the variable that trusts a private CA. The handshake
+// failed before any request was written, so the key never reached that host; the caller
+// neither retries (the certificate will not change between attempts) nor recovers.
+import { isIP } from 'node:net';
+import type { PeerCertificate } from 'node:tls';
+
+/** OpenSSL's and Node's codes for a chain that leads to no authority this machine trusts. */
+const UNTRUSTED = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'INVALID_CA']);
+
+/** The other verdicts on a certificate: refusals too, said with Node's own words. */
+const OTHER_REFUSALS = new Set([
+  'CERT_SIGNATURE_FAILURE', 'CERT_REVOKED', 'CERT_REJECTED', 'CERT_CHAIN_TOO_LONG', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'HOSTNAME_MISMATCH',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD', 'ERR_TLS_CERT_ALTNAME_FORMAT',
+]);
+
+export const TLS_INTERCEPTION_HINT =
+  "if the service uses a private CA, or a proxy here inspects TLS, point NODE_EXTRA_CA_CERTS at that CA's certificate (a PEM file)";
+
+export type Refusal = { code: string; problem: string; hint?: string };
+
+/** What Node's error for another host carries (tls.checkServerIdentity's). */
+type AltnameError = { host?: string; cert?: PeerCertificate };
+
+/**
+ * The refusal `err` is, when it is a certificate's; undefined for any other failure. For
+ * dates, the certificate is read once more, directly (`canLook`: not through a proxy).
+ */
+export async function certificateRefusal(err: unknown, target: URL, opts: { canLook: boolean; timeoutMs: number }): Promise<Refusal | undefined> {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  if (!code) return undefined;
+  const clock = `it reads ${iso(new Date())}`;
+  if (UNTRUSTED.has(code)) {
+    return { code, problem: "the server's certificate is not signed by an authority this machine trusts", hint: TLS_INTERCEPTION_HINT };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const { host, cert } = err as AltnameError;
+    const names = cert ? namesOf(cert) : [];
+    return {
+      code,
+      problem: `the server's certificate is not for ${host ?? target.hostname}`,
+      hint: names.length ? `it was issued for ${names.join(', ')}: check the host in the base URL` : 'check the host in the base URL',
+    };
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    const cert = opts.canLook ? await presented(target, opts.timeoutMs) : undefined;
+    const [from, to] = cert ? [new Date(cert.valid_from), new Date(cert.valid_to)] : [];
+    const valid = from && to && !Number.isNaN(from.getTime()) && !Number.isNaN(to.getTime()) ? `${iso(from)} to ${iso(to)}` : undefined;
+    if (code === 'CERT_HAS_EXPIRED') {
+      return {
+        code,
+        problem: to && valid ? `the server's certificate expired on ${day(to)}` : "the server's certificate has expired",
+        hint: `${valid ? `it was valid from ${valid}; ` : ''}the service must renew it (or this machine's clock is wrong: ${clock})`,
+      };
+    }
+    return {
+      code,
+      problem: from && valid ? `the server's certificate is not valid before ${day(from)}` : "the server's certificate is not valid yet",
+      hint: `${valid ? `it is valid from ${valid}; ` : ''}check this machine's clock (${clock})`,
+    };
+  }
+  if (OTHER_REFUSALS.has(code)) return { code, problem: `the server's certificate was refused: ${e.message ?? code}` };
+  return undefined;
+}
+
+/** The DNS names and addresses a certificate was issued for (its common name when it has none). */
+function namesOf(cert: PeerCertificate): string[] {
+  const alt = (cert.subjectaltname ?? '')
+    .split(/,\s*/)
+    .map((n) => n.replace(/^(DNS|IP Address):/, ''))
+    .filter(Boolean);
+  const cn = cert.subject?.CN;
+  return alt.length ? alt : cn ? [String(cn)] : [];
+}
+
+/**
+ * The certificate the server at `target` presents, read in a handshake that trusts nothing
+ * and sends nothing (the socket is destroyed as soon as the handshake ends); undefined
+ * when it cannot be read within `timeoutMs`.
+ */
+async function presented(target: URL, timeoutMs: number): Promise<PeerCertificate | undefined> {
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  // Loaded here: a run that talks plain http to the emulator never needs node:tls.
+  const { connect } = await import('node:tls');
+  return new Promise((resolve) => {
+    const socket = connect({
+      host,
+      port: Number(target.port || 443),
+      ...(isIP(host) ? {} : { servername: host }),
+      // Only to read what it presents: no byte of a request is written on this socket.
+      rejectUnauthorized: false,
+    });
+    const done = (cert: PeerCertificate | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(cert);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.once('secureConnect', () => {
+      const cert = socket.getPeerCertificate();
+      done(cert?.valid_to ? cert : undefined);
+    });
+    // Any error ends the look; one after it is over changes nothing (resolve is once).
+    socket.on('error', () => done(undefined));
+  });
+}
+
+function iso(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function day(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}

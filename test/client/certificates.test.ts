@@ -1,0 +1,101 @@
+// A certificate the CLI refuses is a refusal: a real https server on 127.0.0.1 with
+// certificates made by openssl (untrusted, for another host, expired, not yet valid).
+// Each fails at once with no retry, names the certificate's problem with a hint that fits
+// it, and nothing reaches the server: no request, so no key; a create there is NOT_SENT
+// with no recovery. The built binary, because NODE_EXTRA_CA_CERTS (how the test's CA is
+// trusted, as a user trusts a private CA) is read only when a process starts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { certificateAuthority, haveOpenssl, type Pem } from '../helpers/certificates.js';
+import { runCli } from '../helpers/cli.js';
+import { KEY, ok, snapshot, TX_ID } from '../tx/fixtures.js';
+
+const openssl = haveOpenssl();
+const servers: Server[] = [];
+let ca: ReturnType<typeof certificateAuthority>;
+
+beforeAll(() => {
+  if (openssl) ca = certificateAuthority();
+});
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+});
+
+/** An https server on 127.0.0.1 presenting `pem`, answering every request with a transaction. */
+async function serve(pem: Pem) {
+  const requests: IncomingMessage[] = [];
+  const server = createServer({ key: pem.key, cert: pem.cert }, (req: IncomingMessage, res: ServerResponse) => {
+    requests.push(req);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ok(snapshot())));
+  });
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { baseUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/partner`, requests };
+}
+
+function cli(args: string[], baseUrl: string) {
+  return runCli([...args, '--verbose', '--retries', '3'], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: baseUrl, NODE_EXTRA_CA_CERTS: ca.certPath } });
+}
+
+const createArgs = ['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'cert-1'];
+
+/**
+ * `tx get` and `tx create` against a server presenting `pem`: both exit 7 after one
+ * attempt, with `code`; the server received no request. Returns their stderr's error lines.
+ */
+async function refused(pem: Pem, code: string) {
+  const server = await serve(pem);
+  const [get, create] = await Promise.all([cli(['tx', 'get', TX_ID], server.baseUrl), cli(createArgs, server.baseUrl)]);
+  expect(get.code, get.stderr).toBe(7);
+  expect(get.stderr).not.toContain('(retry 1)');
+  expect(create.code, create.stderr).toBe(7);
+  expect(create.stderr).toContain('error: NOT_SENT: transaction "cert-1" was not created: ');
+  expect(create.stderr).toContain(`(${code})`);
+  // No recovery: no lookup by reference, no second create.
+  expect(create.stderr).not.toContain('looking up reference');
+  expect(create.stderr).not.toContain('(retry 1)');
+  expect(server.requests).toEqual([]);
+  const line = (stderr: string, prefix: string) => stderr.split('\n').filter((l) => l.startsWith(prefix));
+  return { get: [...line(get.stderr, 'error: '), ...line(get.stderr, 'hint: ')], create: line(create.stderr, 'hint: ') };
+}
+
+describe.skipIf(!openssl)('a certificate the CLI refuses', () => {
+  it('a good one, from the CA NODE_EXTRA_CA_CERTS names, is taken (the servers below differ only in their certificate)', async () => {
+    const server = await serve(ca.leaf('127.0.0.1', 'IP:127.0.0.1', '20200101000000Z', '20991231000000Z'));
+    const r = await cli(['tx', 'get', TX_ID], server.baseUrl);
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('untrusted (self-signed): named as such, the hint is NODE_EXTRA_CA_CERTS', async () => {
+    const r = await refused(ca.selfSigned('127.0.0.1', 'IP:127.0.0.1'), 'DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(r.get[0]).toMatch(/^error: CERTIFICATE: GET https:\/\/127\.0\.0\.1:\d+\/\S+: the server's certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\)$/);
+    expect(r.get[1]).toContain('NODE_EXTRA_CA_CERTS');
+    expect(r.create[0]).toContain('NODE_EXTRA_CA_CERTS');
+  });
+
+  it('for another host: names the host asked and the names the certificate was issued for', async () => {
+    const r = await refused(ca.leaf('api.example.test', 'DNS:api.example.test,DNS:*.example.test', '20200101000000Z', '20991231000000Z'), 'ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(r.get[0]).toMatch(/: the server's certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\)$/);
+    expect(r.get[1]).toBe('hint: it was issued for api.example.test, *.example.test: check the host in the base URL');
+    expect(r.create[0]).toContain('it was issued for api.example.test, *.example.test');
+  });
+
+  it('expired: says when, and the dates it was valid', async () => {
+    const r = await refused(ca.leaf('127.0.0.1', 'IP:127.0.0.1', '20200101000000Z', '20200201000000Z'), 'CERT_HAS_EXPIRED');
+    expect(r.get[0]).toMatch(/: the server's certificate expired on 2020-02-01 \(CERT_HAS_EXPIRED\)$/);
+    expect(r.get[1]).toMatch(/^hint: it was valid from 2020-01-01T00:00:00Z to 2020-02-01T00:00:00Z; the service must renew it \(or this machine's clock is wrong: it reads \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$/);
+  });
+
+  it('not yet valid: says from when', async () => {
+    const r = await refused(ca.leaf('127.0.0.1', 'IP:127.0.0.1', '20900101000000Z', '20991231000000Z'), 'CERT_NOT_YET_VALID');
+    expect(r.get[0]).toMatch(/: the server's certificate is not valid before 2090-01-01 \(CERT_NOT_YET_VALID\)$/);
+    expect(r.get[1]).toMatch(/^hint: it is valid from 2090-01-01T00:00:00Z to 2099-12-31T00:00:00Z; check this machine's clock \(it reads \d{4}-/);
+  });
+});
