@@ -122,7 +122,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'get' -d 'show one
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'list' -d 'list transactions, newest first'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'cancel' -d 'cancel a transaction that has not received a deposit'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'history' -d 'show a transaction'\''s status history'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show each status change until it ends'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show every status change until it ends'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
@@ -208,6 +208,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s y -l yes -d
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l ref -d 'by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency-key -d 'reuse a key to retry a cancel safely (default: a fresh UUID)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -223,6 +224,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s y -l yes -
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l ref -d 'by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -315,6 +317,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l no-color -d
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l tx -d 'one transaction only (id or its first 8+ characters): from its creation to now unless --from/--to' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l ref -d 'one transaction only, by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'list' -d 'list webhook events with their delivery status'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'get' -d 'show an event'\''s delivery telemetry (the service keeps no payload)'
@@ -349,7 +353,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s y -l ye
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction (id or its first 8+ characters)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l ref -d 'only events about the transaction with this reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l type -d 'only this event type' -r -f -a 'transaction.created deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (the emulator'\''s: pending, delivered, failed)' -r -f -a 'pending delivered failed'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r -f
@@ -474,6 +479,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s y -l yes -d 
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l ref -d 'the transaction by merchant reference instead (then EVENT is the only argument)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l deposit-id -d 'stable simulated deposit id' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l hash -d 'simulated blockchain hash' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s h -l help -d 'show help'
@@ -491,6 +497,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s y -l ye
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l ref -d 'walk an existing transaction named by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l outcome -d 'where to end' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l settle -d 'also send payout.settled after completion'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s h -l help -d 'show help'

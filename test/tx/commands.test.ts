@@ -60,9 +60,14 @@ describe('transactions against the emulator', () => {
     const historyTable = await cli(['tx', 'history', tx.id]);
     expect(historyTable.stdout).toMatch(/^CHANGE +WHEN +REASON +METADATA\npending → awaiting_deposit +\S+Z +\S+ +\{.*\}\nawaiting_deposit → cancelled +\S+Z +\S+/);
 
+    // What the user wanted holds: exit 0 with a notice, the transaction shown as it is.
     const again = await cli(['tx', 'cancel', tx.id]);
-    expect(again.code).toBe(5);
-    expect(again.stderr).toContain('cannot be cancelled in status cancelled');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`transaction ${tx.id} is already cancelled; nothing to do`);
+    expect(again.stdout).toMatch(/^ {2}status +cancelled$/m);
+    const againJson = await cli(['tx', 'cancel', tx.id, '--json']);
+    expect(againJson.code).toBe(0);
+    expect(JSON.parse(againJson.stdout)).toEqual(await api.get(`/transactions/${tx.id}`));
   });
 
   it('direct create shows the deposit; quote shows rates and time left; duplicates and the staging pair explain themselves', async () => {
@@ -153,10 +158,10 @@ describe('transactions against the emulator', () => {
       },
     });
     expect(watched.code, watched.stderr).toBe(0);
-    const statuses = watched.stdout.trimEnd().split('\n').map((l) => l.split(/ +/)[1]);
-    expect(statuses[0]).toBe('awaiting_deposit');
-    expect(statuses.at(-1)).toBe('completed');
-    expect(statuses).toEqual([...new Set(statuses)]);
+    const lines = watched.stdout.trimEnd().split('\n');
+    const statuses = lines.slice(0, -1).map((l) => l.split('  ')[1]!.split(' → ')[1]);
+    expect(statuses).toEqual(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']);
+    expect(lines.at(-1)).toMatch(/^final status: completed/);
     expect(watched.stderr).toContain('reached completed');
   });
 });
