@@ -82,7 +82,7 @@ _offramp() {
     'tx:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'tx:--api-key') return 0 ;;
     'tx:--base-url') return 0 ;;
-    'tx:-o'|'tx:--output') COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return 0 ;;
+    'tx:-o'|'tx:--output') COMPREPLY=($(compgen -W 'table json csv ndjson' -- "$cur")); return 0 ;;
     'tx:--timeout') return 0 ;;
     'tx:--retries') return 0 ;;
     'tx create:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
@@ -110,7 +110,7 @@ _offramp() {
     'tx list:--profile') COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- "$cur")); return 0 ;;
     'tx list:--api-key') return 0 ;;
     'tx list:--base-url') return 0 ;;
-    'tx list:-o'|'tx list:--output') COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return 0 ;;
+    'tx list:-o'|'tx list:--output') COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return 0 ;;
     'tx list:--timeout') return 0 ;;
     'tx list:--retries') return 0 ;;
     'tx list:--status') COMPREPLY=($(compgen -W 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded' -- "$cur")); return 0 ;;
@@ -469,7 +469,7 @@ _offramp() {
       'tx') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'tx create') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --quote --fiat-amount --token --network --ref --merchant-id --terminal-id --seller-phone --idempotency-key -h --help' -- "$cur")) ;;
       'tx get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref -h --help' -- "$cur")) ;;
-      'tx list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
+      'tx list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --status --from --to --limit --cursor --all --raw-cells -h --help' -- "$cur")) ;;
       'tx cancel') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --idempotency-key -h --help' -- "$cur")) ;;
       'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref -h --help' -- "$cur")) ;;
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --until --interval -h --help' -- "$cur")) ;;

@@ -128,7 +128,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'per-request timeout in ms' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
@@ -180,7 +180,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 's
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson csv'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'per-request timeout in ms' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
@@ -194,6 +194,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l to -d 'create
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l cursor -d 'continue from a previous page' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l all -d 'follow every page to the end (streams)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l raw-cells -d '-o csv: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
