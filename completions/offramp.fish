@@ -150,10 +150,10 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s y -l yes -d
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote`' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote` (its token and network are used)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l fiat-amount -d 'direct mode: amount in NGN' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l network -d 'deposit network (both modes)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt (quote mode: must be the quote'\''s)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l network -d 'deposit network (quote mode: the quote'\''s unless it was made elsewhere)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l ref -d 'your unique reference for this transaction (required)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l merchant-id -d 'merchant identifier' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l terminal-id -d 'terminal identifier' -r -f

@@ -27,9 +27,11 @@ describe('transactions against the emulator', () => {
     const quote = await cli(['quote', '--token', 'usdt', '--network', 'bep20', '--crypto-amount', '100', '--json']);
     expect(quote.code, quote.stderr).toBe(0);
     const q = JSON.parse(quote.stdout);
-    expect(Object.keys(q).sort()).toEqual(['adjusted_rate', 'amount', 'base_rate', 'expires_at', 'quote_id']);
+    // The API's data, and the one figure the CLI computed, named as such (docs/transactions.md).
+    expect(Object.keys(q).sort()).toEqual(['adjusted_rate', 'amount', 'base_rate', 'estimate', 'expires_at', 'quote_id']);
+    expect(q.estimate).toEqual({ amount: '154225.00' });
 
-    const created = await cli(['tx', 'create', '--quote', q.quote_id, '--network', 'bep20', '--ref', 'e2e-quote-1', '--merchant-id', 'm-1', '--terminal-id', 't-1', '--json']);
+    const created = await cli(['tx', 'create', '--quote', q.quote_id, '--ref', 'e2e-quote-1', '--merchant-id', 'm-1', '--terminal-id', 't-1', '--json']);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stderr).toMatch(/^idempotency-key: [0-9a-f-]{36}$/m);
     const tx = JSON.parse(created.stdout);
