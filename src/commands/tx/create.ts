@@ -104,7 +104,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     if (missing.length > 0) {
       throw missingFlags(
         missing,
-        'direct mode: --fiat-amount Y --token T --network N --ref R; quote mode: --quote ID --network N --ref R',
+        'direct mode: --fiat-amount Y --token T --network N --ref R; quote mode: --quote ID --ref R',
       );
     }
   }
