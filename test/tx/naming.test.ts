@@ -131,14 +131,24 @@ describe.each(['emulator', 'variant', 'variant-reversed'])('naming a transaction
     const cancelled = await run(t, ['tx', 'cancel', '--ref', ref('cancel'), '--yes', '--json']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: tx(name, 'cancel').id, status: 'cancelled' });
+    // Cancelled already: what was asked for holds, exit 0 with a notice.
+    const again = await run(t, ['tx', 'cancel', '--ref', ref('cancel'), '--yes']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`transaction ${tx(name, 'cancel').id} is already cancelled; nothing to do`);
+    // Any other final status is still the conflict.
+    const late = await run(t, ['tx', 'cancel', '--ref', ref('walk'), '--yes']);
+    expect(late.code).toBe(5);
+    expect(late.stderr).toMatch(/^error: CONFLICT: .*failed/m);
 
     // One transaction from its creation to now: its events were never delivered (no
     // endpoint), so the check fails, about that transaction only.
-    const reconciled = await run(t, ['reconcile', '--ref', ref('get'), '--json']);
-    expect([0, 8]).toContain(reconciled.code);
-    const report = JSON.parse(reconciled.stdout) as { checked: { transactions: number }; discrepancies: { transaction_id: string }[] };
-    expect(report.checked.transactions).toBe(1);
-    expect(new Set(report.discrepancies.map((d) => d.transaction_id))).toEqual(new Set(report.discrepancies.length ? [tx(name, 'get').id] : []));
+    for (const named of [['--ref', ref('get')], ['--tx', tx(name, 'get').id.slice(0, 8)]]) {
+      const reconciled = await run(t, ['reconcile', ...named, '--json']);
+      expect([0, 8]).toContain(reconciled.code);
+      const report = JSON.parse(reconciled.stdout) as { checked: { transactions: number }; discrepancies: { transaction_id: string }[] };
+      expect(report.checked.transactions).toBe(1);
+      expect(new Set(report.discrepancies.map((d) => d.transaction_id))).toEqual(new Set(report.discrepancies.length ? [tx(name, 'get').id] : []));
+    }
   });
 
   it('a short id two transactions share is exit 2 naming both; one no transaction has is exit 4', async () => {
