@@ -3,6 +3,8 @@
 // rounded down to the token's usual decimals, the exact figure in `--json`. `tx create
 // --quote` takes the token and network from a quote `offramp quote` made, and refuses a flag
 // that contradicts them before anything is sent.
+import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherSide } from '../../src/lib/tx/estimate.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
@@ -68,6 +70,23 @@ describe('tx create --quote', () => {
     const agreed = await runMain(['tx', 'create', '--quote', id, '--token', 'USDT', '--network', 'bep20', '--ref', 'quote-agreed', '--json'], { env: emu.env });
     expect(agreed.code, agreed.stderr).toBe(0);
     expect(JSON.parse(agreed.stdout)).toMatchObject({ network: 'bep20', crypto_currency: 'usdt', crypto_amount: '10.000000' });
+  });
+
+  it('remembers quotes in a file of the user alone, holding no key; one others could change is not trusted', async () => {
+    const q = await runMain(['quote', '--token', 'usdt', '--network', 'bep20', '--crypto-amount', '10'], { env: emu.env });
+    const file = join(emu.env.OFFRAMP_CONFIG_DIR!, 'quotes.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain(quoteId(q.stdout));
+    expect(text).not.toContain(TEST_KEY);
+    chmodSync(file, 0o666);
+    try {
+      const r = await runMain(['tx', 'create', '--quote', quoteId(q.stdout), '--ref', 'quote-untrusted'], { env: emu.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: USAGE: missing required flag: --network\n/);
+    } finally {
+      chmodSync(file, 0o600);
+    }
   });
 
   it('a quote made elsewhere still needs --network without a terminal', async () => {
