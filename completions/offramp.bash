@@ -86,7 +86,7 @@ _offramp() {
     'tx:--api-key') return 0 ;;
     'tx:--base-url') return 0 ;;
     'tx:--jq') return 0 ;;
-    'tx:-o'|'tx:--output') COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return 0 ;;
+    'tx:-o'|'tx:--output') COMPREPLY=($(compgen -W 'table json csv ndjson' -- "$cur")); return 0 ;;
     'tx:--timeout') return 0 ;;
     'tx:--retries') return 0 ;;
     'tx create:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
@@ -117,7 +117,7 @@ _offramp() {
     'tx list:--api-key') return 0 ;;
     'tx list:--base-url') return 0 ;;
     'tx list:--jq') return 0 ;;
-    'tx list:-o'|'tx list:--output') COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return 0 ;;
+    'tx list:-o'|'tx list:--output') COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return 0 ;;
     'tx list:--timeout') return 0 ;;
     'tx list:--retries') return 0 ;;
     'tx list:--status') COMPREPLY=($(compgen -W 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded' -- "$cur")); return 0 ;;
@@ -132,6 +132,7 @@ _offramp() {
     'tx cancel:-o'|'tx cancel:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'tx cancel:--timeout') return 0 ;;
     'tx cancel:--retries') return 0 ;;
+    'tx cancel:--ref') return 0 ;;
     'tx cancel:--idempotency-key') return 0 ;;
     'tx history:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx history:--api-key') return 0 ;;
@@ -140,6 +141,7 @@ _offramp() {
     'tx history:-o'|'tx history:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'tx history:--timeout') return 0 ;;
     'tx history:--retries') return 0 ;;
+    'tx history:--ref') return 0 ;;
     'tx watch:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'tx watch:--api-key') return 0 ;;
     'tx watch:--base-url') return 0 ;;
@@ -191,6 +193,8 @@ _offramp() {
     'reconcile:--retries') return 0 ;;
     'reconcile:--from') return 0 ;;
     'reconcile:--to') return 0 ;;
+    'reconcile:--tx') return 0 ;;
+    'reconcile:--ref') return 0 ;;
     'webhooks:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks:--api-key') return 0 ;;
     'webhooks:--base-url') return 0 ;;
@@ -206,6 +210,7 @@ _offramp() {
     'webhooks list:--timeout') return 0 ;;
     'webhooks list:--retries') return 0 ;;
     'webhooks list:--tx') return 0 ;;
+    'webhooks list:--ref') return 0 ;;
     'webhooks list:--type') COMPREPLY=($(compgen -W 'transaction.created deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled' -- "$cur")); return 0 ;;
     'webhooks list:--status') COMPREPLY=($(compgen -W 'pending delivered failed' -- "$cur")); return 0 ;;
     'webhooks list:--from') return 0 ;;
@@ -281,6 +286,7 @@ _offramp() {
     'simulate:-o'|'simulate:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'simulate:--timeout') return 0 ;;
     'simulate:--retries') return 0 ;;
+    'simulate:--ref') return 0 ;;
     'simulate:--deposit-id') return 0 ;;
     'simulate:--hash') return 0 ;;
     'simulate walk:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
@@ -290,6 +296,7 @@ _offramp() {
     'simulate walk:-o'|'simulate walk:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'simulate walk:--timeout') return 0 ;;
     'simulate walk:--retries') return 0 ;;
+    'simulate walk:--ref') return 0 ;;
     'simulate walk:--outcome') COMPREPLY=($(compgen -W 'completed failed expired refunded' -- "$cur")); return 0 ;;
     'smoke:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'smoke:--api-key') return 0 ;;
@@ -519,23 +526,23 @@ _offramp() {
       'tx') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'tx create') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --quote --fiat-amount --token --network --ref --merchant-id --terminal-id --seller-phone --idempotency-key -h --help' -- "$cur")) ;;
       'tx get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref -h --help' -- "$cur")) ;;
-      'tx list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
-      'tx cancel') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --idempotency-key -h --help' -- "$cur")) ;;
-      'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'tx list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --status --from --to --limit --cursor --all --raw-cells -h --help' -- "$cur")) ;;
+      'tx cancel') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --idempotency-key -h --help' -- "$cur")) ;;
+      'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref -h --help' -- "$cur")) ;;
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --until --interval -h --help' -- "$cur")) ;;
       'revenue') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
       'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network -h --help' -- "$cur")) ;;
-      'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to -h --help' -- "$cur")) ;;
+      'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tx --ref -h --help' -- "$cur")) ;;
       'webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
+      'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --ref --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
       'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --allow-insecure-forward --events --strict --scheme --tolerance -h --help' -- "$cur")) ;;
       'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret --signature --file --scheme --tolerance --detect --from-store --event -h --help' -- "$cur")) ;;
       'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
-      'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --deposit-id --hash -h --help' -- "$cur")) ;;
-      'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --settle -h --help' -- "$cur")) ;;
+      'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --deposit-id --hash -h --help' -- "$cur")) ;;
+      'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report -h --help' -- "$cur")) ;;
       'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --store --save --overlay -h --help' -- "$cur")) ;;
       'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme --state --ready-file --webhook-chaos --admin-token -h --help' -- "$cur")) ;;

@@ -125,14 +125,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'get' -d 'show one
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'list' -d 'list transactions, newest first'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'cancel' -d 'cancel a transaction that has not received a deposit'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'history' -d 'show a transaction'\''s status history'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show each status change until it ends'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show every status change until it ends'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
@@ -155,10 +155,10 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s y -l yes -d
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote`' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l quote -d 'quote mode: a quote id from `offramp quote` (its token and network are used)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l fiat-amount -d 'direct mode: amount in NGN' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l network -d 'deposit network (both modes)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l token -d 'direct mode: token, e.g. usdt (quote mode: must be the quote'\''s)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l network -d 'deposit network (quote mode: the quote'\''s unless it was made elsewhere)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l ref -d 'your unique reference for this transaction (required)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l merchant-id -d 'merchant identifier' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l terminal-id -d 'terminal identifier' -r -f
@@ -187,7 +187,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'A
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson csv'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
@@ -201,6 +201,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l to -d 'create
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l cursor -d 'continue from a previous page' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l all -d 'follow every page to the end (streams)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l raw-cells -d '-o csv: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -216,6 +217,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s y -l yes -d
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l ref -d 'by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency-key -d 'reuse a key to retry a cancel safely (default: a fresh UUID)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -232,6 +234,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s y -l yes -
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l ref -d 'by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -329,6 +332,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l no-color -d
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l tx -d 'one transaction only (id or its first 8+ characters): from its creation to now unless --from/--to' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l ref -d 'one transaction only, by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'list' -d 'list webhook events with their delivery status'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'get' -d 'show an event'\''s delivery telemetry (the service keeps no payload)'
@@ -365,7 +370,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s y -l ye
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l tx -d 'only events about this transaction (id or its first 8+ characters)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l ref -d 'only events about the transaction with this reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l type -d 'only this event type' -r -f -a 'transaction.created deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l status -d 'only this delivery status (the emulator'\''s: pending, delivered, failed)' -r -f -a 'pending delivered failed'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l from -d 'created at or after (YYYY-MM-DD or RFC 3339)' -r -f
@@ -497,6 +503,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s y -l yes -d 
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l ref -d 'the transaction by merchant reference instead (then EVENT is the only argument)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l deposit-id -d 'stable simulated deposit id' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l hash -d 'simulated blockchain hash' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s h -l help -d 'show help'
@@ -515,6 +522,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s y -l ye
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l ref -d 'walk an existing transaction named by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l outcome -d 'where to end' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l settle -d 'also send payout.settled after completion'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s h -l help -d 'show help'

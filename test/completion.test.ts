@@ -34,7 +34,7 @@ describe('completion scripts', () => {
   });
 
   it('bash completes closed value lists: outputs, outcomes, statuses, events, shells', () => {
-    expect(bash(['offramp', 'tx', 'list', '-o', ''])).toEqual(['table', 'json', 'ndjson']);
+    expect(bash(['offramp', 'tx', 'list', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv']);
     expect(bash(['offramp', 'simulate', 'walk', '--outcome', ''])).toEqual(['completed', 'failed', 'expired', 'refunded']);
     expect(bash(['offramp', 'tx', 'watch', 'x', '--until', ''])).toContain('awaiting_deposit');
     expect(bash(['offramp', 'simulate', '0b6f', ''])).toEqual(expect.arrayContaining(['deposit.detected', 'payout.settled']));

@@ -4,11 +4,13 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { ApiError, UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input/values.js';
-import { Decimal, divide, FIAT_DECIMALS, parseAmount, TOKEN_DECIMALS } from '../lib/money.js';
+import { parseAmount } from '../lib/money.js';
 import { writeJson } from '../lib/output/json.js';
 import { resolveFormat } from '../lib/output/format.js';
 import type { QuoteRequest } from '../lib/schemas.js';
+import { estimate, otherSide } from '../lib/tx/estimate.js';
 import { askNetwork, askToken, isStagingPair } from '../lib/tx/pair.js';
+import { rememberQuote } from '../lib/tx/quotes.js';
 import { examples, type OptionsOf } from './command.js';
 
 export const command = () =>
@@ -55,7 +57,14 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     throw explainPair(err, token, network);
   }
 
-  if (format === 'json') return writeJson(ctx.io, quote);
+  // Remembered for `tx create --quote`, which then takes the token and network from it.
+  const { baseUrl } = await ctx.settings();
+  await rememberQuote(ctx.env, { quote_id: quote.quote_id, crypto_currency: token, network, expires_at: quote.expires_at, base_url: baseUrl }, ctx.now(), (line) => ctx.io.err(line));
+
+  // --json: the API's data, and the other side as computed here under `estimate` (the
+  // quote carries no such figure; docs/transactions.md).
+  const computed = estimate(amount, quote.adjusted_rate);
+  if (format === 'json') return writeJson(ctx.io, computed ? { ...quote, estimate: computed } : quote);
   const [{ renderRecord }, { deadlineCell }] = await Promise.all([import('../lib/output/render.js'), import('../lib/tx/render.js')]);
   const now = ctx.now();
   const unit = 'fiat_amount' in amount ? 'NGN' : token.toUpperCase();
@@ -73,30 +82,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       ],
     },
   ]);
-  ctx.io.err(`next: offramp tx create --quote ${quote.quote_id} --network ${network} --ref YOUR_REFERENCE (before it expires)`);
-}
-
-/**
- * The other side of the trade at the adjusted (executable) rate, which is why people ask
- * for a quote: the token to send for an NGN amount, or the NGN paid for a token amount.
- * An estimate, marked `≈`: the service fixes the exact figure when the transaction is
- * created. Tokens for NGN is a division, which cannot be exact in general: it is rounded
- * down to 18 places (the most a token amount takes), NGN for tokens down to the kobo, so
- * the figure never promises more than the rate gives; when rounding changed it, the line
- * says so (docs/api.md, "What the spec fixes": money).
- */
-export function otherSide(amount: { fiat_amount: string } | { crypto_amount: string }, adjustedRate: string, token: string): [string, string] {
-  const rate = new Decimal(adjustedRate);
-  const unit = token.toUpperCase();
-  if ('fiat_amount' in amount) {
-    if (rate.isZero()) return ['to send', `≈ — ${unit} for ${amount.fiat_amount} NGN`];
-    const send = divide(amount.fiat_amount, rate, TOKEN_DECIMALS, Decimal.ROUND_DOWN);
-    const shown = send.exact ? send.value.toFixed() : send.value.toFixed(TOKEN_DECIMALS);
-    return ['to send', `≈ ${shown} ${unit} for ${amount.fiat_amount} NGN${send.exact ? '' : ` (rounded down to ${TOKEN_DECIMALS} decimals)`}`];
-  }
-  const product = new Decimal(amount.crypto_amount).times(rate);
-  const paid = product.toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_DOWN);
-  return ['paid out', `≈ ${paid.toFixed(FIAT_DECIMALS)} NGN for ${amount.crypto_amount} ${unit}${paid.eq(product) ? '' : ' (rounded down to the kobo)'}`];
+  ctx.io.err(`next: offramp tx create --quote ${quote.quote_id} --ref YOUR_REFERENCE (before it expires; token and network come from the quote)`);
 }
 
 /** A 400 for a pair other than usdt/bep20 is, on staging, the sandbox rule: say so. */

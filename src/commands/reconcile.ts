@@ -1,4 +1,4 @@
-// offramp reconcile --from T --to T [-o table|json]
+// offramp reconcile (--from T --to T | --tx ID | --ref R) [-o table|json]
 // Cross-checks, per transaction, what the service says three ways: the transaction reads,
 // the revenue ledger and the webhook event history (rules: src/lib/reconcile/check.ts).
 // Exit 0 when everything agrees, 8 when anything is off; each undelivered event comes with
@@ -11,6 +11,8 @@
 //   end of the window may complete after it. Rows stamped inside the window whose
 //   transaction was created earlier are checked against that transaction (one read each);
 // - webhook events created from --from on (events never precede their transaction).
+// With --tx or --ref, one transaction: its read, its ledger rows and its events, from its
+// creation to now unless --from/--to say otherwise.
 //
 // On a terminal a spinner on stderr says what is being read and how much so far; stdout
 // is the same either way.
@@ -28,6 +30,7 @@ import { startSpinner } from '../lib/output/spinner.js';
 import { reconcile, type Discrepancy } from '../lib/reconcile/check.js';
 import { planSlices } from '../lib/revenue/slices.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../lib/schemas.js';
+import { fetchTarget, resolveTarget } from '../lib/tx/lookup.js';
 import { replayCommand } from '../lib/webhooks/replay-command.js';
 import { examples, type OptionsOf } from './command.js';
 
@@ -36,7 +39,12 @@ export const command = () =>
     .description('cross-check transactions, ledger rows and webhook events for a date range')
     .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
     .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive')
-    .addHelpText('after', examples('offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json'));
+    .option('--tx <id>', 'one transaction only (id or its first 8+ characters): from its creation to now unless --from/--to')
+    .option('--ref <merchant_reference>', 'one transaction only, by merchant reference')
+    .addHelpText(
+      'after',
+      examples('offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json', 'offramp reconcile --ref order-1042'),
+    );
 
 const PAGE = 100;
 const PARALLEL = 4;
@@ -44,8 +52,12 @@ const PARALLEL = 4;
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json']);
-  const window = await windowFlags(opts, ctx);
+  const only = await resolveTarget(ctx, opts.tx, opts.ref, { name: '--tx', optional: true });
+  const given = !only || opts.from !== undefined || opts.to !== undefined ? await windowFlags(opts, ctx) : undefined;
+  const own = only ? await fetchTarget(ctx, only) : undefined;
+  const window = given ?? { from: new Date(own!.created_at), to: ctx.now() };
   const api = await ctx.api();
+  const onlyId = own?.id;
   const toMs = window.to.getTime();
   const from = window.from.toISOString();
   const to = window.to.toISOString();
@@ -62,7 +74,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     if (spinner && count % PAGE === 0) spinner.text = `${what} (${count.toLocaleString('en-US')} so far)`;
   };
   try {
-    for await (const tx of api.transactions.all({ from, to, limit: PAGE })) progress('reading transactions', transactions.push(tx));
+    if (own) transactions.push(own);
+    else for await (const tx of api.transactions.all({ from, to, limit: PAGE })) progress('reading transactions', transactions.push(tx));
     const inWindow = new Set(transactions.map((t) => t.id));
 
     // Ledger: the window's rows, and later rows of the window's transactions.
@@ -74,14 +87,14 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         limit(async () => {
           for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), limit: PAGE })) {
             progress('reading the ledger', ++ledgerRowsRead);
-            if (inWindow.has(row.transaction_id) || Date.parse(row.ts) <= toMs) ledger.push(row);
+            if (inWindow.has(row.transaction_id) || (onlyId === undefined && Date.parse(row.ts) <= toMs)) ledger.push(row);
           }
         }),
       ),
     );
 
     if (spinner) spinner.text = `reading webhook events (${ledgerRowsRead} ledger rows read)`;
-    for await (const e of api.webhooks.all({ from, limit: PAGE })) {
+    for await (const e of api.webhooks.all({ from, limit: PAGE, ...(onlyId !== undefined ? { transaction_id: onlyId } : {}) })) {
       progress('reading webhook events', ++eventsRead);
       if (inWindow.has(e.aggregate_id)) events.push(e);
     }

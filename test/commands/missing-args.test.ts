@@ -36,7 +36,7 @@ describe('missing ids', { timeout: 30_000 }, () => {
     expect(r.output).toMatch(shows);
   });
 
-  it.each([[['tx', 'history'], 'ID'], [['tx', 'cancel'], 'ID'], [['webhooks', 'get'], 'EVENT_ID']])('%s without a terminal names it, exit 2', async (args, name) => {
+  it.each([[['tx', 'history'], 'ID \\(or --ref MERCHANT_REFERENCE\\)'], [['tx', 'cancel'], 'ID \\(or --ref MERCHANT_REFERENCE\\)'], [['webhooks', 'get'], 'EVENT_ID']])('%s without a terminal names it, exit 2', async (args, name) => {
     const r = await runMain(args, { env: emu.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`^error: USAGE: missing required flag: ${name}\\n`));

@@ -37,6 +37,8 @@
 //     telemetry stays truthful. The body gets the same time and deposit_status rewriting as
 //     reads (built once per event id, so every redelivery carries the same bytes); no
 //     X-SVC-Webhook-Id header, since the spec only promises the `id` in the body.
+// 11. List order (opt-in, `reverseLists`): transactions and webhook events in the opposite
+//     order from the emulator's, paged by the variant with its own cursor.
 // Where the variant itself refuses a request (a bad cursor or status value), it first asks
 // the emulator about the key and the rate limit, so 401 and 429 still win over 400.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -59,6 +61,9 @@ export type VariantOptions = {
   apiKey?: string;
   /** Passed to the emulator. */
   seedRevenue?: number;
+  /** List transactions and webhook events in the opposite order from the emulator's (the
+   *  spec leaves list order open), paged by the variant itself. */
+  reverseLists?: boolean;
   /** Anything else for the emulator underneath (clock, mode, rate, ...). Its webhook retry
    *  defaults to 3 attempts 5 ms apart, so failed deliveries settle quickly in tests; its
    *  host and webhookUrl are the variant's (loopback, and the relay). */
@@ -454,6 +459,10 @@ export async function startVariant(opts: VariantOptions = {}): Promise<RunningVa
       return;
     }
     const { forward: emulatorQuery, refusal } = translateQuery(list, query);
+    if (refusal === undefined && opts.reverseLists && list !== 'revenue') {
+      send(res, translateAnswer(await reversedPage(emulatorQuery, path, req.headers), route, shape));
+      return;
+    }
     if (refusal === undefined) {
       const up = await forward(agent, underneath.origin, method, `${path}?${emulatorQuery}`, req.headers, body);
       send(res, translateAnswer(up, route, shape));
@@ -470,6 +479,32 @@ export async function startVariant(opts: VariantOptions = {}): Promise<RunningVa
     const requestId = probe.headers['x-request-id'];
     if (typeof requestId === 'string') headers[VARIANT.requestIdHeader] = requestId;
     send(res, { status: 400, headers, body: JSON.stringify({ error: { code: 'BAD_REQUEST', message: refusal, timestamp } }) });
+  };
+
+  /**
+   * One page of the list in reverse: every record read from the emulator (filters as
+   * forwarded), reversed, and cut at the variant's own offset cursor ("o<offset>").
+   */
+  const reversedPage = async (query: URLSearchParams, path: string, headers: IncomingHttpHeaders): Promise<Upstream> => {
+    const limit = Number(query.get('limit'));
+    const offset = Number(/^o(\d+)$/.exec(query.get('cursor') ?? '')?.[1] ?? 0);
+    const all: Json[] = [];
+    let cursor: string | null = null;
+    do {
+      const q = new URLSearchParams(query);
+      q.set('limit', '100');
+      if (cursor === null) q.delete('cursor');
+      else q.set('cursor', cursor);
+      const up = await forward(agent, underneath.origin, 'GET', `${path}?${q}`, headers, Buffer.alloc(0));
+      if (up.status !== 200) return up;
+      const page = JSON.parse(up.body.toString('utf8')).data;
+      all.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    all.reverse();
+    const end = offset + limit;
+    const data = { data: all.slice(offset, end), has_more: end < all.length, limit, next_cursor: end < all.length ? `o${end}` : null };
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ success: true, data })) };
   };
 
   const server = createServer((req, res) => {

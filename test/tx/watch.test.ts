@@ -1,5 +1,5 @@
 // tx watch's loop, in process with a fake clock against a scripted server: which polls
-// are made, what is shown per change, and the exit codes 0 / 7 / 8.
+// and history reads are made, what is shown per change, and the exit codes 0 / 7 / 8.
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/main.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
@@ -32,30 +32,80 @@ async function watch(args: string[], answers: Answer[]) {
 const CHANGED_AT: Record<string, string> = { awaiting_deposit: '10:01', deposit_confirming: '10:02', selling_crypto: '10:03', completed: '10:04', expired: '10:05' };
 const at = (status: string, extra: Record<string, unknown> = {}) =>
   json(200, ok(snapshot({ status, updated_at: `2026-11-22T${CHANGED_AT[status]}:00.000Z`, ...extra })));
+/** The history as far as `statuses`, rows at 10:00, 10:01, … */
+const upTo = (statuses: string[]) => json(200, ok(history(statuses)));
+const HIST = `/transactions/${TX_ID}/status-history`;
+const GET = `/transactions/${TX_ID}`;
 
 describe('tx watch', () => {
-  it('shows one line per change and exits 0 at a terminal status', async () => {
+  it('shows every change in order, each once, those between two polls included, then the final status', async () => {
     const r = await watch(
       [TX_ID, '--interval', '500'],
       [
         at('awaiting_deposit'),
+        upTo(['awaiting_deposit']),
+        // Unchanged: the history is not read again.
         at('awaiting_deposit'),
-        at('deposit_confirming', { deposit_status: 'detected', confirmations: 3, required_confirmations: 15 }),
-        at('completed'),
+        // Four changes between two polls.
+        at('completed', { deposit_status: 'confirmed', confirmations: 15, required_confirmations: 15 }),
+        upTo(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']),
       ],
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split('\n')).toEqual([
-      '2026-11-22T10:01:00.000Z  awaiting_deposit',
-      '2026-11-22T10:02:00.000Z  deposit_confirming  deposit detected (3/15 confirmations)',
-      '2026-11-22T10:04:00.000Z  completed',
+      '2026-11-22T10:00:00.000Z  pending → awaiting_deposit  test:awaiting_deposit',
+      '2026-11-22T10:01:00.000Z  awaiting_deposit → deposit_confirming  test:deposit_confirming',
+      '2026-11-22T10:02:00.000Z  deposit_confirming → selling_crypto  test:selling_crypto',
+      '2026-11-22T10:03:00.000Z  selling_crypto → order_filled  test:order_filled',
+      '2026-11-22T10:04:00.000Z  order_filled → completed  test:completed',
+      'final status: completed, deposit confirmed (15/15 confirmations)',
     ]);
-    expect(r.sleeps).toEqual([500, 500, 500]);
+    expect(r.paths).toEqual([GET, HIST, GET, GET, HIST]);
+    expect(r.sleeps).toEqual([500, 500]);
     expect(r.stderr).toContain('reached completed');
   });
 
+  it('a history listed in another order, with times that tie, is shown in the order the changes happened', async () => {
+    const rows = history(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']).history;
+    // Whole seconds, as a service may write them: order_filled and completed share one.
+    for (const row of rows) row.changed_at = row.changed_at.replace('.000Z', 'Z');
+    rows[4]!.changed_at = rows[3]!.changed_at;
+    const shuffled = [rows[4], rows[2], rows[0], rows[3], rows[1]];
+    const r = await watch([TX_ID], [at('completed'), json(200, ok({ id: TX_ID, status: 'completed', history: shuffled }))]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => l.split('  ')[1])).toEqual([
+      'pending → awaiting_deposit',
+      'awaiting_deposit → deposit_confirming',
+      'deposit_confirming → selling_crypto',
+      'selling_crypto → order_filled',
+      'order_filled → completed',
+      undefined,
+    ]);
+  });
+
+  it('a history that lags the snapshot is read again at the next poll, and no change is shown twice', async () => {
+    const r = await watch(
+      [TX_ID, '--interval', '100'],
+      [
+        at('deposit_confirming'),
+        upTo(['awaiting_deposit']),
+        at('deposit_confirming'),
+        upTo(['awaiting_deposit', 'deposit_confirming']),
+        at('expired'),
+        upTo(['awaiting_deposit', 'deposit_confirming', 'expired']),
+      ],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => l.split('  ')[1])).toEqual([
+      'pending → awaiting_deposit',
+      'awaiting_deposit → deposit_confirming',
+      'deposit_confirming → expired',
+      undefined,
+    ]);
+  });
+
   it('--timeout is the overall deadline: exit 7 naming the status it is still in', async () => {
-    const r = await watch(['--timeout', '1000', TX_ID, '--interval', '400'], Array.from({ length: 4 }, () => at('awaiting_deposit')));
+    const r = await watch(['--timeout', '1000', TX_ID, '--interval', '400'], [at('awaiting_deposit'), upTo(['awaiting_deposit']), ...Array.from({ length: 3 }, () => at('awaiting_deposit'))]);
     expect(r.code).toBe(7);
     expect(r.sleeps).toEqual([400, 400, 200]);
     expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 1000 ms passed before a terminal status; transaction \S+ is still awaiting_deposit/);
@@ -66,33 +116,32 @@ describe('tx watch', () => {
       ['--ref', 'order-1', '--until', 'order_filled', '--interval', '100'],
       [
         at('selling_crypto'),
-        json(200, ok(history(['awaiting_deposit', 'deposit_confirming', 'selling_crypto']))),
+        upTo(['awaiting_deposit', 'deposit_confirming', 'selling_crypto']),
         at('completed'),
-        json(200, ok(history(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']))),
+        upTo(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed']),
       ],
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.paths).toEqual([
-      '/transactions/reference/order-1',
-      `/transactions/${TX_ID}/status-history`,
-      `/transactions/${TX_ID}`,
-      `/transactions/${TX_ID}/status-history`,
-    ]);
+    expect(r.paths).toEqual(['/transactions/reference/order-1', HIST, GET, HIST]);
     expect(r.stderr).toMatch(/reached order_filled at 2026-11-22T10:03:00.000Z \(now completed\)/);
   });
 
   it('ending in another terminal status is exit 8; --json prints the last snapshot only', async () => {
     const last = snapshot({ status: 'failed' });
-    const r = await watch([TX_ID, '--until', 'completed', '--json'], [json(200, ok(last)), json(200, ok(history(['awaiting_deposit', 'failed'])))]);
+    const r = await watch([TX_ID, '--until', 'completed', '--json'], [json(200, ok(last)), upTo(['awaiting_deposit', 'failed'])]);
     expect(r.code).toBe(8);
     expect(JSON.parse(r.stdout)).toEqual(last);
     expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { code: 'CHECK_FAILED', message: expect.stringContaining('ended in failed, not completed') } });
   });
 
-  it('-o ndjson writes each changed snapshot as it is seen', async () => {
-    const r = await watch([TX_ID, '-o', 'ndjson', '--interval', '100'], [at('awaiting_deposit'), at('awaiting_deposit'), at('expired')]);
+  it('-o ndjson writes each change, the history entry as the service sent it', async () => {
+    const r = await watch(
+      [TX_ID, '-o', 'ndjson', '--interval', '100'],
+      [at('awaiting_deposit'), upTo(['awaiting_deposit']), at('awaiting_deposit'), at('expired'), upTo(['awaiting_deposit', 'expired'])],
+    );
     expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).status)).toEqual(['awaiting_deposit', 'expired']);
+    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual(history(['awaiting_deposit', 'expired']).history);
   });
 
   it('--timeout holds on the real clock when the service goes silent or drips mid-watch: exit 7 at the deadline', async () => {
@@ -102,14 +151,14 @@ describe('tx watch', () => {
       const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
     };
     for (const stall of [silent, drip]) {
-      const server = await scriptedServer([at('awaiting_deposit'), stall]);
+      const server = await scriptedServer([at('awaiting_deposit'), upTo(['awaiting_deposit']), stall]);
       servers.push(server);
       const started = Date.now();
       const r = await runMain(['tx', 'watch', TX_ID, '--timeout', '1500', '--interval', '200'], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl } });
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 1500 ms passed before a terminal status; transaction \S+ is still awaiting_deposit/);
       // No retry starts that the deadline could not hold.
-      expect(server.requests).toHaveLength(2);
+      expect(server.requests).toHaveLength(3);
       expect(Date.now() - started).toBeLessThan(1500 + 5000);
     }
   });

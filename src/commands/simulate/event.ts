@@ -1,45 +1,51 @@
-// offramp simulate TX_ID EVENT [--deposit-id ID] [--hash H]: one simulator event, then the
-// resulting snapshot. Staging only: refused on a production profile before any request.
+// offramp simulate (TX_ID | --ref R) EVENT [--deposit-id ID] [--hash H]: one simulator
+// event, then the resulting snapshot. Staging only: refused on a production profile before
+// any request. Asked for on a terminal, the event is picked among those valid from the
+// transaction's current status (src/lib/lifecycle.ts, the spec's state table and our
+// choices where it is silent), so the picker never offers a step the service would refuse.
 import { Argument, Command } from '@commander-js/extra-typings';
-import { simulateEvent } from '../../lib/client/checked-calls.js';
+import { simulateEvent, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { ApiError, UsageError } from '../../lib/errors.js';
-import { ask, uuidProblem, validator } from '../../lib/input/values.js';
+import { ApiError, CliError, EXIT, UsageError } from '../../lib/errors.js';
+import { ask } from '../../lib/input/values.js';
+import { refusal } from '../../lib/lifecycle.js';
 import { writeJson } from '../../lib/output/json.js';
-import { checkTransactionId } from '../../lib/sandbox/args.js';
-import { explainConflict } from '../../lib/sandbox/conflict.js';
+import { explainConflict, validEventsHint } from '../../lib/sandbox/conflict.js';
+import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderTransaction } from '../../lib/tx/render.js';
 import { SIMULATOR_EVENTS, type SimulatorEvent } from '../../lib/vocabulary.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 /** `offramp simulate` itself (its `walk` is in walk.ts). */
 export const command = () =>
-  withArguments(new Command('simulate'), new Argument('[tx_id]', 'transaction id'), new Argument('[event]', `one of: ${SIMULATOR_EVENTS.join(', ')}`))
+  withArguments(new Command('simulate'), new Argument('[tx_id]', 'transaction id or its first 8+ characters'), new Argument('[event]', `one of: ${SIMULATOR_EVENTS.join(', ')}`))
     .description('drive a staging transaction through its lifecycle (staging only)')
+    .option('--ref <merchant_reference>', 'the transaction by merchant reference instead (then EVENT is the only argument)')
     .option('--deposit-id <id>', 'stable simulated deposit id')
     .option('--hash <hash>', 'simulated blockchain hash')
-    .addHelpText('after', examples('offramp simulate 0b6f…91 deposit.detected', 'offramp simulate walk --outcome completed --settle'));
+    .addHelpText(
+      'after',
+      examples('offramp simulate 0b6f3c1e deposit.detected', 'offramp simulate --ref order-1042 deposit.detected', 'offramp simulate walk --outcome completed --settle'),
+    );
 
 const EVENT_LIST = `events: ${SIMULATOR_EVENTS.join(', ')}`;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
+  // With --ref the one positional argument is the event.
+  const [idArg, eventArg] = opts.ref !== undefined && opts.event === undefined ? [undefined, opts.txId] : [opts.txId, opts.event];
   // Everything given is checked first; only then is anything missing asked for.
-  const given = opts.txId !== undefined ? checkTransactionId(opts.txId) : undefined;
-  const givenEvent = opts.event !== undefined ? checkEvent(opts.event) : undefined;
-  if (givenEvent === undefined && given !== undefined && !ctx.io.canPrompt()) {
+  const givenEvent = eventArg !== undefined ? checkEvent(eventArg) : undefined;
+  const target = await resolveTarget(ctx, idArg, opts.ref, { name: 'TX_ID' });
+  if (givenEvent === undefined && !ctx.io.canPrompt()) {
     throw new UsageError('missing EVENT: offramp simulate TX_ID EVENT', EVENT_LIST);
   }
-  const txId = await ask(ctx, 'TX_ID', given, (p, c) =>
-    p.input({ message: 'Transaction id', validate: validator(uuidProblem) }, c).then((v) => v.trim()),
-  );
-  const event = await ask(ctx, 'EVENT', givenEvent, (p, c) =>
-    p.select<SimulatorEvent>({ message: 'Simulator event', choices: SIMULATOR_EVENTS.map((value) => ({ value })) }, c),
-  );
   await ctx.refuseProduction('simulate');
-
+  const txId = await targetId(ctx, target);
   const api = await ctx.api();
+  const event = givenEvent ?? (await pickEvent(ctx, txId));
+
   let snapshot;
   try {
     snapshot = await simulateEvent(api, {
@@ -53,6 +59,23 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
   if (ctx.globals.json) writeJson(ctx.io, snapshot);
   else renderTransaction(ctx.io, snapshot, ctx.now(), 'snapshot');
+}
+
+/**
+ * The picker: only the events valid from the transaction's current status (and, for a
+ * refund, only once a deposit was received); none valid is the conflict the service
+ * would answer, said before anything is sent.
+ */
+async function pickEvent(ctx: Context, txId: string): Promise<SimulatorEvent> {
+  const tx = await transactionById(await ctx.api(), txId);
+  const facts = { status: tx.status, hasDeposit: tx.deposit_id != null || tx.received_at != null, payoutSettled: false };
+  const valid = SIMULATOR_EVENTS.filter((e) => refusal(e, facts) === null);
+  if (valid.length === 0) {
+    throw new CliError(`transaction ${txId} is ${tx.status}: no simulator event is valid from there`, 'CONFLICT', EXIT.conflict, validEventsHint(tx.status));
+  }
+  return ask(ctx, 'EVENT', undefined, (p, c) =>
+    p.select<SimulatorEvent>({ message: ctx.io.terminalText(`Simulator event (transaction is ${tx.status})`), choices: valid.map((value) => ({ value })) }, c),
+  );
 }
 
 /** Refused before any request unless it is one of the seven (the service would answer 400). */

@@ -1,4 +1,4 @@
-// offramp simulate walk [TX_ID] [--outcome O] [--settle]: make a transaction (unless one is
+// offramp simulate walk [TX_ID | --ref R] [--outcome O] [--settle]: make a transaction (unless one is
 // given) and drive it to the outcome, one simulator event at a time, showing each status
 // change as it happens and the status history at the end. Staging only.
 import { Argument, Command, Option } from '@commander-js/extra-typings';
@@ -6,24 +6,27 @@ import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
-import { checkOutcome, checkTransactionId } from '../../lib/sandbox/args.js';
+import { checkOutcome } from '../../lib/sandbox/args.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
 import { OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  withArguments(new Command('walk'), new Argument('[tx_id]', 'existing transaction id'))
+  withArguments(new Command('walk'), new Argument('[tx_id]', 'existing transaction id or its first 8+ characters'))
     .description('walk a transaction (a new one unless given) to an outcome, step by step')
+    .option('--ref <merchant_reference>', 'walk an existing transaction named by merchant reference')
     .addOption(new Option('--outcome <outcome>', 'where to end').choices(OUTCOMES).default('completed'))
     .option('--settle', 'also send payout.settled after completion')
-    .addHelpText('after', examples('offramp simulate walk', 'offramp simulate walk 0b6f…91 --outcome refunded'));
+    .addHelpText('after', examples('offramp simulate walk', 'offramp simulate walk 0b6f3c1e --outcome refunded', 'offramp simulate walk --ref order-1042'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   const outcome = checkOutcome(opts.outcome, opts.settle);
-  const txId = opts.txId ? checkTransactionId(opts.txId) : undefined;
+  const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
   await ctx.refuseProduction('simulate walk');
+  const txId = target ? await targetId(ctx, target) : undefined;
   const api = await ctx.api();
   const timeline = await Timeline.create(ctx.io);
   let result;

@@ -1,66 +1,80 @@
-// offramp tx cancel ID [--idempotency-key K]
+// offramp tx cancel (ID | --ref R) [--idempotency-key K]
 // Asks first on a terminal (always on a production profile, unless --yes). The
 // Idempotency-Key is printed so a cancel that got no answer can be retried as the same
-// intent. A 409 (status no longer cancellable) exits 5 naming the current status.
+// intent. A 409 on a transaction that is already cancelled is what the user wanted: exit 0
+// with a notice (as gh's "already closed"); any other status exits 5 naming it.
 import { randomUUID } from 'node:crypto';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { cancelTransaction, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
-import { parseIdempotencyKey, shellQuote, uuidArgument } from '../../lib/input/values.js';
+import { parseIdempotencyKey, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
+import type { Transaction, TransactionSummary } from '../../lib/schemas.js';
 import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
+import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  withArguments(new Command('cancel'), new Argument('[id]', 'transaction id (asked for on a terminal when left out)'))
+  withArguments(new Command('cancel'), new Argument('[id]', 'transaction id or its first 8+ characters (asked for on a terminal when left out)'))
     .description('cancel a transaction that has not received a deposit')
+    .option('--ref <merchant_reference>', 'by merchant reference instead')
     .option('--idempotency-key <key>', 'reuse a key to retry a cancel safely (default: a fresh UUID)')
-    .addHelpText('after', examples('offramp tx cancel 0b6f…91', 'offramp tx cancel 0b6f…91 --yes'));
+    .addHelpText('after', examples('offramp tx cancel 0b6f3c1e', 'offramp tx cancel --ref order-1042 --yes'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals);
-  const id = await uuidArgument(ctx, opts.id, 'ID', 'Transaction id to cancel');
+  const target = await resolveTarget(ctx, opts.id, opts.ref, { message: 'Transaction id to cancel' });
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
+  const id = await targetId(ctx, target);
   await ctx.confirm(`cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
   ctx.io.err(`idempotency-key: ${key}`);
 
   const api = await ctx.api();
-  let answer;
+  let answer: { data: TransactionSummary | Transaction; message: string | null | undefined };
   try {
     answer = await cancelTransaction(api, id, key);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 409) throw await withCurrentStatus(ctx, id, err);
-    if (outcomeUnknown(err)) {
-      const retry = ['offramp', ...(ctx.globals.profile ? ['--profile', shellQuote(ctx.globals.profile)] : []), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
-      throw new CliError(
-        `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${retry.join(' ')}`,
-        'OUTCOME_UNKNOWN',
-        EXIT.network,
-        `the same --idempotency-key repeats the same cancellation; \`offramp tx get ${id}\` shows the status`,
-      );
-    }
-    throw err;
+    if (!(err instanceof ApiError && err.status === 409)) throw rethrow(ctx, id, key, err);
+    const current = await currentStatus(ctx, id);
+    if (current?.status !== 'cancelled') throw withStatus(id, err, current?.status);
+    answer = { data: current, message: `transaction ${id} is already cancelled; nothing to do` };
   }
   if (answer.message) ctx.io.err(answer.message);
   if (format === 'json') writeJson(ctx.io, answer.data);
   else (await import('../../lib/tx/render.js')).renderTransaction(ctx.io, answer.data, ctx.now(), 'summary');
 }
 
+/** A cancel that got no answer says how to retry it as the same intent; other errors pass. */
+function rethrow(ctx: Context, id: string, key: string, err: unknown): unknown {
+  if (!outcomeUnknown(err)) return err;
+  const retry = ['offramp', ...(ctx.globals.profile ? ['--profile', shellQuote(ctx.globals.profile)] : []), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
+  return new CliError(
+    `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${retry.join(' ')}`,
+    'OUTCOME_UNKNOWN',
+    EXIT.network,
+    `the same --idempotency-key repeats the same cancellation; \`offramp tx get ${id}\` shows the status`,
+  );
+}
+
+/** The transaction as it is now, to tell "already cancelled" from "too late"; undefined when it cannot be read. */
+async function currentStatus(ctx: Context, id: string): Promise<Transaction | undefined> {
+  try {
+    return await transactionById(await ctx.api(), id);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The contract wants the current status in a 409's message. The emulator's message names
- * it; when a service's does not, it is read and added.
+ * it; when a service's does not, the status read is added.
  */
-async function withCurrentStatus(ctx: Context, id: string, err: ApiError): Promise<ApiError> {
+function withStatus(id: string, err: ApiError, status: string | undefined): ApiError {
   const hint = `it has moved past the point where it can be cancelled; \`offramp tx history ${id}\` shows how`;
-  if (TRANSACTION_STATUSES.some((s) => new RegExp(`\\b${s}\\b`).test(err.message))) return err.withHint(hint);
-  try {
-    const tx = await transactionById(await ctx.api(), id);
-    Object.defineProperty(err, 'message', { value: `${err.message} (current status: ${tx.status})`, configurable: true });
-  } catch {
-    // The 409 stands as the service worded it.
-  }
+  const named = TRANSACTION_STATUSES.some((s) => new RegExp(`\\b${s}\\b`).test(err.message));
+  if (!named && status !== undefined) Object.defineProperty(err, 'message', { value: `${err.message} (current status: ${status})`, configurable: true });
   return err.withHint(hint);
 }

@@ -1,4 +1,4 @@
-// offramp tx create (--quote ID --network N | --fiat-amount Y --token T --network N) --ref R
+// offramp tx create (--quote ID [--network N] | --fiat-amount Y --token T --network N) --ref R
 //                   [--merchant-id ID] [--terminal-id ID] [--seller-phone P] [--idempotency-key K]
 //
 // Creates a transaction and shows where to send the deposit. Every create carries an
@@ -9,6 +9,10 @@
 // with the exact command that retries safely (or, when a last lookup shows it does not
 // exist, says it was not created). Never two transactions: the same key replays the first
 // answer, and the reference is unique.
+//
+// Quote mode: a quote made by `offramp quote` is remembered (src/lib/tx/quotes.ts), so its
+// token and network are taken from it, and a --network or --token that contradicts it is
+// refused before anything is sent. A quote made elsewhere needs --network, as before.
 import { randomUUID } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
@@ -34,15 +38,16 @@ import { writeJson } from '../../lib/output/json.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
+import { recallQuote, type RememberedQuote } from '../../lib/tx/quotes.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
   new Command('create')
     .description('create a transaction and get its deposit address')
-    .option('--quote <id>', 'quote mode: a quote id from `offramp quote`')
+    .option('--quote <id>', 'quote mode: a quote id from `offramp quote` (its token and network are used)')
     .option('--fiat-amount <amount>', 'direct mode: amount in NGN')
-    .option('--token <symbol>', 'direct mode: token, e.g. usdt')
-    .option('--network <network>', 'deposit network (both modes)')
+    .option('--token <symbol>', 'direct mode: token, e.g. usdt (quote mode: must be the quote\'s)')
+    .option('--network <network>', "deposit network (quote mode: the quote's unless it was made elsewhere)")
     .option('--ref <merchant_reference>', 'your unique reference for this transaction (required)')
     .option('--merchant-id <id>', 'merchant identifier')
     .option('--terminal-id <id>', 'terminal identifier')
@@ -52,7 +57,7 @@ export const command = () =>
       'after',
       examples(
         'offramp tx create --fiat-amount 150000 --token usdt --network bep20 --ref order-1042',
-        'offramp tx create --quote 6f1c…e2 --network bep20 --ref order-1043',
+        'offramp tx create --quote 6f1c2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b --ref order-1043',
       ),
     );
 
@@ -66,7 +71,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const format = resolveFormat(ctx.globals);
 
   // 1. Every flag that was given is checked before anything else happens.
-  if (opts.quote !== undefined && (opts.fiatAmount !== undefined || opts.token !== undefined)) {
+  if (opts.quote !== undefined && opts.fiatAmount !== undefined) {
     throw new UsageError(
       'choose one pricing mode: --quote ID (quote mode) or --fiat-amount and --token (direct mode), not both',
       'a quote already fixes the token and the amount',
@@ -82,6 +87,10 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const sellerPhone = optionalPhone(opts.sellerPhone);
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
   let mode: Plan['mode'] | undefined = quoteId !== undefined ? 'quote' : fiat !== undefined || token !== undefined ? 'direct' : undefined;
+  // The quote's own token and network, when `offramp quote` made it here; a flag that says
+  // otherwise is refused before anything is sent.
+  let quoted = quoteId !== undefined ? await quotedPair(ctx, quoteId, token, network) : undefined;
+  if (quoted) network = quoted.network;
 
   // 2. What is missing: named all at once when nobody can be asked.
   if (!ctx.io.canPrompt()) {
@@ -95,7 +104,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     if (missing.length > 0) {
       throw missingFlags(
         missing,
-        'direct mode: --fiat-amount Y --token T --network N --ref R; quote mode: --quote ID --network N --ref R',
+        'direct mode: --fiat-amount Y --token T --network N --ref R; quote mode: --quote ID --ref R',
       );
     }
   }
@@ -130,7 +139,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     quoteId = await fill(quoteId, () =>
       ask(ctx, '--quote', undefined, (p, c) => p.input({ message: 'Quote id', validate: validator(uuidProblem) }, c)).then((v) => v.trim()),
     );
-    network = await fill(network, () => askNetwork(ctx, undefined));
+    quoted ??= await quotedPair(ctx, quoteId, token, network);
+    network = await fill(quoted?.network ?? network, () => askNetwork(ctx, undefined));
     plan = { mode, quoteId, network };
   } else {
     token = await fill(token, () => askToken(ctx, undefined));
@@ -165,10 +175,32 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, body, key);
   const note = (line: string) => ctx.io.err(line);
-  const { tx, recovered } = await createWithRecovery(await ctx.api(), body, key, { note, retry, keyGiven: opts.idempotencyKey !== undefined });
+  // In quote mode the request carries no token: the answer is checked against the quote's,
+  // or against --token when the quote was made elsewhere.
+  const quoteToken = plan.mode === 'quote' ? (quoted?.crypto_currency ?? token) : undefined;
+  const { tx, recovered } = await createWithRecovery(await ctx.api(), body, key, {
+    note,
+    retry,
+    keyGiven: opts.idempotencyKey !== undefined,
+    ...(quoteToken !== undefined ? { token: quoteToken } : {}),
+  });
 
   if (format === 'json') writeJson(ctx.io, tx);
   else (await import('../../lib/tx/render.js')).renderTransaction(ctx.io, tx, ctx.now(), recovered ? 'snapshot' : 'summary');
+}
+
+/** The quote's token and network when this CLI made it (src/lib/tx/quotes.ts); a flag that contradicts them is exit 2. */
+async function quotedPair(ctx: Context, quoteId: string, token: string | undefined, network: string | undefined): Promise<RememberedQuote | undefined> {
+  const quote = await recallQuote(ctx.env, (await ctx.settings()).baseUrl, quoteId);
+  if (!quote) return undefined;
+  const pair = `${quote.crypto_currency} on ${quote.network}`;
+  if (network !== undefined && network !== quote.network) {
+    throw new UsageError(`--network ${network} contradicts quote ${quoteId}, which is for ${pair}`, 'leave --network out: the quote fixes it');
+  }
+  if (token !== undefined && token !== quote.crypto_currency) {
+    throw new UsageError(`--token ${token} contradicts quote ${quoteId}, which is for ${pair}`, 'leave --token out: the quote fixes it');
+  }
+  return quote;
 }
 
 /** The create as a command line that repeats it exactly, key included (never the API key). */

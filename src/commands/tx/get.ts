@@ -8,10 +8,10 @@ import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  withArguments(new Command('get'), new Argument('[id]', 'transaction id'))
+  withArguments(new Command('get'), new Argument('[id]', 'transaction id or its first 8+ characters'))
     .description('show one transaction, by id or by your reference')
     .option('--ref <merchant_reference>', 'look up by merchant reference instead')
-    .addHelpText('after', examples('offramp tx get 0b6f…91', 'offramp tx get --ref order-1042 --json'));
+    .addHelpText('after', examples('offramp tx get 0b6f3c1e', 'offramp tx get --ref order-1042 --json'));
 
 export type GetOptions = OptionsOf<typeof command>;
 

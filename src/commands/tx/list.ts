@@ -1,4 +1,4 @@
-// offramp tx list [--status S] [--from T] [--to T] [--limit N] [--cursor C] [--all]
+// offramp tx list [--status S] [--from T] [--to T] [--limit N] [--cursor C] [--all] [-o csv [--raw-cells]]
 // One page (the next cursor on stderr when more remain), or with --all every page,
 // streamed: rows are written as each page arrives, never collected first. Filters are
 // sent to the service and applied again to what comes back (src/lib/client/filters.ts).
@@ -6,7 +6,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
@@ -22,10 +22,15 @@ export const command = () =>
     .option('--limit <n>', 'page size, 1 to 100 (default 20)')
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'follow every page to the end (streams)')
-    .addHelpText('after', examples('offramp tx list --limit 10', 'offramp tx list --status completed --from 2026-11-01 --all -o ndjson'));
+    .option('--raw-cells', "-o csv: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
+    .addHelpText(
+      'after',
+      examples('offramp tx list --limit 10', 'offramp tx list --status completed --from 2026-11-01 --all -o ndjson', 'offramp tx list --all -o csv > transactions.csv'),
+    );
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  const format = resolveFormat(ctx.globals, formatsOf('tx list'));
+  if (opts.rawCells && format !== 'csv') throw new UsageError(`--raw-cells applies to -o csv only (-o ${format} never alters a cell)`);
   const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
   const cursor = opts.cursor !== undefined ? opts.cursor.trim() : undefined;
   if (cursor === '') throw new UsageError('--cursor must not be empty', 'pass the next_cursor a previous page printed');
@@ -48,6 +53,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (format === 'json') {
     if (page) writeJson(ctx.io, page.data);
     else await writeJsonArray(ctx.io, txs);
+  } else if (format === 'csv') {
+    await (await import('../../lib/tx/csv.js')).writeTransactionsCsv(ctx.io, txs, { rawCells: Boolean(opts.rawCells) });
   } else {
     for await (const tx of txs) {
       if (format === 'ndjson') writeNdjsonLine(ctx.io, tx);

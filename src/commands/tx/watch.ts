@@ -1,7 +1,9 @@
 // offramp tx watch (ID | --ref R) [--until STATUS] [--interval DURATION] [--timeout DURATION]
 //
-// Polls the transaction and shows each status change as it happens: one line per change
-// on stdout (a spinner on stderr while waiting, on a terminal). Ends with exit 0 when
+// Polls the transaction and shows every status change, in order and each once, including
+// those made between two polls: whenever a poll finds the transaction changed, its status
+// history is read and the changes not yet shown are printed (src/lib/tx/changes.ts). Then
+// the final status. A spinner on stderr while waiting, on a terminal. Ends with exit 0 when
 // --until (default: any terminal status) is reached, 8 when the transaction ends in a
 // different terminal status, 7 when the global --timeout (the overall deadline here)
 // passes first.
@@ -15,7 +17,8 @@ import { startSpinner } from '../../lib/output/spinner.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { localTime } from '../../lib/output/time.js';
 import { paint } from '../../lib/output/sanitize.js';
-import type { Transaction } from '../../lib/schemas.js';
+import type { StatusHistoryEntry, Transaction } from '../../lib/schemas.js';
+import { ChangeLog } from '../../lib/tx/changes.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import { MAX_TIMER_MS } from '../../lib/client/transport.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
@@ -23,13 +26,13 @@ import { statusHistory } from '../../lib/client/checked-calls.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  withArguments(new Command('watch'), new Argument('[id]', 'transaction id'))
-    .description('poll a transaction and show each status change until it ends')
+  withArguments(new Command('watch'), new Argument('[id]', 'transaction id or its first 8+ characters'))
+    .description('poll a transaction and show every status change until it ends')
     .option('--ref <merchant_reference>', 'watch by merchant reference')
     .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
     .option('--interval <duration>', 'time between polls: 500ms, 2s, 1m (a bare number is ms)', '2s')
     .addHelpText('after', '\n--timeout DURATION (global) is, for watch, the overall deadline (exit 7 when it passes).')
-    .addHelpText('after', examples('offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 10m'));
+    .addHelpText('after', examples('offramp tx watch 0b6f3c1e', 'offramp tx watch --ref order-1042 --until completed --timeout 10m'));
 
 /** Polling faster than this helps nobody and counts against the rate limit. */
 export const MIN_INTERVAL_MS = 100;
@@ -56,14 +59,18 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const goal = until ?? 'a terminal status';
 
   let tx: Transaction | undefined;
-  let seen: string | undefined;
-  /** Shows `read` when its status is new; whether it was. */
-  const show = (read: Transaction) => {
-    if (read.status === seen) return false;
-    seen = read.status;
-    spinner?.clear();
-    showChange(ctx, format, read, color);
-    return true;
+  const changes = new ChangeLog();
+  /** When --until was reached on the way, by the history. */
+  let reached: StatusHistoryEntry | undefined;
+  let lastRead: string | undefined;
+  /** Reads the history and shows the changes not shown yet, in order. */
+  const catchUp = async (read: Transaction) => {
+    const history = await statusHistory(api, read.id);
+    for (const change of changes.take(history.history)) {
+      spinner?.clear();
+      showChange(ctx, format, change, color);
+      if (change.to_status === until) reached ??= change;
+    }
   };
   const passed = () => {
     spinner?.stop();
@@ -71,38 +78,29 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     return new TimeoutError(`--timeout ${ctx.globals.timeout} ms passed before ${goal}; ${where}`, 'raise --timeout, or leave it out to watch until the transaction ends');
   };
   try {
-    // The first read may be by reference; after that the id is known.
+    // The first read may be by reference or short id; after that the id is known.
     let current = target;
     for (;;) {
       tx = await fetchTarget(reads, current);
       current = { id: tx.id };
-      const changed = show(tx);
-      if (changed && spinner) {
-        spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}, waiting for ${goal}`);
+      // Changed since the last poll (or never read): the history says how, step by step.
+      const stamp = `${tx.status}|${tx.updated_at}`;
+      if (stamp !== lastRead || changes.last !== tx.status) await catchUp(tx);
+      lastRead = stamp;
+      if (spinner) {
+        spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}${depositNote(tx)}, waiting for ${goal}`);
         spinner.render();
       }
 
-      if (until === undefined ? isTerminal(tx.status) : tx.status === until) {
+      if (until === undefined ? isTerminal(tx.status) : tx.status === until || reached) {
         spinner?.stop();
-        ctx.io.err(`reached ${tx.status}`);
+        showFinal(ctx, format, tx, color);
+        ctx.io.err(until === undefined || tx.status === until ? `reached ${tx.status}` : `reached ${until} at ${reached!.changed_at} (now ${tx.status})`);
         return;
-      }
-      // A status between polls may be missed (order_filled lasts an instant); the history
-      // says whether --until was reached on the way.
-      if (until !== undefined && changed) {
-        const history = await statusHistory(api, tx.id);
-        const passed = history.history.find((h) => h.to_status === until);
-        if (passed) {
-          // The history may be newer than the snapshot read just before it: show where the
-          // transaction is now, so the last line printed is never behind the outcome.
-          if (history.status !== tx.status) show((tx = await fetchTarget(reads, current)));
-          spinner?.stop();
-          ctx.io.err(tx.status === until ? `reached ${until}` : `reached ${until} at ${passed.changed_at} (now ${tx.status})`);
-          return;
-        }
       }
       if (isTerminal(tx.status)) {
         spinner?.stop();
+        showFinal(ctx, format, tx, color);
         throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
       }
 
@@ -121,12 +119,23 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
 }
 
-function showChange(ctx: Context, format: string, tx: Transaction, color: (status: string) => string): void {
-  if (format === 'ndjson') return writeNdjsonLine(ctx.io, tx);
+/** One change: when, from → to (the new status coloured), and the service's reason; -o ndjson: the history entry as sent. */
+function showChange(ctx: Context, format: string, change: StatusHistoryEntry, color: (status: string) => string): void {
+  if (format === 'ndjson') return writeNdjsonLine(ctx.io, change);
   if (format !== 'table') return;
-  const when = ctx.io.stdoutIsTTY ? localTime(tx.updated_at) : tx.updated_at;
-  const status = paint(tx.status, color);
-  const deposit = tx.deposit_status ? `  deposit ${tx.deposit_status}` : '';
+  const when = ctx.io.stdoutIsTTY ? localTime(change.changed_at) : change.changed_at;
+  ctx.io.print([`${when}  ${change.from_status} → `, paint(change.to_status, color), `  ${change.reason}`]);
+}
+
+/** Deposit status and confirmations, as a snapshot states them. */
+function depositNote(tx: Transaction): string {
+  const deposit = tx.deposit_status ? `, deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
-  ctx.io.print([`${when}  `, status, `${deposit}${confirmations}`]);
+  return `${deposit}${confirmations}`;
+}
+
+/** The status the watch ends on, with what the snapshot says of the deposit. */
+function showFinal(ctx: Context, format: string, tx: Transaction, color: (status: string) => string): void {
+  if (format !== 'table') return;
+  ctx.io.print(['final status: ', paint(tx.status, color), depositNote(tx)]);
 }

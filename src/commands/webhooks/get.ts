@@ -5,21 +5,34 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { webhookEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { uuidArgument } from '../../lib/input/values.js';
+import { ask, validator } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';
+import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../../lib/tx/short-id.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  withArguments(new Command('get'), new Argument('[event_id]', 'event id (asked for on a terminal when left out)'))
+  withArguments(new Command('get'), new Argument('[event_id]', 'event id or its first 8+ characters (asked for on a terminal when left out)'))
     .description("show an event's delivery telemetry (the service keeps no payload)")
-    .addHelpText('after', examples('offramp webhooks get 5d0e…7a'));
+    .addHelpText('after', examples('offramp webhooks get 5d0e2f41'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json']);
-  const id = await uuidArgument(ctx, opts.eventId, 'EVENT_ID', 'Webhook event id');
+  const given = await ask(ctx, 'EVENT_ID', opts.eventId, (p, c) => p.input({ message: 'Webhook event id', validate: validator(idOrPrefixProblem) }, c));
+  const named = parseIdOrPrefix(given, 'EVENT_ID');
   const api = await ctx.api();
+  // A short id is looked for among the events the service lists first (docs/transactions.md, "Short ids").
+  const id =
+    'id' in named
+      ? named.id
+      : await findByPrefix(named.prefix, {
+          what: 'webhook event',
+          records: api.webhooks.all({}),
+          idOf: (e) => e.event_id,
+          describe: (e) => `${e.event_type}, transaction ${e.aggregate_id}, ${e.created_at}`,
+          listCommand: 'offramp webhooks list',
+        });
   const e = await webhookEvent(api, id);
   if (format === 'json') return writeJson(ctx.io, e);
   const { renderRecord } = await import('../../lib/output/render.js');

@@ -15,13 +15,15 @@ import { renderTable, type Column } from '../../lib/output/render.js';
 import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
+import { filterTransactionId } from '../../lib/tx/lookup.js';
 import { eventFilters } from '../../lib/webhooks/filters.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
   new Command('list')
     .description('list webhook events with their delivery status')
-    .option('--tx <id>', 'only events about this transaction')
+    .option('--tx <id>', 'only events about this transaction (id or its first 8+ characters)')
+    .option('--ref <merchant_reference>', 'only events about the transaction with this reference')
     .option('--type <type>', 'only this event type')
     .option('--status <status>', "only this delivery status (the emulator's: pending, delivered, failed)")
     .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
@@ -36,9 +38,12 @@ const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status'
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson', 'csv']);
-  const query = eventFilters(opts);
+  const { tx, ref, ...flags } = opts;
+  const query = eventFilters(flags);
   const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
   if (opts.cursor !== undefined) query.cursor = opts.cursor;
+  const txId = await filterTransactionId(ctx, tx, ref);
+  if (txId !== undefined) query.transaction_id = txId;
   const api = await ctx.api();
 
   // One page unless --all; --json of one page is the page as the service shaped it.

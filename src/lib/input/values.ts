@@ -147,12 +147,6 @@ export async function ask<T>(
   return prompt(await ctx.prompts(), promptContext(ctx.io));
 }
 
-/** A UUID argument (ID, EVENT_ID): as given, or asked for on a terminal, or exit 2 naming it. */
-export async function uuidArgument(ctx: Pick<Context, 'io' | 'prompts'>, value: string | undefined, name: string, message: string): Promise<string> {
-  const given = await ask(ctx, name, value, (p, c) => p.input({ message, validate: validator(uuidProblem) }, c));
-  return parseUuid(given, name);
-}
-
 /** Turns a problem-returning validator into an @inquirer `validate` (true or the message). */
 export function validator(problem: (v: string) => string | null): (v: string) => true | string {
   return (v) => problem(v) ?? true;

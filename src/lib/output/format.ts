@@ -17,7 +17,7 @@ export const COMMAND_FORMATS: Readonly<Record<string, readonly Format[]>> = {
   quote: TABLE_JSON,
   'tx create': TABLE_JSON,
   'tx get': TABLE_JSON,
-  'tx list': LISTED,
+  'tx list': ['table', 'json', 'ndjson', 'csv'],
   'tx cancel': TABLE_JSON,
   'tx history': TABLE_JSON,
   'tx watch': LISTED,

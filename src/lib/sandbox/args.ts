@@ -1,12 +1,6 @@
 // Argument checks shared by the sandbox commands; each refuses before any request.
 import { UsageError } from '../errors.js';
-import { parseUuid } from '../input/values.js';
 import { OUTCOMES, type Outcome } from './walk.js';
-
-/** Transaction ids are uuids (the spec); anything else would only earn a 400 or 404. */
-export function checkTransactionId(value: string): string {
-  return parseUuid(value, 'TX_ID');
-}
 
 /** --settle sends payout.settled, which only follows a completion. */
 export function checkOutcome(value: string | undefined, settle: boolean | undefined): Outcome {

@@ -1,27 +1,75 @@
-// Which transaction a command is about: a positional id or `--ref`, exactly one of them,
-// checked before any request; asked for when missing and the session is interactive.
+// Which transaction a command is about (docs/transactions.md, "Naming a transaction"): a
+// whole id, a short id (a prefix of 8+ hex characters, short-id.ts) or `--ref REF`,
+// exactly one of them, checked before any request; asked for when missing and the session
+// is interactive. Every command that takes a transaction goes through here, so they all
+// accept the same three forms.
 import { transactionById, transactionByReference } from '../client/checked-calls.js';
+import type { Api } from '../client/api.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { ask, parseReference, parseUuid, uuidProblem, validator } from '../input/values.js';
+import { ask, parseReference, validator } from '../input/values.js';
 import type { Transaction } from '../schemas.js';
+import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from './short-id.js';
 
-export type Target = { id: string } | { ref: string };
+export type Target = { id: string } | { prefix: string } | { ref: string };
 
-export async function resolveTarget(ctx: Context, id: string | undefined, ref: string | undefined): Promise<Target> {
+export type TargetFlags = {
+  /** How the positional argument is named in messages ("ID", "TX_ID", "--tx"). */
+  name?: string;
+  /** The prompt's question when it is missing. */
+  message?: string;
+  /** Whether a missing transaction is fine (the caller then gets undefined). */
+  optional?: boolean;
+};
+
+/** The target as given; a missing one asked for on a terminal, or exit 2. Sends nothing. */
+export async function resolveTarget(ctx: Pick<Context, 'io' | 'prompts'>, id: string | undefined, ref: string | undefined, flags?: TargetFlags & { optional?: false }): Promise<Target>;
+export async function resolveTarget(ctx: Pick<Context, 'io' | 'prompts'>, id: string | undefined, ref: string | undefined, flags: TargetFlags & { optional: true }): Promise<Target | undefined>;
+export async function resolveTarget(ctx: Pick<Context, 'io' | 'prompts'>, id: string | undefined, ref: string | undefined, flags: TargetFlags = {}): Promise<Target | undefined> {
+  const name = flags.name ?? 'ID';
   if (id !== undefined && ref !== undefined) {
-    throw new UsageError('give either a transaction ID or --ref, not both');
+    throw new UsageError(`give either a transaction ${name} or --ref, not both`);
   }
   if (ref !== undefined) return { ref: parseReference(ref, '--ref') };
-  if (id !== undefined) return { id: parseUuid(id, 'ID') };
-  const asked = await ask(ctx, 'ID (or --ref MERCHANT_REFERENCE)', undefined, (p, c) =>
-    p.input({ message: 'Transaction id', validate: validator(uuidProblem) }, c),
+  if (id !== undefined) return parseIdOrPrefix(id, name);
+  if (flags.optional) return undefined;
+  const asked = await ask(ctx, `${name} (or --ref MERCHANT_REFERENCE)`, undefined, (p, c) =>
+    p.input({ message: flags.message ?? 'Transaction id', validate: validator(idOrPrefixProblem) }, c),
   );
-  return { id: asked.trim() };
+  return parseIdOrPrefix(asked, name);
 }
 
-/** The full snapshot, by id or by reference; an answer about another transaction is an error. */
-export async function fetchTarget(ctx: Context, target: Target): Promise<Transaction> {
+/** The whole id of a transaction named by a short id, among those the service lists first. */
+export function idFromPrefix(api: Api, prefix: string): Promise<string> {
+  return findByPrefix(prefix, {
+    what: 'transaction',
+    records: api.transactions.all({}),
+    idOf: (tx) => tx.id,
+    describe: (tx) => [tx.merchant_reference ?? 'no reference', tx.status, tx.created_at].join(', '),
+    listCommand: 'offramp tx list',
+  });
+}
+
+/** The target's whole id: as given, found by prefix, or read by reference. */
+export async function targetId(ctx: Pick<Context, 'api'>, target: Target): Promise<string> {
+  if ('id' in target) return target.id;
   const api = await ctx.api();
-  return 'id' in target ? transactionById(api, target.id) : transactionByReference(api, target.ref);
+  if ('prefix' in target) return idFromPrefix(api, target.prefix);
+  return (await transactionByReference(api, target.ref)).id;
+}
+
+/** The full snapshot, by id, short id or reference; an answer about another transaction is an error. */
+export async function fetchTarget(ctx: Pick<Context, 'api'>, target: Target): Promise<Transaction> {
+  const api = await ctx.api();
+  if ('ref' in target) return transactionByReference(api, target.ref);
+  return transactionById(api, 'id' in target ? target.id : await idFromPrefix(api, target.prefix));
+}
+
+/**
+ * A transaction given as a filter (`--tx ID` or `--ref R`, neither required): its whole id,
+ * or undefined when neither was given. The flags are checked before anything is sent.
+ */
+export async function filterTransactionId(ctx: Pick<Context, 'io' | 'prompts' | 'api'>, id: string | undefined, ref: string | undefined): Promise<string | undefined> {
+  const target = await resolveTarget(ctx, id, ref, { name: '--tx', optional: true });
+  return target ? targetId(ctx, target) : undefined;
 }

@@ -1,0 +1,53 @@
+// `tx list -o csv`: the transactions as RFC 4180 CSV (src/lib/output/csv.ts), one record per
+// transaction in the order listed, streamed with backpressure so `--all` holds no more than
+// a page. Cells are made spreadsheet-safe as the ledger export makes them: a cell a
+// spreadsheet would run as a formula gets a leading `'`, except a plain decimal in an
+// amount column; `--raw-cells` writes every cell as received (docs/transactions.md).
+import { once } from 'node:events';
+import type { IO } from '../io.js';
+import { csvStream, spreadsheetSafe, type CellGuard } from '../output/csv.js';
+import { PLAIN_DECIMAL } from '../revenue/row-format.js';
+
+/** The snapshot's fields in the spec's order; fields a service adds are in `--json` and `-o ndjson`. */
+export const TRANSACTION_CSV_COLUMNS = [
+  'id',
+  'status',
+  'amount',
+  'crypto_amount',
+  'crypto_currency',
+  'network',
+  'rate',
+  'merchant_reference',
+  'merchant_id',
+  'terminal_id',
+  'deposit_address',
+  'deposit_status',
+  'deposit_id',
+  'confirmations',
+  'required_confirmations',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'received_at',
+  'confirmed_at',
+] as const;
+
+const AMOUNT_COLUMNS: readonly string[] = ['amount', 'crypto_amount', 'rate'];
+
+/** Spreadsheet-safe cells: amounts that are plain decimals as they are, anything formula-like quoted. */
+export const transactionCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test(value) && AMOUNT_COLUMNS.includes(column) ? value : spreadsheetSafe(value));
+
+/** Writes `rows` to stdout as CSV, header first (even with no row). */
+export async function writeTransactionsCsv(io: IO, rows: AsyncIterable<object> | Iterable<object>, opts: { rawCells: boolean }): Promise<number> {
+  const csv = csvStream(TRANSACTION_CSV_COLUMNS, opts.rawCells ? {} : { guard: transactionCell });
+  csv.pipe(io.stdout, { end: false });
+  const ended = once(csv, 'end');
+  let count = 0;
+  for await (const row of rows) {
+    count++;
+    if (!csv.write(row)) await once(csv, 'drain');
+  }
+  csv.end();
+  await ended;
+  return count;
+}

@@ -1,0 +1,60 @@
+// The quotes this CLI made, remembered for `tx create --quote ID` (docs/transactions.md,
+// "Quote mode"). The spec offers no read of a quote, yet a quote fixes the token and the
+// network: without memory, `tx create --quote` would have to ask for a network the quote
+// already chose, and could not see a --network or --token that contradicts it. `offramp
+// quote` writes each quote it gets (id, token, network, expiry, the service's address) to
+// quotes.json beside the config file (0600 in a 0700 directory); `tx create --quote` looks
+// the id up there. Only quotes are kept, never a key. A quote made elsewhere is simply not
+// found: the create then works as before, the network given or asked for.
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { writeAside } from '../fs/atomic.js';
+import { distrust, ensurePrivateDirectory } from '../fs/private.js';
+
+export type RememberedQuote = { quote_id: string; crypto_currency: string; network: string; expires_at: string; base_url: string };
+
+/** Quotes are valid 120 s; one kept an hour past its expiry can still be named in the refusal. */
+const KEEP_AFTER_EXPIRY_MS = 3_600_000;
+/** Enough for any working session; the oldest go first. */
+const MAX_KEPT = 200;
+
+/** Beside the config file (store.ts is loaded only here: it brings `conf`, which a run with a key in the environment never needs). */
+async function quotesPath(env: NodeJS.ProcessEnv): Promise<string> {
+  const { configPath } = await import('../config/store.js');
+  return join(dirname(configPath(env)), 'quotes.json');
+}
+
+/** The remembered quotes; none when the file is missing, damaged, or not the user's alone. */
+async function readAll(env: NodeJS.ProcessEnv): Promise<RememberedQuote[]> {
+  const path = await quotesPath(env);
+  try {
+    if (distrust(path, await stat(path), 'file')) return [];
+    const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+    return Array.isArray(parsed) ? parsed.filter(isRemembered) : [];
+  } catch {
+    return [];
+  }
+}
+
+function isRemembered(v: unknown): v is RememberedQuote {
+  const q = v as Partial<RememberedQuote> | null;
+  return typeof q === 'object' && q !== null && [q.quote_id, q.crypto_currency, q.network, q.expires_at, q.base_url].every((s) => typeof s === 'string');
+}
+
+/** Remembers `quote`, forgetting those long expired. A failure to write is told, never fatal: the quote itself was made. */
+export async function rememberQuote(env: NodeJS.ProcessEnv, quote: RememberedQuote, now: Date, warn: (line: string) => void): Promise<void> {
+  const path = await quotesPath(env);
+  try {
+    const kept = (await readAll(env)).filter((q) => q.quote_id !== quote.quote_id && Date.parse(q.expires_at) + KEEP_AFTER_EXPIRY_MS > now.getTime());
+    await ensurePrivateDirectory(dirname(path));
+    await writeAside(path, `${JSON.stringify([...kept, quote].slice(-MAX_KEPT))}\n`, 0o600);
+  } catch (err) {
+    warn(`warning: could not remember the quote in ${path} (${(err as Error).message}); \`tx create --quote\` will need --network`);
+  }
+}
+
+/** The quote with this id that this CLI made against the same service, if it remembers one. */
+export async function recallQuote(env: NodeJS.ProcessEnv, baseUrl: string, quoteId: string): Promise<RememberedQuote | undefined> {
+  const id = quoteId.toLowerCase();
+  return (await readAll(env)).find((q) => q.quote_id.toLowerCase() === id && q.base_url === baseUrl);
+}

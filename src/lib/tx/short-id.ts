@@ -1,0 +1,94 @@
+// Short ids (docs/transactions.md, "Short ids"): a table too narrow for a whole UUID shows
+// its head, and what is shown must work when pasted back. An id argument therefore takes a
+// whole UUID or a prefix of one, at least 8 hex characters (the first group, what a cut
+// column shows), with or without the `…` a table marks the cut with. A prefix is looked
+// for among the records the service lists first, a bounded number of them, whatever order
+// it lists them in: every match among them is collected before deciding, so the answer
+// never depends on which came first. One match is the id; several are exit 2 naming them;
+// none is exit 4, saying how far the search went.
+import { CliError, EXIT, UsageError } from '../errors.js';
+
+/** How many records a prefix is looked for among: five pages of the spec's largest size. */
+export const PREFIX_SEARCH_LIMIT = 500;
+/** The fewest hex characters a prefix may have: the UUID's first group. */
+export const MIN_PREFIX = 8;
+
+const TEMPLATE = 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
+
+export type IdOrPrefix = { id: string } | { prefix: string };
+
+/** The characters a table or a terminal may leave around a pasted id: the cut mark, quotes. */
+function unwrap(value: string): string {
+  return value.trim().replace(/(…|\.\.\.)$/, '').toLowerCase();
+}
+
+/** Whether `v` (lower case) is the start of a UUID: hex, with hyphens exactly where a UUID has them. */
+function isUuidHead(v: string): boolean {
+  if (v.length > TEMPLATE.length) return false;
+  for (let i = 0; i < v.length; i++) {
+    const c = v[i]!;
+    if (TEMPLATE[i] === '-' ? c !== '-' : !/[0-9a-f]/.test(c)) return false;
+  }
+  return true;
+}
+
+/** Why `value` is neither a UUID nor a usable prefix of one, or null. */
+export function idOrPrefixProblem(value: string): string | null {
+  const v = unwrap(value);
+  if (v === '') return 'must not be empty';
+  if (isUuidHead(v) && v.length >= MIN_PREFIX) return null;
+  if (isUuidHead(v)) return `"${value}" is too short: give the whole id or at least its first ${MIN_PREFIX} characters`;
+  return `"${value}" is not a UUID (like 0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91) or its first ${MIN_PREFIX} or more characters`;
+}
+
+/**
+ * A whole id (trimmed, its case kept: the service compares ids without regard to case), or
+ * a prefix to look for (lower case); UsageError naming `flag` otherwise (nothing sent).
+ */
+export function parseIdOrPrefix(value: string, flag: string): IdOrPrefix {
+  const problem = idOrPrefixProblem(value);
+  if (problem) throw new UsageError(`${flag} ${problem}`);
+  const v = unwrap(value);
+  return v.length === TEMPLATE.length ? { id: value.trim() } : { prefix: v };
+}
+
+export type PrefixSearch<T> = {
+  /** What is searched, for messages: "transaction", "webhook event". */
+  what: string;
+  /** The records the service lists first; read until PREFIX_SEARCH_LIMIT or the end. */
+  records: AsyncIterable<T>;
+  idOf: (record: T) => string;
+  /** One line about a record, to tell candidates apart (reference, status, time). */
+  describe: (record: T) => string;
+  /** The command a user runs to see more of the list, for the hint. */
+  listCommand: string;
+};
+
+/** The one id among the first PREFIX_SEARCH_LIMIT records that starts with `prefix`. */
+export async function findByPrefix<T>(prefix: string, search: PrefixSearch<T>): Promise<string> {
+  const matches = new Map<string, T>();
+  let read = 0;
+  let more = false;
+  for await (const record of search.records) {
+    if (read === PREFIX_SEARCH_LIMIT) {
+      more = true;
+      break;
+    }
+    read++;
+    const id = search.idOf(record).toLowerCase();
+    // A record listed twice (the list changed between pages) is one candidate.
+    if (id.startsWith(prefix)) matches.set(id, record);
+  }
+  if (matches.size === 1) return [...matches.keys()][0]!;
+  if (matches.size > 1) {
+    const candidates = [...matches.entries()].map(([id, record]) => `${id} (${search.describe(record)})`);
+    throw new UsageError(`${prefix} matches ${matches.size} ${search.what}s: ${candidates.join(', ')}`, 'give more of the id, or the whole id');
+  }
+  const where = more ? `the ${PREFIX_SEARCH_LIMIT} ${search.what}s the service lists first` : `any of the ${read} ${search.what}s the service lists`;
+  throw new CliError(
+    `no ${search.what} id starting with ${prefix} among ${where}`,
+    'NOT_FOUND',
+    EXIT.notFound,
+    more ? `an older ${search.what} needs its whole id (\`${search.listCommand}\` shows ids whole when piped)` : `\`${search.listCommand}\` shows the ids`,
+  );
+}
