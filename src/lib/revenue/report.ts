@@ -1,8 +1,10 @@
-// The per-slice totals that `revenue export --summary` prints (on stderr: stdout carries
-// the rows) and that `revenue summary` prints as its data.
+// The totals that `revenue export --summary` prints (on stderr: stdout carries the rows)
+// and the grouped tables of `revenue summary --by`.
 import type { IO } from '../io.js';
-import type { Column } from '../output/render.js';
-import { renderTable } from '../output/render.js';
+import { Decimal } from '../money.js';
+import { bar, groupThousands } from '../output/figures.js';
+import { cell, GAP, renderTable, textWidth, type Column } from '../output/render.js';
+import { isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
 import type { SliceCheck } from './export.js';
 import { DecimalSum } from './totals.js';
 
@@ -93,7 +95,65 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void 
 }
 
 /** An ISO instant as its day when its time of day is `edge` (a whole-day border), else whole, without zero milliseconds. */
-function border(iso: string, edge: string): string {
+export function border(iso: string, edge: string): string {
   if (iso.endsWith(`T${edge}`)) return iso.slice(0, 10);
   return iso.replace(/\.000Z$/, 'Z');
+}
+
+/** How a grouped table is shown: on a terminal, thousands grouped and, grouped by a period, a bar column. */
+export type GroupTableOptions = { by: readonly Dimension[]; chart: boolean };
+
+/** The most cells a bar takes; it takes fewer when the terminal has no more room. */
+const BAR_MAX = 24;
+/** A bar narrower than this says nothing: it is left out instead. */
+const BAR_MIN = 6;
+
+const HEADERS: Record<Dimension, string> = { day: 'DAY', week: 'WEEK (ISO)', month: 'MONTH', quarter: 'QUARTER', token: 'TOKEN', network: 'NETWORK', merchant: 'MERCHANT', terminal: 'TERMINAL' };
+
+/**
+ * Groups of ledger rows and their total as a table: one row per group, then `total`. On a
+ * terminal, figures have their thousands grouped and are right-aligned, and a table by
+ * period has a bar of each period's partner share, scaled to the largest, in the room the
+ * terminal leaves (none with `chart: false`); piped, plain decimals and no bar.
+ */
+export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupTableOptions): void {
+  const terminal = io.tableWidth !== undefined;
+  const num = (v: string | number) => (terminal ? groupThousands(String(v)) : String(v));
+  const byToken = o.by.includes('token');
+  type Line = { group: GroupRow['group'] | undefined; f: Figures };
+  const lines: Line[] = [...rows.map((r) => ({ group: r.group, f: r as Figures })), { group: undefined, f: total }];
+  const figureColumns: [string, (f: Figures, line: Line) => string][] = [
+    ['TXNS', (f) => num(f.transactions)],
+    ['VOLUME (NGN)', (f) => num(f.amount)],
+    ['FEE (NGN)', (f) => num(f.platform_fee)],
+    ['SHARE (NGN)', (f) => num(f.share)],
+    ...(byToken ? ([['CRYPTO', (f, line) => (line.group ? num(Object.values(f.crypto_amounts)[0] ?? '0') : '')]] as [string, (f: Figures, line: Line) => string][]) : []),
+  ];
+  // Right-aligned: each figure padded to its column's widest, header included.
+  const aligned = figureColumns.map(([header, value]) => {
+    const cells = lines.map((line) => value(line.f, line));
+    const width = Math.max(textWidth(header), ...cells.map(textWidth));
+    return { header: terminal ? header.padStart(width) : header, cells: cells.map((c) => (terminal ? c.padStart(width) : c)), width };
+  });
+  const dimColumns: Column<number>[] = o.by.map((d, i) => ({
+    header: HEADERS[d],
+    value: (n) => {
+      const group = lines[n]!.group;
+      if (!group) return i === 0 ? 'total' : '';
+      return group[d] ?? null;
+    },
+    fit: { min: 8, cut: 'middle' },
+  }));
+  const columns: Column<number>[] = [...dimColumns, ...aligned.map((a) => ({ header: a.header, value: (n: number) => a.cells[n] }))];
+  const period = o.by.some(isPeriod);
+  if (terminal && o.chart && period) {
+    const dimWidth = dimColumns.reduce((w, c) => w + Math.max(textWidth(c.header), ...lines.map((_, n) => textWidth(cell(c.value(n))))), 0);
+    const used = dimWidth + aligned.reduce((w, a) => w + a.width, 0) + GAP * columns.length;
+    const width = Math.min(BAR_MAX, io.tableWidth! - used);
+    if (width >= BAR_MIN) {
+      const max = rows.reduce((m, r) => (new Decimal(r.share).gt(m) ? r.share : m), '0');
+      columns.push({ header: 'SHARE', value: (n) => (lines[n]!.group ? bar(lines[n]!.f.share, max, width) : '') });
+    }
+  }
+  renderTable(io, columns, lines.map((_, n) => n));
 }
