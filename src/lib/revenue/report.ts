@@ -152,7 +152,8 @@ export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupT
     const width = Math.min(BAR_MAX, io.tableWidth! - used);
     if (width >= BAR_MIN) {
       const max = rows.reduce((m, r) => (new Decimal(r.share).gt(m) ? r.share : m), '0');
-      columns.push({ header: 'SHARE', value: (n) => (lines[n]!.group ? bar(lines[n]!.f.share, max, width) : '') });
+      // A blank, not the '—' of a missing value: no bar is a bar of nothing.
+      columns.push({ header: 'SHARE', value: (n) => (lines[n]!.group ? bar(lines[n]!.f.share, max, width) : '') || ' ' });
     }
   }
   renderTable(io, columns, lines.map((_, n) => n));
