@@ -4,7 +4,9 @@ import type { IO } from '../io.js';
 import { Decimal } from '../money.js';
 import { bar, groupThousands } from '../output/figures.js';
 import { cell, GAP, renderTable, textWidth, type Column } from '../output/render.js';
-import { isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
+import type { Window } from '../input/dates.js';
+import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
+import { periodsIn } from './periods.js';
 import type { SliceCheck } from './export.js';
 import { DecimalSum } from './totals.js';
 
@@ -67,31 +69,55 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
   return { slices, total };
 }
 
+/** The rows an export writes, summed by UTC month as they pass (tapRows): what its --summary table shows. */
+export function monthTotals(window: Window): Grouping {
+  return new Grouping({ by: ['month'], zone: 'UTC', window });
+}
+
+export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
+
+/** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
+export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[] {
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', 'UTC')));
+  return months.rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
+}
+
 /**
- * The per-slice check as a table that fits 80 columns with the figures of an ordinary
- * ledger: borders as days when they fall on midnight UTC (an export's slices are whole
- * days), and the service's figures only where they differ from ours (`ok` otherwise);
- * --json keeps every field.
+ * The check as a table of calendar months (the slices are how the export reads, not how
+ * finance reads: a mismatch names its slice in the error): each month's rows and share,
+ * `ok` or `MISMATCH`, then the total with the service's figures where they differ from
+ * ours. Fits 80 columns with the figures of an ordinary ledger; --json keeps every field,
+ * the slices' too.
  */
-export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void {
+export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, months: Grouping): void {
   const { slices, total } = checkRows(checks);
+  const perMonth = monthChecks(checks, months);
   // Received and exported differ only when the service ignored a filter.
   const filtered = [...slices, total].some((r) => r.received !== r.rows);
   if (json) {
-    io.err(JSON.stringify({ slices, total, ok: total.ok }));
+    io.err(JSON.stringify({ months: perMonth, slices, total, ok: total.ok }));
     return;
   }
   const figures = (rows: number | null, share: string | null) => `${rows ?? '—'} row${rows === 1 ? '' : 's'}, ${share ?? '—'}`;
-  const columns: Column<CheckRow>[] = [
-    { header: 'SLICE', value: (r) => r.slice },
-    { header: 'FROM', value: (r) => border(r.from, '00:00:00.000Z') },
-    { header: 'TO', value: (r) => border(r.to, '23:59:59.999Z') },
+  type Line = { label: string; rows: number; share: string; received: string; service: string };
+  const lines: Line[] = [
+    ...perMonth.map((m) => ({ label: m.month, rows: m.rows, share: m.share, received: ' ', service: m.ok ? 'ok' : 'MISMATCH' })),
+    {
+      label: 'total',
+      rows: total.rows,
+      share: total.share,
+      received: figures(total.received, total.received_share),
+      service: total.ok ? 'ok' : `MISMATCH: ${figures(total.service_rows, total.service_share)}`,
+    },
+  ];
+  const columns: Column<Line>[] = [
+    { header: 'MONTH', value: (r) => r.label },
     { header: 'ROWS', value: (r) => r.rows },
     { header: 'SHARE', value: (r) => r.share },
-    ...(filtered ? ([{ header: 'RECEIVED', value: (r) => figures(r.received, r.received_share) }] satisfies Column<CheckRow>[]) : []),
-    { header: 'SERVICE', value: (r) => (r.ok ? 'ok' : `MISMATCH: ${figures(r.service_rows, r.service_share)}`) },
+    ...(filtered ? ([{ header: 'RECEIVED', value: (r) => r.received }] satisfies Column<Line>[]) : []),
+    { header: 'SERVICE', value: (r) => r.service },
   ];
-  renderTable(stderrView(io), columns, [...slices, total]);
+  renderTable(stderrView(io), columns, lines);
 }
 
 /** An ISO instant as its day when its time of day is `edge` (a whole-day border), else whole, without zero milliseconds. */
