@@ -24,7 +24,7 @@ import { csvStream } from '../../lib/output/csv.js';
 import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
-import { DIMENSIONS, parseDimensions, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
+import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
 import { checkZone, zonedWindow } from '../../lib/revenue/periods.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { DecimalSum } from '../../lib/revenue/totals.js';
@@ -59,7 +59,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   if (!by && Object.keys(filters).length === 0) return serviceTotals(ctx, api, window, format);
 
-  const grouping = await groupRows(ctx.io, api, { window, filters, by: by ?? [], zone });
+  const [grouping] = (await groupRows(ctx.io, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
   const rows = grouping.rows();
   const total = grouping.total();
   if (!by) {

@@ -97,14 +97,15 @@ export async function readRows(o: ReadOptions): Promise<ReadResult> {
   };
 }
 
-export type GroupQuery = { window: Window; filters: RevenueFilters; by: Dimension[]; zone: string };
+export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
 
 /**
- * The window's rows (through the export's pipeline) summed by group; progress on a
- * terminal's stderr while they are read.
+ * The window's rows (through the export's pipeline) summed by each grouping of `bys` in
+ * one pass; with `csv`, the SHA-256 of the rows as `revenue export -o csv` writes them.
+ * Progress on a terminal's stderr while they are read.
  */
-export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, onRead?: (sha256: string | undefined) => void, csv = false): Promise<Grouping> {
-  const grouping = new Grouping({ by: q.by, zone: q.zone, window: q.window });
+export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, bys: Dimension[][], csv = false): Promise<{ groupings: Grouping[]; sha256?: string }> {
+  const groupings = bys.map((by) => new Grouping({ by, zone: q.zone, window: q.window }));
   const spinner = await startSpinner(io, 'reading the ledger…');
   let last = 0;
   try {
@@ -112,7 +113,9 @@ export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: G
       api,
       window: q.window,
       filters: q.filters,
-      onRow: grouping.add,
+      onRow: (row) => {
+        for (const g of groupings) g.add(row);
+      },
       csv,
       onProgress: (p) => {
         if (!spinner) return;
@@ -122,10 +125,8 @@ export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: G
         spinner.text = io.terminalText(`reading the ledger: ${p.rows.toLocaleString('en-US')} rows · ${p.pages.toLocaleString('en-US')} pages · slices ${p.slicesDone}/${p.slices}`);
       },
     });
-    onRead?.(read.sha256);
+    return { groupings, ...(read.sha256 ? { sha256: read.sha256 } : {}) };
   } finally {
     spinner?.stop();
   }
-  return grouping;
 }
-
