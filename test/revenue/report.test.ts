@@ -60,6 +60,7 @@ describe('revenue report', { timeout: 120_000 }, () => {
     [['--out', 'report.pdf'], /--out \S*report\.pdf: a report is an HTML page; give a name ending in \.html/],
     [[], /--out: give the file to write/],
     [['--out', 'r.html', '--tz', 'Nowhere/Land'], /--tz: "Nowhere\/Land" is not a time zone/],
+    [['--out', 'missing/r.html'], /--out \S*missing\/r\.html: cannot write there \(ENOENT\)/],
   ])('%j: usage error (exit 2), nothing fetched, nothing written', async (flags, message) => {
     const dir = freshDir('offramp-report-bad-');
     const before = server.requests.length;

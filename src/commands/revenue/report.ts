@@ -4,7 +4,9 @@
 // pass, hashed as the export's CSV would be, and written as one self-contained HTML file
 // (src/lib/revenue/html-report.ts) with a bar chart drawn by ECharts (chart.ts, loaded
 // here only), atomically: FILE appears whole or not at all.
-import { resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CliError, EXIT, UsageError } from '../../lib/errors.js';
@@ -39,36 +41,40 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);
   const filters = filterFlags(opts);
   const api = await ctx.api();
+  // Checked before the rows are read; the file itself is made only once they are, so a run
+  // stopped while reading (Ctrl-C) leaves nothing behind.
+  await access(dirname(resolve(opts.out)), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`--out ${opts.out}: cannot write there (${err.code ?? err.message})`);
+  });
+  const read = await groupRows(ctx.io, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
+  const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
+  const monthRows = months.rows();
+  const rows = months.total().transactions;
+  const [{ barChartSvg }, { reportHtml }] = await Promise.all([import('../../lib/revenue/chart.js'), import('../../lib/revenue/html-report.js')]);
+  const html = reportHtml({
+    window,
+    zone,
+    filters,
+    generatedAt: ctx.now(),
+    cliVersion: ctx.version,
+    sha256: read.sha256!,
+    exportCommand: exportCommandOf(window, filters),
+    months: monthRows,
+    tokens: tokens.rows(),
+    networks: networks.rows(),
+    total: months.total(),
+    chartSvg: barChartSvg(
+      monthRows.map((m) => ({ label: m.group.month!, value: m.share })),
+      CHART,
+    ),
+  });
   let file: AtomicFile;
   try {
     file = await AtomicFile.create(opts.out);
   } catch (err) {
-    throw new UsageError(`--out ${opts.out}: cannot write there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new CliError(`could not write ${opts.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'OUTPUT', EXIT.failure);
   }
-  let rows = 0;
   try {
-    const read = await groupRows(ctx.io, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
-    const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
-    const monthRows = months.rows();
-    rows = months.total().transactions;
-    const [{ barChartSvg }, { reportHtml }] = await Promise.all([import('../../lib/revenue/chart.js'), import('../../lib/revenue/html-report.js')]);
-    const html = reportHtml({
-      window,
-      zone,
-      filters,
-      generatedAt: ctx.now(),
-      cliVersion: ctx.version,
-      sha256: read.sha256!,
-      exportCommand: exportCommandOf(window, filters),
-      months: monthRows,
-      tokens: tokens.rows(),
-      networks: networks.rows(),
-      total: months.total(),
-      chartSvg: barChartSvg(
-        monthRows.map((m) => ({ label: m.group.month!, value: m.share })),
-        CHART,
-      ),
-    });
     file.stream.end(html);
     await file.commit().catch((err: Error) => {
       throw new CliError(`could not finish ${opts.out}: ${err.message}`, 'OUTPUT', EXIT.failure);

@@ -11,6 +11,7 @@ import type { Window } from '../input/dates.js';
 import { groupThousands } from '../output/figures.js';
 import type { Figures, GroupRow } from './groups.js';
 import { FIAT_CURRENCY } from './manifest.js';
+import { periodOf } from './periods.js';
 
 export type ReportData = {
   window: Window;
@@ -47,14 +48,14 @@ h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--ru
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1.25rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-.totals { display: grid; grid-template-columns: repeat(4, 1fr); gap: .75rem; margin: 1rem 0; }
+.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: .75rem; margin: 1rem 0; }
 .totals div { border: 1px solid var(--rule); border-radius: 6px; padding: .6rem .8rem; }
 .totals span { display: block; color: var(--muted); font-size: .8rem; }
-.totals strong { font-size: 1.1rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.totals strong { font-size: 1.1rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: .3rem .5rem; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
-thead th { color: var(--muted); font-weight: 600; font-size: .8rem; }
+thead th { color: var(--muted); font-weight: 600; font-size: .8rem; white-space: normal; vertical-align: bottom; }
 tfoot td { font-weight: 700; border-top: 2px solid var(--ink); border-bottom: none; }
 figure { margin: 1rem 0; }
 figure svg { width: 100%; height: auto; }
@@ -62,7 +63,8 @@ code { font-size: .85em; overflow-wrap: anywhere; }
 footer { margin-top: 2rem; color: var(--muted); font-size: .8rem; }
 @page { size: A4; margin: 14mm; }
 @media print {
-  body { margin: 0; max-width: none; padding: 0; font-size: 11px; }
+  body { margin: 0; max-width: none; padding: 0; font-size: 10px; }
+  .totals { grid-template-columns: repeat(4, 1fr); }
   h2 { break-after: avoid; }
   tr, figure, .totals div { break-inside: avoid; }
   thead { display: table-header-group; }
@@ -104,7 +106,8 @@ export function reportHtml(d: ReportData): string {
   const from = d.window.from.toISOString();
   const to = d.window.to.toISOString();
   const filters = [d.filters.crypto_currency ? `token ${d.filters.crypto_currency}` : '', d.filters.network ? `network ${d.filters.network}` : ''].filter(Boolean).join(', ') || 'none (every token and network)';
-  const title = `Revenue report, ${from.slice(0, 10)} to ${to.slice(0, 10)}`;
+  // The window's first and last days on the zone's calendar.
+  const title = `Revenue report, ${periodOf(from, 'day', d.zone)} to ${periodOf(to, 'day', d.zone)}`;
   const total = d.total;
   const crypto: Column = { header: 'Token amount', field: 'crypto_amount', cell: (f) => money(Object.values(f.crypto_amounts)[0] ?? '0') };
   return `<!DOCTYPE html>
