@@ -6,6 +6,7 @@
 // export's default CSV would be, and its SHA-256 computed, the figure a manifest of that
 // export gives (`output.sha256`), so a report names exactly the rows it summarises.
 import { Duplex, Writable, type Transform } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { Api, RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
 import type { IO } from '../io.js';
@@ -28,12 +29,15 @@ export function tapRows(stage: Transform | Duplex, onRow: (row: RevenueRow) => v
       if (stage.write(row)) done();
       else stage.once('drain', () => done());
     },
+    // Finished once the stage has taken every row (an XLSX stage writes its workbook then).
     final(done) {
       stage.end();
-      done();
+      finished(stage, { readable: false }).then(() => done(), done);
     },
+    // This side is destroyed once finished (autoDestroy): only a failure destroys the stage,
+    // whose output is still being read.
     destroy(err, done) {
-      stage.destroy(err ?? undefined);
+      if (err) stage.destroy(err);
       done(err);
     },
   });
