@@ -1,6 +1,6 @@
 // Figures for a person at a terminal: decimal strings with their thousands grouped
 // (`249,951,761.16`) and bars of Unicode blocks. Only tables on a terminal use them;
-// CSV, JSON and XLSX keep plain decimals (docs/output.md).
+// piped tables, CSV, JSON and XLSX keep plain decimals (docs/finance.md, "revenue summary").
 import { Decimal, divide } from '../money.js';
 
 /** `249951761.16` → `249,951,761.16`; the digits themselves untouched (text, never a number). */

@@ -98,14 +98,16 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, months
     io.err(JSON.stringify({ months: perMonth, slices, total, ok: total.ok }));
     return;
   }
-  const figures = (rows: number | null, share: string | null) => `${rows ?? '—'} row${rows === 1 ? '' : 's'}, ${share ?? '—'}`;
-  type Line = { label: string; rows: number; share: string; received: string; service: string };
+  // Thousands grouped for a person at a terminal (the table is on stderr).
+  const num = (v: string | number) => (io.stderrIsTTY ? groupThousands(String(v)) : String(v));
+  const figures = (rows: number | null, share: string | null) => `${rows === null ? '—' : num(rows)} row${rows === 1 ? '' : 's'}, ${share === null ? '—' : num(share)}`;
+  type Line = { label: string; rows: number | string; share: string; received: string; service: string };
   const lines: Line[] = [
-    ...perMonth.map((m) => ({ label: m.month, rows: m.rows, share: m.share, received: ' ', service: m.ok ? 'ok' : 'MISMATCH' })),
+    ...perMonth.map((m) => ({ label: m.month, rows: num(m.rows), share: num(m.share), received: ' ', service: m.ok ? 'ok' : 'MISMATCH' })),
     {
       label: 'total',
-      rows: total.rows,
-      share: total.share,
+      rows: num(total.rows),
+      share: num(total.share),
       received: figures(total.received, total.received_share),
       service: total.ok ? 'ok' : `MISMATCH: ${figures(total.service_rows, total.service_share)}`,
     },
