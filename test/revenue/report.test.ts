@@ -3,6 +3,7 @@
 // browser renders: Debian's chromium, headless, prints the page's DOM (the figures read
 // from it equal `revenue summary --by month --json`) and a screenshot that is not blank.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -54,6 +55,20 @@ describe('revenue report', { timeout: 120_000 }, () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8'));
     expect(/<code id="sha256">([0-9a-f]{64})<\/code>/.exec(html)![1]).toBe(manifest.output.sha256);
     expect(html).toContain(`id="cli">offramp-cli ${manifest.cli.version}<`);
+  });
+
+  it('a window without a row: a page of zeros, every month listed, the empty CSV’s SHA-256', async () => {
+    const dir = freshDir('offramp-report-empty-');
+    const out = join(dir, 'empty.html');
+    const r = await cli(['revenue', 'report', '--from', '2025-01-01', '--to', '2025-02-28', '--token', 'usdt', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('0 rows summarised');
+    const html = readFileSync(out, 'utf8');
+    expect([...html.matchAll(/<tr data-key="(2025-\d\d)">/g)].map((m) => m[1])).toEqual(['2025-01', '2025-02']);
+    expect(html).toContain('id="filters">token usdt<');
+    // The header line alone, as `revenue export -o csv` writes an empty window.
+    const header = 'transaction_id,merchant_id,merchant_reference,terminal_id,crypto_currency,network,crypto_amount,amount,platform_fee,share,ts\r\n';
+    expect(/<code id="sha256">([0-9a-f]{64})<\/code>/.exec(html)![1]).toBe(createHash('sha256').update(header).digest('hex'));
   });
 
   it.each([
