@@ -69,8 +69,11 @@ describe('revenue summary --by: the export’s sums, to the last digit', { timeo
       const rows = readFileSync(join(dir, 'rows.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
       const manifest = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8'));
 
+      const exportRequests = server.requests.length;
       const r = await cli(server, ['revenue', 'summary', '--from', FROM, '--to', TO, ...filter, '--by', by, '--json']);
       expect(r.code, r.stderr).toBe(0);
+      // Read as the export reads: no more requests than it sent.
+      expect(server.requests.length - exportRequests).toBeLessThanOrEqual(exportRequests);
       const s = JSON.parse(r.stdout) as Grouped;
       // The total: the manifest's figures of the export, digit for digit.
       expect(s.total.transactions).toBe(manifest.rows);
