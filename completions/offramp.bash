@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --api-key --api-key-command --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -36,6 +36,7 @@ _offramp() {
       'tx:watch') cmdpath='tx watch'; n=0 ;;
       'revenue:export') cmdpath='revenue export'; n=0 ;;
       'revenue:summary') cmdpath='revenue summary'; n=0 ;;
+      'revenue:report') cmdpath='revenue report'; n=0 ;;
       'webhooks:list') cmdpath='webhooks list'; n=0 ;;
       'webhooks:get') cmdpath='webhooks get'; n=0 ;;
       'webhooks:replay') cmdpath='webhooks replay'; n=0 ;;
@@ -177,13 +178,28 @@ _offramp() {
     'revenue summary:--api-key') return 0 ;;
     'revenue summary:--base-url') return 0 ;;
     'revenue summary:--jq') return 0 ;;
-    'revenue summary:-o'|'revenue summary:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
+    'revenue summary:-o'|'revenue summary:--output') COMPREPLY=($(compgen -W 'table json csv' -- "$cur")); return 0 ;;
     'revenue summary:--timeout') return 0 ;;
     'revenue summary:--retries') return 0 ;;
     'revenue summary:--from') return 0 ;;
     'revenue summary:--to') return 0 ;;
+    'revenue summary:--by') return 0 ;;
+    'revenue summary:--tz') return 0 ;;
     'revenue summary:--token') return 0 ;;
     'revenue summary:--network') return 0 ;;
+    'revenue report:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'revenue report:--api-key') return 0 ;;
+    'revenue report:--base-url') return 0 ;;
+    'revenue report:--jq') return 0 ;;
+    'revenue report:-o'|'revenue report:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
+    'revenue report:--timeout') return 0 ;;
+    'revenue report:--retries') return 0 ;;
+    'revenue report:--from') return 0 ;;
+    'revenue report:--to') return 0 ;;
+    'revenue report:--out') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'revenue report:--tz') return 0 ;;
+    'revenue report:--token') return 0 ;;
+    'revenue report:--network') return 0 ;;
     'reconcile:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'reconcile:--api-key') return 0 ;;
     'reconcile:--base-url') return 0 ;;
@@ -532,7 +548,8 @@ _offramp() {
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --until --interval -h --help' -- "$cur")) ;;
       'revenue') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
-      'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network -h --help' -- "$cur")) ;;
+      'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --by --tz --token --network --no-chart -h --help' -- "$cur")) ;;
+      'revenue report') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --out --tz --token --network -h --help' -- "$cur")) ;;
       'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tx --ref -h --help' -- "$cur")) ;;
       'webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --ref --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
@@ -576,7 +593,7 @@ _offramp() {
   case "$cmdpath" in
     '') COMPREPLY=($(compgen -W 'quote tx revenue reconcile webhooks simulate smoke conform emulator demo profile config api openapi doctor completion' -- "$cur")) ;;
     'tx') COMPREPLY=($(compgen -W 'create get list cancel history watch' -- "$cur")) ;;
-    'revenue') COMPREPLY=($(compgen -W 'export summary' -- "$cur")) ;;
+    'revenue') COMPREPLY=($(compgen -W 'export summary report' -- "$cur")) ;;
     'webhooks') COMPREPLY=($(compgen -W 'list get replay listen verify resend' -- "$cur")) ;;
     'simulate')
       [[ $n -eq 0 ]] && COMPREPLY=($(compgen -W 'walk' -- "$cur"))

@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --api-key-command --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -37,6 +37,7 @@ function __fish_offramp_path
       case 'tx:watch'; set cmdpath 'tx watch'
       case 'revenue:export'; set cmdpath 'revenue export'
       case 'revenue:summary'; set cmdpath 'revenue summary'
+      case 'revenue:report'; set cmdpath 'revenue report'
       case 'webhooks:list'; set cmdpath 'webhooks list'
       case 'webhooks:get'; set cmdpath 'webhooks get'
       case 'webhooks:replay'; set cmdpath 'webhooks replay'
@@ -72,7 +73,7 @@ end
 complete -c offramp -f
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'quote' -d 'get a rate quote (valid 120 s) for a token amount or an NGN amount'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'tx' -d 'create, read, list, cancel and watch transactions'
-complete -c offramp -n '__fish_offramp_path_is ""' -a 'revenue' -d 'the revenue ledger: export rows and totals'
+complete -c offramp -n '__fish_offramp_path_is ""' -a 'revenue' -d 'the revenue ledger: export rows, totals, a report'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'reconcile' -d 'cross-check transactions, ledger rows and webhook events for a date range'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'webhooks' -d 'find, inspect, replay, receive and verify webhook events'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'simulate' -d 'drive a staging transaction through its lifecycle (staging only)'
@@ -255,7 +256,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'st
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'time between polls: 500ms, 2s, 1m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'export' -d 'export ledger rows for any date range (windows over 90 days are split for you)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'summary' -d 'total partner share and transaction count for a date range'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'summary' -d 'revenue totals for a date range, whole or by period, token, network, merchant or terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'report' -d 'a self-contained HTML page of the window: totals, months with a chart, tokens, networks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
@@ -303,7 +305,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-k
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l json -d 'print exactly the API data as JSON'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
@@ -311,11 +313,35 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s y -l 
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l from -d 'start: YYYY-MM-DD or RFC 3339, inclusive' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l to -d 'end: YYYY-MM-DD or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l from -d 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l to -d 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l by -d 'one row per group, comma-separated: day, week, month, quarter, token, network, merchant, terminal (e.g. month,token)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l tz -d 'IANA time zone of days and periods (e.g. Africa/Lagos)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l token -d 'only rows of this token (totals then come from the rows)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l network -d 'only rows of this network (totals then come from the rows)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-chart -d 'no bar column in a table by period'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l from -d 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l to -d 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l out -d 'the page to write (.html), atomically' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l tz -d 'IANA time zone of days and months (e.g. Africa/Lagos)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l token -d 'only rows of this token' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l network -d 'only rows of this network' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f

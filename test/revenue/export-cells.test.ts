@@ -195,7 +195,7 @@ describe.skipIf(!PYTHON)('revenue export -o xlsx, read back with openpyxl', { ti
     const reader = join(dir, 'read.py');
     writeFileSync(reader, READER);
     const parsed = JSON.parse(execFileSync(PYTHON!, [reader, out], { encoding: 'utf8' })) as { sheets: string[]; rows: XCell[][] };
-    expect(parsed.sheets).toEqual(['revenue', 'totals']);
+    expect(parsed.sheets).toEqual(['revenue', 'totals', 'by month']);
     cells = parsed.rows;
   });
 

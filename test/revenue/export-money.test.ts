@@ -10,6 +10,8 @@ import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
 import { day, freshDir, ledgerRow } from './export-helpers.js';
+import { parseWindow } from '../../src/lib/input/dates.js';
+import { periodsIn } from '../../src/lib/revenue/periods.js';
 
 const KEY = 'sk_test_money_0001';
 const DAY = '2026-03-01';
@@ -90,7 +92,7 @@ describe('exact totals', () => {
 /** The --summary table's lines on stderr: from its header to its total. */
 function tableLines(stderr: string): string[] {
   const lines = stderr.split('\n');
-  const start = lines.findIndex((l) => l.startsWith('SLICE'));
+  const start = lines.findIndex((l) => l.startsWith('MONTH'));
   const end = lines.findIndex((l) => l.startsWith('total'));
   expect(start, stderr).toBeGreaterThanOrEqual(0);
   return lines.slice(start, end + 1);
@@ -106,13 +108,16 @@ describe('the --summary table fits 80 columns', () => {
   it.each([
     ['30 days (one-day slices)', -29],
     ['200 days (several-day slices)', -199],
-  ])('%s of a seeded ledger: days for borders, ok for the service', async (_name, from) => {
+  ])('%s of a seeded ledger: a row per calendar month, ok for the service', async (_name, from) => {
     const dir = freshDir('offramp-table-');
     const r = await runMain(['revenue', 'export', '--from', day(from), '--to', day(0), '--summary', '--out', join(dir, 'x.csv')], { env: emu.env, columns: 80 });
     expect(r.code, r.stderr).toBe(0);
     const lines = tableLines(r.stderr);
-    expect(lines[0]).toMatch(/^SLICE +FROM +TO +ROWS +SHARE +SERVICE$/);
-    expect(lines.at(-1)).toMatch(new RegExp(`^total +${day(from)} +${day(0)} +\\d+ +\\d+\\.\\d\\d +ok$`));
+    expect(lines[0]).toMatch(/^MONTH +ROWS +SHARE +SERVICE$/);
+    // One row per calendar month the window reaches into, never the export's slices.
+    expect(lines.slice(1, -1).map((l) => l.split(' ')[0])).toEqual(periodsIn(parseWindow(day(from), day(0)), 'month', 'UTC'));
+    for (const line of lines.slice(1, -1)) expect(line).toMatch(/^\d{4}-\d\d +\d+ +\d+(\.\d+)? +ok$/);
+    expect(lines.at(-1)).toMatch(/^total +\d+ +\d+\.\d\d +ok$/);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
@@ -121,23 +126,25 @@ describe('the --summary table fits 80 columns', () => {
     const mismatch = await against(ledgerOf(rows, '99999.99'), ['revenue', 'export', '--from', DAY, '--to', DAY, '--summary', '-o', 'ndjson'], 80);
     expect(mismatch.code).toBe(8);
     const off = tableLines(mismatch.stderr);
-    expect(off[1]).toMatch(/^1 +2026-03-01 +2026-03-01 +2 +100295\.68 +MISMATCH: 2 rows, 99999\.99$/);
+    expect(off[1]).toMatch(/^2026-03 +2 +100295\.68 +MISMATCH$/);
+    expect(off[2]).toMatch(/^total +2 +100295\.68 +MISMATCH: 2 rows, 99999\.99$/);
     for (const line of off) expect(line.length, line).toBeLessThanOrEqual(80);
 
     const ignored = await against(ledgerOf(rows), ['revenue', 'export', '--from', DAY, '--to', DAY, '--summary', '--token', 'usdt', '-o', 'ndjson'], 80);
     expect(ignored.code, ignored.stderr).toBe(0);
     const kept = tableLines(ignored.stderr);
-    expect(kept[0]).toMatch(/^SLICE +FROM +TO +ROWS +SHARE +RECEIVED +SERVICE$/);
-    expect(kept[1]).toMatch(/^1 +2026-03-01 +2026-03-01 +1 +1530\.25 +2 rows, 100295\.68 +ok$/);
+    expect(kept[0]).toMatch(/^MONTH +ROWS +SHARE +RECEIVED +SERVICE$/);
+    expect(kept[1]).toMatch(/^2026-03 +1 +1530\.25 +ok$/);
+    expect(kept[2]).toMatch(/^total +1 +1530\.25 +2 rows, 100295\.68 +ok$/);
     for (const line of kept) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
-  it('borders that are not whole days are shown as instants', async () => {
+  it('a window within a day is its month', async () => {
     const rows = [ledgerRow(1, '2026-03-01T10:30:00.000Z')];
     const r = await against(ledgerOf(rows), ['revenue', 'export', '--from', '2026-03-01T10:00:00Z', '--to', '2026-03-01T11:59:59Z', '--summary', '-o', 'ndjson'], 80);
     expect(r.code, r.stderr).toBe(0);
     const lines = tableLines(r.stderr);
-    expect(lines[1]).toMatch(/^1 +2026-03-01T10:00:00Z +2026-03-01T11:59:59Z +1 +25\.00 +ok$/);
+    expect(lines[1]).toMatch(/^2026-03 +1 +25\.00 +ok$/);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 });

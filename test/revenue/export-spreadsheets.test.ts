@@ -61,7 +61,8 @@ const exportRun = (args: string[], baseUrl = server.baseUrl) =>
 function summaryTotal(stderr: string): string {
   const line = stderr.split('\n').find((l) => l.startsWith('total '));
   expect(line, stderr).toBeDefined();
-  return line!.trim().split(/ +/)[4]!;
+  // total, ROWS, SHARE, SERVICE
+  return line!.trim().split(/ +/)[2]!;
 }
 
 describe('CSV that spreadsheets read right', () => {
@@ -178,7 +179,8 @@ function expectTotal(cell: XCell | undefined, want: string, label: string) {
 }
 
 function expectTotalsSheet(sheets: Sheets, lastDay = DAY) {
-  expect(Object.keys(sheets)).toEqual(['revenue', 'totals']);
+  expect(Object.keys(sheets)).toEqual(['revenue', 'totals', 'by month']);
+  expectByMonthSheet(sheets);
   const labels = byLabel(sheets.totals!.rows);
   expect(labels.get('window from (UTC)')![0]!.value).toBe(`${DAY}T00:00:00.000Z`);
   expect(labels.get('window to (UTC)')![0]!.value).toBe(`${lastDay}T23:59:59.999Z`);
@@ -198,6 +200,27 @@ function expectTotalsSheet(sheets: Sheets, lastDay = DAY) {
   expectTotal(amount, sumOf('amount'), 'NGN amount');
   expectTotal(fee, sumOf('platform_fee'), 'NGN platform_fee');
   expectTotal(share, SUMMARY.total_partner_share, 'NGN share');
+}
+
+/** The `by month` sheet: one row per month and token whose columns add up, exactly, to the `totals` sheet's figures. */
+function expectByMonthSheet(sheets: Sheets) {
+  const [header, ...body] = sheets['by month']!.rows;
+  expect(header!.map((c) => c.value)).toEqual(['month (UTC)', 'token', 'rows', 'crypto_amount', 'amount', 'platform_fee', 'share']);
+  const all = body.pop()!;
+  expect(all[0]!.value).toBe('all months (NGN)');
+  const totals = byLabel(sheets.totals!.rows);
+  const text = (c: XCell | undefined) => String(c?.value ?? '0');
+  for (const token of ['usdc', 'usdt']) {
+    const mine = body.filter((row) => row[1]!.value === token);
+    expect(mine.length, token).toBeGreaterThan(0);
+    expect(mine.reduce((n, row) => n + Number(row[2]!.value), 0)).toBe(totals.get(token)![0]!.value);
+    ['crypto_amount', 'amount', 'platform_fee', 'share'].forEach((column, i) => {
+      expect(sameDecimal(exactSum(mine.map((row) => text(row[3 + i]))), text(totals.get(token)![1 + i])), `${token} ${column}`).toBe(true);
+    });
+  }
+  const ngn = totals.get('all tokens (NGN)')!;
+  expect(all[2]!.value).toBe(ngn[0]!.value);
+  for (const i of [4, 5, 6]) expect(sameDecimal(text(all[i]), text(ngn[i - 2])), `all months column ${i}`).toBe(true);
 }
 
 const NOTE = (out: string) =>
@@ -233,7 +256,7 @@ describe.skipIf(!PYTHON)('XLSX whose SUM is never silently the only total, read 
 
   it('says so on stderr and in the manifest: how many amounts are text, in which columns', () => {
     expect(stderr).toContain(NOTE(out));
-    expect(manifest.xlsx).toEqual({ sheets: ['revenue', 'totals'], amounts_as_text: { cells: 1, columns: { crypto_amount: 1 } } });
+    expect(manifest.xlsx).toEqual({ sheets: ['revenue', 'totals', 'by month'], amounts_as_text: { cells: 1, columns: { crypto_amount: 1 } } });
     expect(manifest.totals.tokens.usdt!.crypto_amount).toBe(sumOf('crypto_amount', 'usdt'));
   });
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, parseWindow } from '../../src/lib/input/dates.js';
+import { periodsIn } from '../../src/lib/revenue/periods.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
 import { DecimalSum } from '../../src/lib/revenue/totals.js';
 import type { RevenueRow } from '../../src/lib/schemas.js';
@@ -80,7 +81,7 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     expect(lines.slice(1, -1)).toEqual(want.map((row) => cols.map((c) => row[c] ?? '').join(',')));
   });
 
-  it('90 days with --summary: every slice checked against the service, and the total', async () => {
+  it('90 days with --summary: every slice checked against the service, shown by month, and the total', async () => {
     const [from, to] = [day(-120), day(-31)];
     const r = await cli(['revenue', 'export', '--from', from, '--to', to, '-o', 'ndjson', '--concurrency', '1', '--summary']);
     expect(r.code, r.stderr).toBe(0);
@@ -90,10 +91,12 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     want.forEach((row) => share.add(row.share));
     const slices = planSlices(parseWindow(from, to));
     expect(slices.length).toBeGreaterThan(1);
-    // Whole-day borders read as days; `ok`: the service counts the same rows and share.
-    expect(r.stderr).toMatch(new RegExp(`^1 +${from} +${slices[0]!.to.toISOString().slice(0, 10)} .* ok$`, 'm'));
-    expect(r.stderr).toMatch(new RegExp(`^total +${from} +${to} +${want.length} +${share} +ok$`, 'm'));
-    expect(r.stderr.match(/ ok$/gm)).toHaveLength(slices.length + 1);
+    // A row per calendar month, each `ok`: every slice in it matched the service's count and share.
+    const months = periodsIn(parseWindow(from, to), 'month', 'UTC');
+    expect(r.stderr).toMatch(new RegExp(`^${months[0]} +\\d+ +[\\d.]+ +ok$`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^total +${want.length} +${share} +ok$`, 'm'));
+    expect(r.stderr.match(/ ok$/gm)).toHaveLength(months.length + 1);
+    expect(r.stderr).not.toMatch(/^1 /m);
     expect(r.stderr).toMatch(new RegExp(`Exported [\\d,]+ rows \\(${slices.length} slices, \\d+ pages\\) in [\\d.]+ s; totals match the service`));
   });
 
@@ -117,7 +120,7 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     expect(report.slices.map((s: { rows: number }) => s.rows).reduce((a: number, b: number) => a + b)).toBe(got.length);
   });
 
-  it('200 days to a file: a row on the first millisecond of a slice, summary per slice', async () => {
+  it('200 days to a file: a row on the first millisecond of a slice, summary per month', async () => {
     const pivot = ledger[Math.floor(SEEDED / 3)]!;
     const start = Date.parse(pivot.ts) - 3 * sliceLength(200); // the fourth slice starts on the pivot
     const [from, to] = [iso(start), iso(start + 200 * DAY_MS - 1)];
@@ -130,7 +133,7 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     const body = readFileSync(out, 'utf8').split('\r\n').slice(1, -1);
     const want = between(from, to);
     expect(body.map((line) => line.split(',')[0])).toEqual(ids(want));
-    expect(r.stderr.match(/ ok$/gm)).toHaveLength(slices.length + 1); // every slice and the total
+    expect(r.stderr.match(/ ok$/gm)).toHaveLength(periodsIn(parseWindow(from, to), 'month', 'UTC').length + 1); // every month and the total
     expect(r.stderr).toContain(`Exported ${want.length.toLocaleString('en-US')} rows (${slices.length} slices,`);
     expect(readdirSync(join(out, '..'))).toEqual(['ledger.csv']);
   });
@@ -152,7 +155,7 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     expect(none.stdout.split('\r\n')).toHaveLength(2);
   });
 
-  it('revenue summary: per slice when split, plus the total; the same JSON shape for any window', async () => {
+  it('revenue summary: one line for the window; the same JSON shape (the requests as slices) for any window', async () => {
     const [from, to] = [day(-185), day(0)];
     const want = between(from, to);
     const share = new DecimalSum();
@@ -163,8 +166,9 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     expect(s).toMatchObject({ from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z`, transaction_count: want.length, total_partner_share: share.toString() });
     expect(s.slices).toHaveLength(3);
     const table = await cli(['revenue', 'summary', '--from', from, '--to', to]);
-    expect(table.stdout).toMatch(/^slice 3 /m);
-    expect(table.stdout).toMatch(new RegExp(`^total .* ${want.length} +${share.toString().replace('.', '\\.')}$`, 'm'));
+    // The API's 90-day windows are requests, never rows: one line for the window.
+    expect(table.stdout).not.toMatch(/slice/);
+    expect(table.stdout).toMatch(new RegExp(`^${from} +${to} +${want.length} +${share.toString().replace('.', '\\.')}$`, 'm'));
     const short = JSON.parse((await cli(['revenue', 'summary', '--from', day(-5), '--to', day(-5), '--json'])).stdout);
     expect(short.slices).toHaveLength(1);
   });

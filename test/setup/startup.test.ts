@@ -82,6 +82,27 @@ describe('startup loads only what the run needs', () => {
   });
 });
 
+describe('the chart library', () => {
+  it('is loaded by `revenue report` alone, not by `revenue summary` or `revenue export`', { timeout: 60_000 }, async () => {
+    const emu = await emulatorFor({ seedRevenue: 50 });
+    try {
+      const env = { OFFRAMP_API_KEY: TEST_KEY, OFFRAMP_BASE_URL: emu.emulator.url };
+      const window = ['--from', new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10), '--to', new Date().toISOString().slice(0, 10)];
+      const charts = ['node_modules/echarts', 'node_modules/zrender'];
+      for (const args of [['revenue', 'summary', ...window, '--by', 'month'], ['revenue', 'export', ...window, '-o', 'ndjson']]) {
+        const r = await loaded(args, env);
+        expect(r.code, args.join(' ')).toBe(0);
+        for (const chart of charts) expect([...r.contents].filter((c) => c.includes(chart)), `${args[1]}: ${chart}`).toEqual([]);
+      }
+      const r = await loaded(['revenue', 'report', ...window, '--out', join(probeDir, 'report.html')], env);
+      expect(r.code).toBe(0);
+      for (const chart of charts) expect([...r.contents].some((c) => c.includes(chart)), chart).toBe(true);
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
 describe('on a Node.js too old for the build', () => {
   it('says which Node it needs instead of crashing', async () => {
     // Node before 20.16 has no process.getBuiltinModule; a preload takes it away.

@@ -37,7 +37,8 @@ import {
   type SliceReport,
 } from '../../lib/revenue/export.js';
 import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
-import { renderChecks } from '../../lib/revenue/report.js';
+import { monthTotals, renderChecks } from '../../lib/revenue/report.js';
+import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
 import { formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
@@ -182,6 +183,8 @@ async function exportTo(r: ExportRun): Promise<number> {
   const dest = file?.stream ?? io.stdout;
   const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters }) : undefined;
   const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel });
+  // --summary's table is by calendar month: the rows are summed by month as they pass.
+  const months = monthTotals(r.window);
 
   // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
   // (A reader that closed stdout ends the process at once: src/main.ts.)
@@ -215,7 +218,7 @@ async function exportTo(r: ExportRun): Promise<number> {
       now: () => ctx.now().getTime(),
       summary: Boolean(opts.summary),
       totals: Boolean(opts.manifest || resumeDir),
-      format: stage,
+      format: opts.summary ? tapRows(stage, months.add) : stage,
       dest,
       endDest: Boolean(file),
       kept: r.kept,
@@ -236,7 +239,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     const failed = checks.filter((c) => !c.ok);
     if (failed.length > 0) {
       progress.stop();
-      renderChecks(io, checks, Boolean(ctx.globals.json));
+      renderChecks(io, checks, Boolean(ctx.globals.json), months);
       const named = failed.map((c) => `slice ${c.report.index + 1} (${describeSlice(c.report.window)}): ${c.problem}`).join('; ');
       // Resuming would assemble the same rows: the checkpoint goes too.
       await resumeDir?.remove();
@@ -270,7 +273,7 @@ async function exportTo(r: ExportRun): Promise<number> {
       await writeManifest(opts.manifest, manifest);
     }
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
-    if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json));
+    if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), months);
     closingLine(r, reports, performance.now() - started);
     if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r)}`);
     return 0;

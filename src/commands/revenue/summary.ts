@@ -1,54 +1,110 @@
-// offramp revenue summary --from T --to T [--token T] [--network N]
-// The service's totals (partner share, transaction count) for the window: one request per
-// legal slice (at most 90 days each, `include_summary=true`, `limit=1`), the slices'
-// figures and the grand total summed with decimal.js. With a filter, each slice's rows are
-// read and summed here instead (see sumFromRows).
+// offramp revenue summary --from T --to T [--by DIMS] [--tz ZONE] [--token T] [--network N] [--no-chart]
+// Totals of the ledger for a window (docs/finance.md, "revenue summary").
 //
-// --json prints the same shape whatever the window: the service's summary fields for the
-// whole window plus `slices` (one summary per request), so a script need not care whether
-// the window was split.
+// Without --by or a filter: the service's own totals (partner share, transaction count),
+// one request per legal window (at most 90 days, `include_summary=true`, `limit=1`), summed
+// with decimal.js. With --by, or with --token/--network, the rows themselves are read,
+// through the export's page pipeline (src/lib/revenue/rows.ts), and summed here: by group
+// (src/lib/revenue/groups.ts; calendar periods in --tz), so every figure equals the sum of
+// the same rows exported. A filter is summed from rows because a service that ignored the
+// filter's name would answer with every pair's totals, and one summary cannot show that.
 //
-// A summary of another window than the slice asked for, or a row stamped outside it, is
+// A summary of another window than the one asked for, or a row stamped outside it, is
 // ANSWER_MISMATCH (src/lib/client/checked-calls.ts): a month's totals are never shown as a day's.
+import { once } from 'node:events';
 import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
-import { checkRowInWindow, checkSummaryWindow } from '../../lib/client/checked-calls.js';
+import { checkSummaryWindow } from '../../lib/client/checked-calls.js';
 import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
+import { sliceWindow, type Window } from '../../lib/input/dates.js';
+import { csvStream } from '../../lib/output/csv.js';
+import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
-import { planSlices } from '../../lib/revenue/slices.js';
+import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
+import { checkZone, zonedWindow } from '../../lib/revenue/periods.js';
+import { groupRows } from '../../lib/revenue/rows.js';
 import { DecimalSum } from '../../lib/revenue/totals.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
-import type { Window } from '../../lib/input/dates.js';
-import type { RevenueFilters } from '../../lib/client/api.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
   new Command('summary')
-    .description('total partner share and transaction count for a date range')
-    .option('--from <date>', 'start: YYYY-MM-DD or RFC 3339, inclusive')
-    .option('--to <date>', 'end: YYYY-MM-DD or RFC 3339, inclusive')
+    .description('revenue totals for a date range, whole or by period, token, network, merchant or terminal')
+    .option('--from <date>', 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive')
+    .option('--to <date>', 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive')
+    .option('--by <groups>', `one row per group, comma-separated: ${DIMENSIONS.join(', ')} (e.g. month,token)`)
+    .option('--tz <zone>', 'IANA time zone of days and periods (e.g. Africa/Lagos)', 'UTC')
     .option('--token <symbol>', 'only rows of this token (totals then come from the rows)')
     .option('--network <network>', 'only rows of this network (totals then come from the rows)')
-    .addHelpText('after', examples('offramp revenue summary --from 2026-10-01 --to 2026-10-31'));
+    .option('--no-chart', 'no bar column in a table by period')
+    .addHelpText(
+      'after',
+      examples('offramp revenue summary --from 2026-10-01 --to 2026-10-31', 'offramp revenue summary --from 2026-01-01 --to 2026-12-31 --by month', 'offramp revenue summary --from 2026-07-01 --to 2026-09-30 --by month,token --tz Africa/Lagos'),
+    );
+
+export type Options = OptionsOf<typeof command>;
 
 const PARALLEL = 4;
 
-export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals, ['table', 'json']);
-  const window = await windowFlags(opts, ctx);
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const format = resolveFormat(ctx.globals, ['table', 'json', 'csv']);
+  const by = opts.by !== undefined ? parseDimensions(opts.by) : undefined;
+  const zone = checkZone(opts.tz ?? 'UTC');
+  const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);
   const filters = filterFlags(opts);
-  // Whole 90-day slices (planSlices with no parallel split), the borders at midnight UTC.
-  const slices = planSlices(window, 1);
   const api = await ctx.api();
+  if (!by && Object.keys(filters).length === 0) return serviceTotals(ctx, api, window, format);
+
+  const [grouping] = (await groupRows(ctx.io, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
+  const rows = grouping.rows();
+  const total = grouping.total();
+  if (!by) {
+    // The shape of the service's totals, summed from the matching rows.
+    const whole: RevenueSummary = { from: window.from.toISOString(), to: window.to.toISOString(), total_partner_share: total.share, transaction_count: total.transactions };
+    if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, ...figuresOf(total) });
+    return totalTable(ctx, whole, total, format);
+  }
+  if (format === 'json') {
+    return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(flat), total });
+  }
+  if (format === 'csv') return writeGroupsCsv(ctx, by, rows);
+  const { renderGroups } = await import('../../lib/revenue/report.js');
+  renderGroups(ctx.io, rows, total, { by, chart: opts.chart !== false });
+}
+
+/** A group's figures as JSON and CSV give them: its dimensions first. */
+function flat(row: GroupRow): Record<string, unknown> {
+  const { group, ...figures } = row;
+  return { ...group, ...figures };
+}
+
+function figuresOf(f: Figures): Omit<Figures, 'transactions' | 'share'> {
+  return { amount: f.amount, platform_fee: f.platform_fee, crypto_amounts: f.crypto_amounts };
+}
+
+/** CSV: one record per group (no total: a spreadsheet's SUM would count it twice); token amounts one column per token. */
+async function writeGroupsCsv(ctx: Context, by: Dimension[], rows: GroupRow[]): Promise<void> {
+  const tokens = [...new Set(rows.flatMap((r) => Object.keys(r.crypto_amounts)))].sort();
+  const cryptoColumns = by.includes('token') ? ['crypto_amount'] : tokens.map((t) => `crypto_amount ${t}`);
+  const csv = csvStream([...by, 'transactions', 'amount', 'platform_fee', 'share', ...cryptoColumns]);
+  csv.pipe(ctx.io.stdout, { end: false });
+  const ended = once(csv, 'end');
+  for (const row of rows) {
+    const crypto = by.includes('token') ? { crypto_amount: Object.values(row.crypto_amounts)[0] ?? '0' } : Object.fromEntries(tokens.map((t) => [`crypto_amount ${t}`, row.crypto_amounts[t] ?? '0']));
+    if (!csv.write({ ...row.group, transactions: row.transactions, amount: row.amount, platform_fee: row.platform_fee, share: row.share, ...crypto })) await once(csv, 'drain');
+  }
+  csv.end();
+  await ended;
+}
+
+/** The service's own totals, one summary per legal window, summed exactly. */
+async function serviceTotals(ctx: Context, api: Api, window: Window, format: string): Promise<void> {
   const limit = pLimit(PARALLEL);
-  const filtered = Object.keys(filters).length > 0;
-  const summaries = await Promise.all(
-    slices.map((slice, i) => limit(() => (filtered ? sumFromRows(api, slice, filters) : serviceSummary(api, slice, i)))),
-  );
+  const summaries = await Promise.all(sliceWindow(window).map((slice, i) => limit(() => serviceSummary(api, slice, i))));
   const share = new DecimalSum();
   for (const s of summaries) share.add(s.total_partner_share);
   const total: RevenueSummary = {
@@ -57,38 +113,41 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     total_partner_share: share.toString(),
     transaction_count: summaries.reduce((n, s) => n + s.transaction_count, 0),
   };
-  if (format === 'json') return writeJson(ctx.io, { ...total, ...filters, slices: summaries });
+  if (format === 'json') return writeJson(ctx.io, { ...total, slices: summaries });
+  return totalTable(ctx, total, undefined, format);
+}
+
+/** The window's total as one line (no per-request rows: those windows are the API's, not the calendar's). */
+async function totalTable(ctx: Context, total: RevenueSummary, figures: Figures | undefined, format: string): Promise<void> {
+  const line = {
+    from: total.from,
+    to: total.to,
+    transactions: total.transaction_count,
+    ...(figures ? { amount: figures.amount, platform_fee: figures.platform_fee } : {}),
+    share: total.total_partner_share,
+  };
+  if (format === 'csv') {
+    const csv = csvStream(Object.keys(line));
+    csv.pipe(ctx.io.stdout, { end: false });
+    const ended = once(csv, 'end');
+    csv.end(line);
+    await ended;
+    return;
+  }
   const { renderTable } = await import('../../lib/output/render.js');
-  const rows = [
-    ...(summaries.length > 1 ? summaries.map((s, i) => ({ label: `slice ${i + 1}`, ...s })) : []),
-    { label: 'total', ...total },
-  ];
+  const { border } = await import('../../lib/revenue/report.js');
+  const num = (v: string | number) => (ctx.io.tableWidth !== undefined ? groupThousands(String(v)) : String(v));
   renderTable(ctx.io, [
-    { header: '', value: (r) => r.label },
-    { header: 'FROM', value: (r) => r.from },
-    { header: 'TO', value: (r) => r.to },
-    { header: 'TRANSACTIONS', value: (r) => r.transaction_count },
-    { header: 'PARTNER SHARE (NGN)', value: (r) => r.total_partner_share },
-  ], rows);
+    { header: 'FROM', value: (r: typeof line) => border(r.from, '00:00:00.000Z') },
+    { header: 'TO', value: (r) => border(r.to, '23:59:59.999Z') },
+    { header: 'TXNS', value: (r) => num(r.transactions) },
+    ...(figures ? [{ header: 'VOLUME (NGN)', value: (r: typeof line) => num(r.amount!) }, { header: 'FEE (NGN)', value: (r: typeof line) => num(r.platform_fee!) }] : []),
+    { header: 'SHARE (NGN)', value: (r) => num(r.share) },
+  ], [line]);
 }
 
 async function serviceSummary(api: Api, slice: Window, i: number): Promise<RevenueSummary> {
   const page = await api.revenue.page({ from: slice.from.toISOString(), to: slice.to.toISOString(), include_summary: true, limit: 1 });
   if (!page.summary) throw new Error(`the service sent no summary for ${slice.from.toISOString()} … ${slice.to.toISOString()} (slice ${i + 1})`);
   return checkSummaryWindow(page.summary, slice, page.requestId);
-}
-
-/**
- * With --token or --network the totals are summed from the rows themselves: a service that
- * ignores a filter's name would otherwise answer with the totals of every pair, and
- * nothing in one summary would show it (docs/api.md, "Filters").
- */
-async function sumFromRows(api: Api, slice: Window, filters: RevenueFilters): Promise<RevenueSummary> {
-  const share = new DecimalSum();
-  let count = 0;
-  for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), ...filters })) {
-    share.add(checkRowInWindow(row, slice).share);
-    count++;
-  }
-  return { from: slice.from.toISOString(), to: slice.to.toISOString(), total_partner_share: share.toString(), transaction_count: count };
 }

@@ -22,7 +22,7 @@ export const COMMAND_FORMATS: Readonly<Record<string, readonly Format[]>> = {
   'tx history': TABLE_JSON,
   'tx watch': LISTED,
   'revenue export': ['csv', 'json', 'ndjson', 'xlsx'],
-  'revenue summary': TABLE_JSON,
+  'revenue summary': ['table', 'json', 'csv'],
   reconcile: TABLE_JSON,
   'webhooks list': ['table', 'json', 'ndjson', 'csv'],
   'webhooks get': TABLE_JSON,

@@ -95,6 +95,6 @@ export function buildManifest(m: ManifestInput): Manifest {
     pages: m.reports.reduce((n, r) => n + r.pages, 0),
     totals: { rows, fiat: { currency: FIAT_CURRENCY, ...totals.fiat() }, tokens: totals.toJSON() },
     ...(summary ? { service_summary: { ok: summary.total.ok, slices: summary.slices, total: summary.total } } : {}),
-    ...(m.textAmounts ? { xlsx: { sheets: [SHEETS.rows, SHEETS.totals], amounts_as_text: m.textAmounts } } : {}),
+    ...(m.textAmounts ? { xlsx: { sheets: [SHEETS.rows, SHEETS.totals, SHEETS.byMonth], amounts_as_text: m.textAmounts } } : {}),
   };
 }

@@ -1,8 +1,12 @@
-// The per-slice totals that `revenue export --summary` prints (on stderr: stdout carries
-// the rows) and that `revenue summary` prints as its data.
+// The totals that `revenue export --summary` prints (on stderr: stdout carries the rows)
+// and the grouped tables of `revenue summary --by`.
 import type { IO } from '../io.js';
-import type { Column } from '../output/render.js';
-import { renderTable } from '../output/render.js';
+import { Decimal } from '../money.js';
+import { bar, groupThousands } from '../output/figures.js';
+import { cell, GAP, renderTable, textWidth, type Column } from '../output/render.js';
+import type { Window } from '../input/dates.js';
+import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
+import { periodsIn } from './periods.js';
 import type { SliceCheck } from './export.js';
 import { DecimalSum } from './totals.js';
 
@@ -65,35 +69,120 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
   return { slices, total };
 }
 
+/** The rows an export writes, summed by UTC month as they pass (tapRows): what its --summary table shows. */
+export function monthTotals(window: Window): Grouping {
+  return new Grouping({ by: ['month'], zone: 'UTC', window });
+}
+
+export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
+
+/** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
+export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[] {
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', 'UTC')));
+  return months.rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
+}
+
 /**
- * The per-slice check as a table that fits 80 columns with the figures of an ordinary
- * ledger: borders as days when they fall on midnight UTC (an export's slices are whole
- * days), and the service's figures only where they differ from ours (`ok` otherwise);
- * --json keeps every field.
+ * The check as a table of calendar months (the slices are how the export reads, not how
+ * finance reads: a mismatch names its slice in the error): each month's rows and share,
+ * `ok` or `MISMATCH`, then the total with the service's figures where they differ from
+ * ours. Fits 80 columns with the figures of an ordinary ledger; --json keeps every field,
+ * the slices' too.
  */
-export function renderChecks(io: IO, checks: SliceCheck[], json: boolean): void {
+export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, months: Grouping): void {
   const { slices, total } = checkRows(checks);
+  const perMonth = monthChecks(checks, months);
   // Received and exported differ only when the service ignored a filter.
   const filtered = [...slices, total].some((r) => r.received !== r.rows);
   if (json) {
-    io.err(JSON.stringify({ slices, total, ok: total.ok }));
+    io.err(JSON.stringify({ months: perMonth, slices, total, ok: total.ok }));
     return;
   }
-  const figures = (rows: number | null, share: string | null) => `${rows ?? '—'} row${rows === 1 ? '' : 's'}, ${share ?? '—'}`;
-  const columns: Column<CheckRow>[] = [
-    { header: 'SLICE', value: (r) => r.slice },
-    { header: 'FROM', value: (r) => border(r.from, '00:00:00.000Z') },
-    { header: 'TO', value: (r) => border(r.to, '23:59:59.999Z') },
+  // Thousands grouped for a person at a terminal (the table is on stderr).
+  const num = (v: string | number) => (io.stderrIsTTY ? groupThousands(String(v)) : String(v));
+  const figures = (rows: number | null, share: string | null) => `${rows === null ? '—' : num(rows)} row${rows === 1 ? '' : 's'}, ${share === null ? '—' : num(share)}`;
+  type Line = { label: string; rows: number | string; share: string; received: string; service: string };
+  const lines: Line[] = [
+    ...perMonth.map((m) => ({ label: m.month, rows: num(m.rows), share: num(m.share), received: ' ', service: m.ok ? 'ok' : 'MISMATCH' })),
+    {
+      label: 'total',
+      rows: num(total.rows),
+      share: num(total.share),
+      received: figures(total.received, total.received_share),
+      service: total.ok ? 'ok' : `MISMATCH: ${figures(total.service_rows, total.service_share)}`,
+    },
+  ];
+  const columns: Column<Line>[] = [
+    { header: 'MONTH', value: (r) => r.label },
     { header: 'ROWS', value: (r) => r.rows },
     { header: 'SHARE', value: (r) => r.share },
-    ...(filtered ? ([{ header: 'RECEIVED', value: (r) => figures(r.received, r.received_share) }] satisfies Column<CheckRow>[]) : []),
-    { header: 'SERVICE', value: (r) => (r.ok ? 'ok' : `MISMATCH: ${figures(r.service_rows, r.service_share)}`) },
+    ...(filtered ? ([{ header: 'RECEIVED', value: (r) => r.received }] satisfies Column<Line>[]) : []),
+    { header: 'SERVICE', value: (r) => r.service },
   ];
-  renderTable(stderrView(io), columns, [...slices, total]);
+  renderTable(stderrView(io), columns, lines);
 }
 
 /** An ISO instant as its day when its time of day is `edge` (a whole-day border), else whole, without zero milliseconds. */
-function border(iso: string, edge: string): string {
+export function border(iso: string, edge: string): string {
   if (iso.endsWith(`T${edge}`)) return iso.slice(0, 10);
   return iso.replace(/\.000Z$/, 'Z');
+}
+
+/** How a grouped table is shown: on a terminal, thousands grouped and, grouped by a period, a bar column. */
+export type GroupTableOptions = { by: readonly Dimension[]; chart: boolean };
+
+/** The most cells a bar takes; it takes fewer when the terminal has no more room. */
+const BAR_MAX = 24;
+/** A bar narrower than this says nothing: it is left out instead. */
+const BAR_MIN = 6;
+
+const HEADERS: Record<Dimension, string> = { day: 'DAY', week: 'WEEK (ISO)', month: 'MONTH', quarter: 'QUARTER', token: 'TOKEN', network: 'NETWORK', merchant: 'MERCHANT', terminal: 'TERMINAL' };
+
+/**
+ * Groups of ledger rows and their total as a table: one row per group, then `total`. On a
+ * terminal, figures have their thousands grouped and are right-aligned, and a table by
+ * period has a bar of each period's partner share, scaled to the largest, in the room the
+ * terminal leaves (none with `chart: false`); piped, plain decimals and no bar.
+ */
+export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupTableOptions): void {
+  const terminal = io.tableWidth !== undefined;
+  const num = (v: string | number) => (terminal ? groupThousands(String(v)) : String(v));
+  const byToken = o.by.includes('token');
+  type Line = { group: GroupRow['group'] | undefined; f: Figures };
+  const lines: Line[] = [...rows.map((r) => ({ group: r.group, f: r as Figures })), { group: undefined, f: total }];
+  const figureColumns: [string, (f: Figures, line: Line) => string][] = [
+    ['TXNS', (f) => num(f.transactions)],
+    ['VOLUME (NGN)', (f) => num(f.amount)],
+    ['FEE (NGN)', (f) => num(f.platform_fee)],
+    ['SHARE (NGN)', (f) => num(f.share)],
+    ...(byToken ? ([['CRYPTO', (f, line) => (line.group ? num(Object.values(f.crypto_amounts)[0] ?? '0') : '')]] as [string, (f: Figures, line: Line) => string][]) : []),
+  ];
+  // Right-aligned: each figure padded to its column's widest, header included.
+  const aligned = figureColumns.map(([header, value]) => {
+    const cells = lines.map((line) => value(line.f, line));
+    const width = Math.max(textWidth(header), ...cells.map(textWidth));
+    return { header: terminal ? header.padStart(width) : header, cells: cells.map((c) => (terminal ? c.padStart(width) : c)), width };
+  });
+  const dimColumns: Column<number>[] = o.by.map((d, i) => ({
+    header: HEADERS[d],
+    value: (n) => {
+      const group = lines[n]!.group;
+      if (!group) return i === 0 ? 'total' : '';
+      return group[d] ?? null;
+    },
+    fit: { min: 8, cut: 'middle' },
+  }));
+  const columns: Column<number>[] = [...dimColumns, ...aligned.map((a) => ({ header: a.header, value: (n: number) => a.cells[n] }))];
+  const period = o.by.some(isPeriod);
+  if (terminal && o.chart && period) {
+    const dimWidth = dimColumns.reduce((w, c) => w + Math.max(textWidth(c.header), ...lines.map((_, n) => textWidth(cell(c.value(n))))), 0);
+    const used = dimWidth + aligned.reduce((w, a) => w + a.width, 0) + GAP * columns.length;
+    const width = Math.min(BAR_MAX, io.tableWidth! - used);
+    if (width >= BAR_MIN) {
+      const max = rows.reduce((m, r) => (new Decimal(r.share).gt(m) ? r.share : m), '0');
+      // A blank, not the '—' of a missing value: no bar is a bar of nothing.
+      columns.push({ header: 'SHARE', value: (n) => (lines[n]!.group ? bar(lines[n]!.f.share, max, width) : '') || ' ' });
+    }
+  }
+  renderTable(io, columns, lines.map((_, n) => n));
 }

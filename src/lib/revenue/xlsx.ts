@@ -30,12 +30,13 @@ import type { Window } from '../input/dates.js';
 import { Decimal } from '../money.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 import { AMOUNT_COLUMNS, PLAIN_DECIMAL } from './row-format.js';
+import { Grouping, type GroupedRow } from './groups.js';
 import { TokenTotals } from './totals.js';
 
 /** Excel keeps 15 significant digits of a number; a longer amount becomes text. */
 export const MAX_NUMBER_DIGITS = 15;
 
-export const SHEETS = { rows: 'revenue', totals: 'totals' } as const;
+export const SHEETS = { rows: 'revenue', totals: 'totals', byMonth: 'by month' } as const;
 
 /** Amount cells written as text (so a spreadsheet SUM skips them): how many, and per column. */
 export type TextAmounts = { cells: number; columns: Record<string, number> };
@@ -153,6 +154,8 @@ export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxSt
 
   const textAmounts: TextAmounts = { cells: 0, columns: {} };
   const totals = new TokenTotals();
+  // UTC months: a spreadsheet's dates have no zone, and the export's window is in UTC.
+  const months = new Grouping({ by: ['month', 'token'], zone: 'UTC', window: scope.window });
   let rows = 0;
   const rowsIn = new Writable({
     objectMode: true,
@@ -160,6 +163,7 @@ export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxSt
       const cells = cellsOf(row);
       rows++;
       totals.add(row as AmountRow);
+      months.add(row as unknown as GroupedRow);
       REVENUE_COLUMNS.forEach((column, i) => {
         if (AMOUNT_COLUMNS.includes(column) && typeof cells[i]!.value === 'string') {
           textAmounts.cells++;
@@ -173,6 +177,7 @@ export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxSt
     final(done) {
       sheet.commit();
       writeTotals(workbook, { ...scope, rows, textAmounts, totals });
+      writeByMonth(workbook, months);
       workbook.commit().then(() => done(), done);
     },
   });
@@ -202,6 +207,24 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
   add([text('all tokens (NGN)'), { value: t.rows }, text(null), amountCell(fiat.amount), amountCell(fiat.platform_fee), amountCell(fiat.share)], true);
   add([]);
   add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
+  sheet.commit();
+}
+
+/**
+ * The `by month` sheet: one row per UTC month and token (a month without a row shows
+ * zeros), exact sums as on the `totals` sheet, whose figures its columns add up to.
+ */
+function writeByMonth(workbook: Pick<Workbook, 'addWorksheet'>, months: Grouping): void {
+  const sheet = workbook.addWorksheet(SHEETS.byMonth, { views: [{ state: 'frozen', ySplit: 1 }] });
+  sheet.columns = [{ width: 10 }, { width: 10 }, { width: 10 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
+  const text = (value: string | null): Cell => ({ value });
+  addCells(sheet, ['month (UTC)', 'token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
+  for (const g of months.rows()) {
+    const token = g.group.token ?? null;
+    addCells(sheet, [text(g.group.month ?? null), text(token), { value: g.transactions }, token ? amountCell(g.crypto_amounts[token] ?? '0') : text(null), amountCell(g.amount), amountCell(g.platform_fee), amountCell(g.share)]);
+  }
+  const all = months.total();
+  addCells(sheet, [text('all months (NGN)'), text(null), { value: all.transactions }, text(null), amountCell(all.amount), amountCell(all.platform_fee), amountCell(all.share)], true);
   sheet.commit();
 }
 

@@ -1,0 +1,98 @@
+// offramp revenue report --from T --to T --out FILE.html [--tz ZONE] [--token T] [--network N]
+// A page to share (docs/finance.md, "revenue report"): the window's rows read through the
+// export's pipeline (src/lib/revenue/rows.ts), summed by month, token and network in one
+// pass, hashed as the export's CSV would be, and written as one self-contained HTML file
+// (src/lib/revenue/html-report.ts) with a bar chart drawn by ECharts (chart.ts, loaded
+// here only), atomically: FILE appears whole or not at all.
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Command } from '@commander-js/extra-typings';
+import type { Context } from '../../lib/context.js';
+import { CliError, EXIT, UsageError } from '../../lib/errors.js';
+import { AtomicFile } from '../../lib/fs/atomic.js';
+import { filterFlags } from '../../lib/input/values.js';
+import { windowFlags } from '../../lib/input/window.js';
+import type { Grouping } from '../../lib/revenue/groups.js';
+import { checkZone, zonedWindow } from '../../lib/revenue/periods.js';
+import { groupRows } from '../../lib/revenue/rows.js';
+import { examples, type OptionsOf } from '../command.js';
+
+export const command = () =>
+  new Command('report')
+    .description('a self-contained HTML page of the window: totals, months with a chart, tokens, networks')
+    .option('--from <date>', 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive')
+    .option('--to <date>', 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive')
+    .option('--out <file>', 'the page to write (.html), atomically')
+    .option('--tz <zone>', 'IANA time zone of days and months (e.g. Africa/Lagos)', 'UTC')
+    .option('--token <symbol>', 'only rows of this token')
+    .option('--network <network>', 'only rows of this network')
+    .addHelpText('after', examples('offramp revenue report --from 2026-01-01 --to 2026-12-31 --out 2026.html', 'offramp revenue report --from 2026-10-01 --to 2026-10-31 --tz Africa/Lagos --token usdt --out october-usdt.html'));
+
+export type Options = OptionsOf<typeof command>;
+
+/** The chart's size in CSS pixels (it scales to the page's width). */
+const CHART = { width: 880, height: 300, color: '#2f6fb2' };
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  if (opts.out === undefined || opts.out.trim() === '') throw new UsageError('--out: give the file to write, e.g. --out report.html');
+  if (!/\.html?$/i.test(opts.out)) throw new UsageError(`--out ${opts.out}: a report is an HTML page; give a name ending in .html`);
+  const zone = checkZone(opts.tz ?? 'UTC');
+  const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);
+  const filters = filterFlags(opts);
+  const api = await ctx.api();
+  // Checked before the rows are read; the file itself is made only once they are, so a run
+  // stopped while reading (Ctrl-C) leaves nothing behind.
+  await access(dirname(resolve(opts.out)), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`--out ${opts.out}: cannot write there (${err.code ?? err.message})`);
+  });
+  const read = await groupRows(ctx.io, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
+  const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
+  const monthRows = months.rows();
+  const rows = months.total().transactions;
+  const [{ barChartSvg }, { reportHtml }] = await Promise.all([import('../../lib/revenue/chart.js'), import('../../lib/revenue/html-report.js')]);
+  const html = reportHtml({
+    window,
+    zone,
+    filters,
+    generatedAt: ctx.now(),
+    cliVersion: ctx.version,
+    sha256: read.sha256!,
+    exportCommand: exportCommandOf(window, filters),
+    months: monthRows,
+    tokens: tokens.rows(),
+    networks: networks.rows(),
+    total: months.total(),
+    chartSvg: barChartSvg(
+      monthRows.map((m) => ({ label: m.group.month!, value: m.share })),
+      CHART,
+    ),
+  });
+  let file: AtomicFile;
+  try {
+    file = await AtomicFile.create(opts.out);
+  } catch (err) {
+    throw new CliError(`could not write ${opts.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'OUTPUT', EXIT.failure);
+  }
+  try {
+    file.stream.end(html);
+    await file.commit().catch((err: Error) => {
+      throw new CliError(`could not finish ${opts.out}: ${err.message}`, 'OUTPUT', EXIT.failure);
+    });
+  } finally {
+    await file.abort();
+  }
+  ctx.io.err(`Wrote ${resolve(opts.out)}: ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} summarised`);
+}
+
+/** The export whose CSV the report's SHA-256 is of: the same window (as instants) and filters. */
+function exportCommandOf(window: { from: Date; to: Date }, filters: { crypto_currency?: string; network?: string }): string {
+  return [
+    'offramp revenue export',
+    `--from ${window.from.toISOString()}`,
+    `--to ${window.to.toISOString()}`,
+    ...(filters.crypto_currency ? [`--token ${filters.crypto_currency}`] : []),
+    ...(filters.network ? [`--network ${filters.network}`] : []),
+    '-o csv',
+  ].join(' ');
+}

@@ -1,0 +1,139 @@
+// Ledger rows summed by group (`revenue summary --by`, the report, the XLSX "by month"
+// sheet, the export's --summary table): by calendar period in a time zone (periods.ts)
+// and/or by token, network, merchant or terminal. Every figure is an exact decimal sum
+// (DecimalSum), so the groups' sums add up to the total, and the total equals the sums of
+// the same rows exported, to the last digit.
+import { UsageError } from '../errors.js';
+import type { Window } from '../input/dates.js';
+import { periodOf, periodsIn, PERIODS, type Period } from './periods.js';
+import { DecimalSum } from './totals.js';
+
+export const DIMENSIONS = [...PERIODS, 'token', 'network', 'merchant', 'terminal'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** The row field each non-period dimension groups on. */
+const FIELD = { token: 'crypto_currency', network: 'network', merchant: 'merchant_id', terminal: 'terminal_id' } as const;
+
+export const isPeriod = (d: Dimension): d is Period => (PERIODS as readonly string[]).includes(d);
+
+/** The fields a group reads from a row. */
+export type GroupedRow = {
+  crypto_currency: string;
+  network: string;
+  merchant_id: string | null;
+  terminal_id: string | null;
+  crypto_amount: string;
+  amount: string;
+  platform_fee: string;
+  share: string;
+  ts: string;
+};
+
+/**
+ * One group's figures: `transactions` (ledger rows), the NGN `amount` (volume),
+ * `platform_fee` and `share`, and `crypto_amounts` per token, in the token's units (one
+ * token when grouped by token). Dimension values by name (`month`, `token`, …); null where
+ * the rows have none (a terminal_id that is null) or, for a period without a row, for the
+ * other dimensions.
+ */
+export type Figures = {
+  transactions: number;
+  amount: string;
+  platform_fee: string;
+  share: string;
+  crypto_amounts: Record<string, string>;
+};
+export type GroupRow = Figures & { group: Partial<Record<Dimension, string | null>> };
+
+/** `--by month,token` as dimensions, checked: known names, each once, at most one period. */
+export function parseDimensions(value: string): Dimension[] {
+  const dims = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (dims.length === 0) throw new UsageError(`--by: give one or more of ${DIMENSIONS.join(', ')}, comma-separated`);
+  for (const d of dims) {
+    if (!(DIMENSIONS as readonly string[]).includes(d)) throw new UsageError(`--by: "${d}" is not a grouping; use ${DIMENSIONS.join(', ')} (comma-separated, e.g. month,token)`);
+  }
+  if (new Set(dims).size !== dims.length) throw new UsageError(`--by: "${value}" names a grouping twice`);
+  const periods = dims.filter((d) => isPeriod(d as Dimension));
+  if (periods.length > 1) throw new UsageError(`--by: one calendar period at a time (${periods.join(' and ')} given)`);
+  return dims as Dimension[];
+}
+
+class Sums {
+  transactions = 0;
+  readonly amount = new DecimalSum();
+  readonly platform_fee = new DecimalSum();
+  readonly share = new DecimalSum();
+  readonly crypto = new Map<string, DecimalSum>();
+
+  add(row: GroupedRow): void {
+    this.transactions++;
+    this.amount.add(row.amount);
+    this.platform_fee.add(row.platform_fee);
+    this.share.add(row.share);
+    let c = this.crypto.get(row.crypto_currency);
+    if (!c) this.crypto.set(row.crypto_currency, (c = new DecimalSum()));
+    c.add(row.crypto_amount);
+  }
+
+  figures(): Figures {
+    const crypto_amounts: Record<string, string> = {};
+    for (const token of [...this.crypto.keys()].sort()) crypto_amounts[token] = this.crypto.get(token)!.toString();
+    return { transactions: this.transactions, amount: this.amount.toString(), platform_fee: this.platform_fee.toString(), share: this.share.toString(), crypto_amounts };
+  }
+}
+
+export type GroupingOptions = { by: Dimension[]; zone: string; window: Window };
+
+export class Grouping {
+  private readonly groups = new Map<string, { keys: (string | null)[]; sums: Sums }>();
+  private readonly all = new Sums();
+
+  constructor(private readonly o: GroupingOptions) {}
+
+  get by(): readonly Dimension[] {
+    return this.o.by;
+  }
+
+  /** Counts a row into its group and the total. */
+  readonly add = (row: GroupedRow): void => {
+    const keys = this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]));
+    const id = JSON.stringify(keys);
+    let g = this.groups.get(id);
+    if (!g) this.groups.set(id, (g = { keys, sums: new Sums() }));
+    g.sums.add(row);
+    this.all.add(row);
+  };
+
+  /**
+   * One row per group, in order: periods in time order, other values alphabetically (none
+   * last). Grouped by a period, every period of the window has a row: one without a row of
+   * the ledger shows zeros.
+   */
+  rows(): GroupRow[] {
+    const list = [...this.groups.values()];
+    const p = this.o.by.findIndex(isPeriod);
+    if (p >= 0) {
+      const seen = new Set(list.map((g) => g.keys[p]));
+      for (const period of periodsIn(this.o.window, this.o.by[p] as Period, this.o.zone)) {
+        if (!seen.has(period)) list.push({ keys: this.o.by.map((_, i) => (i === p ? period : null)), sums: new Sums() });
+      }
+    }
+    list.sort((a, b) => {
+      for (let i = 0; i < a.keys.length; i++) {
+        const x = a.keys[i] ?? null;
+        const y = b.keys[i] ?? null;
+        if (x === y) continue;
+        if (x === null) return 1;
+        if (y === null) return -1;
+        return x < y ? -1 : 1;
+      }
+      return 0;
+    });
+    return list.map((g) => ({ group: Object.fromEntries(this.o.by.map((d, i) => [d, g.keys[i] ?? null])), ...g.sums.figures() }));
+  }
+
+  /** Every row counted, whatever its group. */
+  total(): Figures {
+    return this.all.figures();
+  }
+}

@@ -1,0 +1,136 @@
+// Reading a window's ledger rows to sum them (`revenue summary --by` or with a filter,
+// `revenue report`) through the export's own page pipeline (export.ts): the same slices,
+// the same pages in flight, paced by the service's answers, so a summary fetches no more
+// and no slower than the export of the same window (BENCHMARKS.md, "Revenue summary").
+// The rows are handed to `onRow` in ledger order; with `csv`, they are also written as the
+// export's default CSV would be, and its SHA-256 computed, the figure a manifest of that
+// export gives (`output.sha256`), so a report names exactly the rows it summarises.
+import { Duplex, Writable, type Transform } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { Api, RevenueFilters } from '../client/api.js';
+import type { Window } from '../input/dates.js';
+import type { IO } from '../io.js';
+import { startSpinner } from '../output/spinner.js';
+import type { RevenueRow } from '../schemas.js';
+import { exportRevenue, type ExportProgress } from './export.js';
+import { Grouping, type Dimension } from './groups.js';
+import { formatStage } from './row-format.js';
+import { planSlices } from './slices.js';
+
+/** Pages asked for at once to start with: the export's default --concurrency. */
+const START_CONCURRENCY = 4;
+
+/** A stage that passes each row to `onRow` and on to `stage`, whose output it gives. */
+export function tapRows(stage: Transform | Duplex, onRow: (row: RevenueRow) => void): Duplex {
+  const rowsIn = new Writable({
+    objectMode: true,
+    write(row: RevenueRow, _encoding, done) {
+      onRow(row);
+      if (stage.write(row)) done();
+      else stage.once('drain', () => done());
+    },
+    // Finished once the stage has taken every row (an XLSX stage writes its workbook then).
+    final(done) {
+      stage.end();
+      finished(stage, { readable: false }).then(() => done(), done);
+    },
+    // This side is destroyed once finished (autoDestroy): only a failure destroys the stage,
+    // whose output is still being read.
+    destroy(err, done) {
+      if (err) stage.destroy(err);
+      done(err);
+    },
+  });
+  return Duplex.from({ writable: rowsIn, readable: stage });
+}
+
+/** A stage that takes rows and gives no bytes. */
+function rowsOnly(onRow: (row: RevenueRow) => void): Duplex {
+  return new Duplex({
+    writableObjectMode: true,
+    read() {},
+    write(row: RevenueRow, _encoding, done) {
+      onRow(row);
+      done();
+    },
+    final(done) {
+      this.push(null);
+      done();
+    },
+  });
+}
+
+const discard = () =>
+  new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+
+export type ReadOptions = {
+  api: Pick<Api, 'revenue' | 'http'>;
+  window: Window;
+  filters: RevenueFilters;
+  onRow: (row: RevenueRow) => void;
+  /** Also hash the rows as `revenue export -o csv` writes them. */
+  csv?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: ExportProgress) => void;
+};
+
+export type ReadResult = { rows: number; pages: number; slices: number; sha256?: string };
+
+export async function readRows(o: ReadOptions): Promise<ReadResult> {
+  const result = await exportRevenue({
+    api: o.api,
+    slices: planSlices(o.window),
+    filters: o.filters,
+    concurrency: START_CONCURRENCY,
+    summary: false,
+    format: o.csv ? tapRows(formatStage('csv'), o.onRow) : rowsOnly(o.onRow),
+    dest: discard(),
+    endDest: true,
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
+  return {
+    rows: result.reports.reduce((n, r) => n + r.rows, 0),
+    pages: result.reports.reduce((n, r) => n + r.pages, 0),
+    slices: result.reports.length,
+    ...(o.csv ? { sha256: result.sha256 } : {}),
+  };
+}
+
+export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
+
+/**
+ * The window's rows (through the export's pipeline) summed by each grouping of `bys` in
+ * one pass; with `csv`, the SHA-256 of the rows as `revenue export -o csv` writes them.
+ * Progress on a terminal's stderr while they are read.
+ */
+export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, bys: Dimension[][], csv = false): Promise<{ groupings: Grouping[]; sha256?: string }> {
+  const groupings = bys.map((by) => new Grouping({ by, zone: q.zone, window: q.window }));
+  const spinner = await startSpinner(io, 'reading the ledger…');
+  let last = 0;
+  try {
+    const read = await readRows({
+      api,
+      window: q.window,
+      filters: q.filters,
+      onRow: (row) => {
+        for (const g of groupings) g.add(row);
+      },
+      csv,
+      onProgress: (p) => {
+        if (!spinner) return;
+        const now = performance.now();
+        if (now - last < 100) return;
+        last = now;
+        spinner.text = io.terminalText(`reading the ledger: ${p.rows.toLocaleString('en-US')} rows · ${p.pages.toLocaleString('en-US')} pages · slices ${p.slicesDone}/${p.slices}`);
+      },
+    });
+    return { groupings, ...(read.sha256 ? { sha256: read.sha256 } : {}) };
+  } finally {
+    spinner?.stop();
+  }
+}

@@ -1,0 +1,173 @@
+// `revenue report`: one self-contained HTML page (no script, nothing to fetch) whose
+// figures are the ledger's exact sums, whose SHA-256 is the export's, and which a real
+// browser renders: Debian's chromium, headless, prints the page's DOM (the figures read
+// from it equal `revenue summary --by month --json`) and a screenshot that is not blank.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMain } from '../helpers/main.js';
+import { freshDir, ledgerRow } from './export-helpers.js';
+import { ledgerServer, randomLedger, type Row } from './ledger-server.js';
+
+const KEY = 'sk_test_report_0001';
+const FROM = '2026-01-01';
+const TO = '2026-06-30';
+
+const CHROMIUM = ['chromium', 'chromium-browser'].find((c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0);
+
+let server: Awaited<ReturnType<typeof ledgerServer>>;
+let ledger: Row[];
+beforeAll(async () => {
+  // A hostile token name too: text from the service is escaped, never markup.
+  ledger = [...randomLedger(29, `${FROM}T00:00:00Z`, `${TO}T23:59:59Z`, 300), ledgerRow(9999, '2026-06-30T23:00:00.000Z', { crypto_currency: '<b>x</b>' })];
+  server = await ledgerServer(ledger, 20_000);
+});
+afterAll(() => server.close());
+
+const cli = (args: string[]) => runMain(args, { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl } });
+
+async function report(dir: string, extra: string[] = []): Promise<string> {
+  const out = join(dir, 'report.html');
+  const r = await cli(['revenue', 'report', '--from', FROM, '--to', TO, '--out', out, ...extra]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toMatch(/^Wrote .*report\.html: [\d,]+ rows summarised$/m);
+  return out;
+}
+
+describe('revenue report', { timeout: 120_000 }, () => {
+  it('one self-contained page: no script, nothing to fetch, text escaped; its SHA-256 is the export’s', async () => {
+    const dir = freshDir('offramp-report-');
+    const html = readFileSync(await report(dir), 'utf8');
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
+    // The only addresses are the SVG namespaces, which are names, not fetched.
+    expect(html.match(/https?:\/\/[^"'\s)]+/g)?.filter((u) => !/^http:\/\/www\.w3\.org\//.test(u)) ?? []).toEqual([]);
+    expect(html).toContain('@media print');
+    expect(html).not.toContain('<b>x</b>');
+    expect(html).toContain('&lt;b&gt;x&lt;/b&gt;');
+    expect(html).toMatch(/<svg[^>]*>/);
+    // The export the page names, run as it says, hashes the same bytes.
+    const command = /of the CSV that <code>offramp revenue export (.*?) -o csv<\/code>/.exec(html)![1]!.split(' ');
+    const exported = await cli(['revenue', 'export', ...command, '-o', 'csv', '--out', join(dir, 'rows.csv'), '--manifest', join(dir, 'm.json')]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8'));
+    expect(/<code id="sha256">([0-9a-f]{64})<\/code>/.exec(html)![1]).toBe(manifest.output.sha256);
+    expect(html).toContain(`id="cli">offramp-cli ${manifest.cli.version}<`);
+  });
+
+  it('a window without a row: a page of zeros, every month listed, the empty CSV’s SHA-256', async () => {
+    const dir = freshDir('offramp-report-empty-');
+    const out = join(dir, 'empty.html');
+    const r = await cli(['revenue', 'report', '--from', '2025-01-01', '--to', '2025-02-28', '--token', 'usdt', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('0 rows summarised');
+    const html = readFileSync(out, 'utf8');
+    expect([...html.matchAll(/<tr data-key="(2025-\d\d)">/g)].map((m) => m[1])).toEqual(['2025-01', '2025-02']);
+    expect(html).toContain('id="filters">token usdt<');
+    // The header line alone, as `revenue export -o csv` writes an empty window.
+    const header = 'transaction_id,merchant_id,merchant_reference,terminal_id,crypto_currency,network,crypto_amount,amount,platform_fee,share,ts\r\n';
+    expect(/<code id="sha256">([0-9a-f]{64})<\/code>/.exec(html)![1]).toBe(createHash('sha256').update(header).digest('hex'));
+  });
+
+  it.each([
+    [['--out', 'report.pdf'], /--out \S*report\.pdf: a report is an HTML page; give a name ending in \.html/],
+    [[], /--out: give the file to write/],
+    [['--out', 'r.html', '--tz', 'Nowhere/Land'], /--tz: "Nowhere\/Land" is not a time zone/],
+    [['--out', 'missing/r.html'], /--out \S*missing\/r\.html: cannot write there \(ENOENT\)/],
+  ])('%j: usage error (exit 2), nothing fetched, nothing written', async (flags, message) => {
+    const dir = freshDir('offramp-report-bad-');
+    const before = server.requests.length;
+    const r = await runMain(['revenue', 'report', '--from', FROM, '--to', TO, ...flags.map((f) => (f.endsWith('.html') || f.endsWith('.pdf') ? join(dir, f) : f))], {
+      env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(server.requests.length).toBe(before);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  if (!CHROMIUM) it.skip('in a browser: needs Debian’s chromium (apt-get install -y chromium)', () => undefined);
+
+  it.skipIf(!CHROMIUM)('headless chromium renders it: the figures on the page equal `revenue summary --by month --json`; the screenshot is not blank', async () => {
+    const dir = freshDir('offramp-report-browser-');
+    const page = await report(dir, ['--tz', 'Africa/Lagos']);
+    const summary = await cli(['revenue', 'summary', '--from', FROM, '--to', TO, '--tz', 'Africa/Lagos', '--by', 'month', '--json']);
+    expect(summary.code, summary.stderr).toBe(0);
+    type Line = { month: string; transactions: number; amount: string; platform_fee: string; share: string };
+    const want = JSON.parse(summary.stdout) as { rows: Line[]; total: Omit<Line, "month"> };
+
+    const dom = browser(dir, ['--dump-dom', `file://${page}`]).stdout;
+    const months = rowsOf(dom, 'months');
+    expect(months.map((r) => r.key)).toEqual([...want.rows.map((r) => r.month), 'total']);
+    for (const [i, w] of [...want.rows, { ...want.total, month: 'total' } as Line].entries()) {
+      const got = months[i]!.fields;
+      expect({ transactions: Number(got.transactions), amount: got.amount, platform_fee: got.platform_fee, share: got.share }, w.month as string).toEqual({
+        transactions: w.transactions,
+        amount: w.amount,
+        platform_fee: w.platform_fee,
+        share: w.share,
+      });
+    }
+    // The chart is there, as drawn SVG: a bar per month with a share above zero.
+    expect(dom).toMatch(/<figure id="chart"[^>]*>\s*<svg/);
+
+    const shot = join(dir, 'report.png');
+    browser(dir, [`--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`]);
+    expect(existsSync(shot) && statSync(shot).size > 0).toBe(true);
+    const colours = distinctColours(readFileSync(shot));
+    // A blank page is one colour; the page has text, rules and the chart's blue.
+    expect(colours.size).toBeGreaterThan(20);
+    expect([...colours].some((c) => c === '2f6fb2')).toBe(true);
+  });
+});
+
+function browser(dir: string, args: string[]) {
+  const r = spawnSync(CHROMIUM!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${join(dir, 'profile')}`, ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir });
+  expect(r.status, r.stderr).toBe(0);
+  return r;
+}
+
+/** The rows of table `id` in the rendered DOM: each row's key and its figures as shown, thousands separators removed. */
+function rowsOf(dom: string, id: string): { key: string; fields: Record<string, string> }[] {
+  const table = new RegExp(`<table id="${id}">([\\s\\S]*?)</table>`).exec(dom)![1]!;
+  return [...table.matchAll(/<tr data-key="([^"]*)">([\s\S]*?)<\/tr>/g)].map(([, key, cells]) => ({
+    key: key!,
+    fields: Object.fromEntries([...cells!.matchAll(/<td data-field="([^"]+)">([^<]*)<\/td>/g)].map(([, field, text]) => [field!, text!.replaceAll(',', '')])),
+  }));
+}
+
+/** The distinct colours (hex RGB) of an 8-bit RGB or RGBA, non-interlaced PNG, as chromium writes its screenshots. */
+function distinctColours(png: Buffer): Set<string> {
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  const [depth, type, , , interlace] = [png[24], png[25], png[26], png[27], png[28]];
+  expect({ depth, interlace, type: [2, 6].includes(type!) }).toEqual({ depth: 8, interlace: 0, type: true });
+  const channels = type === 6 ? 4 : 3;
+  const idat: Buffer[] = [];
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+    at += length + 12;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    for (let x = 0; x < stride; x++) {
+      const v = raw[y * (stride + 1) + 1 + x]!;
+      const a = x >= channels ? pixels[y * stride + x - channels]! : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + x]! : 0;
+      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels]! : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const add = [0, a, b, (a + b) >> 1, paeth][filter]!;
+      pixels[y * stride + x] = (v + add) & 0xff;
+    }
+  }
+  const colours = new Set<string>();
+  for (let i = 0; i < pixels.length; i += channels) colours.add(pixels.subarray(i, i + 3).toString('hex'));
+  return colours;
+}
