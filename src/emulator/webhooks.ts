@@ -44,6 +44,7 @@ import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/backoff.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
+import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
 import { DEFAULT_SCHEME, sign, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
@@ -66,7 +67,7 @@ export const RETRY_CAP_MS = 60_000;
 export const ATTEMPT_TIMEOUT_MS = 5000;
 const MAX_PARALLEL_DELIVERIES = 8;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-export const NO_ENDPOINT_ERROR = 'no webhook endpoint configured (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)';
+export const NO_ENDPOINT_ERROR = `${NO_ENDPOINT} (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)`;
 /** The longest a chaos-held event waits for a later one (or twice the chaos delay, if longer). */
 export const HOLD_MS = 2000;
 

@@ -3,6 +3,7 @@
 import { isEdge, isForward } from '../lifecycle.js';
 import { decimalEquals } from '../money.js';
 import type { RevenueRow, StatusHistoryEntry, Transaction, WebhookEvent } from '../schemas.js';
+import { noEndpoint } from '../webhooks/no-endpoint.js';
 import type { Outcome, WalkStep } from './walk.js';
 
 /** Something read from the service: the value, or why it could not be read. */
@@ -27,6 +28,10 @@ export type SmokeFacts = {
   events?: Fact<WebhookEvent[]>;
   /** GET /webhooks/events/{id} for each listed event, by event id. */
   telemetry?: Record<string, Fact<WebhookEvent>>;
+  /** The events listed again once each was delivered, failed or had an error (or the wait ran out). */
+  deliveries?: Fact<WebhookEvent[]>;
+  /** The delivery_status values that mean delivered and failed for this service (the profile's, else the emulator's). */
+  deliveryNames?: DeliveryNames;
   /** Ledger rows for the transaction found in GET /revenue, and the window searched. */
   ledger?: Fact<{ rows: RevenueRow[]; from: string; to: string }>;
   cancel?: Fact<CancelAttempt>;
@@ -136,6 +141,41 @@ export const eventsCoverSteps: Invariant = {
   },
 };
 
+export type DeliveryNames = { delivered: string; failed: string };
+
+/** Whether an event's delivery is over for now: delivered, failed, or at least one attempt failed. */
+export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
+  return e.delivery_status === names.delivered || e.delivery_status === names.failed || Boolean(e.last_error);
+}
+
+export const deliveries: Invariant = {
+  id: 'deliveries',
+  name: "the transaction's webhook events were delivered to the endpoint",
+  check(f) {
+    if (!f.deliveries) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
+    if (!f.deliveries.ok) return fail(`could not list the events: ${f.deliveries.error}`);
+    const names = f.deliveryNames ?? { delivered: 'delivered', failed: 'failed' };
+    const events = f.deliveries.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
+    if (events.length === 0) return fail('no events listed for the transaction');
+    const delivered = events.filter((e) => e.delivery_status === names.delivered);
+    const undelivered = events.filter((e) => e.delivery_status !== names.delivered);
+    // Every attempt failed for want of an endpoint: nothing to check, and no failure either.
+    if (undelivered.length === events.length && undelivered.every((e) => noEndpoint(e.last_error))) {
+      return skip(`skipped: no webhook endpoint (${events.length} events recorded, none sent)`);
+    }
+    const failing = undelivered.filter((e) => e.delivery_status === names.failed || e.last_error);
+    if (failing.length > 0) {
+      const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}`);
+      return fail(`${failing.length} of ${events.length} deliveries failed: ${shown.join('; ')}`);
+    }
+    if (undelivered.length > 0) {
+      return fail(`${undelivered.length} of ${events.length} events not delivered within the wait: ${undelivered.map((e) => `${e.event_type} ${e.delivery_status}`).join(', ')}`);
+    }
+    const retried = delivered.filter((e) => e.attempts > 1).length;
+    return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''}`);
+  },
+};
+
 export const ledgerRow: Invariant = {
   id: 'ledger-row',
   name: "a completed transaction has its ledger row in GET /revenue with amount equal to the transaction's",
@@ -169,7 +209,7 @@ export const cancelRefused: Invariant = {
   },
 };
 
-export const INVARIANTS: readonly Invariant[] = [statusOrder, historyReasons, eventsCoverSteps, ledgerRow, cancelRefused];
+export const INVARIANTS: readonly Invariant[] = [statusOrder, historyReasons, eventsCoverSteps, deliveries, ledgerRow, cancelRefused];
 
 /** Every invariant over the facts, plus a failing `walk` check when the walk stopped part-way. */
 export function evaluate(facts: SmokeFacts): CheckResult[] {
