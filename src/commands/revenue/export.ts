@@ -179,7 +179,7 @@ async function exportTo(r: ExportRun): Promise<number> {
   const { io } = ctx;
   const dest = file?.stream ?? io.stdout;
   const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters }) : undefined;
-  const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel });
+  const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
 
   // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
   // (A reader that closed stdout ends the process at once: src/main.ts.)
