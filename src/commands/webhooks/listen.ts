@@ -25,6 +25,7 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { appUrl } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
+import { DEFAULT_STORE } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../emulator/webhook-endpoint.js';
 import { findSource, register } from './register.js';
@@ -34,7 +35,7 @@ export const command = () =>
     .description('receive webhooks locally: verify, deduplicate, store, show')
     .option('--port <port>', 'port on 127.0.0.1', '8787')
     .option('--secret <secret>', "webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile; against an emulator, its own unless given)")
-    .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', 'webhooks.ndjson')
+    .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', DEFAULT_STORE)
     .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
     .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
     .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
