@@ -17,6 +17,7 @@ import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/jso
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { eventFilters } from '../../lib/webhooks/filters.js';
+import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -72,15 +73,16 @@ function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void
   }
   const now = ctx.now();
   const columns: Column<WebhookEvent>[] = [
-    // On a narrow terminal: the time alone relative, ids shortened to their head, then the
-    // least needed columns left out; the last error keeps at least 24 characters.
-    { header: 'EVENT ID', value: (e) => e.event_id, fit: { min: 9, giveWay: 'first' } },
-    { header: 'TYPE', value: (e) => e.event_type },
-    { header: 'TRANSACTION', value: (e) => e.aggregate_id, fit: { min: 9, drop: 2, giveWay: 'first' } },
+    // On a narrow terminal (columns.ts): the time relative and the type short, ids cut to
+    // their head, the attempts then the time left out, the transaction last; the delivery
+    // status never cut, the last error cut last and never below 30 characters.
+    eventIdColumn((e) => e.event_id),
+    typeColumn((e) => e.event_type),
+    transactionColumn((e) => e.aggregate_id, 3),
     { header: 'DELIVERY', value: (e) => e.delivery_status },
     { header: 'ATTEMPTS', value: (e) => e.attempts, fit: { drop: 1 } },
-    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY), compact: (e) => relative(e.created_at, now) },
-    { header: 'LAST ERROR', value: (e) => e.last_error, fit: { min: 24, drop: 3 } },
+    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY), compact: (e) => relative(e.created_at, now), fit: { drop: 2 } },
+    reasonColumn('LAST ERROR', (e) => e.last_error, 30),
   ];
   renderTable(io, columns, events);
 }
