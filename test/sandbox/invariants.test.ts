@@ -216,9 +216,16 @@ describe('smoke invariants', () => {
       const waiting = withEvents((_, i) => (i === 4 ? { delivery_status: 'pending', attempts: 0 } : {}));
       expect(deliveries.check(waiting)).toEqual({ status: 'fail', detail: '1 of 5 events not delivered within the wait: payout.settled pending' });
     });
+    it('is skipped, naming them, when the service says words the profile does not name', () => {
+      const f = withEvents((_, i) => ({ delivery_status: i === 0 ? 'succeeded' : 'queued' }));
+      expect(deliveries.check(f)).toEqual({
+        status: 'skip',
+        detail: 'skipped: the service reports delivery_status "succeeded", "queued", which the profile does not name as delivered or failed (offramp conform --save records its words)',
+      });
+    });
     it("reads the service's own words for delivered and failed", () => {
       const f = withEvents((_, i) => ({ delivery_status: i === 2 ? 'errored' : 'succeeded', last_error: i === 2 ? 'HTTP 500' : null }));
-      f.deliveryNames = { delivered: 'succeeded', failed: 'errored' };
+      f.deliveryNames = { delivered: 'succeeded', failed: 'errored', named: true };
       expect(deliveries.check(f)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^1 of 5 deliveries failed: deposit\.confirmed errored after 1 attempt: HTTP 500$/) });
     });
   });

@@ -3,6 +3,7 @@
 import { isEdge, isForward } from '../lifecycle.js';
 import { decimalEquals } from '../money.js';
 import type { RevenueRow, StatusHistoryEntry, Transaction, WebhookEvent } from '../schemas.js';
+import { DELIVERY_STATUSES } from '../vocabulary.js';
 import { noEndpoint } from '../webhooks/no-endpoint.js';
 import type { Outcome, WalkStep } from './walk.js';
 
@@ -141,11 +142,21 @@ export const eventsCoverSteps: Invariant = {
   },
 };
 
-export type DeliveryNames = { delivered: string; failed: string };
+/** `named`: the profile gave the service's words; without them a word that is not the emulator's cannot be judged. */
+export type DeliveryNames = { delivered: string; failed: string; named?: boolean };
 
-/** Whether an event's delivery is over for now: delivered, failed, or at least one attempt failed. */
+/** A delivery_status that is neither of the service's words nor one of the emulator's: the check cannot judge it. */
+function unknownStatus(status: string, names: DeliveryNames): boolean {
+  return status !== names.delivered && status !== names.failed && !(DELIVERY_STATUSES as readonly string[]).includes(status);
+}
+
+/**
+ * Whether an event's delivery is over for now: delivered, failed, at least one attempt
+ * failed, or (when the profile names no words) told in a word the check cannot judge. With
+ * the service's words named, any other word is one of its "not yet" words.
+ */
 export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
-  return e.delivery_status === names.delivered || e.delivery_status === names.failed || Boolean(e.last_error);
+  return e.delivery_status === names.delivered || e.delivery_status === names.failed || Boolean(e.last_error) || (!names.named && unknownStatus(e.delivery_status, names));
 }
 
 export const deliveries: Invariant = {
@@ -157,6 +168,11 @@ export const deliveries: Invariant = {
     const names = f.deliveryNames ?? { delivered: 'delivered', failed: 'failed' };
     const events = f.deliveries.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
     if (events.length === 0) return fail('no events listed for the transaction');
+    // Words the profile does not name (a service's own vocabulary): not a failure of the service.
+    const unknown = [...new Set(events.map((e) => e.delivery_status).filter((s) => unknownStatus(s, names)))];
+    if (unknown.length > 0 && !names.named) {
+      return skip(`skipped: the service reports delivery_status ${unknown.map((s) => JSON.stringify(s)).join(', ')}, which the profile does not name as delivered or failed (offramp conform --save records its words)`);
+    }
     const delivered = events.filter((e) => e.delivery_status === names.delivered);
     const undelivered = events.filter((e) => e.delivery_status !== names.delivered);
     // Every attempt failed for want of an endpoint: nothing to check, and no failure either.

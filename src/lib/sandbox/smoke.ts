@@ -69,7 +69,12 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     }
     // Deliveries run in the background: read again until each is delivered, failed or has
     // failed once, within the step timeout.
-    const names = { delivered: api.service?.deliveredStatus ?? DEFAULT_DELIVERED_STATUS, failed: api.service?.failedStatus ?? DEFAULT_FAILED_STATUS };
+    const service = api.service ?? {};
+    const names = {
+      delivered: service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS,
+      failed: service.failedStatus ?? DEFAULT_FAILED_STATUS,
+      named: service.deliveredStatus !== undefined || service.failedStatus !== undefined,
+    };
     facts.deliveryNames = names;
     const tries = Math.max(retry.tries, Math.ceil(opts.timeoutMs / retry.pauseMs));
     facts.deliveries = await eventually({ ...retry, tries }, (events) => events.every((e) => deliverySettled(e, names)), listEvents);
