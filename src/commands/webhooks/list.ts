@@ -75,14 +75,15 @@ function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void
   const columns: Column<WebhookEvent>[] = [
     // On a narrow terminal (columns.ts): the time relative and the type short, ids cut to
     // their head, the attempts then the time left out, the transaction last; the delivery
-    // status never cut, the last error cut last and never below 30 characters.
+    // status never cut, the last error cut last and never below 31 characters ("no webhook
+    // endpoint configured…" whole).
     eventIdColumn((e) => e.event_id),
     typeColumn((e) => e.event_type),
     transactionColumn((e) => e.aggregate_id, 3),
     { header: 'DELIVERY', value: (e) => e.delivery_status },
     { header: 'ATTEMPTS', value: (e) => e.attempts, fit: { drop: 1 } },
     { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY), compact: (e) => relative(e.created_at, now), fit: { drop: 2 } },
-    reasonColumn('LAST ERROR', (e) => e.last_error, 30),
+    reasonColumn('LAST ERROR', (e) => e.last_error, 31),
   ];
   renderTable(io, columns, events);
 }
