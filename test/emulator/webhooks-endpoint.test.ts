@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verify } from '../../src/lib/webhooks/signature.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
-import { killListeners, listenInProcess } from '../helpers/listener.js';
+import { killListeners, listenInProcess, startListener } from '../helpers/listener.js';
 import { runMain } from '../helpers/main.js';
 import { tempHome } from '../helpers/cli.js';
 import { partner } from '../tx/partner.js';
@@ -107,6 +107,18 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     expect(stopped.stderr).toContain('The emulator records webhooks only again, as before.');
     expect(await emu.endpoint()).toMatchObject({ url: null, secret: 'whsec_test_emulator' });
     expect(stopped.stdout + stopped.stderr).not.toContain('whsec_test_emulator');
+  });
+
+  it('the built binary, stopped by a real Ctrl-C, puts the emulator back', async () => {
+    const app = await receiver();
+    const emu = await emulator({ webhookUrl: app.url });
+    const listener = startListener([], { OFFRAMP_BASE_URL: emu.emulator.url });
+    const url = await listener.url;
+    expect((await emu.endpoint()).url).toBe(url);
+    const stopped = await listener.stop();
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain(`The emulator delivers to ${app.url} again, as before.`);
+    expect((await emu.endpoint()).url).toBe(app.url);
   });
 
   it('puts back the URL and secret it found; leaves one set by someone else meanwhile', async () => {
