@@ -24,6 +24,9 @@ async function emulator(options: Parameters<typeof emulatorFor>[0] = {}) {
   return { ...emu, endpoint, api: partner(emu.emulator.url, TEST_KEY) };
 }
 
+/** A store of its own for each listener: the default would be ./webhooks.ndjson, in the repository. */
+const store = () => `${tempHome().dir}/events.ndjson`;
+
 async function receiver() {
   const hooks = await webhookReceiver();
   cleanups.push(hooks.close);
@@ -112,7 +115,7 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
   it('the built binary, stopped by a real Ctrl-C, puts the emulator back', async () => {
     const app = await receiver();
     const emu = await emulator({ webhookUrl: app.url });
-    const listener = startListener([], { OFFRAMP_BASE_URL: emu.emulator.url });
+    const listener = startListener(['--store', store()], { OFFRAMP_BASE_URL: emu.emulator.url });
     const url = await listener.url;
     expect((await emu.endpoint()).url).toBe(url);
     const stopped = await listener.stop();
@@ -125,14 +128,14 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     const app = await receiver();
     const emu = await emulator({ webhookUrl: app.url, webhookSecret: 'whsec_app_secret_1' });
     const env = { ...tempHome().env, OFFRAMP_BASE_URL: emu.emulator.url };
-    const first = listenInProcess(['--secret', 'whsec_listener_own'], env);
+    const first = listenInProcess(['--store', store(), '--secret', 'whsec_listener_own'], env);
     await first.url;
     expect((await emu.endpoint()).secret).toBe('whsec_listener_own');
     const back = await first.stop();
     expect(back.stderr).toContain(`The emulator delivers to ${app.url} again, as before.`);
     expect(await emu.endpoint()).toMatchObject({ url: app.url, secret: 'whsec_app_secret_1' });
 
-    const second = listenInProcess([], env);
+    const second = listenInProcess(['--store', store()], env);
     await second.url;
     expect((await runMain(['emulator', 'webhooks', 'set-url', 'http://127.0.0.1:9/other'], { env: emu.env })).code).toBe(0);
     const left = await second.stop();
@@ -142,7 +145,7 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
 
   it('--no-register leaves the emulator alone; a production profile is told what to configure, nothing sent', async () => {
     const emu = await emulator();
-    const alone = listenInProcess(['--no-register', '--secret', 'whsec_x_12345'], { ...tempHome().env, OFFRAMP_BASE_URL: emu.emulator.url });
+    const alone = listenInProcess(['--store', store(), '--no-register', '--secret', 'whsec_x_12345'], { ...tempHome().env, OFFRAMP_BASE_URL: emu.emulator.url });
     const url = await alone.url;
     expect(alone.stderr()).toContain(`Give the service this URL. To an emulator: offramp emulator webhooks set-url ${url}`);
     expect((await emu.endpoint()).url).toBeNull();
@@ -151,7 +154,7 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     const home = tempHome();
     const added = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', 'https://partner.example.invalid/api/v1/partner', '--api-key-stdin', '--webhook-secret-stdin'], { env: home.env, stdin: 'sk_live_abcdef123456\nwhsec_live_abcdef\n' });
     expect(added.code, added.stderr).toBe(0);
-    const prod = listenInProcess([], home.env);
+    const prod = listenInProcess(['--store', store()], home.env);
     await prod.url;
     expect(prod.stderr()).toMatch(/A production service cannot reach 127\.0\.0\.1: expose this listener .*set that public URL as the webhook endpoint/);
     await prod.stop();
