@@ -151,6 +151,12 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     expect((await emu.endpoint()).url).toBeNull();
     await alone.stop();
 
+    // An emulator on another host could not reach the listener's 127.0.0.1: nothing is asked of it.
+    const remote = listenInProcess(['--store', store(), '--secret', 'whsec_x_12345'], { ...tempHome().env, OFFRAMP_BASE_URL: 'http://192.0.2.10:4010/api/v1/partner' });
+    const remoteUrl = await remote.url;
+    expect(remote.stderr()).toContain(`Give the service this URL (the emulator at http://192.0.2.10:4010 is on another machine and cannot reach 127.0.0.1; nothing registered). To an emulator: offramp emulator webhooks set-url ${remoteUrl}`);
+    await remote.stop();
+
     const home = tempHome();
     const added = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', 'https://partner.example.invalid/api/v1/partner', '--api-key-stdin', '--webhook-secret-stdin'], { env: home.env, stdin: 'sk_live_abcdef123456\nwhsec_live_abcdef\n' });
     expect(added.code, added.stderr).toBe(0);
