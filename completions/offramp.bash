@@ -48,12 +48,15 @@ _offramp() {
       'emulator:reset') cmdpath='emulator reset'; n=0 ;;
       'emulator:fault') cmdpath='emulator fault'; n=0 ;;
       'emulator:state') cmdpath='emulator state'; n=0 ;;
+      'emulator:webhooks') cmdpath='emulator webhooks'; n=0 ;;
       'emulator:wait') cmdpath='emulator wait'; n=0 ;;
       'emulator clock:advance') cmdpath='emulator clock advance'; n=0 ;;
       'emulator fault:add') cmdpath='emulator fault add'; n=0 ;;
       'emulator fault:clear') cmdpath='emulator fault clear'; n=0 ;;
       'emulator state:export') cmdpath='emulator state export'; n=0 ;;
       'emulator state:import') cmdpath='emulator state import'; n=0 ;;
+      'emulator webhooks:set-url') cmdpath='emulator webhooks set-url'; n=0 ;;
+      'emulator webhooks:clear') cmdpath='emulator webhooks clear'; n=0 ;;
       'profile:add') cmdpath='profile add'; n=0 ;;
       'profile:list') cmdpath='profile list'; n=0 ;;
       'profile:show') cmdpath='profile show'; n=0 ;;
@@ -289,6 +292,7 @@ _offramp() {
     'webhooks resend:--timeout') return 0 ;;
     'webhooks resend:--retries') return 0 ;;
     'webhooks resend:--from-store') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'webhooks resend:--event') return 0 ;;
     'webhooks resend:--to') return 0 ;;
     'webhooks resend:--secret') return 0 ;;
     'webhooks resend:--scheme') return 0 ;;
@@ -425,6 +429,28 @@ _offramp() {
     'emulator state import:-o'|'emulator state import:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator state import:--timeout') return 0 ;;
     'emulator state import:--retries') return 0 ;;
+    'emulator webhooks:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'emulator webhooks:--api-key') return 0 ;;
+    'emulator webhooks:--base-url') return 0 ;;
+    'emulator webhooks:--jq') return 0 ;;
+    'emulator webhooks:-o'|'emulator webhooks:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
+    'emulator webhooks:--timeout') return 0 ;;
+    'emulator webhooks:--retries') return 0 ;;
+    'emulator webhooks set-url:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'emulator webhooks set-url:--api-key') return 0 ;;
+    'emulator webhooks set-url:--base-url') return 0 ;;
+    'emulator webhooks set-url:--jq') return 0 ;;
+    'emulator webhooks set-url:-o'|'emulator webhooks set-url:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
+    'emulator webhooks set-url:--timeout') return 0 ;;
+    'emulator webhooks set-url:--retries') return 0 ;;
+    'emulator webhooks set-url:--secret') return 0 ;;
+    'emulator webhooks clear:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'emulator webhooks clear:--api-key') return 0 ;;
+    'emulator webhooks clear:--base-url') return 0 ;;
+    'emulator webhooks clear:--jq') return 0 ;;
+    'emulator webhooks clear:-o'|'emulator webhooks clear:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
+    'emulator webhooks clear:--timeout') return 0 ;;
+    'emulator webhooks clear:--retries') return 0 ;;
     'emulator wait:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator wait:--api-key') return 0 ;;
     'emulator wait:--base-url') return 0 ;;
@@ -432,6 +458,7 @@ _offramp() {
     'emulator wait:-o'|'emulator wait:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
     'emulator wait:--timeout') return 0 ;;
     'emulator wait:--retries') return 0 ;;
+    'emulator wait:--ready-file') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'demo:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'demo:--api-key') return 0 ;;
     'demo:--base-url') return 0 ;;
@@ -552,12 +579,12 @@ _offramp() {
       'revenue report') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --out --tz --token --network -h --help' -- "$cur")) ;;
       'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tx --ref -h --help' -- "$cur")) ;;
       'webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --ref --type --status --from --to --limit --cursor --all -h --help' -- "$cur")) ;;
+      'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --ref --type --status --from --to --limit --cursor --all --raw-cells -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
-      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --allow-insecure-forward --events --strict --scheme --tolerance -h --help' -- "$cur")) ;;
+      'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --allow-insecure-forward --events --strict --scheme --tolerance --no-register -h --help' -- "$cur")) ;;
       'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret --signature --file --scheme --tolerance --detect --from-store --event -h --help' -- "$cur")) ;;
-      'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
+      'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --event --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report -h --help' -- "$cur")) ;;
@@ -572,7 +599,10 @@ _offramp() {
       'emulator state') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator state export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator state import') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'emulator wait') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator webhooks set-url') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret -h --help' -- "$cur")) ;;
+      'emulator webhooks clear') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator wait') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ready-file -h --help' -- "$cur")) ;;
       'demo') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'profile add') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --env --api-key-stdin --webhook-secret-stdin --insecure-storage --api-key-command --force -h --help' -- "$cur")) ;;
@@ -601,7 +631,7 @@ _offramp() {
         1) COMPREPLY=($(compgen -W 'deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled' -- "$cur")); return 0 ;;
       esac ;;
     'emulator')
-      [[ $n -eq 0 ]] && COMPREPLY=($(compgen -W 'clock reset fault state wait' -- "$cur"))
+      [[ $n -eq 0 ]] && COMPREPLY=($(compgen -W 'clock reset fault state webhooks wait' -- "$cur"))
       case $n in
       esac ;;
     'emulator clock') COMPREPLY=($(compgen -W 'advance' -- "$cur")) ;;
@@ -615,6 +645,7 @@ _offramp() {
       case $n in
         0) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
       esac ;;
+    'emulator webhooks') COMPREPLY=($(compgen -W 'set-url clear' -- "$cur")) ;;
     'profile') COMPREPLY=($(compgen -W 'add list show use remove migrate' -- "$cur")) ;;
     'profile show')
       case $n in

@@ -49,12 +49,15 @@ function __fish_offramp_path
       case 'emulator:reset'; set cmdpath 'emulator reset'
       case 'emulator:fault'; set cmdpath 'emulator fault'
       case 'emulator:state'; set cmdpath 'emulator state'
+      case 'emulator:webhooks'; set cmdpath 'emulator webhooks'
       case 'emulator:wait'; set cmdpath 'emulator wait'
       case 'emulator clock:advance'; set cmdpath 'emulator clock advance'
       case 'emulator fault:add'; set cmdpath 'emulator fault add'
       case 'emulator fault:clear'; set cmdpath 'emulator fault clear'
       case 'emulator state:export'; set cmdpath 'emulator state export'
       case 'emulator state:import'; set cmdpath 'emulator state import'
+      case 'emulator webhooks:set-url'; set cmdpath 'emulator webhooks set-url'
+      case 'emulator webhooks:clear'; set cmdpath 'emulator webhooks clear'
       case 'profile:add'; set cmdpath 'profile add'
       case 'profile:list'; set cmdpath 'profile list'
       case 'profile:show'; set cmdpath 'profile show'
@@ -79,7 +82,7 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'webhooks' -d 'find, inspe
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'simulate' -d 'drive a staging transaction through its lifecycle (staging only)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'smoke' -d 'CI check: one full walk plus invariants (exit 8 on a failure)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'conform' -d 'find out what the service chose where the spec says "not shown", beside the emulator'\''s choice'
-complete -c offramp -n '__fish_offramp_path_is ""' -a 'emulator' -d 'run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, wait)'
+complete -c offramp -n '__fish_offramp_path_is ""' -a 'emulator' -d 'run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, webhooks, wait)'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'demo' -d 'the one-command tour: emulator, listener, one transaction end to end'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'profile' -d 'stored profiles, one per environment'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'config' -d 'the config file'
@@ -405,6 +408,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l to -d '
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l limit -d 'page size, 1 to 100 (default 20)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l cursor -d 'continue from a previous page' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l all -d 'follow every page to the end'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l raw-cells -d '-o csv: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -457,7 +461,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-in
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port -d 'port on 127.0.0.1' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile; against an emulator, its own unless given)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file (yours alone: 0600)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r -F
@@ -467,6 +471,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l event
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l strict -d 'with --forward-to: exit 8 when the app is still owed events at exit'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-register -d 'leave the emulator'\''s webhook URL alone (by default it is pointed here while this runs)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -505,7 +510,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s y -l 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send (default: listen'\''s, webhooks.ndjson)' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l event -d 'only this stored event (repeatable)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l to -d 'your app'\''s webhook endpoint' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l secret -d 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l scheme -d 'sign under this scheme of the catalogue (default: the profile'\''s, else hmac-sha256-hex)' -r -f
@@ -592,6 +598,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'clock' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'reset' -d 'forget everything (or one partner'\''s data): as freshly started'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'fault' -d 'targeted faults on API routes or webhook deliveries'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d 'the emulator'\''s whole state, out and in (the --state file format)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'webhooks' -d 'where the running emulator delivers webhooks, changed without a restart'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -774,6 +781,54 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -F
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'set-url' -d 'deliver webhooks to URL from now on (no restart)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'clear' -d 'stop delivering webhooks (events are still recorded)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l secret -d 'sign with this secret from now on (default: keep the one in use)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
@@ -788,6 +843,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s y -l ye
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l ready-file -d 'first wait for this file (offramp emulator --ready-file), then for the URL in it' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'

@@ -4,7 +4,7 @@
 // goes to stderr. API keys, the webhook secret and the admin token are never printed.
 // With --ready-file, the same URL is written to a file once the server accepts
 // connections, so a CI job waits for the file (or `offramp emulator wait`) instead of
-// sleeping. The control subcommands (clock, reset, fault, state, wait) live in
+// sleeping. The control subcommands (clock, reset, fault, state, webhooks, wait) live in
 // src/commands/emulator/.
 import { rm } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -16,12 +16,14 @@ import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js'
 import type * as Emulator from '../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from './command.js';
 import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
+import { shownUrl } from './emulator/webhook-endpoint.js';
+import { EMULATOR_DEFAULT_API_KEY } from '../lib/emulator-defaults.js';
 import type { GlobalFlags } from './globals.js';
 
 /** `offramp emulator` itself; its control commands are in emulator/ (emulator/index.ts). --api-key, a global flag, names its partners. */
 export const command = () =>
   new Command<[], {}, Pick<GlobalFlags, 'apiKey'>>('emulator')
-    .description('run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, wait)')
+    .description('run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, webhooks, wait)')
     .option('--port <port>', 'port', '4010')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--webhook-url <url>', 'deliver webhooks here')
@@ -40,7 +42,7 @@ export const command = () =>
     .option('--admin-token <token>', 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)')
     .addHelpText(
       'after',
-      '\n--api-key K (repeatable) gives each key its own partner; without it the default key is used (see README).\n' +
+      `\n--api-key K (repeatable) gives each key its own partner; without it the public test key ${EMULATOR_DEFAULT_API_KEY} is used.\n` +
         'The subcommands drive the emulator behind the current profile or --base-url through its control plane\n' +
         '(loopback only, or with the admin token from OFFRAMP_EMULATOR_ADMIN_TOKEN).',
     )
@@ -55,10 +57,10 @@ export const command = () =>
     // With both an action and subcommands, a mistyped subcommand reaches the server's action
     // as an argument: it is taken (undescribed, so help lists none) to say what it is.
     .argument('[subcommand...]')
-    .usage('[options]\n       offramp emulator clock|reset|fault|state|wait ...')
+    .usage('[options]\n       offramp emulator clock|reset|fault|state|webhooks|wait ...')
     .hook('preAction', (self, acting) => {
       if (acting === self && self.args.length > 0) {
-        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: clock, reset, fault, state, wait)`);
+        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: clock, reset, fault, state, webhooks, wait)`);
       }
     });
 
@@ -105,8 +107,10 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     }
     throw err;
   }
-  for (const key of emulator.apiKeys) io.addSecret(key);
-  io.addSecret(emulator.webhookSecret);
+  // The documented defaults are public test values (docs/emulator.md), printed below; any
+  // other key or secret is a credential and never printed.
+  for (const key of emulator.apiKeys) if (key !== emu.DEFAULT_API_KEY) io.addSecret(key);
+  if (emulator.webhookSecret !== emu.DEFAULT_WEBHOOK_SECRET) io.addSecret(emulator.webhookSecret);
   // Listening for the stop before anything announces the emulator: a CI script may signal
   // it the moment the ready file appears.
   // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
@@ -123,9 +127,14 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   io.out(`${emulator.url}\n`);
   const keys = settings.apiKeys
     ? `${emulator.apiKeys.length} partner${emulator.apiKeys.length === 1 ? '' : 's'}, one per --api-key`
-    : '1 partner, default key (see README)';
+    : `1 partner, public test key ${emu.DEFAULT_API_KEY}`;
   io.err(`offramp emulator listening on ${emulator.url} (${emulator.mode} mode, ${keys})`);
-  io.err(`webhooks: ${settings.webhookUrl ? `delivered to ${displayUrl(settings.webhookUrl)}, signed with ${settings.webhookSecret ? 'the given secret' : 'the default secret (see README)'} (${settings.signatureScheme ?? DEFAULT_SCHEME})` : 'recorded only (no --webhook-url)'}`);
+  const signedWith = settings.webhookSecret ? 'the given secret' : `the public test secret ${emu.DEFAULT_WEBHOOK_SECRET}`;
+  io.err(
+    settings.webhookUrl
+      ? `webhooks: delivered to ${shownUrl(settings.webhookUrl)}, signed with ${signedWith} (${settings.signatureScheme ?? DEFAULT_SCHEME})`
+      : `webhooks: recorded only, until \`offramp webhooks listen\` or \`offramp emulator webhooks set-url URL\` gives an endpoint (signed with ${signedWith})`,
+  );
   if (settings.latencyMs || settings.faultRate) {
     io.err(`faults: latency ${settings.latencyMs ?? 0} ms, fault rate ${settings.faultRate ?? 0}, seed ${emulator.seed}`);
   }
@@ -243,10 +252,4 @@ export function parseOptions(
     );
   }
   return settings;
-}
-
-/** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */
-function displayUrl(raw: string): string {
-  const url = new URL(raw);
-  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
 }

@@ -66,6 +66,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }), 0o644);
     }
     if (github) await reportToGithub(ctx, [unreachableAnnotation(outcome, detail)], unreachableMarkdown(outcome, detail));
+    // A CI job that keeps stdout (`smoke --json > result.json`) gets a report whether the
+    // run passed or failed; the exit code says which, the error envelope goes to stderr.
+    if (ctx.globals.json) {
+      const walk: CheckResult = { id: 'walk', name: `the walk reached ${outcome}`, status: 'fail', detail };
+      writeJson(ctx.io, jsonReport({ ok: false, outcome, startedAt, ms: seconds() * 1000, checks: [walk], steps: [] }));
+    }
     throw err;
   }
   // A walk the service refused part-way leaves its step's spinner running.
@@ -83,16 +89,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (opts.junit) await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases: checks, properties }), 0o644);
 
   if (ctx.globals.json) {
-    writeJson(ctx.io, {
-      ok,
-      outcome,
-      transaction_id: facts.transactionId ?? null,
-      merchant_reference: reference ?? null,
-      started_at: startedAt.toISOString(),
-      duration_ms: Math.round(seconds() * 1000),
-      checks,
-      steps: facts.steps,
-    });
+    writeJson(ctx.io, jsonReport({ ok, outcome, transactionId: facts.transactionId, reference, startedAt, ms: seconds() * 1000, checks, steps: facts.steps }));
   } else {
     renderReport(ctx, checks, facts.transactionId, outcome);
   }
@@ -104,6 +101,20 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (!ok) {
     throw new CheckFailed(`${failed.length} of ${checks.length} smoke checks failed: ${failed.map((c) => c.id).join(', ')}`);
   }
+}
+
+/** The `--json` report, the same shape whether the run passed, failed a check, or could not reach the service. */
+function jsonReport(r: { ok: boolean; outcome: string; transactionId?: string | undefined; reference?: string | undefined; startedAt: Date; ms: number; checks: CheckResult[]; steps: unknown[] }): object {
+  return {
+    ok: r.ok,
+    outcome: r.outcome,
+    transaction_id: r.transactionId ?? null,
+    merchant_reference: r.reference ?? null,
+    started_at: r.startedAt.toISOString(),
+    duration_ms: Math.round(r.ms),
+    checks: r.checks,
+    steps: r.steps,
+  };
 }
 
 function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefined, outcome: string): void {

@@ -15,7 +15,7 @@ import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/duration.js';
 import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
 import type { ApiResult } from './envelope.js';
-import { ApiProblem, badRequest, notFound, ok } from './envelope.js';
+import { ApiProblem, badRequest, conflict, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
 import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
@@ -108,6 +108,12 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     }
     case 'DELETE /faults':
       return ok({ cleared: rt.faultRules.clear() }, 200, 'Fault rules cleared');
+    case 'GET /webhooks':
+      return ok(webhookEndpoint(rt));
+    case 'PUT /webhooks':
+      return ok(setWebhookEndpoint(rt, parseJsonObject(req.body.toString('utf8'))), 200, 'Webhook endpoint set');
+    case 'DELETE /webhooks':
+      return ok(setWebhookEndpoint(rt, { url: null }), 200, 'Webhook endpoint cleared');
     case 'GET /state':
       return { status: 200, json: rt.exportDocument(), headers: { 'content-type': STATE_CONTENT_TYPE } };
     case 'GET /openapi.json':
@@ -139,6 +145,48 @@ async function openapiAnswer(): Promise<ApiResult> {
 /** The body limit of a control request, known before its body is read. */
 export function bodyLimitFor(method: string, path: string): number {
   return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : CONTROL_BODY_LIMIT;
+}
+
+/**
+ * Where deliveries go and how they are signed. The secret is part of the answer: a holder of
+ * the control plane may replace the whole state, and `webhooks listen` verifies with it.
+ */
+function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string } {
+  const { url, secret, scheme } = rt.webhooks.endpoint();
+  return { url: url ?? null, secret, signature_scheme: scheme };
+}
+
+/**
+ * `{"url": URL | null, "secret"?: S, "expect_url"?: URL | null}`: deliveries go to `url`
+ * from the next attempt (null: nowhere), signed with `secret` if given. With `expect_url`,
+ * only if the URL is still that one (409 otherwise): a listener putting back the URL it
+ * found never overwrites one set after it.
+ */
+function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
+  onlyKeys(body, ['url', 'secret', 'expect_url']);
+  const url = body.url === null ? undefined : webhookUrlOf(body.url, 'url');
+  if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === '' || /\s/.test(body.secret))) {
+    throw badRequest('secret must be a non-empty string without spaces');
+  }
+  const previous = rt.webhooks.endpoint().url ?? null;
+  if (body.expect_url !== undefined) {
+    const expected = body.expect_url === null ? null : webhookUrlOf(body.expect_url, 'expect_url');
+    const now = previous === null ? null : new URL(previous).toString();
+    if (expected !== now) throw conflict('the webhook URL is no longer the one expected (set since by someone else); left as it is');
+  }
+  rt.webhooks.setEndpoint(url, body.secret as string | undefined);
+  return { ...webhookEndpoint(rt), previous_url: previous };
+}
+
+function webhookUrlOf(value: unknown, field: string): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw badRequest(`${field} must be an http:// or https:// URL (or null for none)`);
+  return url.toString();
 }
 
 function advanceOf(body: Record<string, unknown>): number {

@@ -162,7 +162,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       host,
       mode,
       apiKeys,
-      webhookSecret,
+      // The control plane may change it while the emulator runs: read when asked.
+      get webhookSecret() {
+        return webhooks.endpoint().secret;
+      },
       seed,
       clock,
       sweep: () => void rt.sweep(),

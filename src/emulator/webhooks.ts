@@ -24,6 +24,9 @@
 //   the event becomes `failed` after that single attempt: it is then visible to
 //   `webhooks list --status failed` and replayable once a URL exists, which is what a
 //   partner chasing "why did I get nothing" needs;
+// - the URL and the secret can change while the emulator runs (the control plane's
+//   `/webhooks`, setEndpoint): each attempt reads them when it starts, so a retry already
+//   waiting goes to the new URL, signed with the new secret;
 // - replay keeps the event id, sets the status back to `pending` and starts a new round
 //   with a fresh retry budget; `attempts` keeps counting across rounds;
 // - deliveries run in the background (at most 8 at once) and never delay an API answer;
@@ -41,7 +44,8 @@ import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/backoff.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
-import { sign, type SchemeName } from '../lib/webhooks/signature.js';
+import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
+import { DEFAULT_SCHEME, sign, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -63,11 +67,12 @@ export const RETRY_CAP_MS = 60_000;
 export const ATTEMPT_TIMEOUT_MS = 5000;
 const MAX_PARALLEL_DELIVERIES = 8;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-export const NO_ENDPOINT_ERROR = 'no webhook endpoint configured (start the emulator with --webhook-url)';
+export const NO_ENDPOINT_ERROR = `${NO_ENDPOINT} (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)`;
 /** The longest a chaos-held event waits for a later one (or twice the chaos delay, if longer). */
 export const HOLD_MS = 2000;
 
 export type WebhookSettings = {
+  /** Changed by setEndpoint while the emulator runs. */
   url: string | undefined;
   secret: string;
   /** Signature scheme of the catalogue (src/lib/webhooks/signature.ts); default hmac-sha256-hex. */
@@ -146,6 +151,20 @@ export class Webhooks {
     return evt;
   }
 
+  /** Where deliveries go now, and how they are signed. */
+  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName } {
+    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME };
+  }
+
+  /**
+   * Deliveries go to `url` from the next attempt on (none: each fails at once, as without
+   * --webhook-url), signed with `secret` when one is given; the secret is kept otherwise.
+   */
+  setEndpoint(url: string | undefined, secret?: string): void {
+    this.settings.url = url;
+    if (secret !== undefined) this.settings.secret = secret;
+  }
+
   /** Queues delivery of a partner's pending events (after a state was loaded). */
   resume(partner: PartnerState): void {
     for (const evt of partner.eventList) {
@@ -179,7 +198,8 @@ export class Webhooks {
       kind: 'evt',
       cursor: query.get('cursor'),
       limit,
-      newestFirst: false,
+      // Newest first, as transactions are listed: the event a partner came to see is at the top.
+      newestFirst: true,
       keep: (evt) =>
         (txId === undefined || evt.aggregate_id === txId) &&
         (type === undefined || evt.event_type === type) &&

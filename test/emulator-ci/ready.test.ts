@@ -133,7 +133,7 @@ describe('the README CI recipe', () => {
     shell.stderr.on('data', (d: Buffer) => (out += d));
     const code = await new Promise<number | null>((resolve) => shell.once('close', resolve));
     expect(code, out).toBe(0);
-    expect(out).toContain('5 checks: 5 passed, 0 failed, 0 skipped');
+    expect(out).toContain('6 checks: 5 passed, 0 failed, 1 skipped');
     expect(readFileSync(summary, 'utf8')).toMatch(/### ✅ offramp smoke \(completed\): 5 passed/);
     expect(existsSync(join(dir, 'smoke.xml'))).toBe(true);
     expect(readFileSync(join(dir, 'emulator.log'), 'utf8')).toMatch(/ready: base URL written to emulator\.url/);

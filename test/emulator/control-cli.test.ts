@@ -43,7 +43,7 @@ describe('offramp emulator clock advance', () => {
     expect(r.stdout).toMatch(/^clock advanced 31m: emulator time \S+Z \(31m ahead of real time\); 1 transaction expired\n$/);
     expect(((await (await get(`/transactions/${id}`)).json()) as { data: { status: string } }).data.status).toBe('expired');
     const events = ((await (await get(`/webhooks/events?transaction_id=${id}`)).json()) as { data: { data: { event_type: string }[] } }).data.data;
-    expect(events.map((e) => e.event_type)).toEqual(['transaction.created', 'transaction.expired']);
+    expect(events.map((e) => e.event_type)).toEqual(['transaction.expired', 'transaction.created']);
     const json = await runMain(['emulator', 'clock', 'advance', '1h', '--json'], { env: emu.env });
     expect(JSON.parse(json.stdout)).toMatchObject({ advanced_ms: 3_600_000, offset_ms: 91 * 60_000, expired_transactions: 0 });
   });
@@ -172,7 +172,7 @@ describe('one command, a server and its subcommands', () => {
   it('--help shows the server’s options and the subcommands; each subcommand has its own', async () => {
     const help = await runMain(['emulator', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: offramp emulator \[options\]\n {7}offramp emulator clock\|reset\|fault\|state\|wait \.\.\.\n/);
+    expect(help.stdout).toMatch(/^Usage: offramp emulator \[options\]\n {7}offramp emulator clock\|reset\|fault\|state\|webhooks\|wait \.\.\.\n/);
     for (const flag of ['--port <port>', '--state <file>', '--ready-file <path>', '--webhook-chaos <spec>', '--admin-token <token>']) expect(help.stdout).toContain(flag);
     for (const sub of ['clock', 'reset [options]', 'fault', 'state', 'wait']) expect(help.stdout).toMatch(new RegExp(`^  ${sub.replace(/[[\]]/g, '\\$&')} `, 'm'));
     const add = await runMain(['emulator', 'fault', 'add', '--help']);

@@ -76,7 +76,7 @@ describe('POST /__emulator/clock', () => {
     const delivered = hooks.deliveries.find((d) => d.body.type === 'transaction.expired')!;
     expect(delivered.body.data).toMatchObject({ id: tx.id, status: 'expired' });
     const events = await eventsOf(api, tx.id);
-    expect(events.map((e) => e.event_type)).toEqual(['transaction.created', 'transaction.expired']);
+    expect(events.map((e) => e.event_type)).toEqual(['transaction.expired', 'transaction.created']);
     // Business time moved for everything: the quote is past its 120 s.
     expectError(await api.post('/transactions', directBody({ quote_id: quote.quote_id, fiat_amount: undefined, crypto_currency: undefined, network: undefined }), { idempotencyKey: idemKey() }), 400, 'BAD_REQUEST', /expired/);
     // Timestamps written now carry the moved time.
@@ -217,7 +217,7 @@ describe('webhook faults', () => {
     await control(api, 'POST', '/faults', { webhook: true, event_type: 'transaction.created', next: 2, status: 500 });
     const tx = await createTx(api);
     await simulate(api, tx.id, 'deposit.detected');
-    const [created, detected] = await eventually(async () => {
+    const [detected, created] = await eventually(async () => {
       const events = await eventsOf(api, tx.id);
       expect(events.map((e) => e.delivery_status)).toEqual(['delivered', 'delivered']);
       return events;

@@ -78,7 +78,8 @@ async function expectBack(emu: Running, before: Awaited<ReturnType<typeof firstR
   expect(replay.text).toBe(before.created.text);
   const events = (await call(emu, 'GET', `/webhooks/events?transaction_id=${before.id}`)).body.data.data;
   expect(events).toEqual(before.events);
-  expect(events[0]).toMatchObject({ event_type: 'transaction.created', delivery_status: 'failed', attempts: 1, last_error: expect.stringMatching(/no webhook endpoint/) });
+  // Newest first: the transaction's first event is the last.
+  expect(events.at(-1)).toMatchObject({ event_type: 'transaction.created', delivery_status: 'failed', attempts: 1, last_error: expect.stringMatching(/no webhook endpoint/) });
   return events as { event_id: string }[];
 }
 
@@ -99,9 +100,9 @@ describe('offramp emulator --state, restarted', () => {
     await eventually(() => expect(second.stderr()).toMatch(/state: .* \(1 transactions, 2 events\)/));
     const events = await expectBack(second, before);
     // The event kept its snapshot: the replay delivers it whole, under the same id.
-    expect((await call(second, 'POST', `/webhooks/events/${events[0]!.event_id}/replay`)).status).toBe(200);
+    expect((await call(second, 'POST', `/webhooks/events/${events.at(-1)!.event_id}/replay`)).status).toBe(200);
     await eventually(() => expect(hooks.deliveries).toHaveLength(1));
-    expect(hooks.deliveries[0]!.body).toMatchObject({ id: events[0]!.event_id, type: 'transaction.created', data: { id: before.id, status: 'awaiting_deposit' } });
+    expect(hooks.deliveries[0]!.body).toMatchObject({ id: events.at(-1)!.event_id, type: 'transaction.created', data: { id: before.id, status: 'awaiting_deposit' } });
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(130);
   });

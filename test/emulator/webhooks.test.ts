@@ -75,7 +75,8 @@ describe('delivery', () => {
     const tx = await createTx(api);
     for (const event of ['deposit.detected', 'deposit.confirmed', 'transaction.completed', 'payout.settled']) await simulate(api, tx.id, event);
     const list = await events(api, `?transaction_id=${tx.id}`);
-    expect(list.map((e) => e.event_type)).toEqual(['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed', 'payout.settled']);
+    // Newest first, as transactions are listed.
+    expect(list.map((e) => e.event_type)).toEqual(['payout.settled', 'transaction.completed', 'deposit.confirmed', 'deposit.detected', 'transaction.created']);
 
     await eventually(() => expect(hooks.deliveries).toHaveLength(5));
     const byType = new Map(hooks.deliveries.map((d) => [d.body.type, d.body]));
@@ -251,7 +252,7 @@ describe('without a webhook URL', () => {
 });
 
 describe('GET /webhooks/events', () => {
-  it('lists oldest first in pages of 20, filtered by transaction, type, delivery status and created_at window', async () => {
+  it('lists newest first in pages of 20, filtered by transaction, type, delivery status and created_at window', async () => {
     const clock = createManualClock(Date.parse('2026-09-01T00:00:00.000Z'));
     const api = await startApi({ clock });
     const ids: string[] = [];
@@ -264,15 +265,16 @@ describe('GET /webhooks/events', () => {
     const first = expectOk(await api.get('/webhooks/events'), 200, EventPage);
     expect(first.limit).toBe(20);
     expect(first.has_more).toBe(true);
-    expect(first.data.map((e) => e.aggregate_id)).toEqual(ids.slice(0, 20));
+    const newest = [...ids].reverse();
+    expect(first.data.map((e) => e.aggregate_id)).toEqual([ids[3], ...newest.slice(0, 19)]);
     const second = expectOk(await api.get(`/webhooks/events?cursor=${first.next_cursor}`), 200, EventPage);
-    expect(second.data.map((e) => e.aggregate_id)).toEqual([ids[20], ids[21], ids[3]]);
+    expect(second.data.map((e) => e.aggregate_id)).toEqual(newest.slice(19));
     expect(second.next_cursor).toBeNull();
 
-    expect((await events(api, `?transaction_id=${ids[3]}`)).map((e) => e.event_type)).toEqual(['transaction.created', 'deposit.detected']);
+    expect((await events(api, `?transaction_id=${ids[3]}`)).map((e) => e.event_type)).toEqual(['deposit.detected', 'transaction.created']);
     expect((await events(api, '?event_type=deposit.detected')).map((e) => e.aggregate_id)).toEqual([ids[3]]);
     const windowed = await events(api, '?from=2026-09-01T00:00:05Z&to=2026-09-01T00:00:07Z');
-    expect(windowed.map((e) => e.aggregate_id)).toEqual(ids.slice(5, 8));
+    expect(windowed.map((e) => e.aggregate_id)).toEqual(ids.slice(5, 8).reverse());
     await eventually(async () => expect(await events(api, '?delivery_status=failed&limit=100')).toHaveLength(23));
     expect(await events(api, '?delivery_status=delivered')).toHaveLength(0);
     expectError(await api.get('/webhooks/events?event_type=transaction.cancelled'), 400, 'BAD_REQUEST', /event_type must be one of transaction.created/);

@@ -4,7 +4,8 @@
 // reaches the screen; the characters are shown as \x1b, \x07, \r; every table row stays one
 // line. With --json the same commands print the service's strings unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorFor } from '../helpers/emulator.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { partner } from '../tx/partner.js';
 import { runMain } from '../helpers/main.js';
 import { runInPty, type PtyResult } from '../helpers/pty.js';
 import { errorBody, json, scriptedServer } from '../helpers/server.js';
@@ -14,6 +15,9 @@ import { errorBody, json, scriptedServer } from '../helpers/server.js';
 const HOSTILE_REF = 'ref\x1b]0;PWNED\x07\x1b[2J\x1b[31mRED\rOVER\tTAB\nLF\u202eEVIL';
 const HOSTILE_ERROR = 'endpoint down\x1b[2J\x1b]0;PWNED\x07\r\nerror: FAKE';
 const PLACEHOLDER_REF = 'placeholder-ref-0001';
+// A completed transaction's reference, so that the ledger (revenue export) holds one too.
+const HOSTILE_PAID_REF = 'paid\x1b]0;PWNED\x07\x1b[2J';
+const PLACEHOLDER_PAID_REF = 'placeholder-paid-0002';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 let txId: string;
@@ -29,7 +33,9 @@ function hostileState(document: string): string {
   const rewritten = lines.map((line) => {
     const record = JSON.parse(line) as { k: string; v?: Record<string, unknown> };
     if (record.k === 'event' && record.v) record.v.last_error = HOSTILE_ERROR;
-    return JSON.stringify(record).replaceAll(PLACEHOLDER_REF, JSON.stringify(HOSTILE_REF).slice(1, -1));
+    return JSON.stringify(record)
+      .replaceAll(PLACEHOLDER_REF, JSON.stringify(HOSTILE_REF).slice(1, -1))
+      .replaceAll(PLACEHOLDER_PAID_REF, JSON.stringify(HOSTILE_PAID_REF).slice(1, -1));
   });
   return `${rewritten.map((l) => `${l}\n`).join('')}{"k":"end","lines":${rewritten.length}}\n`;
 }
@@ -39,6 +45,9 @@ beforeAll(async () => {
   const made = await runMain(['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', PLACEHOLDER_REF, '--json'], { env: emu.env });
   expect(made.code, made.stderr).toBe(0);
   txId = JSON.parse(made.stdout).id;
+  const api = partner(emu.emulator.url, TEST_KEY);
+  const paid = await api.create(PLACEHOLDER_PAID_REF);
+  for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(paid.id, e);
   emu.emulator.importState(hostileState(emu.emulator.exportState()));
 });
 afterAll(() => emu.close());
@@ -81,8 +90,31 @@ describe('service text on a terminal', { timeout: 60_000 }, () => {
     expect(r.code, r.output).toBe(0);
     expectNoControlFromData(r);
     const rows = r.output.split('\n').filter((l) => l.includes('endpoint down\\x1b[2J'));
-    expect(rows).toHaveLength(1);
+    // One line for each of the five events (the created one, and the paid transaction's four).
+    expect(rows).toHaveLength(5);
     expect(r.output).not.toMatch(/^error: FAKE/m);
+  });
+
+  it('CSV on a terminal shows the cells’ control characters as tables do: webhooks list and revenue export', async () => {
+    const list = await runInPty(['webhooks', 'list', '-o', 'csv'], emu.env).done;
+    expect(list.code, list.output).toBe(0);
+    // A record ends in CRLF (RFC 4180), which the pty makes CR CR LF: ours, not the data's.
+    const records = (r: PtyResult) => ({ ...r, raw: r.raw.replace(/\r\r\n/g, '\n') });
+    expectNoControlFromData(records(list));
+    expect(list.output).toMatch(/,"endpoint down\\x1b\[2J\\x1b\]0;PWNED\\x07\\r\\nerror: FAKE",/);
+    const ledger = await runInPty(['revenue', 'export', '--from', day, '--to', day, '-o', 'csv'], emu.env).done;
+    expect(ledger.code, ledger.output).toBe(0);
+    expectNoControlFromData(records(ledger));
+    expect(ledger.output).toContain(',"paid\\x1b]0;PWNED\\x07\\x1b[2J",');
+  });
+
+  it('CSV to a pipe stays byte-faithful (the spreadsheet guard aside)', async () => {
+    const list = await runMain(['webhooks', 'list', '-o', 'csv'], { env: emu.env });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(`,"${HOSTILE_ERROR}",`);
+    const ledger = await runMain(['revenue', 'export', '--from', day, '--to', day, '-o', 'csv'], { env: emu.env });
+    expect(ledger.code).toBe(0);
+    expect(ledger.stdout).toContain(`,"${HOSTILE_PAID_REF}",`);
   });
 
   it('reconcile shows the reference visibly in its table', async () => {
@@ -97,11 +129,11 @@ describe('service text on a terminal', { timeout: 60_000 }, () => {
     const get = await runMain(['tx', 'get', txId, '--json'], { env: emu.env });
     expect(JSON.parse(get.stdout).merchant_reference).toBe(HOSTILE_REF);
     const list = await runMain(['tx', 'list', '--json'], { env: emu.env });
-    expect(JSON.parse(list.stdout).data[0].merchant_reference).toBe(HOSTILE_REF);
+    expect(JSON.parse(list.stdout).data.map((t: { merchant_reference: string }) => t.merchant_reference)).toEqual([HOSTILE_PAID_REF, HOSTILE_REF]);
     const events = await runMain(['webhooks', 'list', '--json'], { env: emu.env });
     expect(JSON.parse(events.stdout).data[0].last_error).toBe(HOSTILE_ERROR);
     const rec = await runMain(['reconcile', '--from', day, '--to', day, '--json'], { env: emu.env });
-    expect(JSON.parse(rec.stdout).discrepancies[0].merchant_reference).toBe(HOSTILE_REF);
+    expect(JSON.parse(rec.stdout).discrepancies.map((d: { merchant_reference: string }) => d.merchant_reference)).toContain(HOSTILE_REF);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cancelRefused,
+  deliveries,
   evaluate,
   eventsCoverSteps,
   expectedEventTypes,
@@ -63,6 +64,7 @@ function goodFacts(): SmokeFacts {
     history: { ok: true, value: HISTORY },
     events: { ok: true, value: events },
     telemetry: Object.fromEntries(events.map((e) => [e.event_id, { ok: true, value: e }])),
+    deliveries: { ok: true, value: events },
     ledger: { ok: true, value: { rows: [row('50000')], from: at(0), to: at(9) } },
     cancel: { ok: true, value: { accepted: false, httpStatus: 409, code: 'CONFLICT', message: 'cannot cancel' } },
   };
@@ -75,6 +77,7 @@ describe('smoke invariants', () => {
       ['status-order', 'pass'],
       ['history-reasons', 'pass'],
       ['events-cover-steps', 'pass'],
+      ['deliveries', 'pass'],
       ['ledger-row', 'pass'],
       ['cancel-refused', 'pass'],
     ]);
@@ -191,9 +194,45 @@ describe('smoke invariants', () => {
     });
   });
 
+  describe('deliveries', () => {
+    const withEvents = (change: (e: WebhookEvent, i: number) => Partial<WebhookEvent>) => {
+      const f = goodFacts();
+      f.deliveries = { ok: true, value: f.events!.ok ? f.events!.value.map((e, i) => ({ ...e, ...change(e, i) })) : [] };
+      return f;
+    };
+    it('passes when every event was delivered, saying how many needed a retry', () => {
+      expect(deliveries.check(withEvents((_, i) => (i === 1 ? { attempts: 3, last_error: 'endpoint answered HTTP 503' } : {})))).toEqual({ status: 'pass', detail: '5 delivered (1 after a retry)' });
+    });
+    it('fails when deliveries to a configured endpoint failed, or are failing and retried', () => {
+      const r = deliveries.check(withEvents((_, i) => (i === 0 ? { delivery_status: 'failed', attempts: 6, last_error: 'endpoint answered HTTP 500: boom' } : i === 1 ? { delivery_status: 'pending', attempts: 1, last_error: 'no answer within 5000 ms' } : {})));
+      expect(r).toEqual({
+        status: 'fail',
+        detail: '2 of 5 deliveries failed: transaction.created failed after 6 attempts: endpoint answered HTTP 500: boom; deposit.detected pending after 1 attempt: no answer within 5000 ms',
+      });
+    });
+    it('is skipped, saying so, when there is no endpoint; fails on events never attempted within the wait', () => {
+      const none = withEvents(() => ({ delivery_status: 'failed', last_error: 'no webhook endpoint configured (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)' }));
+      expect(deliveries.check(none)).toEqual({ status: 'skip', detail: 'skipped: no webhook endpoint (5 events recorded, none sent)' });
+      const waiting = withEvents((_, i) => (i === 4 ? { delivery_status: 'pending', attempts: 0 } : {}));
+      expect(deliveries.check(waiting)).toEqual({ status: 'fail', detail: '1 of 5 events not delivered within the wait: payout.settled pending' });
+    });
+    it('is skipped, naming them, when the service says words the profile does not name', () => {
+      const f = withEvents((_, i) => ({ delivery_status: i === 0 ? 'succeeded' : 'queued' }));
+      expect(deliveries.check(f)).toEqual({
+        status: 'skip',
+        detail: 'skipped: the service reports delivery_status "succeeded", "queued", which the profile does not name as delivered or failed (offramp conform --save records its words)',
+      });
+    });
+    it("reads the service's own words for delivered and failed", () => {
+      const f = withEvents((_, i) => ({ delivery_status: i === 2 ? 'errored' : 'succeeded', last_error: i === 2 ? 'HTTP 500' : null }));
+      f.deliveryNames = { delivered: 'succeeded', failed: 'errored', named: true };
+      expect(deliveries.check(f)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^1 of 5 deliveries failed: deposit\.confirmed errored after 1 attempt: HTTP 500$/) });
+    });
+  });
+
   it('a walk that stopped part-way adds a failing walk check and fails what it could not check', () => {
     const results = evaluate({ outcome: 'completed', steps: STEPS.slice(0, 2), walkError: 'CONFLICT: refused', transactionId: TX });
     expect(results[0]).toMatchObject({ id: 'walk', status: 'fail', detail: 'CONFLICT: refused' });
-    expect(results.filter((r) => r.status === 'fail')).toHaveLength(6);
+    expect(results.filter((r) => r.status === 'fail')).toHaveLength(7);
   });
 });

@@ -29,17 +29,19 @@ describe('offramp smoke --report github', () => {
     const r = await runMain(['smoke', '--report', 'github', '--junit', junit], { env: { ...emu.env, GITHUB_STEP_SUMMARY: summary } });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('::error');
-    expect(r.stdout).toContain('5 checks: 5 passed, 0 failed, 0 skipped');
+    // No webhook endpoint on this emulator: the deliveries check says so and is skipped.
+    expect(r.stdout).toContain('6 checks: 5 passed, 0 failed, 1 skipped');
     const md = readFileSync(summary, 'utf8');
     // Appended: what the earlier step wrote stays.
     expect(md.startsWith('## earlier step\n')).toBe(true);
-    expect(md).toMatch(/^### ✅ offramp smoke \(completed\): 5 passed, 0 failed, 0 skipped$/m);
+    expect(md).toMatch(/^### ✅ offramp smoke \(completed\): 5 passed, 0 failed, 1 skipped$/m);
     expect(md).toMatch(/^transaction `[0-9a-f-]{36}` · reference `[^`]+` · \d+\.\d\d s$/m);
     expect(md).toContain('| result | check | invariant | detail |');
     for (const id of ['status-order', 'history-reasons', 'events-cover-steps', 'ledger-row', 'cancel-refused']) {
       expect(md).toMatch(new RegExp(`^\\| ✅ pass \\| \`${id}\` \\| .+ \\| .+ \\|$`, 'm'));
     }
-    expect(parseXml(readFileSync(junit, 'utf8')).attrs).toMatchObject({ tests: '5', failures: '0' });
+    expect(md).toMatch(/^\| ⏭️? ?skip \| `deliveries` \| .+ \| skipped: no webhook endpoint .+ \|$/m);
+    expect(parseXml(readFileSync(junit, 'utf8')).attrs).toMatchObject({ tests: '6', failures: '0', skipped: '1' });
   });
 
   it('fails: one ::error line per failed invariant (escaped), ❌ in the table, exit 8', async () => {
@@ -55,7 +57,7 @@ describe('offramp smoke --report github', () => {
       expect(annotations[0]).toMatch(/^::error title=offramp smoke%3A ledger-row::.+49999\.99/);
       expect(r.stdout).toMatch(/^FAIL  ledger-row: /m);
       const md = readFileSync(summary, 'utf8');
-      expect(md).toMatch(/^### ❌ offramp smoke \(completed\): 4 passed, 1 failed, 0 skipped$/m);
+      expect(md).toMatch(/^### ❌ offramp smoke \(completed\): 4 passed, 1 failed, 1 skipped$/m);
       expect(md).toMatch(/^\| ❌ fail \| `ledger-row` \| .+49999\.99.+ \|$/m);
       const failure = findAll(parseXml(readFileSync(junit, 'utf8')), 'failure')[0]!;
       expect(annotations[0]).toContain(failure.text.replace(/%/g, '%25').replace(/\n/g, '%0A'));

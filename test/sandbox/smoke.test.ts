@@ -6,15 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { findAll, parseXml } from '../helpers/xml.js';
+import { webhookReceiver } from '../emulator/helpers.js';
 import { breakingProxy, type Breakage } from './breaking-proxy.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
+let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
 beforeAll(async () => {
-  emu = await emulatorFor();
+  hooks = await webhookReceiver();
+  emu = await emulatorFor({ webhookUrl: hooks.url });
 });
-afterAll(() => emu.close());
+afterAll(async () => {
+  await emu.close();
+  await hooks.close();
+});
 
-const IDS = ['status-order', 'history-reasons', 'events-cover-steps', 'ledger-row', 'cancel-refused'];
+const IDS = ['status-order', 'history-reasons', 'events-cover-steps', 'deliveries', 'ledger-row', 'cancel-refused'];
 
 type Report = { ok: boolean; outcome: string; transaction_id: string; checks: { id: string; status: string; detail: string }[]; steps: { step: string }[] };
 
@@ -25,13 +31,14 @@ describe('offramp smoke', () => {
     expect(r.stderr).not.toMatch(/error:/);
     expect(r.code).toBe(0);
     for (const id of IDS) expect(r.stdout).toMatch(new RegExp(`^PASS  ${id}: `, 'm'));
-    expect(r.stdout).toContain('5 checks: 5 passed, 0 failed, 0 skipped');
+    expect(r.stdout).toContain('6 checks: 6 passed, 0 failed, 0 skipped');
+    expect(r.stdout).toMatch(/^PASS  deliveries: the transaction's webhook events were delivered to the endpoint\n +5 delivered$/m);
     // The walk is shown on stderr, one line per step (no TTY here).
     expect(r.stderr).toMatch(/^\[6\/6\] payout\.settled +completed \(unchanged\)/m);
 
     const root = parseXml(readFileSync(junit, 'utf8'));
     expect(root.name).toBe('testsuites');
-    expect(root.attrs).toMatchObject({ tests: '5', failures: '0', errors: '0', skipped: '0' });
+    expect(root.attrs).toMatchObject({ tests: '6', failures: '0', errors: '0', skipped: '0' });
     const suite = findAll(root, 'testsuite')[0]!;
     expect(findAll(suite, 'property').find((p) => p.attrs.name === 'transaction_id')?.attrs.value).toMatch(/^[0-9a-f-]{36}$/);
     expect(findAll(suite, 'testcase').map((c) => c.attrs.name!.split(':')[0])).toEqual(IDS);
@@ -47,6 +54,7 @@ describe('offramp smoke', () => {
       ['status-order', 'pass'],
       ['history-reasons', 'pass'],
       ['events-cover-steps', 'pass'],
+      ['deliveries', 'pass'],
       ['ledger-row', 'skip'],
       ['cancel-refused', 'skip'],
     ]);
@@ -124,11 +132,11 @@ describe('offramp smoke', () => {
       expect(report.ok).toBe(false);
       const failed = report.checks.filter((c) => c.status === 'fail');
       expect(failed.map((c) => c.id)).toEqual([id]);
-      expect(report.checks.filter((c) => c.status === 'pass')).toHaveLength(4);
+      expect(report.checks.filter((c) => c.status === 'pass')).toHaveLength(5);
       // --json: the error envelope on stderr, as for any failing command.
       expect(r.stderr).toMatch(/"code":"CHECK_FAILED"/);
       const root = parseXml(readFileSync(junit, 'utf8'));
-      expect(root.attrs).toMatchObject({ tests: '5', failures: '1' });
+      expect(root.attrs).toMatchObject({ tests: '6', failures: '1' });
       const failure = findAll(root, 'failure')[0]!;
       expect(failure.text).toBe(failed[0]!.detail);
     } finally {
@@ -142,8 +150,8 @@ describe('offramp smoke', () => {
       const r = await runMain(['smoke'], { env: { ...emu.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
       expect(r.code).toBe(8);
       expect(r.stdout).toMatch(/^FAIL  history-reasons: every history reason has the scope:word form\n +not of the form scope:word: entry 3 \(deposit_confirming → selling_crypto\): "Deposit confirmed"$/m);
-      expect(r.stdout).toContain('5 checks: 4 passed, 1 failed, 0 skipped');
-      expect(r.stderr).toMatch(/^error: CHECK_FAILED: 1 of 5 smoke checks failed: history-reasons$/m);
+      expect(r.stdout).toContain('6 checks: 5 passed, 1 failed, 0 skipped');
+      expect(r.stderr).toMatch(/^error: CHECK_FAILED: 1 of 6 smoke checks failed: history-reasons$/m);
     } finally {
       await proxy.close();
     }
@@ -173,5 +181,32 @@ describe('offramp smoke', () => {
     expect(down.stderr).toMatch(/error: NETWORK: /);
     const root = parseXml(readFileSync(junit, 'utf8'));
     expect(root.attrs).toMatchObject({ tests: '1', errors: '1' });
+    // With --json the report is on stdout whatever happened; the exit code says what.
+    const json = await runMain(['smoke', '--json', '--retries', '0'], { env: { ...emu.env, OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+    expect(json.code).toBe(7);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, outcome: 'completed', transaction_id: null, checks: [{ id: 'walk', status: 'fail', detail: expect.stringMatching(/^NETWORK: /) }], steps: [] });
+    expect(json.stderr).toMatch(/"code":"NETWORK"/);
+  });
+
+  it('deliveries: skipped without a webhook endpoint, failed when the endpoint refuses them', async () => {
+    const bare = await emulatorFor();
+    const refusing = await webhookReceiver(() => 500);
+    try {
+      const none = await runMain(['smoke'], { env: bare.env });
+      expect(none.code).toBe(0);
+      expect(none.stdout).toMatch(/^SKIP  deliveries: .*\n +skipped: no webhook endpoint \(5 events recorded, none sent\)$/m);
+      expect(none.stdout).toContain('6 checks: 5 passed, 0 failed, 1 skipped');
+
+      // Every other check holds: only the deliveries fail, and say why.
+      expect((await runMain(['emulator', 'webhooks', 'set-url', refusing.url], { env: bare.env })).code).toBe(0);
+      const failing = await runMain(['smoke', '--json'], { env: bare.env });
+      expect(failing.code).toBe(8);
+      const report = JSON.parse(failing.stdout) as Report;
+      expect(report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual(['deliveries']);
+      expect(report.checks.find((c) => c.id === 'deliveries')!.detail).toMatch(/^5 of 5 deliveries failed: .*transaction\.created (pending|failed) after \d attempts?: endpoint answered HTTP 500/);
+    } finally {
+      await bare.close();
+      await refusing.close();
+    }
   });
 });

@@ -56,8 +56,15 @@ describe('smoke and reconcile against the variant', { timeout: 60_000 }, () => {
   it('smoke passes: the walk, history, events and ledger row all check out', async () => {
     const r = await runMain(['smoke', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { ok?: boolean; checks: { id: string; status: string }[] };
+    const report = JSON.parse(r.stdout) as { ok?: boolean; checks: { id: string; status: string; detail: string }[] };
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    // Its delivery words are not the emulator's: the deliveries are not judged on a guess...
+    expect(report.checks.find((c) => c.id === 'deliveries')).toMatchObject({ status: 'skip', detail: expect.stringMatching(/^skipped: the service reports delivery_status /) });
+    // ... and are, once the profile names them.
+    const told = await profileWith({ deliveredStatus: VARIANT.deliveryStatus.delivered, failedStatus: VARIANT.deliveryStatus.failed });
+    const judged = await runMain(['smoke', '--json'], { env: told });
+    expect(judged.code, judged.stderr).toBe(0);
+    expect((JSON.parse(judged.stdout) as typeof report).checks.find((c) => c.id === 'deliveries')).toMatchObject({ status: 'pass', detail: '5 delivered' });
   });
 
   it('reconcile does not take an unknown delivery word for a finding of its own, and is clean once told the words', async () => {

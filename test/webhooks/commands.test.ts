@@ -67,14 +67,14 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     const failed = await cli(['webhooks', 'list', '--status', 'failed', '--tx', txId, '--all', '--json']);
     expect(failed.code, failed.stderr).toBe(0);
     const all = JSON.parse(failed.stdout) as Telemetry[];
-    expect(all.map((e) => e.event_type)).toEqual(['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed']);
+    expect(all.map((e) => e.event_type)).toEqual(['transaction.completed', 'deposit.confirmed', 'deposit.detected', 'transaction.created']);
     expect(all).toEqual(await events());
 
     const one = await cli(['webhooks', 'list', '--tx', txId, '--limit', '2']);
     expect(one.code).toBe(0);
     expect(one.stdout.split('\n')[0]).toMatch(/^EVENT ID +TYPE +TRANSACTION +DELIVERY +ATTEMPTS +CREATED +LAST ERROR$/);
     expect(one.stdout.trim().split('\n')).toHaveLength(3);
-    expect(one.stdout).toMatch(/transaction\.created .* failed +2 .*endpoint answered HTTP 503: not now/);
+    expect(one.stdout).toMatch(/transaction\.completed .* failed +2 .*endpoint answered HTTP 503: not now/);
     expect(one.stderr).toMatch(/^more events: --cursor \S+ \(or --all\)$/m);
     const page = JSON.parse((await cli(['webhooks', 'list', '--tx', txId, '--limit', '2', '--json'])).stdout);
     expect(page).toMatchObject({ has_more: true, limit: 2, next_cursor: expect.any(String) });
@@ -92,7 +92,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
   });
 
   it('get shows the telemetry, says there is no payload, and 404s an unknown id', async () => {
-    const [first] = await events();
+    const first = (await events()).at(-1);
     const r = await cli(['webhooks', 'get', first!.event_id]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Webhook event [0-9a-f-]{36}\n {2}type +transaction\.created$/m);
@@ -126,7 +126,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
   });
 
   it('replay by id: a partial failure names what did not replay and exits with its code', async () => {
-    const [first] = await events();
+    const first = (await events()).at(-1);
     const ghost = '00000000-0000-4000-8000-00000000dead';
     const r = await cli(['webhooks', 'replay', first!.event_id, ghost]);
     expect(r.code).toBe(4);

@@ -59,9 +59,10 @@ afterAll(() => emu?.close());
 describe('webhooks listen', { timeout: 60_000 }, () => {
   it('verifies, dedupes, stores, keeps statuses forward; survives a restart; forwards', async () => {
     const store = join(mkdtempSync(join(tmpdir(), 'offramp-listen-')), 'events.ndjson');
-    const first = listen(['--store', store]);
+    // The emulator is given the URL at its start here (--no-register: nothing else is asked).
+    const first = listen(['--store', store, '--no-register']);
     const url = await first.url;
-    expect(first.stderr()).toContain(`Give the service this URL. With the emulator: offramp emulator --webhook-url ${url}`);
+    expect(first.stderr()).toContain(`Give the service this URL. To an emulator: offramp emulator webhooks set-url ${url}`);
 
     emu = await emulatorFor({ webhookUrl: `${url}hooks`, webhookSecret: SECRET });
     const api = partner(emu.emulator.url, TEST_KEY);
@@ -95,7 +96,8 @@ describe('webhooks listen', { timeout: 60_000 }, () => {
     expect(stopped.stderr).toContain('Stopped (SIGINT). received 7, stored 5, duplicates 1, rejected 1, forwarded 0, still owed 0; rejected: 1 bad signature; 1 out of order.');
     expect(stopped.stderr).toContain(`  ${tx.id}  completed`);
     const stored = readFileSync(store, 'utf8').split('\n').filter(Boolean);
-    expect(stored.map((l) => JSON.parse(l).id)).toEqual([...events.map((e) => e.event_id), 'late-1']);
+    // The store is in the order received; the list, newest first.
+    expect(stored.map((l) => JSON.parse(l).id)).toEqual([...events.map((e) => e.event_id).reverse(), 'late-1']);
     // The exact body, with the header it came with and the scheme that matched.
     const lastStored = parseStoredLine(stored.at(-1)!)!;
     expect(lastStored.body.toString('utf8')).toBe(late);

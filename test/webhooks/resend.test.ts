@@ -2,7 +2,7 @@
 // checks every signature with node:crypto: duplicated and shuffled on request, each event
 // with its own id, signed under the chosen scheme; exit 8 when the app refuses any.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
 import { formatStoredLine } from '../../src/lib/webhooks/store.js';
-import { tempHome } from '../helpers/cli.js';
+import { runCli, tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 
 const SECRET = 'whsec_resend_0b77';
@@ -138,10 +138,39 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
     const usage = async (args: string[]) => (await runMain(['webhooks', 'resend', ...args], { env })).stderr;
     expect(await usage(['--from-store', store])).toContain('error: USAGE: --to is required');
-    expect(await usage(['--to', 'http://127.0.0.1:9/'])).toContain('error: USAGE: --from-store is required');
+    expect(await usage(['--from-store', ' ', '--to', 'http://127.0.0.1:9/'])).toContain('error: USAGE: --from-store: give a file name');
     expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--scheme', 'any'])).toContain('--scheme any: resend signs, so it needs one scheme');
     expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--delay', '9-3ms'])).toContain('--delay: "9-3ms" runs backwards');
     expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--events', 'payout.settled'])).toContain('no events of payout.settled in it');
     expect(await usage(['--from-store', join(tmpdir(), 'nope.ndjson'), '--to', 'http://127.0.0.1:9/'])).toContain('no such file');
+  });
+
+  it('--event ID (repeatable) resends just those; nothing is sent when one is not in the store', async () => {
+    const store = storeOf(['p-1', 'p-2', 'p-3', 'p-4']);
+    const a = await app();
+    const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', 'p-3', '--event', 'p-1', '--secret', SECRET]);
+    expect(r.code, r.stderr).toBe(0);
+    // In store order, each once.
+    expect(a.got.map((g) => [g.id, g.valid])).toEqual([
+      ['p-1', true],
+      ['p-3', true],
+    ]);
+    const missing = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', 'p-2', '--event', 'p-9', '--secret', SECRET]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`error: USAGE: --from-store ${store}: no event p-9 in it; nothing was sent`);
+    expect(a.got).toHaveLength(2);
+  });
+
+  it("reads listen's default store when --from-store is not given", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-resend-cwd-'));
+    writeFileSync(join(dir, 'webhooks.ndjson'), readFileSync(storeOf(['d-1', 'd-2']), 'utf8'), { mode: 0o600 });
+    const a = await app();
+    const r = await runCli(['webhooks', 'resend', '--to', a.url, '--event', 'd-2'], { cwd: dir, env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(a.got.map((g) => [g.id, g.valid])).toEqual([['d-2', true]]);
+    const elsewhere = await runCli(['webhooks', 'resend', '--to', a.url], { cwd: mkdtempSync(join(tmpdir(), 'offramp-resend-empty-')), env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('error: USAGE: webhooks.ndjson (the store `webhooks listen` writes by default): no such file');
+    expect(elsewhere.stderr).toContain('hint: run `offramp webhooks listen` here first, or name a store with --from-store FILE');
   });
 });

@@ -10,6 +10,8 @@ import * as reset from './reset.js';
 import * as stateExport from './state-export.js';
 import * as stateImport from './state-import.js';
 import * as wait from './wait.js';
+import * as webhooksClear from './webhooks-clear.js';
+import * as webhooksSetUrl from './webhooks-set-url.js';
 
 export const command = (runtime: Runtime) =>
   verb(serve, runtime)
@@ -21,5 +23,11 @@ export const command = (runtime: Runtime) =>
         .description("the emulator's whole state, out and in (the --state file format)")
         .addCommand(verb(stateExport, runtime))
         .addCommand(verb(stateImport, runtime)),
+    )
+    .addCommand(
+      new Command('webhooks')
+        .description('where the running emulator delivers webhooks, changed without a restart')
+        .addCommand(verb(webhooksSetUrl, runtime))
+        .addCommand(verb(webhooksClear, runtime)),
     )
     .addCommand(verb(wait, runtime));

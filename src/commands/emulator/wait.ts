@@ -1,48 +1,114 @@
-// offramp emulator wait [--timeout DURATION]: exits 0 as soon as the emulator behind the profile
-// (or --base-url) answers its health check, and prints its base URL; the way a CI job
-// waits for an emulator started in the background, instead of sleeping. A refused
-// connection is "not up yet" and is tried again; an answer that says no (a wrong admin
-// token, something that is not an emulator) ends the wait at once.
+// offramp emulator wait [--timeout DURATION] [--ready-file F]: exits 0 as soon as the emulator
+// behind the profile (or --base-url, or the URL in F) answers its health check, and prints
+// its base URL; the way a CI job waits for an emulator started in the background, instead
+// of sleeping. Until --timeout, everything that says "not up yet" is tried again: a refused
+// connection, one accepted and closed or reset at once (a port proxy before its backend
+// listens), a try that got no answer, a gateway's 502/503/504. An answer that says no (a
+// wrong admin token, something that is not an emulator) ends the wait at once. With
+// --ready-file it first waits for the file `offramp emulator --ready-file F` writes.
+import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { NetworkError, TimeoutError } from '../../lib/errors.js';
+import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
 export const command = () =>
   new Command<[], {}, ControlFlags>('wait')
     .description('exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL')
+    .option('--ready-file <file>', 'first wait for this file (offramp emulator --ready-file), then for the URL in it')
     .addHelpText(
       'after',
-      examples('offramp emulator wait --timeout 15s', 'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)'),
+      examples(
+        'offramp emulator wait --timeout 15s',
+        'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)',
+        'offramp emulator --port 0 --ready-file emulator.url & OFFRAMP_BASE_URL=$(offramp emulator wait --ready-file emulator.url)',
+      ),
     );
 
 /** Between two tries: short, so the wait ends soon after the emulator is up. */
 const PAUSE_MS = 50;
-/** One try never takes longer than this, so a hung connect is retried. */
-const TRY_TIMEOUT_MS = 2000;
+/** One try never takes longer than this (a health check answers in milliseconds), so a hung connection is retried. */
+const TRY_TIMEOUT_MS = 1000;
+/** Answers of a proxy or gateway whose backend is not up yet. */
+const NOT_UP_YET = new Set([502, 503, 504]);
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const target = await controlTarget(ctx, opts.adminToken);
+  if (opts.readyFile !== undefined && opts.readyFile.trim() === '') throw new UsageError('--ready-file: give a file path');
   const budget = ctx.globals.timeout;
   const deadline = performance.now() + budget;
+  // Whole milliseconds: timers take nothing else.
+  const left = () => Math.max(0, Math.floor(deadline - performance.now()));
+  const pause = () => ctx.sleep(Math.min(PAUSE_MS, left()));
+
+  // The wait itself keeps the process alive until the deadline: a try's own time limit does
+  // not (an unref'd timer), and a try whose connection the other side closed may be left
+  // waiting on nothing else, so Node would end the run midway.
+  const hold = setTimeout(() => undefined, budget);
+  try {
+    return await waitFor(opts, ctx, { budget, left, pause });
+  } finally {
+    clearTimeout(hold);
+  }
+}
+
+async function waitFor(opts: OptionsOf<typeof command>, ctx: Context, time: { budget: number; left: () => number; pause: () => Promise<void> }): Promise<void> {
+  const { budget, left, pause } = time;
+  let base: string | undefined;
+  if (opts.readyFile !== undefined) {
+    base = await readyUrl(opts.readyFile, left, pause);
+    if (base === undefined) {
+      throw new TimeoutError(`no ready file at ${opts.readyFile} within ${budget} ms`, 'start the emulator with the same --ready-file, or give it longer with --timeout MS');
+    }
+  }
+  // The URL in the file stands where --base-url would.
+  const target = await controlTarget(base !== undefined ? { ...ctx, globals: { ...ctx.globals, baseUrl: base } } : ctx, opts.adminToken);
   let last: Error | undefined;
-  for (;;) {
-    const left = deadline - performance.now();
-    if (left <= 0) break;
+  for (let remaining = left(); remaining > 0; remaining = left()) {
+    const tryMs = Math.min(TRY_TIMEOUT_MS, remaining);
     try {
-      const answer = await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: Math.max(1, Math.min(TRY_TIMEOUT_MS, left)) });
+      const answer = await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
       const url = (answer.data as { url?: string } | undefined)?.url;
       ctx.io.print(url ?? target.origin);
       return;
     } catch (err) {
-      if (!(err instanceof NetworkError || err instanceof TimeoutError)) throw err;
-      last = err;
+      if (!notUpYet(err)) throw err;
+      // A try the deadline cut short says less than the failure before it.
+      if (!(err instanceof TimeoutError && tryMs < TRY_TIMEOUT_MS && last)) last = err as Error;
     }
-    await ctx.sleep(Math.min(PAUSE_MS, Math.max(0, deadline - performance.now())));
+    await pause();
   }
   throw new TimeoutError(
     `the emulator at ${target.origin} did not answer within ${budget} ms${last ? ` (last: ${last.message})` : ''}`,
     'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout (e.g. --timeout 1m)',
   );
 }
+
+function notUpYet(err: unknown): boolean {
+  return err instanceof NetworkError || err instanceof TimeoutError || (err instanceof ApiError && NOT_UP_YET.has(err.status));
+}
+
+/**
+ * The URL in the ready file once it is there (the emulator writes it whole, aside then
+ * renamed), or undefined when the time runs out first. A file that holds something else is
+ * a usage error: waiting longer would not change it.
+ */
+async function readyUrl(file: string, left: () => number, pause: () => Promise<void>): Promise<string | undefined> {
+  for (;;) {
+    let text: string | undefined;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new UsageError(`--ready-file ${file}: ${(err as Error).message}`);
+    }
+    if (text !== undefined) {
+      const url = text.trim();
+      if (!/^https?:\/\/\S+$/.test(url) || !URL.canParse(url)) throw new UsageError(`--ready-file ${file} holds "${url.slice(0, 80)}", not the emulator's URL`, 'give the file `offramp emulator --ready-file` writes');
+      return url;
+    }
+    if (left() <= 0) return undefined;
+    await pause();
+  }
+}
+

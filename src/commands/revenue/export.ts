@@ -182,7 +182,7 @@ async function exportTo(r: ExportRun): Promise<number> {
   const { io } = ctx;
   const dest = file?.stream ?? io.stdout;
   const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters }) : undefined;
-  const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel });
+  const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
   // --summary's table is by calendar month: the rows are summed by month as they pass.
   const months = monthTotals(r.window);
 

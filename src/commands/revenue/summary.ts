@@ -11,7 +11,6 @@
 //
 // A summary of another window than the one asked for, or a row stamped outside it, is
 // ANSWER_MISMATCH (src/lib/client/checked-calls.ts): a month's totals are never shown as a day's.
-import { once } from 'node:events';
 import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { checkSummaryWindow } from '../../lib/client/checked-calls.js';
@@ -20,7 +19,7 @@ import type { Context } from '../../lib/context.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import { sliceWindow, type Window } from '../../lib/input/dates.js';
-import { csvStream } from '../../lib/output/csv.js';
+import { writeCsv } from '../../lib/output/csv.js';
 import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -90,15 +89,11 @@ function figuresOf(f: Figures): Omit<Figures, 'transactions' | 'share'> {
 async function writeGroupsCsv(ctx: Context, by: Dimension[], rows: GroupRow[]): Promise<void> {
   const tokens = [...new Set(rows.flatMap((r) => Object.keys(r.crypto_amounts)))].sort();
   const cryptoColumns = by.includes('token') ? ['crypto_amount'] : tokens.map((t) => `crypto_amount ${t}`);
-  const csv = csvStream([...by, 'transactions', 'amount', 'platform_fee', 'share', ...cryptoColumns]);
-  csv.pipe(ctx.io.stdout, { end: false });
-  const ended = once(csv, 'end');
-  for (const row of rows) {
+  const records = rows.map((row) => {
     const crypto = by.includes('token') ? { crypto_amount: Object.values(row.crypto_amounts)[0] ?? '0' } : Object.fromEntries(tokens.map((t) => [`crypto_amount ${t}`, row.crypto_amounts[t] ?? '0']));
-    if (!csv.write({ ...row.group, transactions: row.transactions, amount: row.amount, platform_fee: row.platform_fee, share: row.share, ...crypto })) await once(csv, 'drain');
-  }
-  csv.end();
-  await ended;
+    return { ...row.group, transactions: row.transactions, amount: row.amount, platform_fee: row.platform_fee, share: row.share, ...crypto };
+  });
+  await writeCsv(ctx.io, [...by, 'transactions', 'amount', 'platform_fee', 'share', ...cryptoColumns], records);
 }
 
 /** The service's own totals, one summary per legal window, summed exactly. */
@@ -127,11 +122,7 @@ async function totalTable(ctx: Context, total: RevenueSummary, figures: Figures 
     share: total.total_partner_share,
   };
   if (format === 'csv') {
-    const csv = csvStream(Object.keys(line));
-    csv.pipe(ctx.io.stdout, { end: false });
-    const ended = once(csv, 'end');
-    csv.end(line);
-    await ended;
+    await writeCsv(ctx.io, Object.keys(line), [line]);
     return;
   }
   const { renderTable } = await import('../../lib/output/render.js');

@@ -1,22 +1,24 @@
 // offramp webhooks list [--tx ID] [--type T] [--status S] [--from T] [--to T] [--limit N]
-//                       [--cursor C] [--all]
-// The partner's webhook event history with delivery telemetry, oldest first as the service
-// pages it. One page by default (the next cursor is shown on stderr); --all follows
+//                       [--cursor C] [--all] [-o csv [--raw-cells]]
+// The partner's webhook event history with delivery telemetry, in the order the service
+// pages it (the emulator: newest first). One page by default (the next cursor is shown on stderr); --all follows
 // next_cursor to the end, streaming. --json prints the API's data: the page object for one
-// page, an array of every event with --all; -o ndjson prints one event per line.
-import { once } from 'node:events';
+// page, an array of every event with --all; -o ndjson prints one event per line; -o csv the
+// telemetry fields, spreadsheet-safe unless --raw-cells (docs/output.md).
 import { Command } from '@commander-js/extra-typings';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
-import { csvStream } from '../../lib/output/csv.js';
+import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
+import { UsageError } from '../../lib/errors.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
 import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { filterTransactionId } from '../../lib/tx/lookup.js';
 import { eventFilters } from '../../lib/webhooks/filters.js';
+import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -31,6 +33,7 @@ export const command = () =>
     .option('--limit <n>', 'page size, 1 to 100 (default 20)')
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'follow every page to the end')
+    .option('--raw-cells', "-o csv: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
     .addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f…91'));
 
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
@@ -38,6 +41,7 @@ const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status'
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson', 'csv']);
+  if (opts.rawCells && format !== 'csv') throw new UsageError(`--raw-cells applies to -o csv only (-o ${format} never alters a cell)`);
   const { tx, ref, ...flags } = opts;
   const query = eventFilters(flags);
   const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
@@ -55,7 +59,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   } else if (format === 'json') {
     await writeJsonArray(io, events);
   } else if (format === 'csv') {
-    await writeCsv(ctx, events);
+    // Spreadsheet-safe cells as in the ledger export (last_error is the service's free text), unless --raw-cells.
+    await writeCsv(io, CSV_COLUMNS, events, opts.rawCells ? {} : { guard: spreadsheetSafe });
   } else {
     // A table aligns its columns, so it needs every row first.
     const all: WebhookEvent[] = [];
@@ -73,25 +78,17 @@ function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void
   }
   const now = ctx.now();
   const columns: Column<WebhookEvent>[] = [
-    // On a narrow terminal: the time alone relative, ids shortened to their head, then the
-    // least needed columns left out; the last error keeps at least 24 characters.
-    { header: 'EVENT ID', value: (e) => e.event_id, fit: { min: 9, giveWay: 'first' } },
-    { header: 'TYPE', value: (e) => e.event_type },
-    { header: 'TRANSACTION', value: (e) => e.aggregate_id, fit: { min: 9, drop: 2, giveWay: 'first' } },
+    // On a narrow terminal (columns.ts): the time relative and the type short, ids cut to
+    // their head, the attempts then the time left out, the transaction last; the delivery
+    // status never cut, the last error cut last and never below 31 characters ("no webhook
+    // endpoint configured…" whole).
+    eventIdColumn((e) => e.event_id),
+    typeColumn((e) => e.event_type),
+    transactionColumn((e) => e.aggregate_id, 3),
     { header: 'DELIVERY', value: (e) => e.delivery_status },
     { header: 'ATTEMPTS', value: (e) => e.attempts, fit: { drop: 1 } },
-    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY), compact: (e) => relative(e.created_at, now) },
-    { header: 'LAST ERROR', value: (e) => e.last_error, fit: { min: 24, drop: 3 } },
+    { header: 'CREATED', value: (e) => timeCell(e.created_at, now, io.stdoutIsTTY), compact: (e) => relative(e.created_at, now), fit: { drop: 2 } },
+    reasonColumn('LAST ERROR', (e) => e.last_error, 31),
   ];
   renderTable(io, columns, events);
-}
-
-/** RFC 4180 CSV of the telemetry fields, streamed with backpressure. */
-async function writeCsv(ctx: Context, events: AsyncIterable<WebhookEvent> | Iterable<WebhookEvent>): Promise<void> {
-  const csv = csvStream(CSV_COLUMNS);
-  csv.pipe(ctx.io.stdout, { end: false });
-  const ended = once(csv, 'end');
-  for await (const event of events) if (!csv.write(event)) await once(csv, 'drain');
-  csv.end();
-  await ended;
 }

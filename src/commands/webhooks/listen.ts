@@ -1,12 +1,13 @@
 // offramp webhooks listen [--port P] [--secret S] [--store FILE.ndjson] [--forward-to URL]
 //                         [--forward-ca FILE | --forward-insecure] [--events T,...] [--strict]
-//                         [--scheme NAME|any] [--tolerance SECONDS]
+//                         [--scheme NAME|any] [--tolerance SECONDS] [--no-register]
 // A local webhook endpoint (src/lib/webhooks/receiver.ts does the work; docs/webhooks.md
-// describes the store, the forwarding and the tally): the URL to give the service goes to
-// stderr at start, one line per delivery to stdout (`-o ndjson` for JSON lines), and
-// Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 130 (143), as every
-// interrupted command; with --strict, exit 8 (a check failed) when the app is still owed
-// events.
+// describes the store, the forwarding and the tally). Against an emulator it registers
+// itself there while it runs (register.ts; --no-register leaves it alone); otherwise the
+// URL to give the service goes to stderr at start. One line per delivery goes to stdout
+// (`-o ndjson` for JSON lines), and Ctrl-C (or SIGTERM) stops it with a one-line tally on
+// stderr, exit 130 (143), as every interrupted command; with --strict, exit 8 (a check
+// failed) when the app is still owed events.
 // Signatures: any scheme of the catalogue (src/lib/webhooks/signature.ts) unless --scheme, or else
 // the profile's saved choice (`offramp conform --save`), pins one.
 import { readFile } from 'node:fs/promises';
@@ -24,14 +25,17 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { forwardTarget } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
+import { DEFAULT_STORE } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
+import { shownUrl } from '../emulator/webhook-endpoint.js';
+import { findSource, register } from './register.js';
 
 export const command = () =>
   new Command('listen')
     .description('receive webhooks locally: verify, deduplicate, store, show')
     .option('--port <port>', 'port on 127.0.0.1', '8787')
-    .option('--secret <secret>', 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile)')
-    .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', 'webhooks.ndjson')
+    .option('--secret <secret>', "webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile; against an emulator, its own unless given)")
+    .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', DEFAULT_STORE)
     .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
     .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
     .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
@@ -40,6 +44,7 @@ export const command = () =>
     .option('--strict', 'with --forward-to: exit 8 when the app is still owed events at exit')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
     .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
+    .option('--no-register', 'leave the emulator\'s webhook URL alone (by default it is pointed here while this runs)')
     .addHelpText(
       'after',
       examples(
@@ -68,7 +73,9 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const storePath = opts.store ? resolve(opts.store) : undefined;
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
-  const secret = await ctx.webhookSecret(opts.secret);
+  const source = await findSource(ctx, opts.register !== false);
+  // Against an emulator, its own signing secret, unless --secret gives one to set on it.
+  const secret = source.kind === 'emulator' && !opts.secret ? source.found.secret : await ctx.webhookSecret(opts.secret);
   if (!secret) {
     throw new UsageError(
       'no webhook secret to verify signatures with',
@@ -104,7 +111,23 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
 
   const c = chalkFor(io, 'err');
   io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
-  io.err(`Give the service this URL. With the emulator: offramp emulator --webhook-url ${receiver.url} --webhook-secret "$OFFRAMP_WEBHOOK_SECRET"`);
+  let unregister: (() => Promise<string>) | undefined;
+  if (source.kind === 'emulator') {
+    try {
+      unregister = await register(ctx, source, receiver.url, opts.secret || undefined);
+    } catch (err) {
+      await receiver.close();
+      throw err;
+    }
+    io.err(
+      `The emulator at ${source.target.origin} now delivers here, signed with ${opts.secret ? 'the given secret' : 'its own secret'} (${source.found.signature_scheme}); ` +
+        `${source.found.url ? `its URL ${shownUrl(source.found.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
+    );
+  } else if (source.kind === 'service') {
+    io.err(`A ${source.env} service cannot reach 127.0.0.1: expose this listener (a tunnel), set that public URL as the webhook endpoint in your partner settings with the service, and verify with the secret it gave you.`);
+  } else {
+    io.err(`Give the service this URL${source.why ? ` (${source.why}; nothing registered)` : ''}. To an emulator: offramp emulator webhooks set-url ${receiver.url}`);
+  }
   if (storePath) {
     const loaded = receiver.loaded;
     const known = loaded?.created ? ' (created, mode 0600)' : loaded && loaded.events > 0 ? ` (${loaded.events} events already in it count as received)` : '';
@@ -135,11 +158,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   // An abort of ctx.signal (tests, embedding) stops it as Ctrl-C does: same tally, exit 130.
   const signal = (await untilStopped(ctx.signal)) ?? 'SIGINT';
 
+  // The emulator is pointed back first, so that nothing more is sent to a closed port.
+  const restored = await unregister?.();
   await receiver.close();
   lines.flush();
   const stats = receiver.stats;
   io.err('');
   io.err(`Stopped (${signal}). ${tallyLine(stats)}.`);
+  if (restored) io.err(restored);
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
     io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'}${storePath ? ' (including the store)' : ''}:`);

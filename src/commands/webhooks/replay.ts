@@ -21,6 +21,7 @@ import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
 import { eventFilters, openValue } from '../../lib/webhooks/filters.js';
 import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
+import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -101,12 +102,14 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   } else if (failures.length < outcomes.length) {
     // Rows for what replayed, and beside them what did not; when nothing replayed, the
     // error on stderr names every event and stdout stays empty.
-    renderTable(io, [
-      { header: 'EVENT ID', value: (o: Outcome) => o.target.event_id },
-      { header: 'TYPE', value: (o) => o.result?.event_type ?? o.target.event_type },
-      { header: 'TRANSACTION', value: (o) => o.result?.aggregate_id ?? o.target.aggregate_id },
-      { header: 'ATTEMPTS', value: (o) => o.result?.attempts },
-      { header: 'PUBLISH STATUS', value: (o) => o.result?.publish_status ?? `not replayed: ${describe(o.error)}` },
+    // On a narrow terminal as webhooks list gives way (columns.ts): the publish status, or why
+    // an event did not replay, is cut last.
+    renderTable<Outcome>(io, [
+      eventIdColumn((o) => o.target.event_id),
+      typeColumn((o) => o.result?.event_type ?? o.target.event_type),
+      transactionColumn((o) => o.result?.aggregate_id ?? o.target.aggregate_id, 2),
+      { header: 'ATTEMPTS', value: (o) => o.result?.attempts, fit: { drop: 1 } },
+      reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describe(o.error)}`, 24),
     ], outcomes);
   }
   if (failures.length === 0) {

@@ -1,6 +1,7 @@
-// offramp webhooks resend --from-store FILE --to URL [--secret S] [--scheme NAME] [--events T,...]
-//                         [--duplicate N] [--shuffle] [--delay MIN-MAXms]
-// Delivers events a `webhooks listen` store holds to the partner's own app, as the service
+// offramp webhooks resend --to URL [--from-store FILE] [--event ID]... [--secret S] [--scheme NAME]
+//                         [--events T,...] [--duplicate N] [--shuffle] [--delay MIN-MAXms]
+// Delivers events a `webhooks listen` store holds (listen's default store unless
+// --from-store names another; every event, or those --event names) to the partner's own app, as the service
 // would: the exact stored body, each event with its own id, signed afresh with the webhook
 // secret, one delivery at a time, and, on request, each several times (--duplicate), out
 // of order (--shuffle) and late (--delay). This is how a partner proves offline that their
@@ -21,14 +22,15 @@ import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type Sc
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
-import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/duration.js';
 
 export const command = () =>
   new Command('resend')
     .description("re-sign stored events and deliver them to your app, duplicated, shuffled and late on request")
-    .option('--from-store <file>', 'a `webhooks listen` store: the events to send')
+    .option('--from-store <file>', `a \`webhooks listen\` store: the events to send (default: listen's, ${DEFAULT_STORE})`)
+    .option('--event <id>', 'only this stored event (repeatable)', (id: string, ids: string[] = []) => [...ids, id])
     .option('--to <url>', "your app's webhook endpoint")
     .option('--secret <secret>', 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
     .option('--scheme <name>', "sign under this scheme of the catalogue (default: the profile's, else hmac-sha256-hex)")
@@ -39,7 +41,8 @@ export const command = () =>
     .addHelpText(
       'after',
       examples(
-        'offramp webhooks resend --from-store webhooks.ndjson --to http://127.0.0.1:3000/webhooks',
+        'offramp webhooks resend --to http://127.0.0.1:3000/webhooks',
+        'offramp webhooks resend --to http://127.0.0.1:3000/webhooks --event 5d0e7a2b-… --event 91aa03c4-…',
         'offramp webhooks resend --from-store webhooks.ndjson --to http://127.0.0.1:3000/webhooks --duplicate 2 --shuffle --delay 50-500ms',
       ),
     );
@@ -67,7 +70,11 @@ export type ResendResult = {
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
-  if (opts.fromStore === undefined || opts.fromStore.trim() === '') throw new UsageError('--from-store is required', 'give the store a `webhooks listen --store FILE` wrote');
+  if (opts.fromStore !== undefined && opts.fromStore.trim() === '') throw new UsageError('--from-store: give a file name', 'a store `webhooks listen --store FILE` wrote');
+  const store = opts.fromStore ?? DEFAULT_STORE;
+  const flag = opts.fromStore !== undefined ? `--from-store ${store}` : `${store} (the store \`webhooks listen\` writes by default)`;
+  const wanted = opts.event !== undefined ? new Set(opts.event.map((id) => id.trim())) : undefined;
+  if (wanted?.has('')) throw new UsageError('--event: give an event id');
   if (opts.to === undefined) throw new UsageError('--to is required', "give your app's webhook endpoint, like http://127.0.0.1:3000/webhooks");
   const to = appUrl(opts.to, '--to').toString();
   const extra = parseIntFlag(opts.duplicate ?? 0, '--duplicate', 0, MAX_DUPLICATES);
@@ -81,15 +88,27 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
 
   const chosen: StoredEvent[] = [];
   try {
-    for await (const event of readStoredEvents(opts.fromStore)) if (!events || events.matches(event.type)) chosen.push(event);
+    for await (const event of readStoredEvents(store)) {
+      if ((!events || events.matches(event.type)) && (!wanted || wanted.has(event.id))) chosen.push(event);
+    }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') throw new UsageError(`--from-store ${opts.fromStore}: no such file`);
-    if (e.code && e.syscall) throw new UsageError(`--from-store ${opts.fromStore}: ${e.message}`);
+    if (e.code === 'ENOENT') {
+      throw new UsageError(`${flag}: no such file`, opts.fromStore === undefined ? 'run `offramp webhooks listen` here first, or name a store with --from-store FILE' : undefined);
+    }
+    if (e.code && e.syscall) throw new UsageError(`${flag}: ${e.message}`);
     throw err;
   }
+  if (wanted) {
+    // Nothing is sent unless every event asked for is there.
+    const found = new Set(chosen.map((e) => e.id));
+    const missing = [...wanted].filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      throw new UsageError(`${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`, 'the store holds one event a line; --event takes its "id"');
+    }
+  }
   if (chosen.length === 0) {
-    throw new UsageError(`--from-store ${opts.fromStore}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
+    throw new UsageError(`${flag}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
   }
 
   const plan: Delivery[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));

@@ -246,6 +246,9 @@ export async function runProbes(side: ProbeSide): Promise<Observation> {
   const evList = await probeList(send, '/webhooks/events', {});
   record('webhook list', evList.answer);
   obs.lists.webhooks = evList.obs;
+  // The delivery words are read from as many events as a page holds: a service that lists
+  // newest first (the emulator) may show only its latest failures on the default page.
+  await send({ method: 'GET', path: '/webhooks/events', query: { limit: 100 } });
 
   // -- reads of one transaction: the walked one, else the newest listed
   const listed = transactions.find((t) => str(t.id));

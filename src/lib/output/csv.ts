@@ -2,8 +2,17 @@
 // holds a comma, a quote, a CR or a LF, and also when it holds a character a spreadsheet
 // import splits on: SEPARATORS), values written exactly as given, so the ledger's decimal
 // strings reach the file unchanged; unless a guard is given, which may rewrite a string
-// cell (the revenue export's spreadsheet-safe cells, spreadsheetSafe).
+// cell (spreadsheet-safe cells, spreadsheetSafe).
+//
+// CSV bound for a terminal is the one exception to "exactly as given" (docs/output.md,
+// "Text from outside"): every cell's control characters are shown as tables show them
+// (terminalSafe), so a reference holding ESC ] 0 ; … BEL cannot retitle or clear the
+// screen. Whoever writes CSV says where it goes (`terminal`), so no writer can forget;
+// a file or a pipe gets the bytes as they are.
+import { once } from 'node:events';
 import { stringify, type Options, type Stringifier } from 'csv-stringify';
+import type { IO } from '../io.js';
+import { terminalSafe } from './sanitize.js';
 
 /** Rewrites a string cell of `column` before it is written. */
 export type CellGuard = (value: string, column: string) => string;
@@ -18,16 +27,28 @@ export type CellGuard = (value: string, column: string) => string;
  */
 const SEPARATORS = /[;\t \r\n]/;
 
-function options(columns: readonly string[], guard?: CellGuard): Options {
+export type CsvOptions = {
+  /** Whether the CSV goes to a terminal: then each cell's control characters are shown, not sent. */
+  terminal: boolean;
+  guard?: CellGuard;
+  /** A UTF-8 byte order mark first (Excel). */
+  bom?: boolean;
+};
+
+function options(columns: readonly string[], opts: CsvOptions): Options {
+  const { guard, terminal } = opts;
+  const shown = terminal ? terminalSafe : (v: string) => v;
   return {
     columns: columns.map((key) => ({ key })),
     record_delimiter: 'windows',
     quoted_match: SEPARATORS,
     cast: {
       boolean: (v) => String(v),
-      object: (v) => JSON.stringify(v),
+      object: (v) => shown(JSON.stringify(v)),
       // The header's cells are column names, never guarded.
-      ...(guard ? { string: (v: string, ctx: { column?: number | string; header: boolean }) => (ctx.header ? v : guard(v, String(ctx.column))) } : {}),
+      ...(guard || terminal
+        ? { string: (v: string, ctx: { column?: number | string; header: boolean }) => (ctx.header ? v : shown(guard ? guard(v, String(ctx.column)) : v)) }
+        : {}),
     },
   };
 }
@@ -53,6 +74,16 @@ export function spreadsheetSafe(value: string): string {
  * A streaming writer: header first (even when no record follows), then one record per
  * written object; `bom`: a UTF-8 byte order mark before it all.
  */
-export function csvStream(columns: readonly string[], opts: { guard?: CellGuard; bom?: boolean } = {}): Stringifier {
-  return stringify({ ...options(columns, opts.guard), header: true, bom: Boolean(opts.bom) });
+export function csvStream(columns: readonly string[], opts: CsvOptions): Stringifier {
+  return stringify({ ...options(columns, opts), header: true, bom: Boolean(opts.bom) });
+}
+
+/** `rows` as CSV on stdout, streamed with backpressure; on a terminal, cells shown terminal-safe. */
+export async function writeCsv(io: IO, columns: readonly string[], rows: AsyncIterable<object> | Iterable<object>, opts: Omit<CsvOptions, 'terminal'> = {}): Promise<void> {
+  const csv = csvStream(columns, { ...opts, terminal: io.stdoutIsTTY });
+  csv.pipe(io.stdout, { end: false });
+  const ended = once(csv, 'end');
+  for await (const row of rows) if (!csv.write(row)) await once(csv, 'drain');
+  csv.end();
+  await ended;
 }

@@ -44,6 +44,8 @@ export const COMMAND_FORMATS: Readonly<Record<string, readonly Format[]>> = {
   'emulator reset': TABLE_JSON,
   'emulator fault add': TABLE_JSON,
   'emulator fault clear': TABLE_JSON,
+  'emulator webhooks set-url': TABLE_JSON,
+  'emulator webhooks clear': TABLE_JSON,
   'emulator state import': TABLE_JSON,
 };
 

@@ -17,7 +17,8 @@
 // one kind of text that passes as it is, a `Painted`, can only be made by sanitising a
 // value first and styling it with our own colour codes after; so a string from outside
 // reaches the terminal sanitised or not at all. Machine formats (JSON, NDJSON, CSV, XLSX)
-// are written with IO.out and never come here: they stay byte-faithful.
+// are written with IO.out and stay byte-faithful, with one exception: CSV written to a
+// terminal passes each cell through terminalSafe (csv.ts), as a table would.
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;

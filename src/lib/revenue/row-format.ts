@@ -17,6 +17,8 @@ export type FormatOptions = {
   rawCells?: boolean;
   /** CSV for Excel: a UTF-8 byte order mark first (--excel); records end in CRLF anyway. */
   excel?: boolean;
+  /** CSV written to a terminal: control characters in cells shown, not sent (output/csv.ts). */
+  terminal?: boolean;
 };
 
 /** Columns holding the ledger's decimal amounts. */
@@ -50,7 +52,7 @@ function textStage(each: (row: object, index: number) => string, end: (rows: num
 export function formatStage(format: Exclude<ExportFormat, 'xlsx'>, opts: FormatOptions = {}): Transform {
   switch (format) {
     case 'csv':
-      return csvStream(REVENUE_COLUMNS, { ...(opts.rawCells ? {} : { guard: safeCell }), bom: Boolean(opts.excel) });
+      return csvStream(REVENUE_COLUMNS, { ...(opts.rawCells ? {} : { guard: safeCell }), bom: Boolean(opts.excel), terminal: Boolean(opts.terminal) });
     case 'ndjson':
       return textStage((row) => `${JSON.stringify(row)}\n`);
     case 'json':

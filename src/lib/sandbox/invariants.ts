@@ -3,6 +3,8 @@
 import { isEdge, isForward } from '../lifecycle.js';
 import { decimalEquals } from '../money.js';
 import type { RevenueRow, StatusHistoryEntry, Transaction, WebhookEvent } from '../schemas.js';
+import { DELIVERY_STATUSES } from '../vocabulary.js';
+import { noEndpoint } from '../webhooks/no-endpoint.js';
 import type { Outcome, WalkStep } from './walk.js';
 
 /** Something read from the service: the value, or why it could not be read. */
@@ -27,6 +29,10 @@ export type SmokeFacts = {
   events?: Fact<WebhookEvent[]>;
   /** GET /webhooks/events/{id} for each listed event, by event id. */
   telemetry?: Record<string, Fact<WebhookEvent>>;
+  /** The events listed again once each was delivered, failed or had an error (or the wait ran out). */
+  deliveries?: Fact<WebhookEvent[]>;
+  /** The delivery_status values that mean delivered and failed for this service (the profile's, else the emulator's). */
+  deliveryNames?: DeliveryNames;
   /** Ledger rows for the transaction found in GET /revenue, and the window searched. */
   ledger?: Fact<{ rows: RevenueRow[]; from: string; to: string }>;
   cancel?: Fact<CancelAttempt>;
@@ -136,6 +142,56 @@ export const eventsCoverSteps: Invariant = {
   },
 };
 
+/** `named`: the profile gave the service's words; without them a word that is not the emulator's cannot be judged. */
+export type DeliveryNames = { delivered: string; failed: string; named?: boolean };
+
+/** A delivery_status that is neither of the service's words nor one of the emulator's: the check cannot judge it. */
+function unknownStatus(status: string, names: DeliveryNames): boolean {
+  return status !== names.delivered && status !== names.failed && !(DELIVERY_STATUSES as readonly string[]).includes(status);
+}
+
+/**
+ * Whether an event's delivery is over for now: delivered, failed, at least one attempt
+ * failed, or (when the profile names no words) told in a word the check cannot judge. With
+ * the service's words named, any other word is one of its "not yet" words.
+ */
+export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
+  return e.delivery_status === names.delivered || e.delivery_status === names.failed || Boolean(e.last_error) || (!names.named && unknownStatus(e.delivery_status, names));
+}
+
+export const deliveries: Invariant = {
+  id: 'deliveries',
+  name: "the transaction's webhook events were delivered to the endpoint",
+  check(f) {
+    if (!f.deliveries) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
+    if (!f.deliveries.ok) return fail(`could not list the events: ${f.deliveries.error}`);
+    const names = f.deliveryNames ?? { delivered: 'delivered', failed: 'failed' };
+    const events = f.deliveries.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
+    if (events.length === 0) return fail('no events listed for the transaction');
+    // Words the profile does not name (a service's own vocabulary): not a failure of the service.
+    const unknown = [...new Set(events.map((e) => e.delivery_status).filter((s) => unknownStatus(s, names)))];
+    if (unknown.length > 0 && !names.named) {
+      return skip(`skipped: the service reports delivery_status ${unknown.map((s) => JSON.stringify(s)).join(', ')}, which the profile does not name as delivered or failed (offramp conform --save records its words)`);
+    }
+    const delivered = events.filter((e) => e.delivery_status === names.delivered);
+    const undelivered = events.filter((e) => e.delivery_status !== names.delivered);
+    // Every attempt failed for want of an endpoint: nothing to check, and no failure either.
+    if (undelivered.length === events.length && undelivered.every((e) => noEndpoint(e.last_error))) {
+      return skip(`skipped: no webhook endpoint (${events.length} events recorded, none sent)`);
+    }
+    const failing = undelivered.filter((e) => e.delivery_status === names.failed || e.last_error);
+    if (failing.length > 0) {
+      const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}`);
+      return fail(`${failing.length} of ${events.length} deliveries failed: ${shown.join('; ')}`);
+    }
+    if (undelivered.length > 0) {
+      return fail(`${undelivered.length} of ${events.length} events not delivered within the wait: ${undelivered.map((e) => `${e.event_type} ${e.delivery_status}`).join(', ')}`);
+    }
+    const retried = delivered.filter((e) => e.attempts > 1).length;
+    return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''}`);
+  },
+};
+
 export const ledgerRow: Invariant = {
   id: 'ledger-row',
   name: "a completed transaction has its ledger row in GET /revenue with amount equal to the transaction's",
@@ -169,7 +225,7 @@ export const cancelRefused: Invariant = {
   },
 };
 
-export const INVARIANTS: readonly Invariant[] = [statusOrder, historyReasons, eventsCoverSteps, ledgerRow, cancelRefused];
+export const INVARIANTS: readonly Invariant[] = [statusOrder, historyReasons, eventsCoverSteps, deliveries, ledgerRow, cancelRefused];
 
 /** Every invariant over the facts, plus a failing `walk` check when the walk stopped part-way. */
 export function evaluate(facts: SmokeFacts): CheckResult[] {

@@ -7,7 +7,8 @@ import { answerAbout, statusHistory, webhookEvent } from '../client/checked-call
 import type { Api } from '../client/api.js';
 import { ApiError, AuthError, CliError, NetworkError, TimeoutError } from '../errors.js';
 import type { RevenueRow, WebhookEvent } from '../schemas.js';
-import { expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
+import { deliverySettled, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
 import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
 
 export type CollectOptions = {
@@ -55,16 +56,28 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   facts.history = await read(async () => (await statusHistory(api, id)).history);
 
   const expected = expectedEventTypes(facts.steps);
-  facts.events = await eventually(retry, (events) => missingEvents(events, expected).length === 0, async () => {
+  const listEvents = async () => {
     const events: WebhookEvent[] = [];
     for await (const e of api.webhooks.all({ transaction_id: id })) events.push(e);
     return events;
-  });
+  };
+  facts.events = await eventually(retry, (events) => missingEvents(events, expected).length === 0, listEvents);
   if (facts.events.ok) {
     facts.telemetry = {};
     for (const e of facts.events.value) {
       facts.telemetry[e.event_id] = await read(() => webhookEvent(api, e.event_id));
     }
+    // Deliveries run in the background: read again until each is delivered, failed or has
+    // failed once, within the step timeout.
+    const service = api.service ?? {};
+    const names = {
+      delivered: service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS,
+      failed: service.failedStatus ?? DEFAULT_FAILED_STATUS,
+      named: service.deliveredStatus !== undefined || service.failedStatus !== undefined,
+    };
+    facts.deliveryNames = names;
+    const tries = Math.max(retry.tries, Math.ceil(opts.timeoutMs / retry.pauseMs));
+    facts.deliveries = await eventually({ ...retry, tries }, (events) => events.every((e) => deliverySettled(e, names)), listEvents);
   }
 
   const tx = facts.transaction;

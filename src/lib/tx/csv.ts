@@ -3,9 +3,8 @@
 // a page. Cells are made spreadsheet-safe as the ledger export makes them: a cell a
 // spreadsheet would run as a formula gets a leading `'`, except a plain decimal in an
 // amount column; `--raw-cells` writes every cell as received (docs/transactions.md).
-import { once } from 'node:events';
 import type { IO } from '../io.js';
-import { csvStream, spreadsheetSafe, type CellGuard } from '../output/csv.js';
+import { spreadsheetSafe, writeCsv, type CellGuard } from '../output/csv.js';
 import { PLAIN_DECIMAL } from '../revenue/row-format.js';
 
 /** The snapshot's fields in the spec's order; fields a service adds are in `--json` and `-o ndjson`. */
@@ -39,15 +38,13 @@ export const transactionCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test
 
 /** Writes `rows` to stdout as CSV, header first (even with no row). */
 export async function writeTransactionsCsv(io: IO, rows: AsyncIterable<object> | Iterable<object>, opts: { rawCells: boolean }): Promise<number> {
-  const csv = csvStream(TRANSACTION_CSV_COLUMNS, opts.rawCells ? {} : { guard: transactionCell });
-  csv.pipe(io.stdout, { end: false });
-  const ended = once(csv, 'end');
   let count = 0;
-  for await (const row of rows) {
-    count++;
-    if (!csv.write(row)) await once(csv, 'drain');
+  async function* counted() {
+    for await (const row of rows) {
+      count++;
+      yield row;
+    }
   }
-  csv.end();
-  await ended;
+  await writeCsv(io, TRANSACTION_CSV_COLUMNS, counted(), opts.rawCells ? {} : { guard: transactionCell });
   return count;
 }

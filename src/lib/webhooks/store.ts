@@ -24,6 +24,9 @@ import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
 import { lockStore, type StoreLock } from './store-lock.js';
 
+/** Where `webhooks listen` stores events unless --store says otherwise, and so where `webhooks resend` reads them (relative to the working directory). */
+export const DEFAULT_STORE = 'webhooks.ndjson';
+
 export type StoreLoadReport = {
   /** Events read from the file. */
   events: number;

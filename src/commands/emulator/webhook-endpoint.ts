@@ -1,0 +1,38 @@
+// Where a running emulator delivers webhooks, read and set through its control plane
+// (`/__emulator/webhooks`, docs/emulator.md "Control plane"): for `emulator webhooks
+// set-url | clear`, and for `webhooks listen`, which points the emulator at itself and puts
+// back what it found when it stops.
+import type { Context } from '../../lib/context.js';
+import { callControl, type ControlTarget } from './control-client.js';
+
+/** The control plane's answer: the secret is a credential, never printed. */
+export type WebhookEndpoint = { url: string | null; secret: string; signature_scheme: string; previous_url?: string | null };
+
+export async function readEndpoint(ctx: Context, target: ControlTarget, timeoutMs?: number): Promise<WebhookEndpoint> {
+  const answer = await callControl(ctx, target, { method: 'GET', path: '/webhooks', ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+  const endpoint = answer.data as WebhookEndpoint;
+  ctx.io.addSecret(endpoint.secret);
+  return endpoint;
+}
+
+/**
+ * Deliveries go to `url` (null: nowhere) from the next attempt, signed with `secret` when
+ * given. With `expectUrl`, only while the emulator still delivers there (else CONFLICT, 409).
+ */
+export async function writeEndpoint(ctx: Context, target: ControlTarget, set: { url: string | null; secret?: string; expectUrl?: string | null }): Promise<WebhookEndpoint> {
+  ctx.io.addSecret(set.secret);
+  const json = { url: set.url, ...(set.secret !== undefined ? { secret: set.secret } : {}), ...(set.expectUrl !== undefined ? { expect_url: set.expectUrl } : {}) };
+  const answer = await callControl(ctx, target, { method: 'PUT', path: '/webhooks', json });
+  return answer.data as WebhookEndpoint;
+}
+
+/** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */
+export function shownUrl(raw: string): string {
+  const url = new URL(raw);
+  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+}
+
+/** What `--json` shows of an endpoint: everything but the secret. */
+export function endpointJson(e: WebhookEndpoint): object {
+  return { url: e.url, signature_scheme: e.signature_scheme, ...(e.previous_url !== undefined ? { previous_url: e.previous_url } : {}) };
+}
