@@ -26,7 +26,7 @@ import { windowFlags } from '../lib/input/window.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { renderTable } from '../lib/output/render.js';
 import { writeJson } from '../lib/output/json.js';
-import { startSpinner } from '../lib/output/spinner.js';
+import { startProgress } from '../lib/output/spinner.js';
 import { reconcile, type Discrepancy } from '../lib/reconcile/check.js';
 import { planSlices } from '../lib/revenue/slices.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../lib/schemas.js';
@@ -68,40 +68,36 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const events: WebhookEvent[] = [];
   let eventsRead = 0;
   const earlier = new Map<string, Transaction | null>();
-  const spinner = await startSpinner(io, 'reading transactions');
-  /** What has been read so far, told every page's worth of records (setting ora's text costs a measure of it). */
-  const progress = (what: string, count: number) => {
-    if (spinner && count % PAGE === 0) spinner.text = `${what} (${count.toLocaleString('en-US')} so far)`;
-  };
+  const progress = await startProgress(ctx, 'reading transactions');
   try {
     if (own) transactions.push(own);
-    else for await (const tx of api.transactions.all({ from, to, limit: PAGE })) progress('reading transactions', transactions.push(tx));
+    else for await (const tx of api.transactions.all({ from, to, limit: PAGE })) progress.count(transactions.push(tx));
     const inWindow = new Set(transactions.map((t) => t.id));
 
     // Ledger: the window's rows, and later rows of the window's transactions.
-    if (spinner) spinner.text = `reading the ledger (${transactions.length} transactions read)`;
+    progress.step('reading the ledger');
     const ledgerEnd = new Date(Math.max(toMs, ctx.now().getTime()));
     const limit = pLimit(PARALLEL);
     await Promise.all(
       planSlices({ from: window.from, to: ledgerEnd }, PARALLEL).map((slice) =>
         limit(async () => {
           for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), limit: PAGE })) {
-            progress('reading the ledger', ++ledgerRowsRead);
+            progress.count(++ledgerRowsRead);
             if (inWindow.has(row.transaction_id) || (onlyId === undefined && Date.parse(row.ts) <= toMs)) ledger.push(row);
           }
         }),
       ),
     );
 
-    if (spinner) spinner.text = `reading webhook events (${ledgerRowsRead} ledger rows read)`;
+    progress.step('reading webhook events');
     for await (const e of api.webhooks.all({ from, limit: PAGE, ...(onlyId !== undefined ? { transaction_id: onlyId } : {}) })) {
-      progress('reading webhook events', ++eventsRead);
+      progress.count(++eventsRead);
       if (inWindow.has(e.aggregate_id)) events.push(e);
     }
 
     // Ledger rows in the window for transactions created before it.
     const outside = [...new Set(ledger.filter((r) => !inWindow.has(r.transaction_id)).map((r) => r.transaction_id))];
-    if (spinner && outside.length > 0) spinner.text = `reading ${outside.length} earlier transaction${outside.length === 1 ? '' : 's'} with ledger rows in the window`;
+    if (outside.length > 0) progress.step('reading earlier transactions with ledger rows in the window', outside.length);
     await Promise.all(
       outside.map((id) =>
         limit(async () => {
@@ -111,11 +107,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
             if (exitCodeOf(err) !== EXIT.notFound) throw err;
             earlier.set(id, null);
           }
+          progress.count(earlier.size);
         }),
       ),
     );
   } finally {
-    spinner?.stop();
+    progress.stop();
   }
 
   const delivery = { delivered: api.service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS, failed: api.service.failedStatus ?? DEFAULT_FAILED_STATUS };

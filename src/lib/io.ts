@@ -79,9 +79,9 @@ export class IO {
     return this.stdinIsTTY && this.stderrIsTTY && !this.ci && !this.noInput;
   }
 
-  /** Spinners and progress only where a person watches stderr. */
+  /** Spinners and progress only where a person watches stderr: a terminal, not a CI job's log. */
   showProgress(): boolean {
-    return this.stderrIsTTY;
+    return this.stderrIsTTY && !this.ci;
   }
 
   /**

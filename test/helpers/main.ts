@@ -17,6 +17,8 @@ export async function runMain(
     stdin?: string | Buffer;
     /** stdout plays a terminal this many columns wide */
     columns?: number;
+    /** stderr plays a terminal this many columns wide (with the cursor moves a spinner makes) */
+    stderrColumns?: number;
   } = {},
 ): Promise<MainResult> {
   const stdin = new PassThrough();
@@ -24,6 +26,7 @@ export async function runMain(
   const stdout: PassThrough & { isTTY?: boolean; columns?: number } = new PassThrough();
   if (opts.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: opts.columns });
   const stderr = new PassThrough();
+  if (opts.stderrColumns !== undefined) Object.assign(stderr, { isTTY: true, columns: opts.stderrColumns, ...cursorMoves(stderr) });
   let out = '';
   let err = '';
   stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -42,4 +45,17 @@ export async function runMain(
   };
   const code = await main(args, options);
   return { code, stdout: out, stderr: err };
+}
+
+/** What a tty.WriteStream adds to a stream, as the escape sequences it writes. */
+function cursorMoves(stream: PassThrough) {
+  const csi = (seq: string) => stream.write(`\x1b[${seq}`);
+  return {
+    cursorTo: (x: number) => csi(`${x + 1}G`),
+    moveCursor: (dx: number, dy: number) => {
+      if (dx !== 0) csi(dx < 0 ? `${-dx}D` : `${dx}C`);
+      return dy === 0 || csi(dy < 0 ? `${-dy}A` : `${dy}B`);
+    },
+    clearLine: (dir: number) => csi(dir < 0 ? '1K' : dir > 0 ? '0K' : '2K'),
+  };
 }

@@ -64,9 +64,11 @@ export function screenOf(raw: string): string {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function runInPty(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000, cols = 120): PtySession {
+/** `stdoutTo`: a file stdout goes to instead of the terminal (stderr stays on it). */
+export function runInPty(args: string[], env: Record<string, string | undefined>, timeoutMs = 20_000, cols = 120, stdoutTo?: string): PtySession {
   // A pty made by `script` from a pipe has no size (0 columns); give it a real one first.
-  const command = `stty cols ${cols} rows 40 2>/dev/null; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const redirect = stdoutTo !== undefined ? ` > ${quote(stdoutTo)}` : '';
+  const command = `stty cols ${cols} rows 40 2>/dev/null; ${[process.execPath, BIN, ...args].map(quote).join(' ')}${redirect}`;
   const fullEnv: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     TMPDIR: process.env.TMPDIR,

@@ -7,6 +7,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
+import { counted } from '../../lib/output/spinner.js';
 import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
@@ -48,7 +49,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // One page unless --all, rows written as they arrive. --json is the API's data: for one
   // page, the page as the service shaped it; with --all, one array written item by item.
   const page = opts.all ? undefined : await api.transactions.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-  const txs = page ? page.items : api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
+  const txs = page ? page.items : counted(ctx, 'reading transactions', api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) }), true);
   let count = 0;
   if (format === 'json') {
     if (page) writeJson(ctx.io, page.data);

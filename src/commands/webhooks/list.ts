@@ -13,6 +13,7 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
+import { counted } from '../../lib/output/spinner.js';
 import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
@@ -53,7 +54,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // One page unless --all; --json of one page is the page as the service shaped it.
   const page = opts.all ? undefined : await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
   if (page && format === 'json') return writeJson(io, page.data);
-  const events = page ? page.items : api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) });
+  // A table waits for every event; the other formats print each as it comes.
+  const events = page ? page.items : counted(ctx, 'reading webhook events', api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) }), format !== 'table');
   if (format === 'ndjson') {
     for await (const event of events) writeNdjsonLine(io, event);
   } else if (format === 'json') {

@@ -15,6 +15,7 @@ import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib
 import { parseIntFlag, parseUuid } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
+import { counted, startProgress } from '../../lib/output/spinner.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { ReplayResult } from '../../lib/schemas.js';
 import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
@@ -64,7 +65,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     // Only events the CLI itself saw match every filter are replayed (the API layer drops
     // the rest), whatever the service did with the parameters.
     const events = api.webhooks.all({ ...filters, delivery_status: failed }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });
-    for await (const e of events) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
+    for await (const e of counted(ctx, 'finding failed events', events)) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
     if (targets.length === 0) {
       const unknown = [...statuses].filter((s) => s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
       if (unknown.length > 0) {
@@ -84,6 +85,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   await ctx.confirm(`replay ${chosen}`, `${chosen} not replayed`);
 
   const limit = pLimit(concurrency);
+  const progress = await startProgress(ctx, 'replaying', targets.length);
+  let done = 0;
   const outcomes: Outcome[] = await Promise.all(
     targets.map((target) =>
       limit(async () => {
@@ -91,10 +94,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
           return { target, result: await replayEvent(api, target.event_id) };
         } catch (error) {
           return { target, error };
+        } finally {
+          progress.count(++done);
         }
       }),
     ),
-  );
+  ).finally(() => progress.stop());
 
   const failures = outcomes.filter((o) => o.error !== undefined);
   if (format === 'json') {

@@ -26,3 +26,82 @@ export async function spinnerFactory(io: IO): Promise<((text: string) => Ora) | 
 export async function startSpinner(io: IO, text: string): Promise<Ora | undefined> {
   return (await spinnerFactory(io))?.(text);
 }
+
+/**
+ * What a long run is doing, as a count on a terminal's stderr: "reading transactions… 1,200
+ * so far", or "replaying 4/13" when the total is known. Every method does nothing where no
+ * spinner runs.
+ */
+export type Progress = {
+  /** A new step: what is being done now, counted from 0 (of `total`, when known). */
+  step(what: string, total?: number): void;
+  /** `n` done so far in this step. */
+  count(n: number): void;
+  /** Stops and clears the line, before the data or an error is printed. Safe to call again. */
+  stop(): void;
+};
+
+/** What decides whether a run shows progress: its IO, and whether it speaks JSON. */
+export type ProgressContext = { io: IO; globals: { json?: boolean } };
+
+/** The count is redrawn at most this often: setting ora's text measures it. */
+const REDRAW_MS = 100;
+const NOTHING: Progress = { step: () => undefined, count: () => undefined, stop: () => undefined };
+
+/**
+ * A count of what the run is doing, on stderr while it is a terminal (not under CI; never
+ * with --json, whose stderr a program reads). Ctrl-C and SIGTERM need nothing here: on the
+ * way out ora's cursor restorer writes to stderr, and ora clears its line before any write.
+ */
+export async function startProgress(ctx: ProgressContext, what: string, total?: number): Promise<Progress> {
+  const spinner = ctx.globals.json ? undefined : await startSpinner(ctx.io, progressText(what, 0, total));
+  if (!spinner) return NOTHING;
+  let step = { what, total };
+  let shown = 0;
+  const show = (n: number) => {
+    spinner.text = ctx.io.terminalText(progressText(step.what, n, step.total));
+    spinner.render();
+    shown = performance.now();
+  };
+  return {
+    step(what, total) {
+      step = { what, total };
+      show(0);
+    },
+    count(n) {
+      // The first of a step, the last, and otherwise at most every REDRAW_MS.
+      if (n === 1 || n === step.total || performance.now() - shown >= REDRAW_MS) show(n);
+    },
+    stop() {
+      if (spinner.isSpinning) spinner.stop();
+    },
+  };
+}
+
+const grouped = (n: number) => n.toLocaleString('en-US');
+
+function progressText(what: string, n: number, total: number | undefined): string {
+  if (total !== undefined) return `${what} ${grouped(n)}/${grouped(total)}`;
+  return n > 0 ? `${what}… ${grouped(n)} so far` : `${what}…`;
+}
+
+/**
+ * `items` as they come, counted with startProgress ("reading transactions… 1,200 so far"),
+ * the count cleared when they end or fail. `printed`: each item goes to stdout as it comes;
+ * when stdout is a terminal too, the count stops before the first one, and from there the
+ * rows themselves show the way (a count drawn among them would tear them).
+ */
+export async function* counted<T>(ctx: ProgressContext, what: string, items: AsyncIterable<T> | Iterable<T>, printed = false): AsyncGenerator<T> {
+  const progress = await startProgress(ctx, what);
+  const untilFirst = printed && ctx.io.stdoutIsTTY;
+  let n = 0;
+  try {
+    for await (const item of items) {
+      if (untilFirst) progress.stop();
+      else progress.count(++n);
+      yield item;
+    }
+  } finally {
+    progress.stop();
+  }
+}
