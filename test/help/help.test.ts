@@ -17,7 +17,8 @@ describe('help', () => {
 
   it('a command lists the global flags it honours, and not its group’s own flags', async () => {
     const r = await runMain(['emulator', 'wait', '--help']);
-    const globals = r.stdout.slice(r.stdout.indexOf('Global Options:'));
+    const start = r.stdout.indexOf('Global Options:');
+    const globals = r.stdout.slice(start, r.stdout.indexOf('\n\n', start));
     expect(r.stdout).toContain('Global Options:');
     for (const flag of ['--timeout <duration>', '--base-url <url>', '--json', '--jq <expr>', '--profile <name>']) expect(globals).toContain(flag);
     expect(globals).not.toContain('--port');
