@@ -1,4 +1,4 @@
-// Layers point down (issue 23, item 6; STYLE "Layers"): src/lib is the bottom, the emulator
+// Layers point down (STYLE "Layers"): src/lib is the bottom, the emulator
 // is built on it without the CLI's config (it is published alone, offramp-cli/emulator),
 // and nothing imports in a circle. The graph is the one that runs: esbuild resolves every
 // module of src/ as the build does, with type-only imports gone and dynamic ones kept.
@@ -82,5 +82,10 @@ describe('the import graph of src/', () => {
     };
     for (const node of next.keys()) if (!state.has(node)) visit(node);
     expect(cycles).toEqual([]);
+  });
+
+  it('keeps each file in its room: at most 8 loose modules in src/lib, the rest in folders by concern', () => {
+    const loose = readdirSync('src/lib', { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts'));
+    expect(loose.length, loose.map((e) => e.name).join(', ')).toBeLessThanOrEqual(8);
   });
 });

@@ -3,7 +3,7 @@
 // commands themselves are in program.ts.
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
-import { parseDuration } from '../lib/duration.js';
+import { parseDuration } from '../lib/input/duration.js';
 import { UsageError } from '../lib/errors.js';
 import { FORMATS } from '../lib/output/format.js';
 import { VERSION_TEXT } from '../version.js';

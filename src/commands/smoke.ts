@@ -11,7 +11,7 @@ import { CheckFailed, CliError, UsageError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
-import { checkOutcome } from '../lib/sandbox/args.js';
+import { checkOutcome } from '../lib/sandbox/walk.js';
 import { errorAnnotations, summaryMarkdown, unreachableAnnotation, unreachableMarkdown } from '../lib/sandbox/github.js';
 import type { CheckResult } from '../lib/sandbox/invariants.js';
 import { evaluate } from '../lib/sandbox/invariants.js';

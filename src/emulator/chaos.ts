@@ -3,7 +3,7 @@
 // order-tolerant; this makes the emulator deliver that way on purpose so a partner can
 // prove it. Parsing and checking live here; webhooks.ts applies it.
 import type { WebhookChaos } from './types.js';
-import { parseDurationRange } from '../lib/duration.js';
+import { parseDurationRange } from '../lib/input/duration.js';
 
 /** The longest chaos delay: beyond it a test waits for nothing it learns from. */
 export const MAX_CHAOS_DELAY_MS = 60_000;

@@ -12,7 +12,7 @@
 // `GET openapi.json` the OpenAPI document of the API (docs/openapi.yaml, as JSON).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
-import { parseDuration, MAX_DURATION_MS } from '../lib/duration.js';
+import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';
 import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, badRequest, conflict, notFound, ok } from './envelope.js';

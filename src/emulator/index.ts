@@ -8,7 +8,7 @@
 // those declarations are what the package ships, and they must not reach modules that
 // need our dependencies' types.
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
-import { parseDuration } from '../lib/duration.js';
+import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import { VERSION } from '../version.js';

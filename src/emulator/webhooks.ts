@@ -15,7 +15,7 @@
 //   service stamping its sends would, so a retry is not refused as stale;
 // - a 2xx answer means delivered; anything else (other status, refused connection, no
 //   answer within 5 s) counts as a failed attempt and is retried after baseDelay × 2^(n−1)
-//   (at most RETRY_CAP_MS: the project's one backoff, src/lib/backoff.ts, without jitter
+//   (at most RETRY_CAP_MS: the project's one backoff, src/lib/client/backoff.ts, without jitter
 //   so that a run repeats) until the attempt ceiling, then the event is `failed`;
 // - delivery_status: `pending` (not yet attempted, or waiting for a retry), `delivered`,
 //   `failed` (ceiling reached). `last_error` keeps the latest failure, even after a later
@@ -41,7 +41,7 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
-import { backoffDelay } from '../lib/backoff.js';
+import { backoffDelay } from '../lib/client/backoff.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';

@@ -1,8 +1,8 @@
-// The one retry schedule (src/lib/backoff.ts) with the three settings the project uses:
+// The one retry schedule (src/lib/client/backoff.ts) with the three settings the project uses:
 // full jitter (the client, docs/configuration.md "Retries and idempotency"), 75–100% (the forwarder,
 // docs/webhooks.md) and none (the emulator's deliveries, docs/emulator.md).
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../src/lib/backoff.js';
+import { backoffDelay } from '../../src/lib/client/backoff.js';
 
 const draws = (values: number[]) => {
   const queue = [...values];

@@ -1,4 +1,4 @@
-// `offramp emulator` (src/commands/emulator.ts): URL on stdout, one line per request on
+// `offramp emulator` (src/commands/emulator/serve.ts): URL on stdout, one line per request on
 // stderr, no key or secret ever printed, flags validated, clean stop.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { run, type EmulatorCommandOptions } from '../../src/commands/emulator.js';
+import { run, type EmulatorCommandOptions } from '../../src/commands/emulator/serve.js';
 import { UsageError } from '../../src/lib/errors.js';
 import { IO } from '../../src/lib/io.js';
 import { verify } from '../../src/lib/webhooks/signature.js';

@@ -2,7 +2,7 @@
 // a bare number keeps the unit the flag always had; one parser.
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseDurationRange } from '../../src/lib/duration.js';
+import { parseDuration, parseDurationRange } from '../../src/lib/input/duration.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { scriptedServer } from '../helpers/server.js';

@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom, type Random } from '../../src/emulator/prng.js';
-import { Decimal, decimalEquals, divide, sumDecimals, type Rounding } from '../../src/lib/money.js';
-import { DecimalSum, TokenTotals } from '../../src/lib/revenue/totals.js';
+import { Decimal, DecimalSum, decimalEquals, divide, sumDecimals, type Rounding } from '../../src/lib/money.js';
+import { TokenTotals } from '../../src/lib/revenue/totals.js';
 import { exactSum, placesOf, scaled, written } from '../helpers/decimal.js';
 
 const SEED = 20_261_121;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, parseWindow } from '../../src/lib/input/dates.js';
 import { periodsIn } from '../../src/lib/revenue/periods.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
-import { DecimalSum } from '../../src/lib/revenue/totals.js';
+import { DecimalSum } from '../../src/lib/money.js';
 import type { RevenueRow } from '../../src/lib/schemas.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run as runEmulator } from '../../src/commands/emulator.js';
+import { run as runEmulator } from '../../src/commands/emulator/serve.js';
 import { createManualClock, startEmulator } from '../../src/emulator/index.js';
 import { IO } from '../../src/lib/io.js';
 import { tempHome } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { AdvanceResult } from '../../emulator/index.js';
-import { parseDuration } from '../../lib/duration.js';
+import { parseDuration } from '../../lib/input/duration.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 

@@ -1,8 +1,8 @@
-// offramp emulator: the server (../emulator.ts), and the commands that drive a running one
+// offramp emulator: the server (serve.ts), and the commands that drive a running one
 // through its control plane, in the order its help lists them.
 import { Command } from '@commander-js/extra-typings';
 import { verb, type Runtime } from '../command.js';
-import * as serve from '../emulator.js';
+import * as serve from './serve.js';
 import * as clock from './clock.js';
 import * as faultAdd from './fault-add.js';
 import * as faultClear from './fault-clear.js';

@@ -8,7 +8,7 @@ import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { checkBaseUrl, ENVIRONMENTS, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
 import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
 import type { Context } from '../../lib/context.js';
-import { displayUrl } from '../../lib/url.js';
+import { displayUrl } from '../../lib/client/url.js';
 import { Declined, UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/input/stdin.js';
 import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';

@@ -2,7 +2,7 @@
 // what the profile records about its service's choices (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
-import { displayUrl } from '../../lib/url.js';
+import { displayUrl } from '../../lib/client/url.js';
 import { keyStorage } from '../../lib/config/keys.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';

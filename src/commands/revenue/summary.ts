@@ -26,7 +26,7 @@ import { writeJson } from '../../lib/output/json.js';
 import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
 import { checkZone, zonedWindow } from '../../lib/revenue/periods.js';
 import { groupRows } from '../../lib/revenue/rows.js';
-import { DecimalSum } from '../../lib/revenue/totals.js';
+import { DecimalSum } from '../../lib/money.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
 import { examples, type OptionsOf } from '../command.js';
 

@@ -6,7 +6,7 @@ import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
-import { checkOutcome } from '../../lib/sandbox/args.js';
+import { checkOutcome } from '../../lib/sandbox/walk.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
 import { OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';

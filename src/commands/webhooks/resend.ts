@@ -24,7 +24,7 @@ import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forward
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { DEFAULT_STORE, readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
-import { parseDurationRange } from '../../lib/duration.js';
+import { parseDurationRange } from '../../lib/input/duration.js';
 
 export const command = () =>
   new Command('resend')

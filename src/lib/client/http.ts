@@ -9,10 +9,10 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
-import { backoffDelay } from '../backoff.js';
+import { backoffDelay } from './backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
-import { displayUrl } from '../url.js';
+import { displayUrl } from './url.js';
 import { certificateRefusal } from './certificate.js';
 import { CertificateRefused, ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';

@@ -1,7 +1,7 @@
 // Profiles and where a call's settings come from. Pure: no file access here, so the
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
-import { displayUrl } from '../url.js';
+import { displayUrl } from '../client/url.js';
 import { BASE_PATH } from '../vocabulary.js';
 
 export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;

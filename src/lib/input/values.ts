@@ -13,7 +13,7 @@ import type { Context, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RevenueFilters } from '../client/filters.js';
-import { MAX_DURATION_MS, parseDuration, type BareUnit } from '../duration.js';
+import { MAX_DURATION_MS, parseDuration, type BareUnit } from './duration.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

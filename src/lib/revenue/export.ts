@@ -31,7 +31,8 @@ import { ApiError } from '../errors.js';
 import type { RevenueRow, RevenueSummary } from '../schemas.js';
 import { describeSlice } from './slices.js';
 import { Spool } from './spool.js';
-import { DecimalSum, TokenTotals, type TokenTotalsJSON } from './totals.js';
+import { TokenTotals, type TokenTotalsJSON } from './totals.js';
+import { DecimalSum } from '../money.js';
 
 /** GET /revenue takes a limit of 1 to 100 (docs/api.md); the largest page means the fewest round trips. */
 export const EXPORT_PAGE_SIZE = 100;

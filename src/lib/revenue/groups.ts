@@ -6,7 +6,7 @@
 import { UsageError } from '../errors.js';
 import type { Window } from '../input/dates.js';
 import { periodOf, periodsIn, PERIODS, type Period } from './periods.js';
-import { DecimalSum } from './totals.js';
+import { DecimalSum } from '../money.js';
 
 export const DIMENSIONS = [...PERIODS, 'token', 'network', 'merchant', 'terminal'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];

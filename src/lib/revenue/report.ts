@@ -1,14 +1,13 @@
 // The totals that `revenue export --summary` prints (on stderr: stdout carries the rows)
 // and the grouped tables of `revenue summary --by`.
 import type { IO } from '../io.js';
-import { Decimal } from '../money.js';
+import { Decimal, DecimalSum } from '../money.js';
 import { bar, groupThousands } from '../output/figures.js';
 import { cell, GAP, renderTable, textWidth, type Column } from '../output/render.js';
 import type { Window } from '../input/dates.js';
 import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
 import { periodsIn } from './periods.js';
 import type { SliceCheck } from './export.js';
-import { DecimalSum } from './totals.js';
 
 /** An IO whose `out` is stderr, for tables that are not the command's data. */
 export function stderrView(io: IO): IO {

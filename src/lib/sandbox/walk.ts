@@ -15,7 +15,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { simulateEvent, transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
-import { ApiError, CheckFailed, CliError, EXIT } from '../errors.js';
+import { ApiError, CheckFailed, CliError, EXIT, UsageError } from '../errors.js';
 import { eventsValidFrom, isTerminal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
@@ -259,4 +259,12 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
       ? `\`offramp tx history ${tx.id}\` shows how it got there`
       : `a service may apply simulated events some time after it answers: a larger --timeout (now ${opts.timeoutMs} ms) waits longer; \`offramp tx history ${tx.id}\` shows what happened`,
   );
+}
+
+/** --settle sends payout.settled, which only follows a completion. */
+export function checkOutcome(value: string | undefined, settle: boolean | undefined): Outcome {
+  const outcome = (value ?? 'completed') as Outcome;
+  if (!OUTCOMES.includes(outcome)) throw new UsageError(`--outcome ${value}: expected one of ${OUTCOMES.join(', ')}`);
+  if (settle && outcome !== 'completed') throw new UsageError(`--settle only applies to --outcome completed (got ${outcome})`);
+  return outcome;
 }

@@ -4,7 +4,7 @@
 //
 // - An event the app is owed (a new event, or one owed since an earlier run) is sent until
 //   the app answers 2xx or the listener stops: a refused connection, a timeout or a
-//   non-2xx answer puts it back with its own delay (src/lib/backoff.ts: twice
+//   non-2xx answer puts it back with its own delay (src/lib/client/backoff.ts: twice
 //   RETRY_BASE_MS, doubling up to RETRY_MAX_MS, between 75% and 100% of that so a batch
 //   does not come back as one burst). After any failure the whole queue also waits, on
 //   the same schedule, then sends one event at a time until one is taken: an app that
@@ -21,11 +21,11 @@
 //   answer (OFFRAMP_MAX_RESPONSE_BYTES) of the app's answer is read.
 // - Stopping aborts requests in flight; what they carried stays owed.
 import { rootCertificates } from 'node:tls';
-import { backoffDelay, type Backoff } from '../backoff.js';
+import { backoffDelay, type Backoff } from '../client/backoff.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
 import { isLoopback } from '../config/profile.js';
 import { UsageError } from '../errors.js';
-import { displayUrl } from '../url.js';
+import { displayUrl } from '../client/url.js';
 import { VERSION } from '../../version.js';
 import { SIGNATURE_HEADER } from './signature.js';
 

@@ -8,17 +8,16 @@
 // src/commands/emulator/.
 import { rm } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
-import type { IO } from '../lib/io.js';
-import { writeAside } from '../lib/fs/atomic.js';
-import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
-import { durationFlag, parseIntFlag } from '../lib/input/values.js';
-import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
-import type * as Emulator from '../emulator/index.js';
-import { examples, untilStopped, type OptionsOf } from './command.js';
-import { ADMIN_TOKEN_ENV } from './emulator/admin-token.js';
-import { shownUrl } from './emulator/webhook-endpoint.js';
-import { EMULATOR_DEFAULT_API_KEY } from '../lib/emulator-defaults.js';
-import type { GlobalFlags } from './globals.js';
+import type { IO } from '../../lib/io.js';
+import { writeAside } from '../../lib/fs/atomic.js';
+import { CliError, EXIT, exitCodeForSignal, UsageError } from '../../lib/errors.js';
+import { durationFlag, parseIntFlag } from '../../lib/input/values.js';
+import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../../lib/webhooks/signature.js';
+import type * as Emulator from '../../emulator/index.js';
+import { examples, untilStopped, type OptionsOf } from '../command.js';
+import { shownUrl } from './webhook-endpoint.js';
+import { ADMIN_TOKEN_ENV, EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
+import type { GlobalFlags } from '../globals.js';
 
 /** `offramp emulator` itself; its control commands are in emulator/ (emulator/index.ts). --api-key, a global flag, names its partners. */
 export const command = () =>
@@ -79,7 +78,7 @@ export type EmulatorCommandContext = {
 export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<number> {
   const { io } = ctx;
   // Loaded here, not at the top: only this command (and demo) pays for the server.
-  const emu = await import('../emulator/index.js');
+  const emu = await import('../../emulator/index.js');
   const settings = parseOptions(opts, ctx.env, emu);
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
   if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
