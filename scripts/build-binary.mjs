@@ -21,7 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -42,7 +42,7 @@ const BUILDER_ARCH = 'x64';
  * The `node` binary of `arch`, fetched once with npm (the registry's package tarball), its
  * integrity compared with the pin before anything is extracted.
  */
-function runtime(arch) {
+export function runtime(arch) {
   const { pkg: name, integrity } = RUNTIMES[arch];
   const dir = join(work, `${name}-${NODE_VERSION}`);
   const bin = join(dir, 'package', 'bin', 'node');
@@ -83,9 +83,11 @@ async function bundle(file) {
   });
 }
 
-/** One executable: the runtime of `arch` with the bundle and the help snapshot injected. */
-function buildExecutable(arch, main, builder) {
-  const output = join(out, `offramp-linux-${arch}`);
+/**
+ * One executable: the runtime of `arch` with the bundle and the help snapshot injected.
+ * `codeCache` and `output` differ from the shipped build only in bench/startup-binary.mjs.
+ */
+export function buildExecutable(arch, { main = join(work, 'offramp.cjs'), codeCache = arch === BUILDER_ARCH, output = join(out, `offramp-linux-${arch}`) } = {}) {
   const config = join(work, `sea-${arch}.json`);
   const partial = `${output}.tmp-${process.pid}`;
   writeFileSync(
@@ -96,7 +98,7 @@ function buildExecutable(arch, main, builder) {
       executable: runtime(arch),
       output: partial,
       disableExperimentalSEAWarning: true,
-      useCodeCache: arch === BUILDER_ARCH,
+      useCodeCache: codeCache,
       useSnapshot: false,
       // Node's options stay the user's (NODE_OPTIONS), as with `node bin/offramp.js`.
       execArgvExtension: 'env',
@@ -104,14 +106,14 @@ function buildExecutable(arch, main, builder) {
     }),
   );
   try {
-    execFileSync(builder, ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(runtime(BUILDER_ARCH), ['--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
     chmodSync(partial, 0o755);
     renameSync(partial, output);
   } finally {
     rmSync(partial, { force: true });
   }
   const sum = createHash('sha256').update(readFileSync(output)).digest('hex');
-  writeFileSync(`${output}.sha256`, `${sum}  offramp-linux-${arch}\n`);
+  writeFileSync(`${output}.sha256`, `${sum}  ${basename(output)}\n`);
   return output;
 }
 
@@ -120,10 +122,8 @@ export async function buildBinaries() {
   // dist/ first: its help.json is the snapshot the executables carry.
   execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   mkdirSync(work, { recursive: true });
-  const main = join(work, 'offramp.cjs');
-  await bundle(main);
-  const builder = runtime(BUILDER_ARCH);
-  return Object.keys(RUNTIMES).map((arch) => buildExecutable(arch, main, builder));
+  await bundle(join(work, 'offramp.cjs'));
+  return Object.keys(RUNTIMES).map((arch) => buildExecutable(arch));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
