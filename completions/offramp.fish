@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --api-key --api-key-command --base-url --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -59,6 +59,7 @@ function __fish_offramp_path
       case 'profile:show'; set cmdpath 'profile show'
       case 'profile:use'; set cmdpath 'profile use'
       case 'profile:remove'; set cmdpath 'profile remove'
+      case 'profile:migrate'; set cmdpath 'profile migrate'
       case 'config:path'; set cmdpath 'config path'
       case "*"; break
     end
@@ -87,11 +88,12 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'doctor' -d 'check Node, c
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'completion' -d 'print a shell completion script'
 complete -c offramp -n '__fish_offramp_path_is ""' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is ""' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is ""' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is ""' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is ""' -s y -l yes -d 'skip confirmations'
@@ -101,11 +103,12 @@ complete -c offramp -n '__fish_offramp_path_is ""' -l wide -d 'tables show every
 complete -c offramp -n '__fish_offramp_path_is ""' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s y -l yes -d 'skip confirmations'
@@ -125,11 +128,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'history' -d 'show
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show each status change until it ends'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s y -l yes -d 'skip confirmations'
@@ -139,11 +143,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l wide -d 'tables sh
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s y -l yes -d 'skip confirmations'
@@ -162,11 +167,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l idempotency
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s y -l yes -d 'skip confirmations'
@@ -177,11 +183,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l ref -d 'look u
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s y -l yes -d 'skip confirmations'
@@ -197,11 +204,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l all -d 'follo
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s y -l yes -d 'skip confirmations'
@@ -212,11 +220,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s y -l yes -d 'skip confirmations'
@@ -226,11 +235,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l wide -d 't
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s y -l yes -d 'skip confirmations'
@@ -239,17 +249,18 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-color -d 
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l ref -d 'watch by merchant reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'stop when this status is reached (default: any terminal status)' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'poll interval in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'time between polls: 500ms, 2s, 1m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'export' -d 'export ledger rows for any date range (windows over 90 days are split for you)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'summary' -d 'total partner share and transaction count for a date range'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s y -l yes -d 'skip confirmations'
@@ -259,11 +270,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l wide -d 'tabl
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'csv json ndjson xlsx'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s y -l yes -d 'skip confirmations'
@@ -284,11 +296,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l resume
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s y -l yes -d 'skip confirmations'
@@ -302,11 +315,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l netwo
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s y -l yes -d 'skip confirmations'
@@ -324,11 +338,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'verify' -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'resend' -d 're-sign stored events and deliver them to your app, duplicated, shuffled and late on request'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json csv ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s y -l yes -d 'skip confirmations'
@@ -338,11 +353,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l wide -d 'tab
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson csv'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s y -l yes -d 'skip confirmations'
@@ -360,11 +376,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l all -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s y -l yes -d 'skip confirmations'
@@ -374,11 +391,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l wide -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s y -l yes -d 'skip confirmations'
@@ -394,11 +412,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l concu
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s y -l yes -d 'skip confirmations'
@@ -411,18 +430,20 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-insecure -d 'with an https --forward-to: do not check the app'\''s certificate'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l allow-insecure-forward -d 'allow a plain http --forward-to URL on another machine (events cross the network in clear)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l events -d 'show and forward only these event types, comma-separated (family.* allowed); all are stored' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l strict -d 'with --forward-to: exit 8 when the app is still owed events at exit'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s y -l yes -d 'skip confirmations'
@@ -433,18 +454,19 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secre
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l file -d 'read the raw body from this file' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l detect -d 'print every scheme (and which secret) the delivery verifies under'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json ndjson'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s y -l yes -d 'skip confirmations'
@@ -463,11 +485,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s h -l 
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -a 'walk' -d 'walk a transaction (a new one unless given) to an outcome, step by step'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s y -l yes -d 'skip confirmations'
@@ -480,11 +503,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s h -l help -d
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -f -a 'deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s y -l yes -d 'skip confirmations'
@@ -496,11 +520,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l settle 
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s y -l yes -d 'skip confirmations'
@@ -513,11 +538,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l report -d 'also
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s y -l yes -d 'skip confirmations'
@@ -532,14 +558,15 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'clock' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'reset' -d 'forget everything (or one partner'\''s data): as freshly started'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'fault' -d 'targeted faults on API routes or webhook deliveries'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d 'the emulator'\''s whole state, out and in (the --state file format)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s y -l yes -d 'skip confirmations'
@@ -550,7 +577,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l port -d 'por
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l host -d 'address to bind' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-url -d 'deliver webhooks here' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-secret -d 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l latency -d 'delay every answer: 50ms, 1s (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l fault-rate -d 'share of requests that fail (500, 503, dropped after commit)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed -d 'seed for faults, webhook chaos and generated data' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l seed-revenue -d 'fill the ledger with N rows over the last 180 days' -r -f
@@ -566,11 +593,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s h -l help -d
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -a 'advance' -d 'move business time forward; what became due happens (quotes and deposits expire, with their webhooks)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s y -l yes -d 'skip confirmations'
@@ -580,11 +608,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s y -l yes -d 'skip confirmations'
@@ -594,11 +623,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s y -l yes -d 'skip confirmations'
@@ -611,11 +641,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'add' 
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'clear' -d 'remove every fault rule'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s y -l yes -d 'skip confirmations'
@@ -625,11 +656,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s y -l yes -d 'skip confirmations'
@@ -642,15 +674,16 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l ev
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l next -d 'only the next N matching requests or deliveries (default: until cleared)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l status -d 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l drop-after-commit -d 'run the operation, then close the connection without an answer'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer by MS' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer: 500ms, 5s (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s y -l yes -d 'skip confirmations'
@@ -662,11 +695,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'expor
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'import' -d 'replace the whole state with FILE (- for stdin)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s y -l yes -d 'skip confirmations'
@@ -676,11 +710,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s y -l yes -d 'skip confirmations'
@@ -691,11 +726,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s y -l yes -d 'skip confirmations'
@@ -706,11 +742,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s y -l yes -d 'skip confirmations'
@@ -720,11 +757,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l wide -d
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s y -l yes -d 'skip confirmations'
@@ -737,13 +775,15 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'list' -d 'li
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'show' -d 'show a profile (keys masked)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'use' -d 'make a profile the current one'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'remove' -d 'delete a profile'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'migrate' -d 'move keys from the config file into the system keychain'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s y -l yes -d 'skip confirmations'
@@ -753,11 +793,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l wide -d 'tabl
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s y -l yes -d 'skip confirmations'
@@ -767,15 +808,18 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l wide -d '
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l env -d 'environment' -r -f -a 'staging production local'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key-stdin -d 'read the API key from stdin'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l webhook-secret-stdin -d 'read the webhook secret from stdin (after the key, on its own line)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l insecure-storage -d 'keep the key in the config file (0600) instead of the system keychain'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key-command -d 'store a command that prints the key (op read …, pass show …), run when a request needs it' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l force -d 'replace a profile of that name without asking'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s y -l yes -d 'skip confirmations'
@@ -785,11 +829,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l wide -d 
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s y -l yes -d 'skip confirmations'
@@ -800,11 +845,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s h -l hel
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s y -l yes -d 'skip confirmations'
@@ -815,11 +861,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s h -l help
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s y -l yes -d 'skip confirmations'
@@ -828,14 +875,30 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l no-col
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -a 'path' -d 'print where the config file lives'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s y -l yes -d 'skip confirmations'
@@ -845,11 +908,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l wide -d 'table
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s y -l yes -d 'skip confirmations'
@@ -859,11 +923,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l wide -d '
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s y -l yes -d 'skip confirmations'
@@ -876,11 +941,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l paginate -d 'foll
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s y -l yes -d 'skip confirmations'
@@ -890,11 +956,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l wide -d 'tabl
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s o -l output -d 'output format, where supported' -r -f -a 'table json'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s y -l yes -d 'skip confirmations'
@@ -904,11 +971,12 @@ complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l wide -d 'table
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'per-request timeout in ms' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s y -l yes -d 'skip confirmations'

@@ -76,8 +76,11 @@ async function bundle(file) {
       'import.meta.url': 'import_meta_url',
     },
     banner: { js: '"use strict";const import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-    // As in scripts/build.mjs: required only by a helper of unzipper that never runs.
-    external: ['@aws-sdk/client-s3'],
+    // As in scripts/build.mjs: the AWS SDK is required only by a helper of unzipper that never
+    // runs. @napi-rs/keyring is native code a SEA cannot load (its main script requires only
+    // Node's built-ins): the require fails, and the executable keeps keys as the CLI does
+    // where there is no credential store (docs/install.md).
+    external: ['@aws-sdk/client-s3', '@napi-rs/keyring'],
     logLevel: 'warning',
     logOverride: { 'import-is-undefined': 'error' },
   });

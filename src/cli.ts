@@ -7,9 +7,9 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';
-import { commandMeant, commandWord } from './commands/globals.js';
+import { commandMeant, commandWord, secretFlagWarnings, withSecretFiles } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
-import { DEFAULT_HELP_WIDTH } from './help/snapshot.js';
+import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
 import { formatsOf, resolveFormat } from './lib/output/format.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
@@ -19,7 +19,8 @@ import { VERSION } from './version.js';
 
 export type MainOptions = Omit<IOOptions, 'noColor' | 'noInput'> & Pick<ContextDeps, 'now' | 'sleep' | 'backoffBaseMs' | 'signal'>;
 
-export async function main(argv: string[], streams: MainOptions): Promise<ExitCode> {
+export async function main(line: readonly string[], streams: MainOptions): Promise<ExitCode> {
+  const argv = [...helpCommandAsFlag(line)];
   let io = new IO(streams);
   let ctx: Context | undefined;
   let globals: Globals | undefined;
@@ -34,11 +35,13 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
       }
       // One table says which -o each command takes; completion offers the same.
       if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(commandPath(cmd)));
-      io = new IO({ ...streams, noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
+      const filter = typeof opts.jq === 'string' ? await jqFilter(opts.jq, opts.output, streams.stdout) : undefined;
+      io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
+      for (const line of secretFlagWarnings(cmd)) io.err(line);
       const { createContext } = await import('./lib/context.js');
       ctx = createContext({
         io,
-        env: streams.env,
+        env: withSecretFiles(streams.env),
         globals,
         version: VERSION,
         ...(streams.now ? { now: streams.now } : {}),
@@ -46,7 +49,15 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
         ...(streams.backoffBaseMs !== undefined ? { backoffBaseMs: streams.backoffBaseMs } : {}),
         ...(streams.signal ? { signal: streams.signal } : {}),
       });
-      const code = await invoke(ctx);
+      let code: number | void;
+      try {
+        code = await invoke(ctx);
+      } catch (err) {
+        // A failed run's JSON (smoke's report) is still filtered; a half-written one is dropped.
+        await filter?.finish().catch(() => undefined);
+        throw err;
+      }
+      await filter?.finish();
       if (typeof code === 'number') exitCode = code as ExitCode;
     },
   };
@@ -68,8 +79,8 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     const program = await loadProgram(runtime, output, argv);
     // `offramp help NAME` for a NAME that is no command: commander would print the program's
     // help as if NAME were nothing; it is a typo, said as one.
-    if (argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-') && !program.commands.some((c) => c.name() === argv[1])) {
-      throw new UsageError(`unknown command '${argv[1]}'`, 'offramp --help lists the commands');
+    if (line[0] === 'help' && line[1] !== undefined && !line[1].startsWith('-') && !program.commands.some((c) => c.name() === line[1])) {
+      throw new UsageError(`unknown command '${line[1]}'`, 'offramp --help lists the commands');
     }
     const word = commandWord(program, argv);
     const meant = word !== undefined ? commandMeant(program, word) : undefined;
@@ -81,6 +92,19 @@ export async function main(argv: string[], streams: MainOptions): Promise<ExitCo
     await ctx?.close().catch(() => undefined);
   }
   return exitCode;
+}
+
+/**
+ * `--jq EXPR`: the run prints JSON (NDJSON with `-o ndjson`) into a filter that hands it to
+ * jq; the expression is checked before anything is sent, and jq is loaded only here.
+ */
+async function jqFilter(expr: string, output: unknown, stdout: MainOptions['stdout']) {
+  if (typeof output === 'string' && output !== 'json' && output !== 'ndjson') {
+    throw new UsageError(`--jq filters JSON, and -o ${output} is not JSON`, 'drop -o, or give -o json or -o ndjson');
+  }
+  const { checkJq, JqFilter } = await import('./lib/output/jq.js');
+  await checkJq(expr);
+  return new JqFilter(expr, output === 'ndjson', stdout);
 }
 
 /** "tx list" for `offramp tx list`: the names from the program down to `cmd`. */
@@ -95,7 +119,7 @@ export function wantsJson(argv: readonly string[]): boolean {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') break;
-    if (a === '--json' || a === '--output=json' || a === '-ojson') return true;
+    if (a === '--json' || a === '--output=json' || a === '-ojson' || a === '--jq' || a.startsWith('--jq=')) return true;
     if ((a === '-o' || a === '--output') && argv[i + 1] === 'json') return true;
   }
   return false;
@@ -160,7 +184,8 @@ function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {
     ...(typeof o.profile === 'string' ? { profile: o.profile } : {}),
     ...(keys?.length ? { apiKey: keys[keys.length - 1]! } : {}),
     ...(typeof o.baseUrl === 'string' ? { baseUrl: o.baseUrl } : {}),
-    json: Boolean(o.json) || o.output === 'json',
+    // --jq filters the JSON a run prints: it asks for JSON, unless -o ndjson asked for lines.
+    json: Boolean(o.json) || o.output === 'json' || (typeof o.jq === 'string' && o.output !== 'ndjson'),
     ...(typeof o.output === 'string' ? { output: o.output } : {}),
     timeout: o.timeout as number,
     timeoutGiven,

@@ -1,7 +1,7 @@
 // Process entry: run one command with the real streams, then exit with its code.
 import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
+import { helpCommandAsFlag, helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
 import { STANDALONE, VERSION_TEXT } from './version.js';
 
 // A reader that stops early (`offramp tx list --all -o ndjson | head -1`) closes the pipe:
@@ -24,7 +24,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${VERSION_TEXT}\n`);
 } else {
   // So does `--help`, from the text the build rendered through commander (help/snapshot.ts).
-  const help = helpFromSnapshot(argv, process.stdout.isTTY ? process.stdout.columns : undefined, readHelpSnapshot);
+  // `offramp help tx create` is `offramp tx create --help`, so the snapshot answers it too.
+  const help = helpFromSnapshot(helpCommandAsFlag(argv), process.stdout.isTTY ? process.stdout.columns : undefined, readHelpSnapshot);
   if (help !== undefined) process.stdout.write(help);
   else runToExit(argv);
 }
@@ -34,7 +35,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
  * scripts/build.mjs.) A run that never settles, its event loop drained, would otherwise
  * end with exit 0 as if it had succeeded; Node gave such an await exit 13, this exit 1.
  */
-function runToExit(args: string[]): void {
+function runToExit(args: readonly string[]): void {
   let settled = false;
   // beforeExit: the event loop drained by itself (not a process.exit, e.g. on EPIPE).
   process.once('beforeExit', () => {
@@ -59,7 +60,7 @@ function readHelpSnapshot(): HelpSnapshot | undefined {
   }
 }
 
-async function run(args: string[]): Promise<number> {
+async function run(args: readonly string[]): Promise<number> {
   const { main } = await import('./cli.js');
   const retryBase = process.env.OFFRAMP_RETRY_BASE_MS;
   return main(args, {

@@ -7,7 +7,7 @@ export const API_VERSION = '/api/v1 (interface 1.0.0)';
 
 /**
  * True in the standalone executable only (scripts/build-binary.mjs defines it): the CLI and
- * a Node.js runtime in one file, which reads its help from itself (docs/install.md).
+ * the Node runtime in one file, which reads its help from itself (docs/install.md).
  */
 export const STANDALONE = typeof __OFFRAMP_STANDALONE__ === 'boolean' && __OFFRAMP_STANDALONE__;
 

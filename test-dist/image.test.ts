@@ -5,7 +5,7 @@
 // one address of the host a container reaches; a container restarted on the volume keeps
 // the state.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,10 +29,29 @@ const name = `offramp-image-test-${process.pid}`;
 const volume = `${name}-data`;
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
-/** Starts the image on the volume, port 4010 published on loopback; answers the host port. */
-function runContainer(extra: string[]): number {
-  docker('run', '--detach', '--name', name, '--publish', '127.0.0.1::4010', '--volume', `${volume}:/data`, '--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`, IMAGE, ...extra);
+/**
+ * Starts the image on the volume, port 4010 published on loopback; answers the host port.
+ * The admin token in the environment, or (`tokenFile`) in a file mounted as a secret is.
+ */
+function runContainer(extra: string[], tokenFile?: string): number {
+  const token = tokenFile
+    ? ['--volume', `${tokenFile}:/run/secrets/offramp-admin-token:ro`, '--env', 'OFFRAMP_EMULATOR_ADMIN_TOKEN_FILE=/run/secrets/offramp-admin-token']
+    : ['--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`];
+  docker('run', '--detach', '--name', name, '--publish', '127.0.0.1::4010', '--volume', `${volume}:/data`, ...token, IMAGE, ...extra);
   return Number(/:(\d+)$/m.exec(docker('port', name, '4010/tcp'))![1]);
+}
+
+/**
+ * The container's health once it is no longer starting: Docker runs the check every 5 s, so
+ * this looks every half second, up to a bound (a wait for a state, not a timed check).
+ */
+async function health(): Promise<string> {
+  let status = '';
+  for (let i = 0; i < 60 && (status === '' || status === 'starting'); i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 500));
+    status = docker('inspect', '--format', '{{.State.Health.Status}}', name);
+  }
+  return status;
 }
 
 describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { timeout: 180_000 }, () => {
@@ -107,16 +126,10 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
   });
 
   it('the health check (offramp emulator wait inside the container) reports healthy', async () => {
-    // Docker runs it every 5 s; each inspect is one look, up to a bound, not a timed check.
-    let status = '';
-    for (let i = 0; i < 60 && status !== 'healthy'; i++) {
-      status = docker('inspect', '--format', '{{.State.Health.Status}}', name);
-      if (status !== 'healthy') await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(status).toBe('healthy');
+    expect(await health()).toBe('healthy');
   });
 
-  it('emulator state export writes the state, and a restart on the same volume keeps it', async () => {
+  it('emulator state export writes the state, and a restart on the same volume keeps it (token from a secret file then)', async () => {
     const file = join(tmpdir(), 'before.state');
     const exported = await run(BINARY_X64, ['emulator', 'state', 'export', file], { env });
     expect(exported.stderr).toMatch(/^state written to .*before\.state \(\d+ bytes\)\n$/);
@@ -126,7 +139,9 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     // docker stop sends SIGTERM: the emulator writes its state and ends.
     docker('stop', name);
     docker('rm', name);
-    port = runContainer(['--api-key', KEY]);
+    const tokenFile = join(tmpdir(), 'admin-token');
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o644 });
+    port = runContainer(['--api-key', KEY], tokenFile);
     env.OFFRAMP_BASE_URL = `http://127.0.0.1:${port}/api/v1/partner`;
     expect((await run(BINARY_X64, ['emulator', 'wait', '--timeout', '20000'], { env })).code).toBe(0);
     const logs = spawnSync('docker', ['logs', name], { encoding: 'utf8' }).stderr;
@@ -134,6 +149,8 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     const r = await run(BINARY_X64, ['tx', 'get', txId, '--json'], { env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: txId, status: 'completed' });
+    // The health check inside reads the same file.
+    expect(await health()).toBe('healthy');
   });
 
   it('refuses to start without an admin token, and says why', () => {

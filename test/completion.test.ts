@@ -1,11 +1,12 @@
 // Shell completions: generated from the command tree, committed under completions/, and
 // they actually complete (bash always; zsh and fish where those shells are installed).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { completionScript as generate, type Shell } from '../src/commands/completion.js';
+import { BIN } from './helpers/cli.js';
 import { runMain } from './helpers/main.js';
 
 // Made once: generating a script imports the whole program (which holds the completion command).
@@ -138,5 +139,41 @@ describe('-o where a command refuses it', () => {
     const add = await runMain(['profile', 'add', 'x', '--env', 'local', '-o', 'table']);
     expect(add.code).toBe(2);
     expect(add.stderr).toMatch(/-o table is not supported by this command\nhint: use one of: json/);
+  });
+});
+
+/**
+ * A name read from the config reaches the shell only when `profile add` would accept it: a
+ * hand-edited profile named `$(…)` used to run when bash completed `--profile` (bash
+ * expands `$(…)` in `compgen -W`). The real completion function, with the built `offramp`
+ * on PATH answering `__complete profiles` from that config.
+ */
+describe('profile names a shell would run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'offramp-completion-names-'));
+  mkdirSync(join(dir, 'bin'));
+  writeFileSync(join(dir, 'bin', 'offramp'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o755 });
+  mkdirSync(join(dir, 'config'), { mode: 0o700 });
+  const profile = { env: 'local', baseUrl: 'http://127.0.0.1:4010/api/v1/partner', apiKey: 'sk_test_emulator' };
+  const names = ['$(echo PWNED >&2)', '`echo PWNED >&2`', 'dev', 'staging.eu', '$HOME', 'a b'];
+  writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ current: 'dev', profiles: Object.fromEntries(names.map((n) => [n, profile])) }), { mode: 0o600 });
+  writeFileSync(join(dir, 'offramp.bash'), completionScript('bash'));
+
+  const complete = (typed: string) =>
+    spawnSync('bash', ['-c', `source offramp.bash; COMP_WORDS=(offramp --profile "$1"); COMP_CWORD=2; _offramp; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', typed], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: `${join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, TMPDIR: process.env.TMPDIR, OFFRAMP_CONFIG_DIR: join(dir, 'config') },
+    });
+
+  it('bash offers only the valid names and runs nothing', () => {
+    const all = complete('');
+    expect(all.stderr).not.toContain('PWNED');
+    expect(all.stdout.split('\n').filter(Boolean).sort()).toEqual(['dev', 'staging.eu']);
+    expect(complete('st').stdout.trim()).toBe('staging.eu');
+  });
+
+  it('__complete profiles leaves out every name profile add refuses', async () => {
+    const r = await runMain(['__complete', 'profiles'], { env: { OFFRAMP_CONFIG_DIR: join(dir, 'config') } });
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['dev', 'staging.eu']);
   });
 });

@@ -1,5 +1,7 @@
 // offramp __complete profiles: the dynamic words completion scripts ask for at TAB time.
-// Hidden from help; prints nothing (and never fails loudly) when there is no config.
+// Hidden from help; prints nothing (and never fails loudly) when there is no config. Only
+// names `profile add` would accept are offered: a shell may evaluate what it completes
+// (bash expands `$(…)` in `compgen -W`), and the file may have been edited by hand.
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { withArguments, type OptionsOf } from './command.js';
@@ -9,6 +11,7 @@ export const command = () => withArguments(new Command('__complete'), new Argume
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   if (opts.what !== 'profiles') return;
-  const names = Object.keys((await ctx.config()).read().profiles);
+  const { isProfileName } = await import('../lib/config/profile.js');
+  const names = Object.keys((await ctx.config()).read().profiles).filter(isProfileName);
   if (names.length > 0) ctx.io.out(`${names.join('\n')}\n`);
 }

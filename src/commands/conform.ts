@@ -1,8 +1,6 @@
 // offramp conform [--store FILE] [--save]: what the service behind the profile chose on
 // every point the spec leaves "not shown", beside what the emulator chose, and what the
-// CLI does about each difference (docs/api.md, "Open points"). The same probes
-// (src/lib/conform/probes.ts) run against the target and a fresh in-process emulator, so
-// pointed at an emulator it reports no difference by construction.
+// CLI does about each difference (docs/api.md, "Open points").
 //
 // Exit 0 when every point is same, handled, saved or skipped; 8 when one is unsupported,
 // or needs a setting that --save was not asked to write. --overlay FILE also writes what
@@ -49,14 +47,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       'name one with --profile NAME (create it with `offramp profile add NAME --env staging`), or make one current',
     );
   }
-  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures, { startEmulatorSide }, { startEmulator }] = await Promise.all([
+  const [{ HttpClient }, { maxResponseBytes }, probes, verdicts, signatures] = await Promise.all([
     import('../lib/client/http.js'),
     import('../lib/client/transport.js'),
     import('../lib/conform/probes.js'),
     import('../lib/conform/verdicts.js'),
     import('../lib/conform/signatures.js'),
-    import('../lib/conform/emulator-side.js'),
-    import('../emulator/index.js'),
   ]);
   let stored: Awaited<ReturnType<typeof signatures.readStore>> | undefined;
   let secret: string | undefined;
@@ -76,66 +72,46 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
 
   const readOnly = settings.env === 'production';
   const userAgent = `offramp-cli/${ctx.version} node/${process.versions.node} (conform)`;
-  const client = (baseUrl: string, apiKey: string, service: boolean) =>
+  const client = (apiKey: string) =>
     new HttpClient({
-      baseUrl,
+      baseUrl: settings.baseUrl,
       apiKey,
       userAgent,
       timeoutMs: ctx.globals.timeout,
       retries: ctx.globals.retries,
       sleep: ctx.sleep,
-      // The service through the user's proxy; the local emulator direct.
-      ...(service ? { env: ctx.env } : {}),
+      env: ctx.env,
       maxResponseBytes: maxResponseBytes(ctx.env),
       fullMessages: ctx.globals.verbose,
-      ...(service && ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
+      ...(ctx.globals.verbose ? { trace: (line: string) => io.err(line) } : {}),
     });
-  const target = client(settings.baseUrl, settings.apiKey, true);
-  const targetWrong = client(settings.baseUrl, WRONG_KEY, true);
-  const spinner = ctx.globals.json ? undefined : await startSpinner(io, `probing ${settings.baseUrl} and a local emulator`);
-  const emu = await startEmulatorSide(startEmulator);
-  const emuClient = client(emu.url, emu.apiKey, false);
-  const emuWrong = client(emu.url, WRONG_KEY, false);
+  const target = client(settings.apiKey);
+  const targetWrong = client(WRONG_KEY);
+  const spinner = ctx.globals.json ? undefined : await startSpinner(io, `probing ${settings.baseUrl}`);
 
-  let emuObs: Observation;
-  let targetObs: Observation;
+  let observed: Observation;
   const started = performance.now();
   try {
-    // Both sides run to their end before anything closes, so a target that cannot be
-    // reached never leaves the emulator's half of the run talking to a closed emulator.
-    const [emuRun, targetRun] = await Promise.allSettled([
-      probes.runProbes({
-        sender: probes.createSender(emuClient),
-        wrongKey: probes.createSender(emuWrong),
-        readOnly: false,
-        settle: (send) => emu.settle(send),
-        now: ctx.now,
-      }),
-      probes.runProbes({
-        sender: probes.createSender(target),
-        wrongKey: probes.createSender(targetWrong),
-        readOnly,
-        settle: () => ctx.sleep(TARGET_SETTLE_MS),
-        now: ctx.now,
-        preferredNames: settings.service.filterNames,
-      }),
-    ]);
-    if (targetRun.status === 'rejected') throw targetRun.reason;
-    if (emuRun.status === 'rejected') throw emuRun.reason;
-    [emuObs, targetObs] = [emuRun.value, targetRun.value];
+    observed = await probes.runProbes({
+      sender: probes.createSender(target),
+      wrongKey: probes.createSender(targetWrong),
+      readOnly,
+      settle: () => ctx.sleep(TARGET_SETTLE_MS),
+      now: ctx.now,
+      preferredNames: settings.service.filterNames,
+    });
   } catch (err) {
     spinner?.fail();
     throw err;
   } finally {
-    await Promise.allSettled([emu.close(), emuClient.close(), emuWrong.close(), target.close(), targetWrong.close()]);
+    await Promise.allSettled([target.close(), targetWrong.close()]);
   }
   spinner?.stop();
   if (ctx.globals.verbose) io.err(`conform: probes took ${Math.round(performance.now() - started)} ms`);
 
-  emuObs.signature = signatures.schemesOf(emu.deliveries, emu.webhookSecret, 'emulator');
-  targetObs.signature = stored && secret ? signatures.schemesOf(stored, secret, 'webhook secret') : { skipped: 'no --store given' };
+  observed.signature = stored && secret ? signatures.schemesOf(stored, secret, 'webhook secret') : { skipped: 'no --store given' };
 
-  let findings = verdicts.assess(emuObs, targetObs, { service: settings.service });
+  let findings = verdicts.assess(observed, { service: settings.service });
   let saved: { profile: string; service: unknown; settings: string[] } | undefined;
   const needed = findings.flatMap((f) => (f.verdict === 'needs-setting' && f.setting ? [f.setting] : []));
   if (opts.save && settings.profileName && needed.length > 0) {

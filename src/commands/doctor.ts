@@ -2,6 +2,7 @@
 // (pass / warn / fail), exit 8 when any check fails.
 import { statSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
+import type { Resolved } from '../lib/config/profile.js';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
@@ -49,6 +50,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   try {
     settings = await ctx.settings();
     add('profile', 'pass', settings.profileName ? `${settings.profileName} (${settings.env})` : 'none; key and base URL from flags or environment');
+    add('key storage', ...keyCheck(settings));
   } catch (err) {
     add('profile', 'fail', withHint(err));
     return finish(ctx, checks);
@@ -66,6 +68,22 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   // A local profile needs none: listen and verify use the emulator's public default secret.
   add('webhook secret', settings.webhookSecret || settings.env === 'local' ? 'pass' : 'warn', settings.webhookSecret ? 'set' : settings.env === 'local' ? "the emulator's default (local profile; webhooks listen/verify use it)" : 'not set (needed by webhooks listen/verify): profile add --webhook-secret-stdin or OFFRAMP_WEBHOOK_SECRET');
   return finish(ctx, checks);
+}
+
+/** Where the key in use came from (never the key); a key in the file of a real service is a warning. */
+function keyCheck(s: Resolved): [Check['status'], string] {
+  switch (s.keyFrom) {
+    case 'flag':
+      return ['warn', '--api-key (visible to other processes: prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'];
+    case 'environment':
+      return ['pass', 'environment (OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'];
+    case 'keychain':
+      return ['pass', 'keychain (the system credential store)'];
+    case 'command':
+      return ['pass', 'command (run when a request needs the key)'];
+    case 'file':
+      return s.env === 'local' ? ['pass', 'file (the config file; a local profile)'] : ['warn', 'file (the config file, 0600): offramp profile migrate moves it to the system keychain'];
+  }
 }
 
 /** Which proxy requests take (the client's own decision), then one authenticated read through it. */

@@ -11,7 +11,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import type { IO } from '../lib/io.js';
 import { writeAside } from '../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../lib/errors.js';
-import { parseIntFlag } from '../lib/input/values.js';
+import { durationFlag, parseIntFlag } from '../lib/input/values.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
 import type * as Emulator from '../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from './command.js';
@@ -26,7 +26,7 @@ export const command = () =>
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--webhook-url <url>', 'deliver webhooks here')
     .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
-    .option('--latency <ms>', 'delay every answer')
+    .option('--latency <duration>', 'delay every answer: 50ms, 1s (a bare number is ms)')
     .option('--fault-rate <r>', 'share of requests that fail (500, 503, dropped after commit)')
     .option('--seed <n>', 'seed for faults, webhook chaos and generated data')
     .option('--seed-revenue <n>', 'fill the ledger with N rows over the last 180 days')
@@ -194,7 +194,7 @@ export function parseOptions(
   }
   const secret = opts.webhookSecret ?? env.OFFRAMP_WEBHOOK_SECRET;
   if (secret !== undefined && secret !== '') settings.webhookSecret = secret;
-  if (opts.latency !== undefined) settings.latencyMs = parseIntFlag(opts.latency, '--latency', 0, 60_000);
+  if (opts.latency !== undefined) settings.latencyMs = durationFlag(opts.latency, '--latency', 'ms', 0, 60_000);
   if (opts.faultRate !== undefined) {
     const raw = String(opts.faultRate).trim();
     const value = Number(raw);

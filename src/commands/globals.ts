@@ -1,7 +1,10 @@
 // The `offramp` program's own flags, which every command sees, and how a command line
 // names its top-level command. Loaded by every run, so it loads nothing else: the
 // commands themselves are in program.ts.
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
+import { parseDuration } from '../lib/duration.js';
+import { UsageError } from '../lib/errors.js';
 import { FORMATS } from '../lib/output/format.js';
 import { VERSION_TEXT } from '../version.js';
 
@@ -12,21 +15,34 @@ export function newProgram(output: OutputConfiguration = {}) {
     .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
     .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
     .addOption(
-      new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY: flags show in the process list)').argParser(collect),
+      new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)').argParser(collect),
     )
     .addOption(new Option('--base-url <url>', 'base address including /api/v1/partner'))
     .option('--json', 'print exactly the API data as JSON')
+    .option('--jq <expr>', 'print the JSON through this jq expression (implies --json; strings print raw)')
     .addOption(new Option('-o, --output <format>', 'output format, where supported').choices(FORMATS))
-    .option('--timeout <ms>', 'per-request timeout in ms', positiveInt, 30_000)
+    .option('--timeout <duration>', 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)', timeoutMs, 30_000)
     .option('--retries <n>', 'retry ceiling for network errors, 429 and 5xx', nonNegativeInt, 3)
     .option('-v, --verbose', 'HTTP trace on stderr (the API key is always redacted)')
     .option('-y, --yes', 'skip confirmations')
     .option('--no-input', 'never prompt (implied when stdin is not a terminal or CI is set)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--wide', 'tables show every column whole, even wider than the terminal')
+    // Every command's help lists the program's flags it takes, under their own heading (as
+    // gh's INHERITED FLAGS): `emulator wait --help` shows --timeout and --base-url. Only the
+    // program's: a group's own flags (`emulator --port`) start that group, not its commands.
+    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: programFlags })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output);
+}
+
+/** The flags of the program `cmd` belongs to that a command takes (not --version, not the program's own --help). */
+function programFlags(cmd: CommandUnknownOpts): Option[] {
+  if (!cmd.parent) return [];
+  let root = cmd.parent;
+  while (root.parent) root = root.parent;
+  return root.options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
 }
 
 /** The program, typed with its global flags. */
@@ -92,12 +108,66 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-export function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('expected a positive whole number');
+/** --timeout: a duration (a bare number is ms, as it always was), at least 1 ms. */
+function timeoutMs(value: string): number {
+  const ms = parseDuration(value, 'ms');
+  if (typeof ms === 'string') throw new InvalidArgumentError(ms);
+  if (ms < 1) throw new InvalidArgumentError('expected at least 1ms');
+  return ms;
+}
+
+function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
   return Number(value);
 }
 
-export function nonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
+/**
+ * The secrets a flag can carry, and the variable that carries each instead. A flag shows
+ * in the process list and in shell history; the variable, or the file it names, does not.
+ */
+export const SECRET_FLAGS: Readonly<Record<string, string>> = {
+  '--api-key': 'OFFRAMP_API_KEY',
+  '--secret': 'OFFRAMP_WEBHOOK_SECRET',
+  '--webhook-secret': 'OFFRAMP_WEBHOOK_SECRET',
+  '--admin-token': 'OFFRAMP_EMULATOR_ADMIN_TOKEN',
+};
+
+/**
+ * The environment with each secret's `NAME_FILE` read into `NAME`: the file's content,
+ * trimmed, as Docker and Kubernetes mount secrets. Both set, an unreadable or empty file:
+ * exit 2 naming the variable (never the content).
+ */
+export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  let out = env;
+  for (const name of new Set(Object.values(SECRET_FLAGS))) {
+    const file = env[`${name}_FILE`];
+    if (!file) continue;
+    if (env[name]) throw new UsageError(`${name} and ${name}_FILE are both set`, 'unset one of them');
+    let value: string;
+    try {
+      value = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new UsageError(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!value) throw new UsageError(`${name}_FILE: ${file} is empty`);
+    out = { ...out, [name]: value };
+  }
+  return out;
+}
+
+/**
+ * One warning line per secret flag typed on this command line (a variable does not count):
+ * other local users can read it. The emulator's own --api-key lists made-up keys it accepts.
+ */
+export function secretFlagWarnings(cmd: CommandUnknownOpts): string[] {
+  const lines: string[] = [];
+  for (let c: CommandUnknownOpts | null = cmd; c; c = c.parent) {
+    for (const option of c.options) {
+      const variable = option.long ? SECRET_FLAGS[option.long] : undefined;
+      if (!variable || c.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+      if (option.long === '--api-key' && cmd.name() === 'emulator') continue;
+      lines.push(`warning: ${option.long} is visible to other processes and kept in shell history; use ${variable} or ${variable}_FILE`);
+    }
+  }
+  return lines;
 }

@@ -3,6 +3,7 @@
 // order-tolerant; this makes the emulator deliver that way on purpose so a partner can
 // prove it. Parsing and checking live here; webhooks.ts applies it.
 import type { WebhookChaos } from './types.js';
+import { parseDurationRange } from '../lib/duration.js';
 
 /** The longest chaos delay: beyond it a test waits for nothing it learns from. */
 export const MAX_CHAOS_DELAY_MS = 60_000;
@@ -19,14 +20,10 @@ export function parseChaos(text: string): WebhookChaos | string {
       if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(value)) return `${name}: "${value}" is not a probability from 0 to 1 (e.g. 0.2)`;
       chaos[name] = Number(value);
     } else if (name === 'delay') {
-      const m = /^(\d+)-(\d+)(ms|s)?$/.exec(value);
-      if (!m) return `delay: "${value}" must be MIN-MAX in ms (e.g. 10-500ms) or s (e.g. 1-3s)`;
-      const unit = m[3] === 's' ? 1000 : 1;
-      const min = Number(m[1]) * unit;
-      const max = Number(m[2]) * unit;
-      if (min > max) return `delay: the minimum ${m[1]} is above the maximum ${m[2]}`;
-      if (max > MAX_CHAOS_DELAY_MS) return `delay: at most ${MAX_CHAOS_DELAY_MS} ms`;
-      chaos.delayMs = [min, max];
+      const range = parseDurationRange(value, 'ms');
+      if (typeof range === 'string') return `delay: ${range}`;
+      if (range.max > MAX_CHAOS_DELAY_MS) return `delay: at most ${MAX_CHAOS_DELAY_MS} ms`;
+      chaos.delayMs = [range.min, range.max];
     } else {
       return `unknown chaos "${name}": use duplicate, reorder and delay`;
     }

@@ -12,7 +12,7 @@
 // `GET openapi.json` the OpenAPI document of the API (docs/openapi.yaml, as JSON).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
-import { parseDuration, MAX_ADVANCE_MS } from '../lib/duration.js';
+import { parseDuration, MAX_DURATION_MS } from '../lib/duration.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, badRequest, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
@@ -147,7 +147,7 @@ function advanceOf(body: Record<string, unknown>): number {
   let ms: number | string;
   if (typeof body.advance === 'string' && body.advance_ms === undefined) ms = parseDuration(body.advance);
   else if (typeof body.advance_ms === 'number' && body.advance === undefined) {
-    ms = Number.isInteger(body.advance_ms) && body.advance_ms >= 0 && body.advance_ms <= MAX_ADVANCE_MS ? body.advance_ms : 'advance_ms must be a whole number of milliseconds, at most a year';
+    ms = Number.isInteger(body.advance_ms) && body.advance_ms >= 0 && body.advance_ms <= MAX_DURATION_MS ? body.advance_ms : 'advance_ms must be a whole number of milliseconds, at most a year';
   } else {
     ms = 'send {"advance": "31m"} (a duration) or {"advance_ms": 1860000}';
   }

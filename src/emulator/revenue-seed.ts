@@ -4,12 +4,12 @@
 // webhook events behind them) and carry references `seed-000001`... (oldest first), so
 // they are easy to tell apart from real activity.
 //
-// 100,000 rows must seed in well under a few seconds on a small machine, and 100,000
-// row objects (a dozen strings each) cost more in garbage collection than in building.
-// So the rows are kept as columns (typed arrays) and a row object is only built when a
-// page serves it. The money arithmetic is exact integer arithmetic in kobo and
-// micro-tokens (every value far below 2^53), with the same rounding rules as `fees` and
-// `tokensFor`; the tests check seeded rows against those decimal.js functions.
+// The rows are kept as columns (typed arrays) and a row object is only built when a page
+// serves it; the money is exact integer arithmetic in kobo and micro-tokens (every value
+// far below 2^53), with the rounding rules of `fees` and `tokensFor`, against which the
+// tests check seeded rows. Row objects priced by that decimal code instead were measured
+// many times slower to build and larger in memory and in the state file (BENCHMARKS.md,
+// "One source per fact"; bench/seed.mjs).
 import { randomFillSync } from 'node:crypto';
 import type { RevenueRow } from '../lib/schemas.js';
 import { iso } from './clock.js';

@@ -1,17 +1,9 @@
 // The revenue ledger: one row per completed transaction, read by GET /revenue in pages
-// ordered by (ts, transaction_id), with an optional summary of the whole window.
-// the spec gives the row and page shapes, inclusive from/to and the 90-day rule;
-// the fee rates, default page size, filter names and seeding are our choices
-// (docs/emulator.md):
-// - platform_fee = 1% of the NGN amount, share = 25% of platform_fee, each rounded
-//   half-up to kobo; ts = completion time;
-// - default page size 50; filters `crypto_currency` and `network`, case-insensitive;
-// - the cursor is the (ts, transaction_id) of the last row served, so rows completed while
-//   a partner pages never shift the pages;
-// - `summary` (from, to, total_partner_share, transaction_count) covers the whole window
-//   with the same filters, not just the page, and is on every page that asks for it.
-// - merchant_id and terminal_id are strings, as the spec types the row's (the snapshot's
-//   are "string or null"): empty when the create gave none.
+// ordered by (ts, transaction_id), with an optional summary of the whole window. The spec
+// gives the row and page shapes, inclusive from/to and the 90-day rule; the fees, page
+// size, filters and seeding are our choices (docs/emulator.md, "Revenue"). The cursor is
+// the (ts, transaction_id) of the last row served, so rows completed while a partner pages
+// never shift the pages.
 import type { RevenuePage, RevenueRow, RevenueSummary } from '../lib/schemas.js';
 import { Decimal } from '../lib/money.js';
 import { MAX_WINDOW_MS } from '../lib/input/dates.js';
@@ -75,15 +67,9 @@ export class Ledger {
     return this.seeded;
   }
 
-  /**
-   * Puts back rows read from a state file, in any order. Files of earlier versions wrote
-   * null for a missing merchant_id or terminal_id; they come back as the empty string.
-   */
+  /** Puts back rows read from a state file, in any order. */
   restore(rows: RevenueRow[]): void {
-    for (const row of rows) {
-      const { merchant_id, terminal_id } = row;
-      this.entries.push({ tsMs: Date.parse(row.ts), row: { ...row, merchant_id: merchant_id ?? '', terminal_id: terminal_id ?? '' } });
-    }
+    for (const row of rows) this.entries.push({ tsMs: Date.parse(row.ts), row });
     this.entries.sort((a, b) => compare(a.tsMs, a.row.transaction_id, b.tsMs, b.row.transaction_id));
     this.version++;
   }

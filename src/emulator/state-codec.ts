@@ -1,31 +1,21 @@
 // The state document: what `--state FILE` holds and what `GET`/`PUT /__emulator/state`
-// carry (docs/emulator.md, "State file"). One JSON record per line:
+// carry, one JSON record per line (docs/emulator.md, "State file", gives the format).
 //
-//   {"k":"header","format":"offramp-emulator-state","format_version":1,"offramp_version":"…",…}
-//   {"k":"partner","p":0,"key_sha256":"…","label":"partner-1"}
-//   {"k":"tx","p":0,"v":{…}}        {"k":"event","p":0,"v":{…},"body":{…}}
-//   {"k":"quote",…}  {"k":"idem",…}  {"k":"row",…}  {"k":"seed",…}  {"k":"clock","offset_ms":0}
-//   {"k":"commit","n":8,"crc32":123456789}
-//
-// The emulator writes the whole state as one batch: the records, then a commit line holding
-// their line count and the CRC-32 of their bytes. Reading also takes several batches one
-// after the other, a later record replacing an earlier one with the same id: the state
-// files of earlier builds appended the records that changed that way, and they still load.
-// Reading checks each batch against its commit line: one that does not match is damage, as
-// is anything after the last commit, and the whole document is refused. Nothing is
-// installed until the whole document has been read and checked, so a document is loaded
-// entirely or not at all.
+// The file is written aside and renamed whole (state-file.ts), so it is never a torn write.
+// The end line, holding the count of the lines before it, is for a document that comes
+// another way: one cut short (an import of half a file) or with lines lost is refused.
+// Nothing is installed until the whole document has been read and checked, so a document
+// is loaded entirely or not at all.
 //
 // Partners are named by the SHA-256 of their key: the document never holds an API key.
 //
 // Two records are written short when the document itself says the rest, which makes a
-// create's share of the document about 40% smaller (1.5 KB, not 2.5) and a snapshot about
-// 15% quicker to encode: an event whose snapshot is its transaction as written earlier in
-// the same batch says so (`"body":{"snapshot_of":"tx"}`, checked field by field before)
+// create's share of the document smaller and a snapshot quicker to encode (BENCHMARKS.md,
+// "Emulator"): an event whose snapshot is its transaction as written earlier in the
+// document says so (`"body":{"snapshot_of":"tx"}`, checked field by field before)
 // instead of repeating it, and a create's stored answer, which is its transaction's
 // summary, names the transaction and the status it had (`"answer_of":{"tx":ID,"status":S}`).
 // The reader rebuilds the same bytes from them.
-import { crc32 } from 'node:zlib';
 import * as z from 'zod/mini';
 import { DateTime, RevenueRow, StatusHistoryEntry, Uuid } from '../lib/schemas.js';
 import type { RevenueRow as RevenueRowType } from '../lib/schemas.js';
@@ -65,7 +55,7 @@ function txLine(p: number, tx: TxRecord): string {
 }
 
 /**
- * An event's line. `tx` is its transaction, whose line comes earlier in the batch: if the
+ * An event's line. `tx` is its transaction, whose line comes earlier: if the
  * event's snapshot is that transaction as it stands, the body is not repeated.
  */
 function eventLine(p: number, evt: EventRecord, tx: TxRecord | undefined): string {
@@ -143,26 +133,22 @@ function partnerRecordLines(p: number, partner: PartnerState, put: (line: string
 }
 
 /**
- * Characters per chunk: small enough for the allocator to reuse memory it already has (on
- * the 2-core machine of BENCHMARKS.md, 1 MiB chunks, each on fresh pages, made a 15 MiB
- * state several times slower to encode).
+ * Characters per chunk: small enough for the allocator to reuse memory it already has
+ * (larger chunks, each on fresh pages, measured several times slower: BENCHMARKS.md, "Emulator").
  */
 const CHUNK_CHARS = 64 * 1024;
 
 /**
  * The whole state as a document, in chunks of about CHUNK_CHARS: the header, every partner
- * (served, then dormant), the clock, the commit line. Built in one turn of the event loop,
+ * (served, then dormant), the clock, the end line. Built in one turn of the event loop,
  * so it is one moment's state.
  */
 export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs: number, now: string): Buffer[] {
   const chunks: Buffer[] = [];
   let text = '';
   let lines = 0;
-  let crc = 0;
   const flush = () => {
-    const bytes = Buffer.from(text);
-    crc = crc32(bytes, crc);
-    chunks.push(bytes);
+    chunks.push(Buffer.from(text));
     text = '';
   };
   const put = (line: string) => {
@@ -173,8 +159,8 @@ export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs:
   put(headerLine(now));
   partners.forEach((partner, p) => partnerRecordLines(p, partner, put));
   put(clockLine(clockOffsetMs));
+  text += `{"k":"end","lines":${lines}}\n`;
   flush();
-  chunks.push(Buffer.from(`{"k":"commit","n":${lines},"crc32":${crc}}\n`));
   return chunks;
 }
 
@@ -285,7 +271,7 @@ const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('clock'), offset_ms: NonNegInt }),
 ]);
 
-/** What a partner's records add up to while a document is read (later records replace earlier ones). */
+/** What a partner's records add up to while a document is read. */
 type Draft = {
   keyHash: string;
   label: string;
@@ -323,33 +309,13 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
   }
 
   const drafts = new Map<number, Draft>();
-  /** The transactions written in the batch being applied, by `p:id`: what a short event body refers to. */
-  const batchTxs = new Map<string, TxRecord>();
   let clockOffsetMs = 0;
-  let batchStart = 0;
-  let batch: string[] = [];
-  let committed = 0;
-  let lineNo = 0;
-  // An unfinished last line ends the loop; it is refused below.
-  for (let pos = 0, end; (end = bytes.indexOf(0x0a, pos)) >= 0; pos = end + 1) {
-    const line = bytes.toString('utf8', pos, end);
-    lineNo++;
-    if (!line.startsWith('{"k":"commit"')) {
-      batch.push(line);
-      continue;
-    }
-    const commit = jsonOr(line) as { n?: unknown; crc32?: unknown } | undefined;
-    if (commit?.n !== batch.length || commit.crc32 !== crc32(bytes.subarray(batchStart, pos))) {
-      fail(`is damaged: the batch ending at line ${lineNo} does not match its checksum`);
-    }
-    batchTxs.clear();
-    batch.forEach((text, i) => apply(text, lineNo - batch.length + i));
-    committed++;
-    batch = [];
-    batchStart = end + 1;
-  }
-  if (committed === 0) fail('is damaged: it holds no complete batch');
-  if (batchStart < bytes.length) fail('is incomplete: it does not end with a commit line');
+  const lines = bytes.toString('utf8').split('\n');
+  // A whole document ends with its end line and a newline, so the split leaves '' last.
+  const endLine = jsonOr(lines.at(-2) ?? '') as { k?: unknown; lines?: unknown } | undefined;
+  if (lines.at(-1) !== '' || endLine?.k !== 'end') fail('is incomplete: it does not end with its end line');
+  if (endLine!.lines !== lines.length - 2) fail(`is damaged: it holds ${lines.length - 2} lines where its end line counts ${String(endLine!.lines)}`);
+  for (let i = 1; i < lines.length - 2; i++) apply(lines[i]!, i + 1);
 
   function apply(text: string, at: number): void {
     const record = jsonOr(text);
@@ -375,13 +341,12 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
     switch (r.k) {
       case 'tx':
         draft.txs.set(r.v.id, r.v);
-        batchTxs.set(`${r.p}:${r.v.id}`, r.v as TxRecord);
         break;
       case 'event': {
         let payload: object | null = null;
         if (r.body && 'snapshot_of' in r.body) {
-          const tx = batchTxs.get(`${r.p}:${r.v.aggregate_id}`) ?? fail(`is damaged: line ${at} refers to a transaction its batch does not hold`);
-          payload = snapshot(tx);
+          const tx = draft.txs.get(r.v.aggregate_id) ?? fail(`is damaged: line ${at} refers to a transaction written after it, or not at all`);
+          payload = snapshot(tx as TxRecord);
         } else if (r.body) {
           if (r.body.id !== r.v.event_id || r.body.type !== r.v.event_type) fail(`is damaged: line ${at} carries another event's body`);
           payload = r.body.data;

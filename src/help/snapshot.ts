@@ -22,6 +22,15 @@ export type HelpSnapshot = Record<string, HelpEntry>;
 export const DEFAULT_HELP_WIDTH = 80;
 
 /**
+ * `offramp help tx create` as `offramp tx create --help`: commander's own help command
+ * takes one word and would print the help of `tx`. Any other line is returned as it is.
+ */
+export function helpCommandAsFlag(argv: readonly string[]): readonly string[] {
+  if (argv[0] !== 'help' || argv.length < 2 || argv.slice(1).some((word) => word.startsWith('-'))) return argv;
+  return [...argv.slice(1), '--help'];
+}
+
+/**
  * The help text commander would print for `argv`, when argv is a plain request for help
  * (command names then `--help` or `-h`) and the snapshot holds it for this width.
  *

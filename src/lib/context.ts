@@ -93,9 +93,11 @@ export function createContext(deps: ContextDeps): Context {
 
     settings() {
       settings ??= (async () => {
-        const { needsConfig, resolveSettings } = await import('./config/profile.js');
+        const [{ needsConfig, profileNameFor, resolveSettings }, { withStoredKey }] = await Promise.all([import('./config/profile.js'), import('./config/keys.js')]);
         const sources = { flags: { profile: globals.profile, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, env };
-        const data = needsConfig(sources) ? (await ctx.config()).read() : undefined;
+        const stored = needsConfig(sources) ? (await ctx.config()).read() : undefined;
+        // A key in the keychain or behind a command is fetched only now, for the profile in use.
+        const data = await withStoredKey(sources, stored, profileNameFor(sources, stored));
         const resolved = resolveSettings(sources, data);
         io.addSecret(resolved.apiKey);
         io.addSecret(resolved.webhookSecret);

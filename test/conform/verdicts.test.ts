@@ -63,7 +63,7 @@ function emulatorLike(): Observation {
 
 describe('conform verdicts', () => {
   it('the emulator against itself: every point same, and it passes', () => {
-    const findings = assess(emulatorLike(), emulatorLike(), { service: {} });
+    const findings = assess(emulatorLike(), { service: {} });
     const notSame = findings.filter((f) => f.verdict !== 'same');
     // Calls the hand-made observation left out are "not probed" on both sides.
     expect(notSame.every((f) => f.verdict === 'skipped' && f.observed === 'not probed')).toBe(true);
@@ -73,108 +73,106 @@ describe('conform verdicts', () => {
   });
 
   it('success statuses: another 2xx is handled, an error is unsupported, a skipped call is skipped', () => {
-    expect(assessCall('create', { status: 201 }, { status: 200 })).toMatchObject({ verdict: 'handled', emulator: '201', observed: '200', action: 'the CLI accepts any 2xx' });
-    expect(assessCall('create', { status: 201 }, { failed: { status: 422, code: 'INVALID', message: 'nope' } })).toMatchObject({
+    expect(assessCall('create', { status: 200 })).toMatchObject({ verdict: 'handled', emulator: '201', observed: '200', action: 'the CLI accepts any 2xx' });
+    expect(assessCall('create', { failed: { status: 422, code: 'INVALID', message: 'nope' } })).toMatchObject({
       verdict: 'unsupported',
       observed: '422 INVALID',
     });
-    expect(assessCall('cancel', { status: 200 }, { skipped: 'production: read-only' })).toMatchObject({ verdict: 'skipped', observed: 'production: read-only' });
+    expect(assessCall('cancel', { skipped: 'production: read-only' })).toMatchObject({ verdict: 'skipped', observed: 'production: read-only' });
   });
 
   it('lists: another cursor place is handled; no cursor on a page that must continue, or a refused cursor, is unsupported', () => {
-    expect(assessList('transactions', page(), page({ shape: 'array', location: 'wrapper' }))).toMatchObject({
+    expect(assessList('transactions', page({ shape: 'array', location: 'wrapper' }))).toMatchObject({
       verdict: 'handled',
       emulator: 'page object, cursor in data',
       observed: 'array, cursor beside data',
     });
-    expect(assessList('webhooks', page(), page({ shape: 'array', location: 'none', follow: 'no-cursor' })).verdict).toBe('unsupported');
-    expect(assessList('webhooks', page(), page({ follow: 'refused', followError: '400 BAD_REQUEST' }))).toMatchObject({
+    expect(assessList('webhooks', page({ shape: 'array', location: 'none', follow: 'no-cursor' })).verdict).toBe('unsupported');
+    expect(assessList('webhooks', page({ follow: 'refused', followError: '400 BAD_REQUEST' }))).toMatchObject({
       verdict: 'unsupported',
       observed: 'page object, cursor in data; cursor does not work',
     });
-    expect(assessList('revenue', page(), page({ location: 'none', mustContinue: false, follow: 'not-needed' })).verdict).toBe('skipped');
-    expect(assessList('revenue', page(), { skipped: 'the list answered 500' }).verdict).toBe('skipped');
+    expect(assessList('revenue', page({ location: 'none', mustContinue: false, follow: 'not-needed' })).verdict).toBe('skipped');
+    expect(assessList('revenue', { skipped: 'the list answered 500' }).verdict).toBe('skipped');
   });
 
   it('default page size is informational', () => {
-    expect(assessPageSize('transactions', page(), page({ defaultSize: { count: 25, more: true } }))).toMatchObject({ verdict: 'handled', observed: '25' });
-    expect(assessPageSize('transactions', page(), page({ defaultSize: { count: 3, more: false } }))).toMatchObject({ verdict: 'handled', observed: '3 or more' });
-    expect(assessPageSize('transactions', page(), page()).verdict).toBe('same');
+    expect(assessPageSize('transactions', page({ defaultSize: { count: 25, more: true } }))).toMatchObject({ verdict: 'handled', observed: '25' });
+    expect(assessPageSize('transactions', page({ defaultSize: { count: 3, more: false } }))).toMatchObject({ verdict: 'handled', observed: '3 or more' });
+    expect(assessPageSize('transactions', page()).verdict).toBe('same');
   });
 
   it('filters: a found name needs a setting; ignored everywhere is handled on the CLI side; a saved name is handled', () => {
-    const found = assessFilter('transactions', 'status', { honoured: 'status' }, { honoured: 'state' }, {});
+    const found = assessFilter('transactions', 'status', { honoured: 'state' }, {});
     expect(found).toMatchObject({ verdict: 'needs-setting', observed: 'state', setting: { kind: 'filterName', list: 'transactions', filter: 'status', name: 'state' } });
     expect(found.action).toMatch(/--save stores state/);
-    const ignored = assessFilter('revenue', 'network', { honoured: 'network' }, { ignored: ['network', 'chain', 'blockchain'] }, {});
+    const ignored = assessFilter('revenue', 'network', { ignored: ['network', 'chain', 'blockchain'] }, {});
     expect(ignored).toMatchObject({ verdict: 'handled', observed: 'ignored' });
     expect(ignored.action).toMatch(/filtered on the CLI's side only/);
-    const saved = assessFilter('transactions', 'status', { honoured: 'status' }, { honoured: 'state' }, { filterNames: { transactions: { status: 'state' } } });
+    const saved = assessFilter('transactions', 'status', { honoured: 'state' }, { filterNames: { transactions: { status: 'state' } } });
     expect(saved).toMatchObject({ verdict: 'handled', action: 'the profile sends it as state' });
     // A stale saved name: the service reads the CLI's own name again.
-    const stale = assessFilter('transactions', 'status', { honoured: 'status' }, { honoured: 'status' }, { filterNames: { transactions: { status: 'state' } } });
+    const stale = assessFilter('transactions', 'status', { honoured: 'status' }, { filterNames: { transactions: { status: 'state' } } });
     expect(stale).toMatchObject({ verdict: 'needs-setting', setting: { name: 'status' } });
-    expect(assessFilter('webhooks', 'to', { honoured: 'to' }, { skipped: 'no records to test with' }, {}).verdict).toBe('skipped');
+    expect(assessFilter('webhooks', 'to', { skipped: 'no records to test with' }, {}).verdict).toBe('skipped');
   });
 
   it('errors: another code is handled; 404 and 409 under another status are unsupported; both amounts accepted is handled', () => {
-    expect(assessError('401', { status: 401, code: 'UNAUTHORIZED', enveloped: true }, { status: 401, code: 'AUTH_INVALID', enveloped: true })).toMatchObject({
+    expect(assessError('401', { status: 401, code: 'AUTH_INVALID', enveloped: true })).toMatchObject({
       verdict: 'handled',
       observed: '401 AUTH_INVALID',
     });
-    expect(assessError('401', { status: 401, code: 'UNAUTHORIZED', enveloped: true }, { status: 403, code: undefined, enveloped: false })).toMatchObject({
+    expect(assessError('401', { status: 403, code: undefined, enveloped: false })).toMatchObject({
       verdict: 'handled',
       observed: '403 no envelope',
     });
-    expect(assessError('404', { status: 404, code: 'NOT_FOUND', enveloped: true }, { status: 400, code: 'BAD_REQUEST', enveloped: true }).verdict).toBe('unsupported');
-    expect(assessError('409', { status: 409, code: 'CONFLICT', enveloped: true }, { status: 422, code: 'X', enveloped: true }).verdict).toBe('unsupported');
-    expect(assessError('409', { status: 409, code: 'CONFLICT', enveloped: true }, { skipped: 'production: read-only' }).verdict).toBe('skipped');
-    expect(assessError('400', { status: 400, code: 'BAD_REQUEST', enveloped: true }, { accepted: 201 }).verdict).toBe('handled');
+    expect(assessError('404', { status: 400, code: 'BAD_REQUEST', enveloped: true }).verdict).toBe('unsupported');
+    expect(assessError('409', { status: 422, code: 'X', enveloped: true }).verdict).toBe('unsupported');
+    expect(assessError('409', { skipped: 'production: read-only' }).verdict).toBe('skipped');
+    expect(assessError('400', { accepted: 201 }).verdict).toBe('handled');
   });
 
   it('open values: unknown values are handled; a failure-looking delivery status needs a setting unless failed is seen', () => {
-    const emu = { seen: ['failed', 'delivered', 'pending'] };
-    expect(assessValues('values: deposit_status', { seen: ['null', 'detected'] }, { seen: ['detected'] }).verdict).toBe('same');
-    expect(assessValues('values: deposit_status', { seen: ['null', 'detected'] }, { seen: ['seen'] }).verdict).toBe('handled');
-    expect(assessDeliveryStatus(emu, { seen: ['delivered'] }, {}).verdict).toBe('same');
-    const errored = assessDeliveryStatus(emu, { seen: ['queued', 'succeeded', 'errored'] }, {});
+    expect(assessValues('deposit_status', { seen: ['detected'] }).verdict).toBe('same');
+    expect(assessValues('deposit_status', { seen: ['seen'] }).verdict).toBe('handled');
+    expect(assessDeliveryStatus({ seen: ['delivered'] }, {}).verdict).toBe('same');
+    const errored = assessDeliveryStatus({ seen: ['queued', 'succeeded', 'errored'] }, {});
     expect(errored).toMatchObject({ verdict: 'needs-setting', setting: { kind: 'failedStatus', value: 'errored' } });
-    expect(assessDeliveryStatus(emu, { seen: ['succeeded', 'dead_letter'] }, {}).setting).toEqual({ kind: 'failedStatus', value: 'dead_letter' });
+    expect(assessDeliveryStatus({ seen: ['succeeded', 'dead_letter'] }, {}).setting).toEqual({ kind: 'failedStatus', value: 'dead_letter' });
     // Once the profile says so, it is handled; a service that also says `failed` needs nothing.
-    expect(assessDeliveryStatus(emu, { seen: ['succeeded', 'errored'] }, { failedStatus: 'errored' }).verdict).toBe('handled');
-    expect(assessDeliveryStatus(emu, { seen: ['ok', 'failed'] }, {}).verdict).toBe('handled');
-    expect(assessDeliveryStatus(emu, { seen: ['ok', 'waiting'] }, {}).verdict).toBe('handled');
-    expect(assessValues('values: publish_status', { seen: ['pending'] }, { skipped: 'production: read-only' }).verdict).toBe('skipped');
+    expect(assessDeliveryStatus({ seen: ['succeeded', 'errored'] }, { failedStatus: 'errored' }).verdict).toBe('handled');
+    expect(assessDeliveryStatus({ seen: ['ok', 'failed'] }, {}).verdict).toBe('handled');
+    expect(assessDeliveryStatus({ seen: ['ok', 'waiting'] }, {}).verdict).toBe('handled');
+    expect(assessValues('publish_status', { skipped: 'production: read-only' }).verdict).toBe('skipped');
     // The delivered word, which reconcile needs: found, named by the profile, or not seen.
-    expect(assessDeliveredStatus(emu, { seen: ['delivered'] }, {}).verdict).toBe('same');
-    expect(assessDeliveredStatus(emu, { seen: ['queued', 'succeeded', 'errored'] }, {})).toMatchObject({
+    expect(assessDeliveredStatus({ seen: ['delivered'] }, {}).verdict).toBe('same');
+    expect(assessDeliveredStatus({ seen: ['queued', 'succeeded', 'errored'] }, {})).toMatchObject({
       verdict: 'needs-setting',
       observed: 'succeeded',
       setting: { kind: 'deliveredStatus', value: 'succeeded' },
     });
-    expect(assessDeliveredStatus(emu, { seen: ['undelivered'] }, {}).verdict).toBe('skipped');
-    expect(assessDeliveredStatus(emu, { seen: ['succeeded'] }, { deliveredStatus: 'succeeded' }).verdict).toBe('handled');
+    expect(assessDeliveredStatus({ seen: ['undelivered'] }, {}).verdict).toBe('skipped');
+    expect(assessDeliveredStatus({ seen: ['succeeded'] }, { deliveredStatus: 'succeeded' }).verdict).toBe('handled');
   });
 
   it('Retry-After: its form, seconds or HTTP-date, both handled', () => {
     expect(retryAfterForm('3')).toBe('seconds');
     expect(retryAfterForm('Wed, 21 Oct 2026 07:28:00 GMT')).toBe('HTTP-date');
     expect(retryAfterForm('')).toBe('absent');
-    expect(assessRetryAfter([], [])).toMatchObject({ verdict: 'same', observed: 'no 429 seen' });
-    expect(assessRetryAfter(['1'], ['Wed, 21 Oct 2026 07:28:00 GMT'])).toMatchObject({ verdict: 'handled', observed: 'HTTP-date' });
-    expect(assessRetryAfter([], ['2'])).toMatchObject({ verdict: 'handled', observed: 'seconds' });
+    expect(assessRetryAfter([])).toMatchObject({ verdict: 'same', observed: 'no 429 seen' });
+    expect(assessRetryAfter(['Wed, 21 Oct 2026 07:28:00 GMT'])).toMatchObject({ verdict: 'handled', observed: 'HTTP-date' });
+    expect(assessRetryAfter(['2'])).toMatchObject({ verdict: 'handled', observed: 'seconds' });
   });
 
   it('signature: another scheme needs a setting; none verifying is unsupported; no store is skipped', () => {
-    const emu = { schemes: ['hmac-sha256-hex'], deliveries: 1 };
-    expect(assessSignature(emu, { schemes: ['timestamped-sha256', 'timestamped-sha256'], deliveries: 2 }, {})).toMatchObject({
+    expect(assessSignature({ schemes: ['timestamped-sha256', 'timestamped-sha256'], deliveries: 2 }, {})).toMatchObject({
       verdict: 'needs-setting',
       observed: 'timestamped-sha256',
       setting: { kind: 'signatureScheme', value: 'timestamped-sha256' },
     });
-    expect(assessSignature(emu, { schemes: ['timestamped-sha256'], deliveries: 1 }, { signatureScheme: 'timestamped-sha256' }).verdict).toBe('handled');
-    expect(assessSignature(emu, { schemes: [], deliveries: 3 }, {}).verdict).toBe('unsupported');
-    expect(assessSignature(emu, { skipped: 'no --store given' }, {}).verdict).toBe('skipped');
+    expect(assessSignature({ schemes: ['timestamped-sha256'], deliveries: 1 }, { signatureScheme: 'timestamped-sha256' }).verdict).toBe('handled');
+    expect(assessSignature({ schemes: [], deliveries: 3 }, {}).verdict).toBe('unsupported');
+    expect(assessSignature({ skipped: 'no --store given' }, {}).verdict).toBe('skipped');
   });
 
   it('--save: applies the settings, keeps the rest, and marks the findings saved', () => {
@@ -193,7 +191,7 @@ describe('conform verdicts', () => {
 
     const target = emulatorLike();
     target.filters.transactions!.status = { honoured: 'state' };
-    const findings = assess(emulatorLike(), target, { service: {} });
+    const findings = assess(target, { service: {} });
     expect(passes(findings)).toBe(false);
     const saved = markSaved(findings, 'live');
     const row = saved.find((f) => f.point === 'filter: transactions status')!;
@@ -207,7 +205,7 @@ describe('conform report layout', () => {
   it('wraps at spaces and fits 80 columns', () => {
     expect(wrap('page object, cursor in data', 14)).toBe('page object,\ncursor in data');
     expect(wrap('x-correlation-id', 8)).toBe('x-correl\nation-id');
-    const findings = assess(emulatorLike(), emulatorLike(), { service: {} }).map(publicFinding);
+    const findings = assess(emulatorLike(), { service: {} }).map(publicFinding);
     const w = fitColumns(findings, 80);
     expect(w.point + w.emulator + w.observed + 'VERDICT'.length + 6).toBeLessThanOrEqual(80);
     expect(w.emulator).toBeGreaterThanOrEqual('hmac-sha256-hex'.length);

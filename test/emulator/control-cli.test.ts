@@ -205,7 +205,7 @@ describe('bad input', () => {
     [['clock', 'advance', '30'], /not a duration/],
     [['clock', 'advance', '5 minutes'], /not a duration/],
     [['fault', 'add', '--route', 'GET transactions', '--status', '500'], /must start with \//],
-    [['fault', 'add', '--route', 'GET /transactions'], /exactly one of --status CODE, --drop-after-commit and --latency MS/],
+    [['fault', 'add', '--route', 'GET /transactions'], /exactly one of --status CODE, --drop-after-commit and --latency DURATION/],
     [['fault', 'add', '--route', 'GET /transactions', '--status', '503', '--drop-after-commit'], /exactly one/],
     [['fault', 'add', '--route', 'GET /transactions', '--status', '200'], /error status from 400 to 599/],
     [['fault', 'add', '--route', 'GET /transactions', '--status', 'x'], /--status must be a whole number/],

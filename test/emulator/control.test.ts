@@ -271,7 +271,7 @@ describe('GET and PUT /__emulator/state', () => {
     const damaged = exported.text.replace('deposit_confirming', 'deposit_confirmind');
     const refused = await control(b, 'PUT', '/state', damaged);
     expectError(refused, 400, 'BAD_REQUEST', /damaged/);
-    const cut = exported.text.slice(0, exported.text.lastIndexOf('{"k":"commit"'));
+    const cut = exported.text.slice(0, exported.text.lastIndexOf('{"k":"end"'));
     expectError((await control(b, 'PUT', '/state', cut)), 400, 'BAD_REQUEST', /incomplete|no complete batch/);
     expectError((await control(b, 'PUT', '/state', '{"hello":1}\n')), 400, 'BAD_REQUEST', /not an offramp emulator state/);
     expect((await b.get(`/transactions/${tx.id}`)).status).toBe(200);

@@ -55,7 +55,6 @@ describe('the temporary file beside FILE', () => {
     const dir = freshDir('offramp-tmp-stale-');
     const out = join(dir, 'ledger.csv');
     writeFileSync(`${out}.tmp-${DEAD}-0a0a`, 'mine');
-    writeFileSync(`${out}.tmp-${DEAD}`, 'mine, from an earlier version');
     writeFileSync(`${out}.tmp-${DEAD}-0b0b`, 'theirs');
     chownSync(`${out}.tmp-${DEAD}-0b0b`, NOBODY, NOBODY);
     const target = join(dir, 'target');

@@ -3,7 +3,6 @@
 // holding the same, shown on a real pseudo-terminal. No ESC, BEL or stray CR of the data
 // reaches the screen; the characters are shown as \x1b, \x07, \r; every table row stays one
 // line. With --json the same commands print the service's strings unchanged.
-import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
@@ -26,14 +25,13 @@ const day = new Date().toISOString().slice(0, 10);
  * the CLI (its input validation refuses it), but a service may hold one.
  */
 function hostileState(document: string): string {
-  const lines = document.split('\n').filter((l) => l !== '' && !l.startsWith('{"k":"commit"'));
+  const lines = document.split('\n').filter((l) => l !== '' && !l.startsWith('{"k":"end"'));
   const rewritten = lines.map((line) => {
     const record = JSON.parse(line) as { k: string; v?: Record<string, unknown> };
     if (record.k === 'event' && record.v) record.v.last_error = HOSTILE_ERROR;
     return JSON.stringify(record).replaceAll(PLACEHOLDER_REF, JSON.stringify(HOSTILE_REF).slice(1, -1));
   });
-  const text = rewritten.map((l) => `${l}\n`).join('');
-  return `${text}{"k":"commit","n":${rewritten.length},"crc32":${crc32(text)}}\n`;
+  return `${rewritten.map((l) => `${l}\n`).join('')}{"k":"end","lines":${rewritten.length}}\n`;
 }
 
 beforeAll(async () => {

@@ -14,7 +14,8 @@ describe('profile add', () => {
     const home = tempHome();
     const r = await runMain(['profile', 'add', 'dev', '--env', 'local', '--api-key', 'abc'], { env: home.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: USAGE: profile add does not take the key as an argument/);
+    // The flag was typed, so the process list showed it: warned, then refused.
+    expect(r.stderr).toMatch(/^warning: --api-key is visible to other processes[^\n]*\nerror: USAGE: profile add does not take the key as an argument/);
     expect(r.stderr).toMatch(/--api-key-stdin/);
     expect(r.stderr).not.toContain('abc');
     expect(() => config(home.configDir)).toThrow();

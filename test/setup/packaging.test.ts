@@ -45,16 +45,22 @@ describe('npm pack', () => {
     // --offline: the package has no dependencies to fetch, and tests never reach past
     // loopback. --ignore-scripts everywhere: the build (prepare) must not rerun
     // under the other tests' feet; the tarball is already built.
-    npm(['install', '-g', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', join(dir, 'global'), tarball], dir);
-    const offramp = (args: string[]) =>
+    // --omit=optional: as on a platform @napi-rs/keyring has no binary for, the CLI must
+    // install and run without it, keeping keys in the config file.
+    npm(['install', '-g', '--offline', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund', '--prefix', join(dir, 'global'), tarball], dir);
+    const offramp = (args: string[], input?: string) =>
       execFileSync(join(dir, 'global', 'bin', 'offramp'), args, {
         encoding: 'utf8',
         cwd: dir,
-        env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, HOME: dir, OFFRAMP_CONFIG_DIR: join(dir, 'config'), CI: 'true', NO_COLOR: '1' },
+        input,
+        env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, HOME: dir, OFFRAMP_CONFIG_DIR: join(dir, 'config'), CI: 'true', NO_COLOR: '1', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' },
+        stdio: ['pipe', 'pipe', 'pipe'],
       });
     expect(offramp(['--version'])).toMatch(/^offramp \d+\.\d+\.\d+\nAPI \/api\/v1/);
     offramp(['profile', 'add', 'dev', '--env', 'local']);
     expect(JSON.parse(offramp(['profile', 'list', '--json']))).toEqual([expect.objectContaining({ name: 'dev', env: 'local' })]);
+    offramp(['profile', 'add', 'st', '--env', 'local', '--api-key-stdin'], 'sk_test_packaged\n');
+    expect(JSON.parse(offramp(['profile', 'list', '--json']))).toContainEqual(expect.objectContaining({ name: 'st', api_key_in: 'file' }));
     // The demo runs the emulator, the client, the webhook receiver and every renderer.
     expect(offramp(['demo'])).toMatch(/ledger row/);
   }, 120_000);

@@ -49,7 +49,7 @@ const cases: [string, string[], RegExp][] = [
   ['cancel: bad id', ['tx', 'cancel', 'x'], /ID "x" is not a UUID/],
   ['cancel: no id', ['tx', 'cancel'], /missing required flag: ID/],
   ['history: bad id', ['tx', 'history', 'x'], /ID "x" is not a UUID/],
-  ['watch: interval too small', ['tx', 'watch', TX_ID, '--interval', '5'], /--interval must be a whole number, at least 100/],
+  ['watch: interval too small', ['tx', 'watch', TX_ID, '--interval', '5'], /--interval must be from 100ms/],
   ['watch: unknown status', ['tx', 'watch', TX_ID, '--until', 'done'], /argument 'done' is invalid/],
   ['watch: nothing to watch', ['tx', 'watch'], /missing required flag: ID/],
 ];

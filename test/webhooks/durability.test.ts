@@ -153,16 +153,6 @@ describe('a store left by a crash', () => {
     expect(storedIds(store)).toEqual(['w1', 'w2', 't']);
   });
 
-  it('recovers a record glued after a fragment (what an older listener left after a failed write)', async () => {
-    const store = tmpStore();
-    const line = (id: string) => formatStoredLine({ body: Buffer.from(event(id)), receivedAt: new Date(), scheme: 'hmac-sha256-hex', signature: sign(event(id), SECRET), id, type: 'transaction.created' });
-    writeFileSync(store, `${line('a')}\n${line('lost').slice(0, 40)}${line('glued')}\n`, { mode: 0o600 });
-    const r = await receiver(store);
-    expect(r.loaded).toMatchObject({ events: 2, salvaged: 1, unreadable: 0 });
-    // The glued event was acknowledged back then: it counts as received.
-    const res = await fetch(r.url, { method: 'POST', body: event('glued'), headers: { 'x-svc-webhook-signature': sign(event('glued'), SECRET) } });
-    expect(await res.json()).toEqual({ received: true, duplicate: true });
-  });
 });
 
 describe('a real disk full (tmpfs)', { timeout: 20_000 }, () => {

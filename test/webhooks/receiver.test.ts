@@ -171,25 +171,6 @@ describe('startReceiver', () => {
     expect(parseStoredLine(line)!.body.equals(raw)).toBe(true);
   });
 
-  it('reads an older store (lines that are just the event) and appends the new form after it', async () => {
-    const store = tmp();
-    const old = event('old-1', 'deposit.detected');
-    appendFileSync(store, `${old}\n`);
-    const { r } = await start({ storePath: store });
-    expect(r.loaded).toMatchObject({ events: 1, unreadable: 0, salvaged: 0, tornBytes: 0, created: false });
-    expect(r.status(TX)).toBe('deposit_confirming');
-    expect((await post(r.url, old)).status).toBe(200);
-    expect(r.stats).toMatchObject({ duplicates: 1 });
-    const fresh = event('new-1', 'deposit.confirmed');
-    expect((await post(r.url, fresh)).status).toBe(200);
-    const [first, second] = storedLines(store).map((l) => parseStoredLine(l)!);
-    expect(first).toMatchObject({ id: 'old-1', type: 'deposit.detected', line: old });
-    expect(first!.signature).toBeUndefined();
-    expect(first!.body.toString()).toBe(old);
-    expect(second).toMatchObject({ id: 'new-1', type: 'deposit.confirmed', scheme: 'hmac-sha256-hex', signature: sign(fresh, SECRET) });
-    expect(second!.body.toString()).toBe(fresh);
-  });
-
   it('forwards verified events (and a later duplicate, once) with their headers and reports the app’s answer', async () => {
     const seen: { body: string; sig: string | undefined }[] = [];
     const app = createServer(async (req, res) => {

@@ -140,7 +140,7 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     expect(await usage(['--from-store', store])).toContain('error: USAGE: --to is required');
     expect(await usage(['--to', 'http://127.0.0.1:9/'])).toContain('error: USAGE: --from-store is required');
     expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--scheme', 'any'])).toContain('--scheme any: resend signs, so it needs one scheme');
-    expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--delay', '9-3ms'])).toContain('--delay: 9-3ms runs backwards');
+    expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--delay', '9-3ms'])).toContain('--delay: "9-3ms" runs backwards');
     expect(await usage(['--from-store', store, '--to', 'http://127.0.0.1:9/', '--events', 'payout.settled'])).toContain('no events of payout.settled in it');
     expect(await usage(['--from-store', join(tmpdir(), 'nope.ndjson'), '--to', 'http://127.0.0.1:9/'])).toContain('no such file');
   });

@@ -6,7 +6,7 @@
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input/values.js';
+import { durationFlag, parseIntFlag } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { FaultInput, FaultRule } from '../../emulator/index.js';
 import { examples, type OptionsOf } from '../command.js';
@@ -22,7 +22,7 @@ export const command = () =>
     .option('--next <n>', 'only the next N matching requests or deliveries (default: until cleared)')
     .option('--status <code>', 'answer this status (routes: 400-599, before the operation; webhooks: 300-599)')
     .option('--drop-after-commit', 'run the operation, then close the connection without an answer')
-    .option('--latency <ms>', 'delay the answer by MS')
+    .option('--latency <duration>', 'delay the answer: 500ms, 5s (a bare number is ms)')
     .addHelpText(
       'after',
       examples(
@@ -58,9 +58,9 @@ export async function faultFromFlags(opts: Options): Promise<FaultInput> {
   } else {
     if (opts.route === undefined) throw new UsageError("give --route 'METHOD PATH' (e.g. 'GET /transactions/*'), or --webhook for a delivery fault");
     if (opts.eventType !== undefined) throw new UsageError('--event-type goes with --webhook');
-    const latencyMs = opts.latency === undefined ? undefined : parseIntFlag(opts.latency, '--latency', 1, MAX_FAULT_LATENCY_MS);
+    const latencyMs = opts.latency === undefined ? undefined : durationFlag(opts.latency, '--latency', 'ms', 1, MAX_FAULT_LATENCY_MS);
     const effects = [status !== undefined, Boolean(opts.dropAfterCommit), latencyMs !== undefined].filter(Boolean).length;
-    if (effects !== 1) throw new UsageError('give exactly one of --status CODE, --drop-after-commit and --latency MS');
+    if (effects !== 1) throw new UsageError('give exactly one of --status CODE, --drop-after-commit and --latency DURATION');
     input = {
       route: opts.route,
       ...(next !== undefined ? { next } : {}),

@@ -1,4 +1,4 @@
-// offramp emulator wait [--timeout MS]: exits 0 as soon as the emulator behind the profile
+// offramp emulator wait [--timeout DURATION]: exits 0 as soon as the emulator behind the profile
 // (or --base-url) answers its health check, and prints its base URL; the way a CI job
 // waits for an emulator started in the background, instead of sleeping. A refused
 // connection is "not up yet" and is tried again; an answer that says no (a wrong admin
@@ -11,10 +11,10 @@ import { callControl, controlTarget, type ControlFlags } from './control-client.
 
 export const command = () =>
   new Command<[], {}, ControlFlags>('wait')
-    .description('exit 0 as soon as the emulator answers (--timeout MS bounds the wait); prints its base URL')
+    .description('exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL')
     .addHelpText(
       'after',
-      examples('offramp emulator wait --timeout 10000', 'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)'),
+      examples('offramp emulator wait --timeout 15s', 'OFFRAMP_BASE_URL=$(offramp emulator wait --base-url http://127.0.0.1:4010/api/v1/partner)'),
     );
 
 /** Between two tries: short, so the wait ends soon after the emulator is up. */
@@ -43,6 +43,6 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
   throw new TimeoutError(
     `the emulator at ${target.origin} did not answer within ${budget} ms${last ? ` (last: ${last.message})` : ''}`,
-    'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout MS',
+    'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout (e.g. --timeout 1m)',
   );
 }

@@ -1,7 +1,9 @@
 // offramp profile add NAME --env staging|production|local [--base-url URL] [--api-key-stdin]
-//                         [--webhook-secret-stdin] [--force]
-// The key never comes from an argument: a hidden prompt, or stdin. An existing profile of
-// that name is replaced only when the user says so (a prompt, or --force).
+//                         [--webhook-secret-stdin] [--insecure-storage | --api-key-command CMD] [--force]
+// The key never comes from an argument: a hidden prompt, or stdin. It is kept in the
+// system keychain when there is one, else in the config file, which says so; or a command
+// prints it when needed (src/lib/config/keys.ts). An existing profile of that name is
+// replaced only when the user says so (a prompt, or --force).
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { checkBaseUrl, ENVIRONMENTS, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
 import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
@@ -9,6 +11,8 @@ import type { Context } from '../../lib/context.js';
 import { displayUrl } from '../../lib/url.js';
 import { Declined, UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/input/stdin.js';
+import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
+import { forgetKey } from './remove.js';
 import { ask } from '../../lib/input/values.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
@@ -19,10 +23,16 @@ export const command = () =>
     .option('--base-url <url>', 'base address including /api/v1/partner (local: the emulator)')
     .option('--api-key-stdin', 'read the API key from stdin')
     .option('--webhook-secret-stdin', 'read the webhook secret from stdin (after the key, on its own line)')
+    .option('--insecure-storage', 'keep the key in the config file (0600) instead of the system keychain')
+    .option('--api-key-command <command>', "store a command that prints the key (op read …, pass show …), run when a request needs it")
     .option('--force', 'replace a profile of that name without asking')
     .addHelpText(
       'after',
-      examples('offramp profile add dev --env local', 'echo "$KEY" | offramp profile add staging --env staging --base-url https://… --api-key-stdin'),
+      examples(
+        'offramp profile add dev --env local',
+        'echo "$KEY" | offramp profile add staging --env staging --base-url https://… --api-key-stdin',
+        "offramp profile add prod --env production --base-url https://… --api-key-command 'op read op://team/offramp/key'",
+      ),
     );
 
 export type Options = OptionsOf<typeof command>;
@@ -34,6 +44,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (ctx.globals.apiKey !== undefined) {
     throw new UsageError('profile add does not take the key as an argument (it would stay in shell history and the process list)', 'pipe it: printf %s "$KEY" | offramp profile add NAME --api-key-stdin, or type it at the hidden prompt');
   }
+  if (opts.apiKeyCommand !== undefined && (opts.apiKeyStdin || opts.insecureStorage)) {
+    throw new UsageError(`--api-key-command stores a command, not a key: it does not go with ${opts.apiKeyStdin ? '--api-key-stdin' : '--insecure-storage'}`);
+  }
+  if (opts.apiKeyCommand !== undefined && !opts.apiKeyCommand.trim()) throw new UsageError('--api-key-command: the command is empty');
   const store = await ctx.config();
   const existing = store.read().profiles[name];
   if (existing && !opts.force) {
@@ -57,31 +71,69 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   checkBaseUrl(profile.baseUrl);
 
   const lines = opts.apiKeyStdin || opts.webhookSecretStdin ? await readStdinLines(ctx.io.stdin) : [];
+  let key: string | undefined;
   if (opts.apiKeyStdin) {
-    profile.apiKey = lines.shift();
-    if (!profile.apiKey) throw new UsageError('--api-key-stdin: stdin was empty');
-    if (/[\x00-\x1f\x7f]/.test(profile.apiKey)) throw new UsageError('--api-key-stdin: the key contains a control character (a stray carriage return?)');
-  } else if (ctx.io.canPrompt()) {
+    key = lines.shift();
+    if (!key) throw new UsageError('--api-key-stdin: stdin was empty');
+    if (/[\x00-\x1f\x7f]/.test(key)) throw new UsageError('--api-key-stdin: the key contains a control character (a stray carriage return?)');
+  } else if (opts.apiKeyCommand === undefined && ctx.io.canPrompt()) {
     const { password } = await ctx.prompts();
-    const key = await password({ message: 'API key (hidden; empty to skip)', mask: false }, { output: ctx.io.stderr });
-    if (key.trim()) profile.apiKey = key.trim();
+    const typed = await password({ message: 'API key (hidden; empty to skip)', mask: false }, { output: ctx.io.stderr });
+    if (typed.trim()) key = typed.trim();
   }
-  // A local profile talks to the emulator, whose default key is public: it works with no
-  // key typed (an emulator started with --api-key needs that key stored instead).
-  if (!profile.apiKey && env === 'local') profile.apiKey = EMULATOR_DEFAULT_API_KEY;
   if (opts.webhookSecretStdin) {
     profile.webhookSecret = lines.shift();
     if (!profile.webhookSecret) throw new UsageError('--webhook-secret-stdin: no secret on stdin');
   }
-  ctx.io.addSecret(profile.apiKey);
+  ctx.io.addSecret(key);
   ctx.io.addSecret(profile.webhookSecret);
 
+  const account = keychainAccount(name, store.path);
+  let where: string;
+  if (opts.apiKeyCommand !== undefined) {
+    profile.apiKeyCommand = opts.apiKeyCommand;
+    where = 'the key is read from its command when needed';
+  } else if (key) {
+    where = await storeKey(ctx, profile, key, account, opts.insecureStorage === true);
+  } else if (env === 'local') {
+    // A local profile talks to the emulator, whose default key is public: it works with no
+    // key typed (an emulator started with --api-key needs that key stored instead). Being
+    // public, it stays in the file.
+    profile.apiKey = EMULATOR_DEFAULT_API_KEY;
+    where = "the emulator's public key is in the config file";
+  } else {
+    where = 'no key stored';
+  }
   const first = Object.keys(store.read().profiles).length === 0;
   store.setProfile(name, profile);
   if (first) store.setCurrent(name);
-  const notes = [profile.apiKey ? 'key stored' : 'no key stored', first ? 'now the current profile' : ''].filter(Boolean);
+  // The key this profile kept in the keychain before, if it keeps it elsewhere now.
+  if (existing?.keychainAccount && existing.keychainAccount !== profile.keychainAccount) await forgetKey(ctx, existing.keychainAccount);
+  const notes = [where, first ? 'now the current profile' : ''].filter(Boolean);
   ctx.io.err(`${existing ? 'Replaced' : 'Saved'} profile "${name}" (${env}, ${displayUrl(profile.baseUrl)}); ${notes.join(', ')}.`);
   if (env === 'production') ctx.io.err('Production profile: changes will ask for confirmation, and simulate is refused.');
+}
+
+/** Puts the key in the keychain when there is one, else in the profile; says where. */
+async function storeKey(ctx: Context, profile: Profile, key: string, account: string, insecure: boolean): Promise<string> {
+  if (insecure) {
+    profile.apiKey = key;
+    return 'key stored in the config file (--insecure-storage)';
+  }
+  const keychain = await openKeychain(ctx.env);
+  if (!('unavailable' in keychain)) {
+    try {
+      await keychain.set(account, key);
+      profile.keychainAccount = account;
+      return 'key stored in the system keychain';
+    } catch (err) {
+      ctx.io.err(`warning: the system keychain did not take the key (${oneLine(err)})`);
+    }
+  } else {
+    ctx.io.err(`note: no system keychain here (${keychain.unavailable}): the key is kept in the config file, readable by you alone`);
+  }
+  profile.apiKey = key;
+  return 'key stored in the config file';
 }
 
 function validUrl(value: string): true | string {

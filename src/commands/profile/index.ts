@@ -3,6 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import { verb, type Runtime } from '../command.js';
 import * as add from './add.js';
 import * as list from './list.js';
+import * as migrate from './migrate.js';
 import * as remove from './remove.js';
 import * as show from './show.js';
 import * as use from './use.js';
@@ -14,4 +15,5 @@ export const command = (runtime: Runtime) =>
     .addCommand(verb(list, runtime))
     .addCommand(verb(show, runtime))
     .addCommand(verb(use, runtime))
-    .addCommand(verb(remove, runtime));
+    .addCommand(verb(remove, runtime))
+    .addCommand(verb(migrate, runtime));

@@ -1,4 +1,4 @@
-// offramp profile list: every profile, keys masked; the current one marked.
+// offramp profile list: every profile, keys masked, where each key lives; the current one marked.
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { renderTable } from '../../lib/output/render.js';
@@ -26,7 +26,8 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     { header: 'NAME', value: (r) => r.name, fit: { min: 12 } },
     { header: 'ENV', value: (r) => r.env },
     { header: 'BASE URL', value: (r) => r.base_url, fit: { min: 24 } },
-    { header: 'API KEY', value: (r) => r.api_key },
+    // A masked key is one in the file; the others say where theirs is.
+    { header: 'API KEY', value: (r) => r.api_key ?? (r.api_key_in === 'none' ? '—' : r.api_key_in) },
     { header: 'WEBHOOK SECRET', value: (r) => r.webhook_secret },
   ], rows);
 }

@@ -12,6 +12,20 @@ export const command = () =>
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const store = await ctx.config();
   if (!store.read().profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
+  const account = store.read().profiles[opts.name]!.keychainAccount;
+  if (account) await forgetKey(ctx, account);
   store.removeProfile(opts.name);
   ctx.io.err(`Removed profile "${opts.name}".`);
+}
+
+/** Deletes a key the keychain holds for a profile; a store that cannot is named, not fatal. */
+export async function forgetKey(ctx: Context, account: string): Promise<void> {
+  const { openKeychain, oneLine } = await import('../../lib/config/keys.js');
+  const keychain = await openKeychain(ctx.env);
+  try {
+    if ('unavailable' in keychain) throw new Error(keychain.unavailable);
+    await keychain.remove(account);
+  } catch (err) {
+    ctx.io.err(`warning: the key could not be deleted from the system keychain (${oneLine(err)}); delete the entry "${account}" of service offramp-cli by hand`);
+  }
 }

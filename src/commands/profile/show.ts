@@ -3,6 +3,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/url.js';
+import { keyStorage } from '../../lib/config/keys.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
@@ -31,7 +32,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         ['name', `${view.name}${view.current ? ' (current)' : ''}`],
         ['env', view.env === 'production' ? 'production  (confirmations on; simulate refused)' : view.env],
         ['base url', view.base_url],
-        ['api key', view.api_key],
+        ['api key', view.api_key_in === 'file' ? `${view.api_key}  (in the config file)` : view.api_key_in === 'command' ? `printed by: ${profile.apiKeyCommand}` : view.api_key_in === 'keychain' ? 'in the system keychain' : '—'],
         ['webhook secret', view.webhook_secret],
         ['config', view.config_path],
       ],
@@ -40,14 +41,18 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   ]);
 }
 
-/** A profile as list and show print it: secrets masked, the base URL without credentials. */
+/**
+ * A profile as list and show print it: secrets masked, the base URL without credentials,
+ * and where the key lives (never the key of the keychain or a command: not even read).
+ */
 export function maskedView(name: string, p: Profile, current: string | undefined) {
   return {
     name,
     current: name === current,
     env: p.env,
     base_url: displayUrl(p.baseUrl),
-    api_key: maskSecret(p.apiKey),
+    api_key: p.apiKey && !p.keychainAccount && !p.apiKeyCommand ? maskSecret(p.apiKey) : null,
+    api_key_in: keyStorage(p),
     webhook_secret: p.webhookSecret ? maskSecret(p.webhookSecret) : null,
   };
 }

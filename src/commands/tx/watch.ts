@@ -1,4 +1,4 @@
-// offramp tx watch (ID | --ref R) [--until STATUS] [--interval MS] [--timeout MS]
+// offramp tx watch (ID | --ref R) [--until STATUS] [--interval DURATION] [--timeout DURATION]
 //
 // Polls the transaction and shows each status change as it happens: one line per change
 // on stdout (a spinner on stderr while waiting, on a terminal). Ends with exit 0 when
@@ -8,7 +8,7 @@
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input/values.js';
+import { durationFlag } from '../../lib/input/values.js';
 import { isTerminal } from '../../lib/lifecycle.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
@@ -27,9 +27,9 @@ export const command = () =>
     .description('poll a transaction and show each status change until it ends')
     .option('--ref <merchant_reference>', 'watch by merchant reference')
     .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
-    .option('--interval <ms>', 'poll interval in ms', '2000')
-    .addHelpText('after', '\n--timeout MS (global) is, for watch, the overall deadline (exit 7 when it passes).')
-    .addHelpText('after', examples('offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 600000'));
+    .option('--interval <duration>', 'time between polls: 500ms, 2s, 1m (a bare number is ms)', '2s')
+    .addHelpText('after', '\n--timeout DURATION (global) is, for watch, the overall deadline (exit 7 when it passes).')
+    .addHelpText('after', examples('offramp tx watch 0b6f…91', 'offramp tx watch --ref order-1042 --until completed --timeout 10m'));
 
 /** Polling faster than this helps nobody and counts against the rate limit. */
 export const MIN_INTERVAL_MS = 100;
@@ -37,7 +37,7 @@ export const MIN_INTERVAL_MS = 100;
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
   // No timer waits longer than MAX_TIMER_MS (a longer one would fire at once, in a loop).
-  const interval = Math.min(parseIntFlag(opts.interval ?? 2000, '--interval', MIN_INTERVAL_MS), MAX_TIMER_MS);
+  const interval = Math.min(durationFlag(opts.interval ?? '2s', '--interval', 'ms', MIN_INTERVAL_MS), MAX_TIMER_MS);
   // --until is one of the statuses: commander checks its choices.
   const until = opts.until;
   const target = await resolveTarget(ctx, opts.id, opts.ref);

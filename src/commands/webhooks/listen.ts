@@ -7,21 +7,21 @@
 // Ctrl-C (or SIGTERM) stops it with a one-line tally on stderr, exit 130 (143), as every
 // interrupted command; with --strict, exit 8 (a check failed) when the app is still owed
 // events.
-// Signatures: any scheme of the catalogue (src/lib/signature.ts) unless --scheme, or else
+// Signatures: any scheme of the catalogue (src/lib/webhooks/signature.ts) unless --scheme, or else
 // the profile's saved choice (`offramp conform --save`), pins one.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
-import { parseIntFlag } from '../../lib/input/values.js';
+import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/webhooks/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
 import { paint } from '../../lib/output/sanitize.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
-import { appUrl } from '../../lib/webhooks/forwarder.js';
+import { forwardTarget } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
@@ -35,10 +35,11 @@ export const command = () =>
     .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
     .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
     .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
+    .option('--allow-insecure-forward', 'allow a plain http --forward-to URL on another machine (events cross the network in clear)')
     .option('--events <types>', 'show and forward only these event types, comma-separated (family.* allowed); all are stored')
     .option('--strict', 'with --forward-to: exit 8 when the app is still owed events at exit')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
-    .option('--tolerance <seconds>', 'largest clock difference accepted for timestamped signatures', '300')
+    .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
     .addHelpText(
       'after',
       examples(
@@ -50,8 +51,6 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-/** --tolerance ceiling: a day; beyond that a timestamp no longer guards against replays. */
-const MAX_TOLERANCE_SEC = 86_400;
 
 /** How many transactions the stop summary lists. */
 const SUMMARY_TRANSACTIONS = 10;
@@ -67,7 +66,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
   const storePath = opts.store ? resolve(opts.store) : undefined;
-  const toleranceSec = parseIntFlag(opts.tolerance ?? DEFAULT_TOLERANCE_SEC, '--tolerance', 0, MAX_TOLERANCE_SEC);
+  const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
   const secret = await ctx.webhookSecret(opts.secret);
   if (!secret) {
@@ -116,7 +115,6 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     if (loaded?.tornPath) {
       io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
     }
-    if (loaded?.salvaged) io.err(`warning: ${loaded.salvaged} event(s) recovered from lines that began with a fragment of a failed write`);
     if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
   }
   const pinnedBy = opts.scheme !== undefined ? '--scheme' : "the profile's setting; --scheme any accepts every scheme";
@@ -163,7 +161,7 @@ async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptio
     if (opts.forwardCa !== undefined || opts.forwardInsecure) throw new UsageError('--forward-ca and --forward-insecure go with --forward-to https://…');
     return undefined;
   }
-  const url = appUrl(opts.forwardTo, '--forward-to');
+  const url = forwardTarget(opts.forwardTo, opts.allowInsecureForward === true);
   if ((opts.forwardCa !== undefined || opts.forwardInsecure) && url.protocol !== 'https:') {
     throw new UsageError('--forward-ca and --forward-insecure are for an https --forward-to URL');
   }

@@ -23,6 +23,7 @@ import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forward
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
+import { parseDurationRange } from '../../lib/duration.js';
 
 export const command = () =>
   new Command('resend')
@@ -171,13 +172,10 @@ function resultLine(r: ResendResult, c: ReturnType<typeof chalkFor>): Text[] {
 
 /** `MIN-MAXms` (or `Nms`, or plain numbers, in milliseconds). */
 export function parseDelay(value: string): { min: number; max: number } {
-  const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?(?:ms)?\s*$/i.exec(value);
-  if (!m) throw new UsageError(`--delay: "${value}" is not a range of milliseconds`, 'write it like 100-2000ms (or 500ms for a fixed delay)');
-  const min = Number(m[1]);
-  const max = m[2] !== undefined ? Number(m[2]) : min;
-  if (max < min) throw new UsageError(`--delay: ${min}-${max}ms runs backwards`, `write it ${max}-${min}ms`);
-  if (max > MAX_DELAY_MS) throw new UsageError(`--delay: at most ${MAX_DELAY_MS} ms per delivery`);
-  return { min, max };
+  const range = parseDurationRange(value, 'ms');
+  if (typeof range === 'string') throw new UsageError(`--delay: ${range}`, 'write it like 100-2000ms, 1-3s (or 500ms for a fixed delay)');
+  if (range.max > MAX_DELAY_MS) throw new UsageError(`--delay: at most ${MAX_DELAY_MS} ms per delivery`);
+  return range;
 }
 
 /** Fisher–Yates with crypto randomness: every order equally likely. */

@@ -38,7 +38,8 @@ function bashValues(v: Values | undefined, cur = '"$cur"'): string {
   if (!v) return 'return 0';
   if ('words' in v) return `COMPREPLY=($(compgen -W ${q(v.words.join(' '))} -- ${cur})); return 0`;
   if ('files' in v) return `compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- ${cur})); return 0`;
-  return `COMPREPLY=($(compgen -W "$(offramp __complete profiles 2>/dev/null)" -- ${cur})); return 0`;
+  // Matched here, not by `compgen -W`, which expands `$(…)` and `$VAR` in its words.
+  return `COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == ${cur}* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0`;
 }
 
 export function bashScript(specs: CommandSpec[]): string {

@@ -51,7 +51,12 @@ export const PENDING_STATUS = 'pending';
 export type Profile = {
   env: Environment;
   baseUrl: string;
+  /** The key itself, in the file (--insecure-storage, no credential store, or an older profile). */
   apiKey?: string;
+  /** The key is in the system keychain under this account (src/lib/config/keys.ts). */
+  keychainAccount?: string;
+  /** The key is what this command prints, run when a request needs it. */
+  apiKeyCommand?: string;
   webhookSecret?: string;
   service?: ServiceChoices;
 };
@@ -69,6 +74,8 @@ export type Resolved = {
   env: Environment | 'unknown';
   baseUrl: string;
   apiKey: string;
+  /** Where the key came from: a flag, the environment, or where the profile keeps it. */
+  keyFrom: 'flag' | 'environment' | 'keychain' | 'command' | 'file';
   webhookSecret?: string;
   service: ServiceChoices;
 };
@@ -121,6 +128,7 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
     env: profile?.env ?? 'unknown',
     baseUrl,
     apiKey,
+    keyFrom: src.flags.apiKey ? 'flag' : src.env.OFFRAMP_API_KEY ? 'environment' : profile?.apiKeyCommand ? 'command' : profile?.keychainAccount ? 'keychain' : 'file',
     ...(webhookSecret ? { webhookSecret } : {}),
     service: profile?.service ?? {},
   };
@@ -174,8 +182,13 @@ export function maskSecret(secret: string | undefined): string {
   return `${prefix}…${secret.slice(-4)}`;
 }
 
+/** A name `profile add` accepts: the only names completion offers, whatever the file holds. */
+export function isProfileName(name: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name);
+}
+
 export function validateProfileName(name: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+  if (!isProfileName(name)) {
     throw new UsageError(`"${name}" is not a valid profile name (letters, digits, ".", "_", "-"; at most 64)`);
   }
   return name;

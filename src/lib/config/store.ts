@@ -1,7 +1,7 @@
 // The config file, through `conf`: one JSON file, mode 0600 in a 0700 directory.
 // OFFRAMP_CONFIG_DIR moves it (tests, several setups side by side); otherwise it lives in
 // the platform's config directory (XDG_CONFIG_HOME on Linux).
-import { chmodSync, statSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Conf from 'conf';
@@ -34,7 +34,8 @@ export class UnsafeConfig extends CliError {
 }
 
 export class ConfigStore {
-  private readonly conf: Conf<ConfigData>;
+  /** Opened when the file exists or is first written: conf creates the directory as it opens a missing file. */
+  private opened: Conf<ConfigData> | undefined;
   readonly path: string;
 
   /** `warn` hears of what was put right on the way (a file other users could read, now 0600). */
@@ -43,8 +44,9 @@ export class ConfigStore {
     const dir = dirname(this.path);
     // The file holds API keys and the base URL they are sent to: a directory or file that
     // another user owns or can write could hand us their URL and receive the key.
-    // Reading creates nothing: conf makes the directory when it first writes (tighten()
-    // then brings it to 0700).
+    // Reading creates nothing (doctor, shell completion, profile list): the directory is
+    // made, 0700 whatever the umask, by the first write (conf would make it with the
+    // umask's mode, which the next run refuses).
     const dirStat = statSync(dir, { throwIfNoEntry: false });
     if (dirStat) trusted(dir, dirStat, 'directory');
     const fileStat = statSync(this.path, { throwIfNoEntry: false });
@@ -54,16 +56,20 @@ export class ConfigStore {
         chmodSync(this.path, 0o600);
         warn(`warning: the config file ${this.path} was readable by other users (mode ${(fileStat.mode & 0o777).toString(8).padStart(4, '0')}); it is now 0600`);
       }
+      this.opened = this.open();
     }
+  }
+
+  private open(): Conf<ConfigData> {
     try {
-      this.conf = new Conf<ConfigData>({
+      return new Conf<ConfigData>({
         projectName: 'offramp',
         projectSuffix: '',
         configName: 'config',
         configFileMode: 0o600,
         // No defaults: conf writes them to disk on first read, so merely reading (doctor,
         // shell completion, profile list) created the file. A missing file reads as empty.
-        cwd: dir,
+        cwd: dirname(this.path),
       });
     } catch (err) {
       // The parser's message can quote the file, keys included: only the file is named.
@@ -76,9 +82,23 @@ export class ConfigStore {
     }
   }
 
+  /** The file, for a change: its directory made first, 0700 (and any parent it lacks). */
+  private get conf(): Conf<ConfigData> {
+    if (!this.opened) {
+      const dir = dirname(this.path);
+      if (!existsSync(dir)) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        chmodSync(dir, 0o700);
+      }
+      this.opened = this.open();
+    }
+    return this.opened;
+  }
+
   read(): ConfigData {
+    if (!this.opened) return { profiles: {} };
     // conf reads and parses the file on every access: once here, for both fields.
-    const data = this.conf.store;
+    const data = this.opened.store;
     return { current: data.current, profiles: data.profiles ?? {} };
   }
 

@@ -1,7 +1,5 @@
 // The probes of `offramp conform`: one run of requests that finds out what a service chose
-// on each point the spec leaves "not shown" (docs/api.md, "Open points"). The run takes
-// only a sender, so the very same requests go to the target and to a fresh in-process
-// emulator, and the emulator's column of the report is measured, not written down.
+// on each point the spec leaves "not shown" (docs/api.md, "Open points").
 //
 // On a read-only side (a production profile) only the quote and reads are sent. Otherwise
 // the run creates one transaction (a `conform-…` reference) and walks it to completion with
@@ -83,7 +81,7 @@ export type ProbeSide = {
   /** Production: only the quote and reads; nothing is created, cancelled, replayed or simulated. */
   readOnly: boolean;
   /** Called after the walk, before delivery statuses are read: lets deliveries happen. */
-  settle(send: Sender['send']): Promise<void>;
+  settle(): Promise<void>;
   now(): Date;
   /** Filter names to try first (the profile's), before the common candidates. */
   preferredNames?: ServiceChoices['filterNames'];
@@ -233,7 +231,7 @@ export async function runProbes(side: ProbeSide): Promise<Observation> {
     const secondId = second?.ok ? str((dataOf(second.body) as Json | undefined)?.id) : undefined;
     if (secondId) record('cancel', await send({ method: 'POST', path: `/transactions/${encodeURIComponent(secondId)}/cancel`, idempotencyKey: randomUUID() }));
     else skip(['cancel'], 'no transaction: create failed');
-    await side.settle(side.sender.send);
+    await side.settle();
   }
 
   // -- lists: shape, cursor, default page size

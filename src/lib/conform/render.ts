@@ -22,7 +22,7 @@ export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void
     ...(f.action !== undefined ? { action: terminalSafe(f.action) } : {}),
   }));
   io.print([paint('Target', c.bold), `: ${report.target} (env: ${report.env})`]);
-  io.print(paint('EMULATOR is a fresh in-process emulator, sent the very same probes', c.dim));
+  io.print(paint('EMULATOR is what the emulator chose (docs/api.md, "Open points")', c.dim));
   io.print('');
   const w = fitColumns(findings, width);
   const cellLines = (text: string, width: number) => Painted.lines(lines(text, width));

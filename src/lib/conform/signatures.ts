@@ -30,27 +30,18 @@ export function schemesOf(deliveries: readonly SignedDelivery[], secret: string,
   return { schemes, deliveries: signed.length };
 }
 
-/** The signed deliveries of a `webhooks listen` store; a UsageError when it cannot be read. */
+/** The deliveries of a `webhooks listen` store; a UsageError when it cannot be read. */
 export async function readStore(path: string): Promise<SignedDelivery[]> {
   const out: SignedDelivery[] = [];
-  let events = 0;
   try {
     for await (const event of readStoredEvents(path)) {
-      events++;
-      if (!event.signature) continue;
-      const receivedAt = event.receivedAt ? new Date(event.receivedAt) : undefined;
-      out.push({ body: event.body, signature: event.signature, receivedAt: receivedAt && !Number.isNaN(receivedAt.getTime()) ? receivedAt : undefined });
+      const receivedAt = new Date(event.receivedAt);
+      out.push({ body: event.body, signature: event.signature, receivedAt: Number.isNaN(receivedAt.getTime()) ? undefined : receivedAt });
       if (out.length >= MAX_CHECKED) break;
     }
   } catch (err) {
     throw new UsageError(`--store ${path}: ${(err as Error).message}`);
   }
-  if (events === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
-  if (out.length === 0) {
-    throw new UsageError(
-      `--store ${path}: its lines carry no signature header (written by an older \`webhooks listen\`)`,
-      'collect a few deliveries with this version of `offramp webhooks listen --store FILE`',
-    );
-  }
+  if (out.length === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
   return out;
 }

@@ -1,16 +1,10 @@
-// What `offramp conform` concludes from two observations of the same probes: one of a
-// fresh in-process emulator, one of the target service. Pure: no I/O, so every verdict
-// rule is tested from hand-made observations (test/conform/verdicts.test.ts).
-//
-// Verdicts:
-//   same           the target chose what the emulator chose
-//   handled        it chose otherwise, and the CLI copes without being told
-//   needs-setting  the CLI copes only once the profile records the choice (`--save`)
-//   saved          a needs-setting that `--save` just wrote into the profile
-//   unsupported    the CLI cannot work with what the target does
-//   skipped        not probed (production is read-only, nothing to probe with, no --store)
+// What `offramp conform` concludes from what the probes observed of the target service,
+// set beside the emulator's choices as src/lib/openapi/open-points.ts records them; the
+// verdicts are docs/api.md's. Pure: no I/O, so every verdict rule is tested from hand-made
+// observations.
 import type { CursorLocation } from '../client/paginate.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
+import { EMULATOR } from '../openapi/open-points.js';
 
 export const VERDICTS = ['same', 'handled', 'needs-setting', 'saved', 'unsupported', 'skipped'] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -119,22 +113,20 @@ export type AssessOptions = {
 };
 
 /** Every finding, in report order. */
-export function assess(emu: Observation, target: Observation, opts: AssessOptions): Assessed[] {
+export function assess(target: Observation, opts: AssessOptions): Assessed[] {
   return [
-    ...CALLS.map((name) => assessCall(name, emu.calls[name], target.calls[name])),
-    ...LISTS.map((list) => assessList(list, emu.lists[list], target.lists[list])),
-    ...LISTS.map((list) => assessPageSize(list, emu.lists[list], target.lists[list])),
-    ...LISTS.flatMap((list) =>
-      FILTERS[list].map((filter) => assessFilter(list, filter, emu.filters[list]?.[filter], target.filters[list]?.[filter], opts.service)),
-    ),
-    ...(['400', '401', '404', '409'] as const).map((c) => assessError(c, emu.errors[c], target.errors[c])),
-    assessRequestId(emu.requestIdHeaders, target.requestIdHeaders),
-    assessValues('values: deposit_status', emu.values.deposit_status, target.values.deposit_status),
-    assessDeliveryStatus(emu.values.delivery_status, target.values.delivery_status, opts.service),
-    assessDeliveredStatus(emu.values.delivery_status, target.values.delivery_status, opts.service),
-    assessValues('values: publish_status', emu.values.publish_status, target.values.publish_status),
-    assessRetryAfter(emu.retryAfter, target.retryAfter),
-    assessSignature(emu.signature, target.signature, opts.service),
+    ...CALLS.map((name) => assessCall(name, target.calls[name])),
+    ...LISTS.map((list) => assessList(list, target.lists[list])),
+    ...LISTS.map((list) => assessPageSize(list, target.lists[list])),
+    ...LISTS.flatMap((list) => FILTERS[list].map((filter) => assessFilter(list, filter, target.filters[list]?.[filter], opts.service))),
+    ...(['400', '401', '404', '409'] as const).map((c) => assessError(c, target.errors[c])),
+    assessRequestId(target.requestIdHeaders),
+    assessValues('deposit_status', target.values.deposit_status),
+    assessDeliveryStatus(target.values.delivery_status, opts.service),
+    assessDeliveredStatus(target.values.delivery_status, opts.service),
+    assessValues('publish_status', target.values.publish_status),
+    assessRetryAfter(target.retryAfter),
+    assessSignature(target.signature, opts.service),
   ];
 }
 
@@ -157,16 +149,14 @@ export function describeCall(o: CallObs | undefined): string {
   return String(o.status);
 }
 
-export function assessCall(name: CallName, emu: CallObs | undefined, target: CallObs | undefined): Assessed {
+export function assessCall(name: CallName, target: CallObs | undefined): Assessed {
   const point = `status: ${name}`;
-  const e = describeCall(emu);
+  const status: number = name === 'quote' || name === 'create' ? EMULATOR.createdStatus : EMULATOR.okStatus;
+  const e = String(status);
   const t = describeCall(target);
   if (!target || 'skipped' in target) return finding(point, e, target ? target.skipped : 'not probed', 'skipped');
-  if ('failed' in target) {
-    if (emu && 'failed' in emu && emu.failed.status === target.failed.status) return finding(point, e, t, 'same');
-    return finding(point, e, t, 'unsupported', `the call failed: ${target.failed.message}`);
-  }
-  if (emu && 'status' in emu && emu.status === target.status) return finding(point, e, t, 'same');
+  if ('failed' in target) return finding(point, e, t, 'unsupported', `the call failed: ${target.failed.message}`);
+  if (target.status === status) return finding(point, e, t, 'same');
   // The client takes any 2xx as success (src/lib/client/http.ts); the status is not checked.
   return finding(point, e, t, 'handled', 'the CLI accepts any 2xx');
 }
@@ -183,16 +173,18 @@ export const LOCATION_TEXT: Record<CursorLocation, string> = {
   none: 'no cursor found',
 };
 
+const listText = (shape: 'page-object' | 'array', location: CursorLocation) => `${shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[location]}`;
+
 export function describeList(o: ListObs | undefined): string {
   if (!o) return 'not probed';
   if ('skipped' in o) return `skipped (${o.skipped})`;
   if (o.shape === 'none') return 'no list in the answer';
-  return `${o.shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[o.location]}`;
+  return listText(o.shape, o.location);
 }
 
-export function assessList(list: FilteredList, emu: ListObs | undefined, target: ListObs | undefined): Assessed {
+export function assessList(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `list: ${LIST_LABEL[list]}`;
-  const e = describeList(emu);
+  const e = listText(EMULATOR.list.shape, EMULATOR.list.location);
   if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
   const t = describeList(target);
   if (target.shape === 'none') return finding(point, e, t, 'unsupported', 'the answer holds no list the CLI can read');
@@ -220,9 +212,9 @@ export function describeSize(o: ListObs | undefined): string {
   return d.count === 0 ? 'unknown (no records)' : `${d.count} or more`;
 }
 
-export function assessPageSize(list: FilteredList, emu: ListObs | undefined, target: ListObs | undefined): Assessed {
+export function assessPageSize(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `page size: ${LIST_LABEL[list]}`;
-  const e = describeSize(emu);
+  const e = String(EMULATOR.pageSize[list]);
   if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
   const t = describeSize(target);
   if (e === t) return finding(point, e, t, 'same');
@@ -239,15 +231,10 @@ export function describeFilter(o: FilterObs | undefined): string {
   return `skipped (${o.skipped})`;
 }
 
-export function assessFilter(
-  list: FilteredList,
-  filter: string,
-  emu: FilterObs | undefined,
-  target: FilterObs | undefined,
-  service: ServiceChoices,
-): Assessed {
+export function assessFilter(list: FilteredList, filter: string, target: FilterObs | undefined, service: ServiceChoices): Assessed {
   const point = `filter: ${list} ${filter}`;
-  const e = describeFilter(emu);
+  // The emulator's filter names are the CLI's own: the record's field names.
+  const e = filter;
   if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
   const t = describeFilter(target);
   // Whatever the service does, the CLI also filters the records on their own fields
@@ -288,9 +275,9 @@ export const ERROR_POINT: Record<ErrorCase, string> = {
   '409': 'error: 409 (cancel completed)',
 };
 
-export function assessError(which: ErrorCase, emu: ErrorObs | undefined, target: ErrorObs | undefined): Assessed {
+export function assessError(which: ErrorCase, target: ErrorObs | undefined): Assessed {
   const point = ERROR_POINT[which];
-  const e = describeError(emu);
+  const e = `${which} ${EMULATOR.errorCodes[which]}`;
   if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
   const t = describeError(target);
   if (e === t) return finding(point, e, t, 'same');
@@ -311,8 +298,8 @@ export function assessError(which: ErrorCase, emu: ErrorObs | undefined, target:
 
 // -- headers and open values
 
-export function assessRequestId(emu: string[], target: string[]): Assessed {
-  const e = emu.length ? emu.join(', ') : 'none';
+export function assessRequestId(target: string[]): Assessed {
+  const e = EMULATOR.requestIdHeader;
   const t = target.length ? target.join(', ') : 'none';
   if (e === t) return finding('request-id header', e, t, 'same');
   return finding(
@@ -329,20 +316,23 @@ function describeValues(o: ValuesObs): string {
   return o.seen.length ? o.seen.join(', ') : 'none seen';
 }
 
-/** Values the emulator never showed. */
-function unknownValues(emu: ValuesObs, target: { seen: string[] }): string[] {
-  const known = new Set('seen' in emu ? emu.seen : []);
-  return target.seen.filter((v) => !known.has(v));
+type OpenField = keyof typeof EMULATOR.values;
+
+/** Values the emulator does not use. */
+function unknownValues(field: OpenField, target: { seen: string[] }): string[] {
+  const known: readonly string[] = EMULATOR.values[field];
+  return target.seen.filter((v) => !known.includes(v));
 }
 
-export function assessValues(point: string, emu: ValuesObs, target: ValuesObs): Assessed {
-  const e = describeValues(emu);
+export function assessValues(field: OpenField, target: ValuesObs): Assessed {
+  const point = `values: ${field}`;
+  const e = EMULATOR.values[field].join(', ');
   if ('skipped' in target) return finding(point, e, target.skipped, 'skipped');
   const t = describeValues(target);
   if (target.seen.length === 0) return finding(point, e, t, 'skipped', 'no value to look at');
-  // Subset, not equality: a value the probe did not happen to catch on one side (a
-  // delivery still in flight) is no difference in what the service chose.
-  const unknown = unknownValues(emu, target);
+  // Subset, not equality: a value the probes did not happen to meet (a refund) is no
+  // difference in what the service chose.
+  const unknown = unknownValues(field, target);
   if (unknown.length === 0) return finding(point, e, t, 'same');
   return finding(point, e, t, 'handled', `${unknown.join(', ')}: shown as the service sends it`);
 }
@@ -350,15 +340,15 @@ export function assessValues(point: string, emu: ValuesObs, target: ValuesObs): 
 /** Unknown delivery statuses that read as a failed delivery. */
 const FAILURE_WORD = /fail|error|dead|undeliver/i;
 
-export function assessDeliveryStatus(emu: ValuesObs, target: ValuesObs, service: ServiceChoices): Assessed {
+export function assessDeliveryStatus(target: ValuesObs, service: ServiceChoices): Assessed {
   const point = 'values: delivery_status';
-  const base = assessValues(point, emu, target);
+  const base = assessValues('delivery_status', target);
   if ('skipped' in target || base.verdict === 'same' || base.verdict === 'skipped') return base;
   const failed = service.failedStatus ?? DEFAULT_FAILED_STATUS;
   if (target.seen.includes(failed)) {
     return { ...base, action: `${base.action}; \`webhooks replay --failed\` looks for ${failed}, which the service uses` };
   }
-  const candidate = unknownValues(emu, target).find((v) => FAILURE_WORD.test(v));
+  const candidate = unknownValues('delivery_status', target).find((v) => FAILURE_WORD.test(v));
   if (candidate) {
     return finding(
       point,
@@ -379,15 +369,16 @@ const DELIVERED_WORD = /succe|deliver|^sent$|^ok$|^ack/i;
  * The word for a delivered event: what `reconcile` needs to tell a delivered event from
  * one to replay. A word it does not know there is reported, never guessed at.
  */
-export function assessDeliveredStatus(emu: ValuesObs, target: ValuesObs, service: ServiceChoices): Assessed {
+export function assessDeliveredStatus(target: ValuesObs, service: ServiceChoices): Assessed {
   const point = 'delivery_status: delivered';
   const delivered = service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS;
-  const e = 'seen' in emu && emu.seen.includes(DEFAULT_DELIVERED_STATUS) ? DEFAULT_DELIVERED_STATUS : 'not seen';
+  // The CLI's default word is the emulator's.
+  const e = DEFAULT_DELIVERED_STATUS;
   if ('skipped' in target) return finding(point, e, target.skipped, 'skipped');
   if (target.seen.includes(delivered)) {
     return finding(point, e, delivered, delivered === e ? 'same' : 'handled', delivered === e ? undefined : 'the profile names it');
   }
-  const candidate = unknownValues(emu, target).find((v) => DELIVERED_WORD.test(v) && !FAILURE_WORD.test(v));
+  const candidate = unknownValues('delivery_status', target).find((v) => DELIVERED_WORD.test(v) && !FAILURE_WORD.test(v));
   if (!candidate) return finding(point, e, 'not seen', 'skipped', 'no delivered event seen');
   return finding(
     point,
@@ -405,12 +396,11 @@ export function retryAfterForm(value: string): string {
   return Number.isNaN(Date.parse(value)) ? 'unreadable' : 'HTTP-date';
 }
 
-export function assessRetryAfter(emu: string[], target: string[]): Assessed {
-  const forms = (values: string[]) => (values.length ? [...new Set(values.map(retryAfterForm))].join(', ') : 'no 429 seen');
-  const e = forms(emu);
-  const t = forms(target);
+export function assessRetryAfter(target: string[]): Assessed {
+  // The probes stay far below the emulator's rate limit: it answers them no 429.
+  const e = 'no 429 seen';
+  const t = target.length ? [...new Set(target.map(retryAfterForm))].join(', ') : e;
   if (e === t) return finding('Retry-After', e, t, 'same');
-  if (target.length === 0) return finding('Retry-After', e, t, 'skipped', 'no 429 came during the probes');
   const unreadable = target.some((v) => ['absent', 'unreadable'].includes(retryAfterForm(v)));
   return finding(
     'Retry-After',
@@ -423,23 +413,18 @@ export function assessRetryAfter(emu: string[], target: string[]): Assessed {
 
 // -- signature
 
-function describeSignature(o: SignatureObs): string {
-  if ('skipped' in o) return `skipped (${o.skipped})`;
-  return o.schemes.length ? mostCommon(o.schemes)! : 'none verifies';
-}
-
 function mostCommon(values: string[]): string | undefined {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
-export function assessSignature(emu: SignatureObs, target: SignatureObs, service: ServiceChoices): Assessed {
+export function assessSignature(target: SignatureObs, service: ServiceChoices): Assessed {
   const point = 'signature scheme';
-  const e = describeSignature(emu);
+  const e = EMULATOR.signatureScheme;
   if ('skipped' in target) return finding(point, e, target.skipped, 'skipped', 'give --store FILE (a `webhooks listen` store of its deliveries) to check it');
-  const t = describeSignature(target);
   const observed = mostCommon(target.schemes);
+  const t = observed ?? 'none verifies';
   if (!observed) {
     return finding(
       point,

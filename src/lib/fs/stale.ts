@@ -38,8 +38,8 @@ export function tempPath(path: string, random: () => string = () => randomBytes(
   return `${path}.tmp-${process.pid}-${random()}`;
 }
 
-/** `.tmp-<pid>` (earlier versions) and `.tmp-<pid>-<random>` after FILE's name. */
-const TEMP_SUFFIX = /^\.tmp-(\d+)(?:-[0-9a-f]+)?$/;
+/** `.tmp-<pid>-<random>` after FILE's name. */
+const TEMP_SUFFIX = /^\.tmp-(\d+)-[0-9a-f]+$/;
 
 /**
  * Removes the temporary files of `path` (tempPath) that processes no longer running left

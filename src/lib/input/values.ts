@@ -13,6 +13,7 @@ import type { Context, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RevenueFilters } from '../client/filters.js';
+import { MAX_DURATION_MS, parseDuration, type BareUnit } from '../duration.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -89,6 +90,32 @@ export function parseIntFlag(value: string | number, flag: string, min: number, 
     throw new UsageError(`${flag} must be a whole number, ${range} (got "${value}")`);
   }
   return n;
+}
+
+/**
+ * A time flag's value in milliseconds (`500ms`, `3s`, `2m`, `1h`; a bare number in `bare`,
+ * the unit the flag always had), within `min` and `max` ms: one parser for every time flag.
+ */
+export function durationFlag(value: string | number, flag: string, bare: BareUnit, min: number, max = MAX_DURATION_MS): number {
+  const ms = parseDuration(String(value), bare);
+  if (typeof ms === 'string') throw new UsageError(`${flag}: ${ms}`);
+  if (ms < min || ms > max) throw new UsageError(`${flag} must be from ${formatDuration(min)} to ${formatDuration(max)} (got "${value}")`);
+  return ms;
+}
+
+/** `--tolerance` of `webhooks listen` and `verify`: whole seconds (a bare number is seconds), at most a day. */
+export function toleranceSeconds(value: string): number {
+  const ms = durationFlag(value, '--tolerance', 's', 0, 86_400_000);
+  if (ms % 1000 !== 0) throw new UsageError(`--tolerance is whole seconds (got "${value}")`);
+  return ms / 1000;
+}
+
+/** `ms` as the largest unit that writes it whole (`2m`, `1500ms`), for messages. */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
 }
 
 /** The error for required flags that were not given and cannot be asked for. */

@@ -1,5 +1,5 @@
-// The OpenAPI 3.1 document of the partner API as this project reads it (issue 24;
-// docs/api.md, "OpenAPI"): every endpoint of the emulator's route table (src/emulator/routes.ts),
+// The OpenAPI 3.1 document of the partner API as this project reads it (docs/api.md,
+// "OpenAPI"): every endpoint of the emulator's route table (src/emulator/routes.ts),
 // its parameters, bodies, wrappers, error envelope and statuses, with the component schemas
 // converted from the zod schemas the client and the emulator share (schemas.ts), the
 // webhook deliveries under `webhooks:`, and every open point of the spec marked

@@ -8,10 +8,32 @@
 
 export type OpenPoint = { point: string; emulator: string; service: string; cli: string };
 
+/**
+ * The emulator's choices as values, where `offramp conform` compares a service with them
+ * (its EMULATOR column); OPEN below says the same in words. test/conform runs conform
+ * against the emulator, which must find every one of them the same.
+ */
+export const EMULATOR = {
+  /** Success status: createdStatus for creating a quote or a transaction, okStatus for the rest. */
+  createdStatus: 201,
+  okStatus: 200,
+  list: { shape: 'page-object', location: 'data' },
+  pageSize: { transactions: 20, webhooks: 20, revenue: 50 },
+  errorCodes: { '400': 'BAD_REQUEST', '401': 'UNAUTHORIZED', '404': 'NOT_FOUND', '409': 'CONFLICT' },
+  requestIdHeader: 'x-request-id',
+  /** The open values (a null deposit_status as "null", as conform reports it). */
+  values: {
+    deposit_status: ['null', 'detected', 'confirmed', 'refunded'],
+    delivery_status: ['pending', 'delivered', 'failed'],
+    publish_status: ['pending'],
+  },
+  signatureScheme: 'hmac-sha256-hex',
+} as const;
+
 export const OPEN = {
   successStatus: {
     point: 'success status',
-    emulator: '201 for creating a quote or a transaction, 200 for everything else',
+    emulator: `${EMULATOR.createdStatus} for creating a quote or a transaction, ${EMULATOR.okStatus} for everything else`,
     service: '200, 201 or 202 on any call but the simulator (whose 200 the spec shows)',
     cli: 'accepts any 2xx',
   },
@@ -29,7 +51,7 @@ export const OPEN = {
   },
   pageSize: {
     point: 'default page size',
-    emulator: '20 (revenue 50)',
+    emulator: `${EMULATOR.pageSize.transactions} (revenue ${EMULATOR.pageSize.revenue})`,
     service: 'any size',
     cli: 'always sends a limit (20 for one page, 100 to walk a list)',
   },
@@ -59,7 +81,7 @@ export const OPEN = {
   },
   requestId: {
     point: 'request id header',
-    emulator: 'x-request-id on every answer',
+    emulator: `${EMULATOR.requestIdHeader} on every answer`,
     service: 'request-id, x-correlation-id, or none',
     cli: 'reads the common names',
   },

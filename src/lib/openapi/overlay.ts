@@ -105,7 +105,7 @@ const VALUE_FIELDS = {
   publish_status: ['ReplayResult', 'publish_status'],
 } as const;
 
-/** Each scheme of the catalogue (src/lib/signature.ts) as a header's form. */
+/** Each scheme of the catalogue (src/lib/webhooks/signature.ts) as a header's form. */
 const SIGNATURE_FORM: Record<SchemeName, { pattern: string; computation: string }> = {
   'hmac-sha256-hex': { pattern: '^[0-9a-f]{64}$', computation: 'lowercase hex HMAC-SHA256 of the raw body' },
   'hmac-sha256-base64': { pattern: '^[A-Za-z0-9+/]{43}=$', computation: 'base64 HMAC-SHA256 of the raw body' },

@@ -2,7 +2,7 @@
 // them and their webhook events, list what does not agree, per transaction. Pure: the
 // command fetches, this decides, so every rule is tested without a server.
 //
-// Rules (issue 6; the spec: "webhook delivery timing must not be the only source of
+// Rules (the spec: "webhook delivery timing must not be the only source of
 // truth"):
 // - completed without a ledger row;
 // - a ledger row for a transaction that is not completed (or that the service does not

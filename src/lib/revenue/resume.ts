@@ -1,7 +1,7 @@
 // What a resumable export (--resume) keeps, and where (docs/finance.md, "revenue export"): beside
 // FILE, a directory FILE.offramp-resume (mode 0700, yours alone) holding the spool of every
 // slice (its rows as NDJSON, files 0600), `checkpoint.json`, and, while a run holds it, a
-// `lock` with that run's pid (src/lib/pid-lock.ts).
+// `lock` with that run's pid (src/lib/fs/pid-lock.ts).
 //
 // The checkpoint lists the finished slices: a slice is listed only once its spool is
 // written whole and synced to disk, with its length and its counts and sums. A run started

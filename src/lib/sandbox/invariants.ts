@@ -1,4 +1,4 @@
-// The smoke invariants (issue 5), each a pure function over the facts one walk collected:
+// The smoke invariants, each a pure function over the facts one walk collected:
 // no I/O here, so each rule is unit-tested on hand-made facts.
 import { isEdge, isForward } from '../lifecycle.js';
 import { decimalEquals } from '../money.js';

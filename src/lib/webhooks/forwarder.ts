@@ -23,7 +23,11 @@
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../backoff.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
+import { isLoopback } from '../config/profile.js';
 import { UsageError } from '../errors.js';
+import { displayUrl } from '../url.js';
+import { VERSION } from '../../version.js';
+import { SIGNATURE_HEADER } from './signature.js';
 
 export const FORWARD_PARALLEL = 16;
 export const FORWARD_BACKLOG = 1000;
@@ -33,10 +37,14 @@ export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
 
 /**
- * Headers not relayed: those of one connection, those undici sets itself, and
- * accept-encoding (the listener reads the app's answer, so it asks for it uncompressed).
+ * The only headers of a delivery relayed to the app: what it needs to verify and
+ * deduplicate the event (docs/webhooks.md, "The request"). Anything else the sender or a
+ * proxy on the way added (cookies, authorization, forwarding chains) stays here.
  */
-const NOT_RELAYED = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'expect', 'accept-encoding']);
+const RELAYED = new Set(['content-type', SIGNATURE_HEADER, 'x-svc-webhook-id', 'x-svc-webhook-timestamp']);
+
+/** The user-agent of every relay, naming the tool rather than passing on the sender's. */
+export const FORWARD_USER_AGENT = `offramp-cli/${VERSION} (webhooks listen)`;
 
 /** One event to send: its bytes and the headers it goes with. */
 export type ForwardItem = {
@@ -117,13 +125,29 @@ export function noAnswerReason(err: unknown): string {
   return `${e.message ?? String(err)}${cause}${code ? ` (${code})` : ''}`;
 }
 
-/** The headers of a received delivery that go on to the app. */
+/** The headers of a received delivery that go on to the app: the allow-list (attempt() adds the user-agent). */
 export function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !NOT_RELAYED.has(name.toLowerCase())) out[name] = value;
+    if (value !== undefined && RELAYED.has(name.toLowerCase())) out[name] = value;
   }
   return out;
+}
+
+/**
+ * `--forward-to`: an http or https URL, and plain http only to this machine unless
+ * `--allow-insecure-forward`: events carry payout details, and their signatures would let
+ * anyone on the way replay them to the app.
+ */
+export function forwardTarget(value: string, allowInsecure: boolean): URL {
+  const url = appUrl(value, '--forward-to');
+  if (url.protocol === 'http:' && !isLoopback(url) && !allowInsecure) {
+    throw new UsageError(
+      `--forward-to ${displayUrl(url.toString())} is plain http to another machine: the events would cross the network in clear`,
+      'use an https:// URL, or pass --allow-insecure-forward if that network is yours',
+    );
+  }
+  return url;
 }
 
 export class Forwarder {
@@ -221,7 +245,8 @@ export class Forwarder {
 
   private async attempt(item: Queued): Promise<void> {
     const started = performance.now();
-    const headers = item.resign && (item.attempt > 1 || item.late) ? { ...item.headers, 'x-svc-webhook-signature': item.resign() } : item.headers;
+    const signed = item.resign && (item.attempt > 1 || item.late) ? { ...item.headers, [SIGNATURE_HEADER]: item.resign() } : item.headers;
+    const headers = { ...signed, 'user-agent': FORWARD_USER_AGENT };
     let status: number | undefined;
     let detail = '';
     try {

@@ -1,47 +1,22 @@
 // The listener's event store: an NDJSON file, one received event per line, each line on
 // disk before its delivery is answered 2xx (the spec, Events: "store the raw event" comes
-// before the answer, and the service does not redeliver what was acknowledged).
-// docs/webhooks.md has the format and the rules below for readers of the file.
+// before the answer, and the service does not redeliver what was acknowledged). The line
+// format and the rules a reader of the file relies on are docs/webhooks.md's ("The store");
+// here is how they are kept:
 //
-// Line format (one JSON object per line; what `webhooks listen` writes):
-//
-//   {"v":2,"id":"<event id>","type":"<event type>","received_at":"<RFC 3339>",
-//    "scheme":"<signature scheme that matched>","signature":"<X-SVC-Webhook-Signature as received>",
-//    "body":"<the delivered body, as a JSON string>"[,"forward":true]}
-//
-// - `body` holds the delivery's bytes exactly (a JSON string escapes newlines, so even a
-//   pretty-printed body stays on one line); a body that is not valid UTF-8 goes in
-//   `body_base64` instead. The signature was computed over those bytes, so a reader can
-//   re-verify them (`webhooks verify --from-store`, `conform`), with `received_at` as the
-//   clock for a timestamped signature.
-// - `id` and `type` repeat the body's, for grep and `jq .id`; the body is what counts.
-// - `forward: true`: the event arrived while the listener forwarded to an app (and its
-//   type passed `--events`), so the app is owed it until the forward log
-//   (forward-log.ts, `FILE.forwarded`) lists its id.
-// - Older stores hold lines that are just the event (`{"id","type","data"}`); they are
-//   still read, but carry no signature, scheme or time. A line is the v2 form only when it
-//   has `"v":2` and a string `body` or `body_base64`; anything else is read as an event.
-//
-// Durability. The file is opened with O_DSYNC (where missing, an fdatasync follows each
-// write), so a write returns once its bytes are on disk. Appends that arrive while a write
-// is running are written together as the next batch (group commit): one write per batch,
-// each delivery still answered only after its own batch is on disk. A write or sync that
-// fails (disk full, I/O error) may have left part of its batch in the file; the file is
-// cut back to its last whole line (and that cut synced) before the batch is refused, and
-// while a cut has not succeeded nothing more is written: every later batch first retries
-// the cut, and is refused if it fails again. So the file is whole lines followed, at
-// most, by the one batch being written, and a torn last line can only be a crash's.
-//
-// Opening the store reads it: its ids count as received (a restarted listener does not
-// accept an old event again). A last line without its newline (a crash mid-write; never
-// answered 2xx, as the sync comes first) is set aside, byte for byte, in
-// `FILE.torn-<UTC time>` and cut off, so the next event starts on a line of its own.
-// A line holding a record glued after a fragment (what a listener before these rules
-// could leave after a failed write) gives back the whole record at its end.
-//
-// The file and its directory must be the user's own and writable by no one else
-// (src/lib/fs/private.ts): a planted store could otherwise inject events. While open,
-// the store is locked (FILE.lock, store-lock.ts): one listener per store.
+// - A line keeps the delivery's bytes exactly (`body`, or `body_base64` when they are not
+//   valid UTF-8) and the signature header as received, so a reader can re-verify them.
+// - The file is opened with O_DSYNC (where missing, an fdatasync follows each write).
+//   Appends that arrive while a write runs go together in the next one (group commit).
+//   A write that fails is cut back to the last whole line before its batch is refused,
+//   and nothing more is written until a cut succeeds: so a torn last line can only be a
+//   crash's, never answered 2xx, and opening the store sets it aside
+//   (`FILE.torn-<UTC time>`) and cuts it off.
+// - Opening the store reads it: its ids count as received (a restarted listener does not
+//   accept an old event again).
+// - The file and its directory must be the user's own and writable by no one else
+//   (src/lib/fs/private.ts): a planted store could otherwise inject events. While open,
+//   the store is locked (FILE.lock, store-lock.ts): one listener per store.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -50,12 +25,10 @@ import { openPrivateFile } from '../fs/private.js';
 import { lockStore, type StoreLock } from './store-lock.js';
 
 export type StoreLoadReport = {
-  /** Events read from the file (salvaged ones included). */
+  /** Events read from the file. */
   events: number;
   /** Whole lines that are not events (kept in the file, ignored). */
   unreadable: number;
-  /** Events recovered from the end of a line that began with a fragment. */
-  salvaged: number;
   /** Bytes of a torn last line that were set aside and cut off (0 when none). */
   tornBytes: number;
   /** Where the torn line was set aside. */
@@ -80,9 +53,6 @@ export type StoreOptions = {
 };
 
 type Pending = { data: string; resolve: () => void; reject: (err: Error) => void };
-
-/** The marker that starts every v2 line; inside a JSON string its quotes would be escaped. */
-const V2_START = '{"v":2,';
 
 export class EventStore {
   private queue: Pending[] = [];
@@ -121,7 +91,7 @@ export class EventStore {
     try {
       // Before anything is read or cut: a live listener's batch in flight is not a torn line.
       lock = await lockStore(path);
-      const report: StoreLoadReport = { events: 0, unreadable: 0, salvaged: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
+      const report: StoreLoadReport = { events: 0, unreadable: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
       let size = (await handle.stat()).size;
       const whole = await wholeLinesEnd(handle, size);
       if (whole < size) {
@@ -215,12 +185,12 @@ export type StoredEvent = {
   type: string | undefined;
   data: Record<string, unknown> | undefined;
   line: string;
-  /** The event's bytes: exactly as delivered for a v2 line; for an older line, the line itself. */
+  /** The event's bytes, exactly as delivered. */
   body: Buffer;
-  /** v2 lines only: when it was received (RFC 3339), the scheme that matched, the header as received. */
-  receivedAt?: string;
-  scheme?: string;
-  signature?: string;
+  /** When it was received (RFC 3339), the scheme that matched, the header as received. */
+  receivedAt: string;
+  scheme: string;
+  signature: string;
   /** Received while forwarding: the app is owed it until the forward log has its id. */
   forward?: boolean;
 };
@@ -235,40 +205,23 @@ export function formatStoredLine(d: Delivery): string {
   return `{"v":2,"id":${JSON.stringify(d.id)},"type":${JSON.stringify(d.type)},"received_at":"${d.receivedAt.toISOString()}","scheme":"${d.scheme}","signature":${JSON.stringify(d.signature)},${body}${d.forward ? ',"forward":true' : ''}}`;
 }
 
-/** A store line (either form) as an event; undefined when it is not one. */
+/** A store line as an event; undefined when it is not one. */
 export function parseStoredLine(line: string): StoredEvent | undefined {
   const value = parseObject(line);
-  if (!value) return undefined;
-  if (value.v === 2 && (typeof value.body === 'string' || typeof value.body_base64 === 'string')) {
-    const body = typeof value.body === 'string' ? Buffer.from(value.body, 'utf8') : Buffer.from(value.body_base64 as string, 'base64');
-    const event = parseEventText(typeof value.body === 'string' ? value.body : body.toString('utf8'));
-    if (!event) return undefined;
-    return {
-      ...event,
-      line,
-      body,
-      ...(typeof value.received_at === 'string' ? { receivedAt: value.received_at } : {}),
-      ...(typeof value.scheme === 'string' ? { scheme: value.scheme } : {}),
-      ...(typeof value.signature === 'string' ? { signature: value.signature } : {}),
-      ...(value.forward === true ? { forward: true } : {}),
-    };
-  }
-  const event = eventOf(value);
-  return event ? { ...event, line, body: Buffer.from(line, 'utf8') } : undefined;
+  if (!value || value.v !== 2) return undefined;
+  const { received_at: receivedAt, scheme, signature } = value;
+  if (typeof receivedAt !== 'string' || typeof scheme !== 'string' || typeof signature !== 'string') return undefined;
+  let body: Buffer;
+  if (typeof value.body === 'string') body = Buffer.from(value.body, 'utf8');
+  else if (typeof value.body_base64 === 'string') body = Buffer.from(value.body_base64, 'base64');
+  else return undefined;
+  const event = parseEventText(body.toString('utf8'));
+  if (!event) return undefined;
+  return { ...event, line, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
 }
 
 /**
- * A line that is not an event but ends with a whole v2 record glued after a fragment:
- * that record. The marker cannot occur inside a record (its strings escape quotes), so
- * the last one starts the last record.
- */
-export function salvageStoredLine(line: string): StoredEvent | undefined {
-  const at = line.lastIndexOf(V2_START);
-  return at > 0 ? parseStoredLine(line.slice(at)) : undefined;
-}
-
-/**
- * Every event of a store, in file order (salvaged records included), for readers such as
+ * Every event of a store, in file order, for readers such as
  * `webhooks resend`: the file is checked as the listener checks it (its owner's, writable
  * by no one else), and read as it stands (a torn last line is left out, not cut).
  */
@@ -276,7 +229,7 @@ export async function* readStoredEvents(path: string): AsyncGenerator<StoredEven
   const { handle } = await openPrivateFile(path, { flags: constants.O_RDONLY, what: `the store ${path}` });
   try {
     for await (const line of wholeLines(handle, await wholeLinesEnd(handle, (await handle.stat()).size))) {
-      const event = parseStoredLine(line) ?? salvageStoredLine(line);
+      const event = parseStoredLine(line);
       if (event) yield event;
     }
   } finally {
@@ -285,7 +238,7 @@ export async function* readStoredEvents(path: string): AsyncGenerator<StoredEven
 }
 
 /**
- * An event's JSON text (a delivery's body, an older store line) as `{ id, type, data }`:
+ * An event's JSON text (a delivery's body) as `{ id, type, data }`:
  * a JSON object with a non-empty string id; type and data when present and well typed.
  */
 export function parseEventText(text: string): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
@@ -311,12 +264,10 @@ function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 
 
 async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
   for await (const line of wholeLines(handle, size)) {
-    const event = parseStoredLine(line) ?? salvageStoredLine(line);
+    const event = parseStoredLine(line);
     if (!event) report.unreadable++;
     else {
       report.events++;
-      // A salvaged record is the end of its line.
-      if (event.line !== line) report.salvaged++;
       onEvent(event);
     }
   }

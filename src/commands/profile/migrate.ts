@@ -1,0 +1,42 @@
+// offramp profile migrate [NAME]: moves the keys kept in the config file (profiles stored
+// before the keychain was the default, or with --insecure-storage) into the system
+// keychain, and removes them from the file. Each key is read back from the keychain before
+// the file lets go of it.
+import { Argument, Command } from '@commander-js/extra-typings';
+import { keychainAccount, keyStorage, oneLine, openKeychain } from '../../lib/config/keys.js';
+import type { Context } from '../../lib/context.js';
+import { AuthError, UsageError } from '../../lib/errors.js';
+import { examples, withArguments, type OptionsOf } from '../command.js';
+
+export const command = () =>
+  withArguments(new Command('migrate'), new Argument('[name]', 'profile (default: every profile)'))
+    .description('move keys from the config file into the system keychain')
+    .addHelpText('after', examples('offramp profile migrate', 'offramp profile migrate staging'));
+
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
+  const store = await ctx.config();
+  const { profiles } = store.read();
+  if (opts.name !== undefined && !profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
+  const names = opts.name !== undefined ? [opts.name] : Object.keys(profiles);
+  const moving = names.filter((n) => keyStorage(profiles[n]!) === 'file');
+  if (moving.length === 0) {
+    const only = opts.name !== undefined ? `profile "${opts.name}" keeps no key in the config file (${keyStorage(profiles[opts.name]!)})` : 'no profile keeps its key in the config file';
+    ctx.io.err(`Nothing to move: ${only}.`);
+    return;
+  }
+  const keychain = await openKeychain(ctx.env);
+  if ('unavailable' in keychain) throw new AuthError(`no system keychain here (${keychain.unavailable}); nothing was moved`, 'the keys stay in the config file, readable by you alone');
+  for (const name of moving) {
+    const { apiKey, ...rest } = profiles[name]!;
+    ctx.io.addSecret(apiKey);
+    const account = keychainAccount(name, store.path);
+    try {
+      await keychain.set(account, apiKey!);
+      if ((await keychain.get(account)) !== apiKey) throw new Error('the key read back differs');
+    } catch (err) {
+      throw new AuthError(`profile "${name}": the system keychain did not take its key (${oneLine(err)}); it stays in the config file`);
+    }
+    store.setProfile(name, { ...rest, keychainAccount: account });
+    ctx.io.err(`Moved the key of profile "${name}" to the system keychain.`);
+  }
+}

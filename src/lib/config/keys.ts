@@ -1,0 +1,164 @@
+// Where a profile's API key lives, and reading it from there (docs/configuration.md,
+// "Where keys live"):
+//
+//   keychain  the platform's credential store (macOS Keychain, Windows Credential Manager,
+//             the Secret Service on Linux), through @napi-rs/keyring: the default, as gh does
+//   command   a command the user gave (`op read …`, `pass show …`), run when a request
+//             needs the key; its output is kept in memory only
+//   file      the config file (0600): --insecure-storage, no store available, or a profile
+//             stored before the keychain was the default
+//
+// The native module is an optional dependency loaded only here, on first use: the CLI
+// installs and runs where it cannot load, and keeps keys in the file there.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AuthError } from '../errors.js';
+import type { ConfigData, Profile, SettingSources } from './profile.js';
+
+export type KeyStorage = 'keychain' | 'command' | 'file' | 'none';
+
+/** Where a stored profile's key lives. */
+export function keyStorage(profile: Profile): KeyStorage {
+  if (profile.apiKeyCommand) return 'command';
+  if (profile.keychainAccount) return 'keychain';
+  return profile.apiKey ? 'file' : 'none';
+}
+
+/** The credential store's service name every offramp entry is filed under. */
+export const KEYCHAIN_SERVICE = 'offramp-cli';
+
+/** The entry of one profile of one config file: two config dirs may both have a "staging". */
+export function keychainAccount(name: string, configPath: string): string {
+  return `${name}@${configPath}`;
+}
+
+export type Keychain = {
+  get(account: string): Promise<string | undefined>;
+  set(account: string, key: string): Promise<void>;
+  /** Whether there was an entry to delete. */
+  remove(account: string): Promise<boolean>;
+};
+
+/** The platform's credential store, or why there is none here (one line). */
+export async function openKeychain(env: NodeJS.ProcessEnv): Promise<Keychain | { unavailable: string }> {
+  // Without a session bus there is no Secret Service to reach, and asking would have
+  // libdbus start a bus of its own: not tried at all.
+  if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS && !(env.XDG_RUNTIME_DIR && existsSync(join(env.XDG_RUNTIME_DIR, 'bus')))) {
+    return { unavailable: 'no D-Bus session, so no Secret Service' };
+  }
+  let keyring: typeof import('@napi-rs/keyring');
+  try {
+    keyring = await import('@napi-rs/keyring');
+  } catch {
+    return { unavailable: `the credential store module does not load on this platform (${process.platform}-${process.arch})` };
+  }
+  // On Linux only the Secret Service: the library would otherwise fall back to the kernel
+  // keyring, which forgets everything at logout.
+  const entry = (account: string) => new keyring.AsyncEntry(KEYCHAIN_SERVICE, account, { linux: { store: 'secret-service' } });
+  const keychain: Keychain = {
+    async get(account) {
+      return (await entry(account).getPassword()) ?? undefined;
+    },
+    async set(account, key) {
+      await entry(account).setPassword(key);
+    },
+    async remove(account) {
+      return entry(account).deleteCredential();
+    },
+  };
+  // One read tells whether the store answers (a Secret Service that is not running or
+  // is locked fails here, not halfway through storing).
+  try {
+    await keychain.get(keychainAccount('-probe-', '-'));
+  } catch (err) {
+    return { unavailable: `the credential store does not answer (${oneLine(err)})` };
+  }
+  return keychain;
+}
+
+/** The message of a store's error, on one line. */
+export function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+}
+
+/** How long a key command may take: long enough for a password manager's unlock prompt. */
+export const KEY_COMMAND_TIMEOUT_MS = 60_000;
+/** More than any key: output beyond this is not a key. */
+const KEY_COMMAND_MAX_BYTES = 64 * 1024;
+
+/**
+ * Runs a profile's key command and returns its output, trimmed. It gets no stdin; what it
+ * prints on stderr is not shown (it may echo what it read). Any failure is one AuthError
+ * (exit 3) naming the profile and what went wrong, never the output.
+ */
+export function runKeyCommand(profileName: string, command: string, env: NodeJS.ProcessEnv, timeoutMs = KEY_COMMAND_TIMEOUT_MS): Promise<string> {
+  const fail = (what: string) =>
+    new AuthError(`profile "${profileName}": its key command ${what}`, `check it by hand, or store the key again: offramp profile add ${profileName} --force`);
+  return new Promise((resolve, reject) => {
+    // Its own process group, so a deadline stops the shell and whatever it started.
+    const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'ignore'], detached: process.platform !== 'win32' });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failure: AuthError | undefined;
+    const stop = (why: AuthError) => {
+      failure ??= why;
+      try {
+        if (process.platform === 'win32') child.kill();
+        else process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => stop(fail(`did not finish within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`)), timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > KEY_COMMAND_MAX_BYTES) stop(fail('printed more than a key'));
+      else chunks.push(chunk);
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(fail(`could not start (${(err as NodeJS.ErrnoException).code ?? 'error'})`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (failure) return reject(failure);
+      if (code !== 0) return reject(fail(code === null ? `was killed (${signal})` : `failed (exit ${code})`));
+      const key = Buffer.concat(chunks).toString('utf8').trim();
+      if (!key) return reject(fail('printed nothing'));
+      if (/[\x00-\x1f\x7f]/.test(key)) return reject(fail('printed more than one line (keep the first: … | head -n 1)'));
+      resolve(key);
+    });
+  });
+}
+
+/**
+ * The config with the key of the profile in use filled in from the keychain or its
+ * command, when a request will need it: not when a flag or the environment gives the key
+ * (they win anyway), nor for any other profile.
+ */
+export async function withStoredKey(src: SettingSources, data: ConfigData | undefined, profileName: string | undefined): Promise<ConfigData | undefined> {
+  if (!data || !profileName || src.flags.apiKey || src.env.OFFRAMP_API_KEY) return data;
+  const profile = data.profiles[profileName];
+  if (!profile) return data;
+  const storage = keyStorage(profile);
+  if (storage !== 'keychain' && storage !== 'command') return data;
+  const apiKey = await profileKey(profileName, profile, src.env);
+  return { ...data, profiles: { ...data.profiles, [profileName]: { ...profile, apiKey } } };
+}
+
+/** The key of a profile whose key is in the keychain or given by a command. */
+export async function profileKey(name: string, profile: Profile, env: NodeJS.ProcessEnv): Promise<string> {
+  if (profile.apiKeyCommand) return runKeyCommand(name, profile.apiKeyCommand, env);
+  const keychain = await openKeychain(env);
+  const again = `store it again: offramp profile add ${name} --force (--insecure-storage keeps it in the config file)`;
+  if ('unavailable' in keychain) throw new AuthError(`profile "${name}" keeps its key in the system keychain, which cannot be read here: ${keychain.unavailable}`, again);
+  let key: string | undefined;
+  try {
+    key = await keychain.get(profile.keychainAccount!);
+  } catch (err) {
+    throw new AuthError(`profile "${name}": its key could not be read from the system keychain (${oneLine(err)})`, again);
+  }
+  if (!key) throw new AuthError(`profile "${name}": its key is no longer in the system keychain`, again);
+  return key;
+}

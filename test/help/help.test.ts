@@ -1,0 +1,32 @@
+// Help like gh's (docs/commands.md): `offramp help tx create` is `offramp tx create --help`,
+// and every command's help lists the program's flags it takes under their own heading.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
+
+describe('help', () => {
+  it('help CMD SUB prints the help of CMD SUB, in process and from the built snapshot', async () => {
+    const flag = await runMain(['tx', 'create', '--help']);
+    const word = await runMain(['help', 'tx', 'create']);
+    expect(word.code).toBe(0);
+    expect(word.stdout).toContain('Usage: offramp tx create');
+    expect(word.stdout).toBe(flag.stdout);
+    const built = await runCli(['help', 'tx', 'create']);
+    expect(built.stdout).toBe(flag.stdout);
+  });
+
+  it('a command lists the global flags it honours, and not its group’s own flags', async () => {
+    const r = await runMain(['emulator', 'wait', '--help']);
+    const globals = r.stdout.slice(r.stdout.indexOf('Global Options:'));
+    expect(r.stdout).toContain('Global Options:');
+    for (const flag of ['--timeout <duration>', '--base-url <url>', '--json', '--jq <expr>', '--profile <name>']) expect(globals).toContain(flag);
+    expect(globals).not.toContain('--port');
+    expect(globals).not.toContain('--version');
+  });
+
+  it('help for a word that is no command is a usage error', async () => {
+    const r = await runMain(['help', 'nope', 'more']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'nope'");
+  });
+});
