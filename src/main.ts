@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { helpCommandAsFlag, helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
-import { VERSION_TEXT } from './version.js';
+import { STANDALONE, VERSION_TEXT } from './version.js';
 
 // A reader that stops early (`offramp tx list --all -o ndjson | head -1`) closes the pipe:
 // that is the reader's choice, not a failure, so end quietly instead of a stack trace.
@@ -51,7 +51,10 @@ function runToExit(args: readonly string[]): void {
 
 function readHelpSnapshot(): HelpSnapshot | undefined {
   try {
-    return JSON.parse(readFileSync(new URL('./help.json', import.meta.url), 'utf8')) as HelpSnapshot;
+    // The standalone executable carries the snapshot inside itself (an asset of Node's
+    // single-executable application, scripts/build-binary.mjs): it reads no file beside it.
+    const text = STANDALONE ? process.getBuiltinModule('node:sea').getAsset('help.json', 'utf8') : readFileSync(new URL('./help.json', import.meta.url), 'utf8');
+    return JSON.parse(text) as HelpSnapshot;
   } catch {
     return undefined; // not built (running from source): commander renders it
   }
