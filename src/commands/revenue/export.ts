@@ -19,7 +19,8 @@ import { AtomicFile } from '../../lib/fs/atomic.js';
 import { sliceWindow, type Window } from '../../lib/input/dates.js';
 import { ApiError, CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
-import { stillOpenNote, windowFlags } from '../../lib/input/window.js';
+import { windowFlags } from '../../lib/input/window.js';
+import { nothingMatched, stillOpenNote } from '../../lib/revenue/periods.js';
 import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import type { Api } from '../../lib/client/api.js';
@@ -275,7 +276,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), months);
     closingLine(r, reports, performance.now() - started);
-    if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r)}`);
+    if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r.window, r.filters)}`);
     return 0;
   } catch (err) {
     progress.stop();
@@ -322,12 +323,6 @@ function seconds(ms: number): string {
 }
 
 /** An export that found no row, told so: with filters, that they matched nothing. */
-function nothingMatched(r: ExportRun): string {
-  const flags = [...(r.filters.crypto_currency ? [`--token ${r.filters.crypto_currency}`] : []), ...(r.filters.network ? [`--network ${r.filters.network}`] : [])];
-  const where = `${r.window.from.toISOString()} … ${r.window.to.toISOString()}`;
-  return flags.length > 0 ? `no row of ${where} matched ${flags.join(' ')}` : `the ledger holds no row in ${where}`;
-}
-
 async function writeManifest(path: string, manifest: object): Promise<void> {
   try {
     const file = await AtomicFile.create(path);

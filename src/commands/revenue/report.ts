@@ -14,7 +14,7 @@ import { AtomicFile } from '../../lib/fs/atomic.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import type { Grouping } from '../../lib/revenue/groups.js';
-import { checkZone, zonedWindow } from '../../lib/revenue/periods.js';
+import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -46,10 +46,13 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   await access(dirname(resolve(opts.out)), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
     throw new UsageError(`--out ${opts.out}: cannot write there (${err.code ?? err.message})`);
   });
+  const open = stillOpenNote(window, ctx.now(), zone);
+  if (open) ctx.io.err(`warning: ${open}`);
   const read = await groupRows(ctx.io, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
   const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
   const monthRows = months.rows();
   const rows = months.total().transactions;
+  if (rows === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   const [{ barChartSvg }, { reportHtml }] = await Promise.all([import('../../lib/revenue/chart.js'), import('../../lib/revenue/html-report.js')]);
   const html = reportHtml({
     window,

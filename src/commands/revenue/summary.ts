@@ -24,7 +24,7 @@ import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
-import { checkZone, zonedWindow } from '../../lib/revenue/periods.js';
+import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { DecimalSum } from '../../lib/money.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
@@ -56,11 +56,14 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);
   const filters = filterFlags(opts);
   const api = await ctx.api();
+  const open = stillOpenNote(window, ctx.now(), zone);
+  if (open) ctx.io.err(`warning: ${open}`);
   if (!by && Object.keys(filters).length === 0) return serviceTotals(ctx, api, window, format);
 
   const [grouping] = (await groupRows(ctx.io, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
   const rows = grouping.rows();
   const total = grouping.total();
+  if (total.transactions === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   if (!by) {
     // The shape of the service's totals, summed from the matching rows.
     const whole: RevenueSummary = { from: window.from.toISOString(), to: window.to.toISOString(), total_partner_share: total.share, transaction_count: total.transactions };

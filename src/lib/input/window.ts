@@ -39,14 +39,3 @@ export async function windowFlags(opts: { from?: string; to?: string }, ctx: Pic
   const to = opts.to ?? (await ask('--to', 'end'));
   return parseWindow(from, to);
 }
-
-/**
- * Why a window's figures are not final yet, or undefined when they are: it reaches into
- * the current UTC day (or later), which is not over, so rows can still be added to it.
- */
-export function stillOpenNote(window: Window, now: Date): string | undefined {
-  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  if (window.to < today) return undefined;
-  const day = today.toISOString().slice(0, 10);
-  return `the window reaches into ${window.to.getTime() >= today.getTime() + 86_400_000 ? `days not over yet (today is ${day} UTC)` : `today (${day} UTC), which is not over`}: its figures can still change; close a month once it is over`;
-}

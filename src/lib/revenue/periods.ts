@@ -113,3 +113,24 @@ export function zonedWindow(window: Window, opts: { from?: string; to?: string }
   const to = opts.to && DAY_ARG.test(opts.to.trim()) ? new Date(startOfDay(day(new Date(window.to.getTime() + 1)), zone).getTime() - 1) : window.to;
   return { from, to };
 }
+
+/**
+ * Why a window's figures are not final yet, or undefined when they are: it reaches into
+ * the current day of `zone` (or later), which is not over, so rows can still be added to
+ * it (docs/finance.md, "Closing a month").
+ */
+export function stillOpenNote(window: Window, now: Date, zone = 'UTC'): string | undefined {
+  const day = periodOf(now.getTime(), 'day', zone);
+  const today = startOfDay(day, zone);
+  if (window.to < today) return undefined;
+  const tomorrow = startOfDay(periodOf(today.getTime() + 36 * 3_600_000, 'day', zone), zone);
+  const when = window.to >= tomorrow ? `days not over yet (today is ${day} ${zone})` : `today (${day} ${zone}), which is not over`;
+  return `the window reaches into ${when}: its figures can still change; close a month once it is over`;
+}
+
+/** What a summary that found no row says (stderr, exit 0): the filter, or the window, matched nothing. */
+export function nothingMatched(window: Window, filters: { crypto_currency?: string; network?: string }): string {
+  const flags = [...(filters.crypto_currency ? [`--token ${filters.crypto_currency}`] : []), ...(filters.network ? [`--network ${filters.network}`] : [])];
+  const where = `${window.from.toISOString()} … ${window.to.toISOString()}`;
+  return flags.length > 0 ? `no row of ${where} matched ${flags.join(' ')}` : `the ledger holds no row in ${where}`;
+}
