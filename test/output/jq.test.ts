@@ -2,6 +2,7 @@
 // expression, as gh's --jq. Checked against the emulator (lists, NDJSON line by line) and a
 // scripted server (a bad expression sends nothing; text from outside on a terminal).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { json, scriptedServer } from '../helpers/server.js';
@@ -70,5 +71,13 @@ describe('--jq', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('--jq in the built offramp', () => {
+  it('filters as in process: dist/ is CommonJS, and jq-wasm is loaded from there', async () => {
+    const r = await runCli(['tx', 'list', '--jq', '.data[].merchant_reference'], { env: emu.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n').sort()).toEqual(refs);
   });
 });

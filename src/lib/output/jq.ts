@@ -8,7 +8,9 @@ import { terminalSafe } from './sanitize.js';
 
 type Jq = typeof import('jq-wasm');
 let loaded: Promise<Jq> | undefined;
-const jq = (): Promise<Jq> => (loaded ??= import('jq-wasm'));
+// jq-wasm is CommonJS: imported from ESM (vitest, tsx) its functions are the namespace's own,
+// from the CommonJS dist/ they sit under `default`.
+const jq = (): Promise<Jq> => (loaded ??= import('jq-wasm').then((m) => ('raw' in m ? m : (m as { default: Jq }).default)));
 
 /** jq's message, on one line and without its `jq: error…:` prefix. */
 function message(err: unknown): string {
