@@ -36,10 +36,12 @@ describe('webhook chaos', () => {
       expect(raws).toHaveLength(2);
       expect(raws[1]).toBe(raws[0]);
     }
-    // Out of order: the first event was held until the second had gone out.
+    // Out of order: the first event was held until the second had gone out. (The emulator
+    // lists events newest first, so the list reversed is the order they were made in.)
+    const made = [...events].reverse();
     const firstArrivals = [...byId.keys()];
-    expect(firstArrivals.indexOf(events[1]!.event_id)).toBeLessThan(firstArrivals.indexOf(events[0]!.event_id));
-    expect(firstArrivals).not.toEqual(events.map((e) => e.event_id));
+    expect(firstArrivals.indexOf(made[1]!.event_id)).toBeLessThan(firstArrivals.indexOf(made[0]!.event_id));
+    expect(firstArrivals).not.toEqual(made.map((e) => e.event_id));
 
     // Telemetry is what happened: two POSTs each, delivered, no error.
     await eventually(async () => {
