@@ -1,15 +1,8 @@
 // The control plane (docs/emulator.md, "Control plane"): `/__emulator/…` on the emulator's
-// own origin, outside the partner base path, for test suites and CI jobs to drive the
-// emulator itself: health, the clock, resets, fault rules, and the whole state out and in.
-//
-// Who may use it: with an admin token, any client that sends `Authorization: Bearer
-// <token>`; without one, loopback clients only (the emulator refuses to start on a
-// non-loopback host without a token, index.ts). API keys play no part: a partner's key
-// must not be able to reset another partner or move everyone's clock.
-//
-// Answers use the partner API's wrapper and error envelope, so the CLI reads them with the
-// same code; `GET state` answers the state document itself (NDJSON, state-codec.ts), and
-// `GET openapi.json` the OpenAPI document of the API (docs/openapi.yaml, as JSON).
+// own origin, for test suites and CI jobs to drive the emulator itself. API keys play no part
+// in who may use it: a partner's key must not be able to reset another partner or move
+// everyone's clock. Answers use the partner API's wrapper and error envelope, so the CLI
+// reads them with the same code.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';

@@ -1,14 +1,6 @@
-// Targeted faults (docs/emulator.md, "Control plane"): rules added at run time through
-// `POST /__emulator/faults` (or `offramp emulator fault add`), unlike `--fault-rate`, which
-// draws at random on every request. A route rule names `METHOD PATH` under the base path,
-// `*` standing for one segment, and does one thing to the requests it matches: answer an
-// error status before the operation runs (nothing committed), run the operation and then
-// drop the connection (committed, no answer), or delay the answer. A webhook rule makes
-// the next deliveries fail as if the partner's endpoint had answered a status, through the
-// emulator's own delivery path, so attempts, retries and telemetry show it.
-//
-// Rules apply in the order they were added, the first match only, to every partner; with
-// `next` a rule is used up after that many matches, without it it stays until cleared.
+// Targeted faults (docs/emulator.md, "Control plane"): rules added at run time, unlike
+// `--fault-rate`, which draws at random on every request. A webhook rule fails deliveries
+// through the emulator's own delivery path, so attempts, retries and telemetry show it.
 // The validation here is shared by the control plane and the CLI, so the CLI refuses the
 // same input the server would, without sending anything.
 import { EVENT_TYPES } from '../lib/vocabulary.js';

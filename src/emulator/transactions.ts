@@ -1,21 +1,9 @@
 // Transactions: create (quote or direct mode), read by id and by reference, list, cancel,
 // status history, and the deadline expiry. Status changes go through the lifecycle table
 // in src/lib/lifecycle.ts (the one state machine); this module only applies its steps,
-// writing one history row per step.
-//
-// Choices where the spec is silent (all listed in docs/emulator.md):
-// - an unknown quote_id is a 400 ("quote_id ... not found"): it is a body field, not the
-//   resource in the path; an expired one is a 400 saying it expired;
-// - in quote mode `network` and `crypto_currency` are optional but, when sent, must match
-//   the quote;
-// - `rate` and `crypto_amount` in a create body are refused (400): the service sets them,
-//   and a client sending them has misunderstood who prices;
-// - merchant_reference, merchant_id and terminal_id are at most 128 characters,
-//   seller_phone at most 32; a duplicate reference (case-insensitive) is 409 and names the
-//   existing transaction, which is what timeout recovery needs;
-// - cancel writes history `partner:cancelled` and emits no webhook: the spec names no
-//   cancelled event type;
-// - lists answer full snapshots, newest first, filtered by `status` and a created_at window.
+// writing one history row per step. Where the spec is silent, the choices are in
+// docs/emulator.md ("Transactions"); a duplicate reference's 409 names the existing
+// transaction because that is what timeout recovery needs.
 import { randomUUID } from 'node:crypto';
 import type { CreateTransactionRequest, Page, StatusHistory, Transaction, TransactionSummary } from '../lib/schemas.js';
 import { TRANSACTION_STATUSES } from '../lib/schemas.js';

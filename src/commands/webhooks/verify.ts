@@ -1,13 +1,6 @@
-// offramp webhooks verify --secret S --signature SIG [--file BODY] [--scheme NAME|any] [--tolerance SECONDS]
-// offramp webhooks verify --detect ...
-// offramp webhooks verify --from-store FILE [--event ID] ...
-// Offline check of one delivery: does SIG verify against the raw body under the webhook
-// secret, in a scheme of the catalogue (src/lib/webhooks/signature.ts; any of them unless --scheme
-// or the profile pins one)? Exit 0 valid, saying which scheme; 8 invalid. `--detect` tries
-// every scheme with every secret at hand (--secret, OFFRAMP_WEBHOOK_SECRET, the profile's)
-// and names each match by where the secret came from. `--from-store` reads body and
-// signature from a `webhooks listen` store. The body is read byte for byte (stdin by
-// default); a secret is never printed.
+// offramp webhooks verify: offline check of one delivery's signature against the raw body
+// (docs/webhooks.md, "Verifying one delivery"). The body is read byte for byte; a secret is
+// never printed.
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
