@@ -1,8 +1,5 @@
-// offramp smoke [--outcome O] [--junit FILE] [--report github]: the CI check. One walk (a
-// new transaction, settled when the outcome is completed), then every invariant, each
-// reported pass/fail. Exit 0 when all hold, 8 otherwise; 3 or 7 when the service could not
-// be reached at all. `--report github` adds what GitHub Actions reads: an `::error`
-// annotation per failed invariant, and a summary table appended to $GITHUB_STEP_SUMMARY.
+// offramp smoke: the CI check (docs/sandbox.md, "offramp smoke"). One walk, then every
+// invariant, each reported pass/fail.
 import { appendFile } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';

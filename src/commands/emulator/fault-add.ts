@@ -1,8 +1,6 @@
-// offramp emulator fault add: a targeted fault rule (docs/emulator.md, "Control plane").
-//   --route 'METHOD PATH' [--next N] (--status CODE | --drop-after-commit | --latency MS)
-//   --webhook [--event-type T] [--next N] --status CODE
-// The rule is checked here with the emulator's own validation, so bad input is refused
-// (exit 2) before anything is sent.
+// offramp emulator fault add: a targeted fault rule (docs/emulator.md, "Control plane"),
+// checked here with the emulator's own validation, so bad input is refused (exit 2) before
+// anything is sent.
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';

@@ -1,11 +1,7 @@
-// `offramp emulator`: serve the partner API locally until Ctrl-C (the CLI contract, "The
-// emulator"). The base URL is the one line on stdout, so `URL=$(offramp emulator &)`-style
-// scripts and `--base-url` can take it; everything else, including one line per request,
-// goes to stderr. API keys, the webhook secret and the admin token are never printed.
-// With --ready-file, the same URL is written to a file once the server accepts
-// connections, so a CI job waits for the file (or `offramp emulator wait`) instead of
-// sleeping. The control subcommands (clock, reset, fault, state, webhooks, wait) live in
-// src/commands/emulator/.
+// `offramp emulator`: serve the partner API locally until Ctrl-C (docs/emulator.md). The base
+// URL is the one line on stdout, so `URL=$(offramp emulator &)`-style scripts and `--base-url`
+// can take it; everything else goes to stderr. API keys, the webhook secret and the admin token
+// are never printed.
 import { rm } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { IO } from '../../lib/io.js';

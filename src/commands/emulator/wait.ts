@@ -1,11 +1,6 @@
-// offramp emulator wait [--timeout DURATION] [--ready-file F]: exits 0 as soon as the emulator
-// behind the profile (or --base-url, or the URL in F) answers its health check, and prints
-// its base URL; the way a CI job waits for an emulator started in the background, instead
-// of sleeping. Until --timeout, everything that says "not up yet" is tried again: a refused
-// connection, one accepted and closed or reset at once (a port proxy before its backend
-// listens), a try that got no answer, a gateway's 502/503/504. An answer that says no (a
-// wrong admin token, something that is not an emulator) ends the wait at once. With
-// --ready-file it first waits for the file `offramp emulator --ready-file F` writes.
+// offramp emulator wait: the way a CI job waits for an emulator started in the background,
+// instead of sleeping. What counts as "not up yet" and what ends the wait at once are in
+// docs/emulator.md ("Ready without sleeping").
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
