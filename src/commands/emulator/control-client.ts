@@ -1,9 +1,7 @@
-// The control subcommands' way to the emulator: its origin, taken from --base-url,
-// OFFRAMP_BASE_URL or the current profile (the control plane sits beside the base path, at
-// ORIGIN/__emulator/), and one request to it through the context's client, under the run's
-// deadline, retries and cap like any other. No API key is needed or sent: the control
-// plane answers loopback clients, or holders of the admin token (OFFRAMP_EMULATOR_ADMIN_TOKEN,
-// or `offramp emulator --admin-token T …`).
+// The control subcommands' way to the emulator: its origin (the control plane sits beside the
+// base path, at ORIGIN/__emulator/), and one request to it through the context's client, under
+// the run's deadline, retries and cap like any other. No API key is sent: the control plane
+// answers loopback clients, or holders of the admin token.
 import type { HttpClient } from '../../lib/client/http.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';

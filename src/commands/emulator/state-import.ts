@@ -1,7 +1,5 @@
-// offramp emulator state import FILE: replaces the emulator's whole state with FILE (a
-// `state export` or a --state file; `-` reads stdin). The emulator checks the document
-// whole and installs all of it or nothing; a file that is not a state document at all is
-// refused here, before anything is sent.
+// offramp emulator state import: the emulator installs all of the document or nothing; a file
+// that is not a state document at all is refused here, before anything is sent.
 import { readFile } from 'node:fs/promises';
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
