@@ -24,7 +24,7 @@ import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
-import type { EventRecord, QuoteRecord, TxRecord } from './store.js';
+import type { EventRecord, TxRecord } from './store.js';
 import { STATE_FORMAT } from './types.js';
 import { PartnerState } from './store.js';
 import { snapshot, summary } from './transactions.js';
@@ -40,19 +40,6 @@ export class StateFormatError extends Error {
 // ---------------------------------------------------------------- writing
 
 const q = JSON.stringify;
-
-function headerLine(now: string): string {
-  return q({ k: 'header', format: STATE_FORMAT, format_version: STATE_FORMAT_VERSION, offramp_version: VERSION, written_at: now });
-}
-
-function partnerLine(p: number, partner: PartnerState): string {
-  return `{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`;
-}
-
-function txLine(p: number, tx: TxRecord): string {
-  // Every field of a TxRecord is plain data, so the record serialises as it is.
-  return `{"k":"tx","p":${p},"v":${q(tx)}}`;
-}
 
 /**
  * An event's line. `tx` is its transaction, whose line comes earlier: if the
@@ -89,10 +76,6 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boo
   return true;
 }
 
-function quoteLine(p: number, quote: QuoteRecord): string {
-  return `{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`;
-}
-
 function idempotencyLine(p: number, id: string, entry: IdempotencyEntry): string {
   const { request, status, json, headers, storedMs, answerOf } = entry;
   if (answerOf) return `{"k":"idem","p":${p},"id":${q(id)},"v":${q({ request, status, storedMs, answer_of: answerOf })}}`;
@@ -108,28 +91,17 @@ function createdAnswerJson(tx: TxRecord, status: string): string {
   return q({ success: true, data: { ...summary(tx), status } });
 }
 
-function rowLine(p: number, row: RevenueRowType): string {
-  return `{"k":"row","p":${p},"v":${q(row)}}`;
-}
-
-function seedLine(p: number, seeded: SeededRows): string {
-  return `{"k":"seed","p":${p},"v":${q(seeded.toState())}}`;
-}
-
-function clockLine(offsetMs: number): string {
-  return `{"k":"clock","offset_ms":${offsetMs}}`;
-}
-
 /** Every record of a partner, as lines. */
 function partnerRecordLines(p: number, partner: PartnerState, put: (line: string) => void): void {
-  put(partnerLine(p, partner));
-  for (const quote of partner.quotes.values()) put(quoteLine(p, quote));
-  for (const tx of partner.txList) put(txLine(p, tx));
+  put(`{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`);
+  for (const quote of partner.quotes.values()) put(`{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`);
+  // Every field of a TxRecord is plain data, so the record serialises as it is.
+  for (const tx of partner.txList) put(`{"k":"tx","p":${p},"v":${q(tx)}}`);
   for (const evt of partner.eventList) put(eventLine(p, evt, partner.transactions.get(evt.aggregate_id)));
   for (const [id, entry] of partner.idempotency.all()) put(idempotencyLine(p, id, entry));
-  for (const row of partner.ledger.liveRows()) put(rowLine(p, row));
+  for (const row of partner.ledger.liveRows()) put(`{"k":"row","p":${p},"v":${q(row)}}`);
   const seeded = partner.ledger.seededBlock();
-  if (seeded) put(seedLine(p, seeded));
+  if (seeded) put(`{"k":"seed","p":${p},"v":${q(seeded.toState())}}`);
 }
 
 /**
@@ -156,9 +128,9 @@ export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs:
     lines++;
     if (text.length >= CHUNK_CHARS) flush();
   };
-  put(headerLine(now));
+  put(q({ k: 'header', format: STATE_FORMAT, format_version: STATE_FORMAT_VERSION, offramp_version: VERSION, written_at: now }));
   partners.forEach((partner, p) => partnerRecordLines(p, partner, put));
-  put(clockLine(clockOffsetMs));
+  put(`{"k":"clock","offset_ms":${clockOffsetMs}}`);
   text += `{"k":"end","lines":${lines}}\n`;
   flush();
   return chunks;

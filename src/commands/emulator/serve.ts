@@ -76,6 +76,8 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // Loaded here, not at the top: only this command (and demo) pays for the server.
   const emu = await import('../../emulator/index.js');
   const settings = parseOptions(opts, ctx.env, emu);
+  // The documented defaults are public test values (docs/emulator.md), printed below; a key or
+  // secret given is a credential and never printed.
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
   if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
   if (settings.adminToken) io.addSecret(settings.adminToken);
@@ -102,10 +104,6 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     }
     throw err;
   }
-  // The documented defaults are public test values (docs/emulator.md), printed below; any
-  // other key or secret is a credential and never printed.
-  for (const key of emulator.apiKeys) if (key !== emu.DEFAULT_API_KEY) io.addSecret(key);
-  if (emulator.webhookSecret !== emu.DEFAULT_WEBHOOK_SECRET) io.addSecret(emulator.webhookSecret);
   // Listening for the stop before anything announces the emulator: a CI script may signal
   // it the moment the ready file appears.
   // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
