@@ -21,7 +21,6 @@ type Resolve<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
  */
 export type OptionsOf<F extends () => CommandUnknownOpts> = ReturnType<F> extends Command<unknown[], infer O, infer G> ? Resolve<O & G> : never;
 
-/** A command's module: its definition and what it does. */
 export type CommandModule<A extends unknown[], O extends OptionValues, G extends OptionValues> = {
   command(): Command<A, O, G>;
   run(opts: Resolve<O & G>, ctx: Context): Promise<number | void>;
@@ -44,7 +43,6 @@ export function verb<A extends unknown[], O extends OptionValues, G extends Opti
 /** A command with commands below it (`tx`): its module builds it, its commands wired in. */
 export type GroupModule = { command(runtime: Runtime): CommandUnknownOpts };
 
-/** The command of a top-level module: a group, or a command that runs. */
 export function build(module: GroupModule | CommandModule<any, any, any>, runtime: Runtime): CommandUnknownOpts {
   return 'run' in module ? verb(module, runtime) : module.command(runtime);
 }
@@ -72,7 +70,6 @@ export function withArguments(cmd: CommandUnknownOpts, ...args: AnyArgument[]): 
   return cmd;
 }
 
-/** The `Examples:` block at the end of a command's help. */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 }

@@ -56,7 +56,6 @@ export function authorize(settings: ControlSettings, req: Pick<ControlRequest, '
   }
 }
 
-/** Answers one control request; throws ApiProblem for an error answer. */
 export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult | Promise<ApiResult> {
   const route = `${req.method} ${req.path.replace(/\/+$/, '') || '/'}`;
   switch (route) {
@@ -150,10 +149,8 @@ function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; sig
 }
 
 /**
- * `{"url": URL | null, "secret"?: S, "expect_url"?: URL | null}`: deliveries go to `url`
- * from the next attempt (null: nowhere), signed with `secret` if given. With `expect_url`,
- * only if the URL is still that one (409 otherwise): a listener putting back the URL it
- * found never overwrites one set after it.
+ * `expect_url` sets the URL only if it is still that one (409 otherwise): a listener putting
+ * back the URL it found never overwrites one set after it.
  */
 function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
   onlyKeys(body, ['url', 'secret', 'expect_url']);

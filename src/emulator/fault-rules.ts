@@ -43,7 +43,6 @@ function isWebhook(input: FaultInput): input is WebhookFaultInput {
   return (input as WebhookFaultInput).webhook === true;
 }
 
-/** Checks a rule; answers a message naming the problem, or null when it is valid. */
 export function faultProblem(input: FaultInput): string | null {
   if (typeof input !== 'object' || input === null) return 'a fault rule must be an object';
   if (input.next !== undefined && !(Number.isInteger(input.next) && input.next >= 1 && input.next <= MAX_NEXT)) {
@@ -74,7 +73,6 @@ export function faultProblem(input: FaultInput): string | null {
   return null;
 }
 
-/** The rules of one emulator, in the order they were added. */
 export class FaultRules {
   private rules: Rule[] = [];
   private counter = 0;

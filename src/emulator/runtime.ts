@@ -66,10 +66,7 @@ export class Runtime {
     };
   }
 
-  /**
-   * Forgets everything (partners' data, fault rules, the clock offset), as freshly
-   * started; or, given a key, that partner's data only. Answers false for an unknown key.
-   */
+  /** As freshly started (docs/emulator.md, "Control plane"); false for an unknown key. */
   reset(apiKey?: string): boolean {
     if (apiKey === undefined) {
       for (const p of [...this.store.partners, ...this.store.dormant]) this.webhooks.forget(p);

@@ -198,7 +198,6 @@ function toErrorResult(opts: HttpOptions, err: unknown, c: Context<Env>): ApiRes
   return errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), now);
 }
 
-/** Sends the answer; answers what was sent. */
 function write(outgoing: ServerResponse, requestId: string, result: ApiResult, close: boolean): Omit<Answered, 'method' | 'route' | 'path'> {
   const body = result.json ?? JSON.stringify(result.body);
   const headers: Record<string, string | number> = {

@@ -91,7 +91,6 @@ function createdAnswerJson(tx: TxRecord, status: string): string {
   return q({ success: true, data: { ...summary(tx), status } });
 }
 
-/** Every record of a partner, as lines. */
 function partnerRecordLines(p: number, partner: PartnerState, put: (line: string) => void): void {
   put(`{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`);
   for (const quote of partner.quotes.values()) put(`{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`);
@@ -110,11 +109,7 @@ function partnerRecordLines(p: number, partner: PartnerState, put: (line: string
  */
 const CHUNK_CHARS = 64 * 1024;
 
-/**
- * The whole state as a document, in chunks of about CHUNK_CHARS: the header, every partner
- * (served, then dormant), the clock, the end line. Built in one turn of the event loop,
- * so it is one moment's state.
- */
+/** Built in one turn of the event loop, so it is one moment's state. */
 export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs: number, now: string): Buffer[] {
   const chunks: Buffer[] = [];
   let text = '';
@@ -264,7 +259,6 @@ function jsonOr(text: string): unknown {
   }
 }
 
-/** Reads a document; `what` names it in the error. */
 export function decodeDocument(bytes: Buffer, what: string): DecodedState {
   const fail = (why: string): never => {
     throw new StateFormatError(`${what} ${why}`);

@@ -188,7 +188,6 @@ export function statusHistory(tx: TxRecord): StatusHistory {
   return { id: tx.id, status: tx.status, history: tx.history };
 }
 
-/** Writes one history row per step and moves the status along. */
 export function applySteps(tx: TxRecord, steps: readonly Step[], metadata: Record<string, unknown> | null, now: number): void {
   const at = iso(now);
   for (const step of steps) {
@@ -198,12 +197,7 @@ export function applySteps(tx: TxRecord, steps: readonly Step[], metadata: Recor
   tx.updated_at = at;
 }
 
-/**
- * A passed deposit deadline expires the transaction (history `deposit:expired`, event
- * `transaction.expired`) if it is still waiting for its deposit. A deposit simulated after
- * that is refused with 409: the spec says late deposits "may require manual recovery",
- * which the emulator does not model.
- */
+/** A passed deposit deadline expires the transaction if it still waits for its deposit (docs/emulator.md, "Lifecycle"). */
 export function expireDue(rt: Runtime, now: number): number {
   let expired = 0;
   for (const { partner, tx } of rt.deadlines.popDue(now)) {

@@ -122,10 +122,6 @@ export class Webhooks {
     return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME };
   }
 
-  /**
-   * Deliveries go to `url` from the next attempt on (none: each fails at once, as without
-   * --webhook-url), signed with `secret` when one is given; the secret is kept otherwise.
-   */
   setEndpoint(url: string | undefined, secret?: string): void {
     this.settings.url = url;
     if (secret !== undefined) this.settings.secret = secret;

@@ -59,7 +59,6 @@ export const command = () =>
       }
     });
 
-/** What the server is started with (tests give only some). */
 export type EmulatorCommandOptions = Partial<OptionsOf<typeof command>>;
 /** The emulator's flags, which its control commands may read wherever they stand on the line. */
 export type EmulatorFlags = OptionsOf<typeof command>;
@@ -163,10 +162,7 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
 /** The options of startEmulator that flags set. */
 type Settings = Emulator.EmulatorOptions;
 
-/**
- * Validates every flag before anything starts, by the emulator's own rules; a bad value is a
- * UsageError naming the flag.
- */
+/** Every flag checked by the emulator's own rules before anything starts. */
 export function parseOptions(
   opts: EmulatorCommandOptions,
   env: NodeJS.ProcessEnv,

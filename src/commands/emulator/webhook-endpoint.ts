@@ -15,10 +15,7 @@ export async function readEndpoint(ctx: Context, target: ControlTarget, timeoutM
   return endpoint;
 }
 
-/**
- * Deliveries go to `url` (null: nowhere) from the next attempt, signed with `secret` when
- * given. With `expectUrl`, only while the emulator still delivers there (else CONFLICT, 409).
- */
+/** With `expectUrl`, only while the emulator still delivers there (else CONFLICT, 409). */
 export async function writeEndpoint(ctx: Context, target: ControlTarget, set: { url: string | null; secret?: string; expectUrl?: string | null }): Promise<WebhookEndpoint> {
   ctx.io.addSecret(set.secret);
   const json = { url: set.url, ...(set.secret !== undefined ? { secret: set.secret } : {}), ...(set.expectUrl !== undefined ? { expect_url: set.expectUrl } : {}) };

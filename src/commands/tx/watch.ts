@@ -120,7 +120,6 @@ function showChange(ctx: Context, format: string, change: StatusHistoryEntry, co
   ctx.io.print([`${when}  ${change.from_status} → `, paint(change.to_status, color), `  ${change.reason}`]);
 }
 
-/** Deposit status and confirmations, as a snapshot states them. */
 function depositNote(tx: Transaction): string {
   const deposit = tx.deposit_status ? `, deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';

@@ -75,10 +75,7 @@ function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void
   }
   const now = ctx.now();
   const columns: Column<WebhookEvent>[] = [
-    // On a narrow terminal (columns.ts): the time relative and the type short, ids cut to
-    // their head, the attempts then the time left out, the transaction last; the delivery
-    // status never cut, the last error cut last and never below 31 characters ("no webhook
-    // endpoint configured…" whole).
+    // The last error is never cut below 31 characters: "no webhook endpoint configured…" stays whole.
     eventIdColumn((e) => e.event_id),
     typeColumn((e) => e.event_type),
     transactionColumn((e) => e.aggregate_id, 3),

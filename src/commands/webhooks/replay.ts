@@ -99,10 +99,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (format === 'json') {
     writeJson(io, outcomes.flatMap((o) => (o.result ? [o.result] : [])));
   } else if (failures.length < outcomes.length) {
-    // Rows for what replayed, and beside them what did not; when nothing replayed, the
-    // error on stderr names every event and stdout stays empty.
-    // On a narrow terminal as webhooks list gives way (columns.ts): the publish status, or why
-    // an event did not replay, is cut last.
+    // When nothing replayed, the error on stderr names every event and stdout stays empty.
     renderTable<Outcome>(io, [
       eventIdColumn((o) => o.target.event_id),
       typeColumn((o) => o.result?.event_type ?? o.target.event_type),
