@@ -4,7 +4,7 @@
 // (OptionsOf): @commander-js/extra-typings infers each flag's key and type from its
 // .option() call, so a renamed or retyped flag is a compile error where `run` reads it.
 // Positional arguments reach `run` under their own names too (withArguments).
-import type { Argument, Command, CommandUnknownOpts, InferArgument, OptionValues } from '@commander-js/extra-typings';
+import { Command, type Argument, type CommandUnknownOpts, type InferArgument, type OptionValues } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 
 /** Runs a command with a context built for it (src/cli.ts); `invoke` calls its `run`. */
@@ -42,6 +42,13 @@ export function verb<A extends unknown[], O extends OptionValues, G extends Opti
 
 /** A command with commands below it (`tx`): its module builds it, its commands wired in. */
 export type GroupModule = { command(runtime: Runtime): CommandUnknownOpts };
+
+/** A group of `modules`' commands, in the order its help lists them. */
+export function group(name: string, description: string, runtime: Runtime, modules: CommandModule<any, any, any>[]): CommandUnknownOpts {
+  const cmd = new Command(name).description(description);
+  for (const module of modules) cmd.addCommand(verb(module, runtime));
+  return cmd;
+}
 
 export function build(module: GroupModule | CommandModule<any, any, any>, runtime: Runtime): CommandUnknownOpts {
   return 'run' in module ? verb(module, runtime) : module.command(runtime);
