@@ -76,28 +76,16 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boo
   return true;
 }
 
-function idempotencyLine(p: number, id: string, entry: IdempotencyEntry): string {
-  const { request, status, json, headers, storedMs, answerOf } = entry;
-  if (answerOf) return `{"k":"idem","p":${p},"id":${q(id)},"v":${q({ request, status, storedMs, answer_of: answerOf })}}`;
-  return `{"k":"idem","p":${p},"id":${q(id)},"v":${q({ request, status, json, headers, storedMs })}}`;
-}
-
-/**
- * A create's answer, rebuilt: the summary of its transaction with the status it had then.
- * The summary's other fields never change after the create, so these are the bytes first
- * sent (the state tests replay a key after a restart and compare them).
- */
-function createdAnswerJson(tx: TxRecord, status: string): string {
-  return q({ success: true, data: { ...summary(tx), status } });
-}
-
 function partnerRecordLines(p: number, partner: PartnerState, put: (line: string) => void): void {
   put(`{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`);
   for (const quote of partner.quotes.values()) put(`{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`);
   // Every field of a TxRecord is plain data, so the record serialises as it is.
   for (const tx of partner.txList) put(`{"k":"tx","p":${p},"v":${q(tx)}}`);
   for (const evt of partner.eventList) put(eventLine(p, evt, partner.transactions.get(evt.aggregate_id)));
-  for (const [id, entry] of partner.idempotency.all()) put(idempotencyLine(p, id, entry));
+  for (const [id, { request, status, json, headers, storedMs, answerOf }] of partner.idempotency.all()) {
+    const v = answerOf ? { request, status, storedMs, answer_of: answerOf } : { request, status, json, headers, storedMs };
+    put(`{"k":"idem","p":${p},"id":${q(id)},"v":${q(v)}}`);
+  }
   for (const row of partner.ledger.liveRows()) put(`{"k":"row","p":${p},"v":${q(row)}}`);
   const seeded = partner.ledger.seededBlock();
   if (seeded) put(`{"k":"seed","p":${p},"v":${q(seeded.toState())}}`);
@@ -364,7 +352,10 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
   const entries = [...draft.idem].map(([id, { answer_of, json, ...v }]): [string, IdempotencyEntry] => {
     if (!answer_of) return [id, { ...v, headers: v.headers, json: json ?? fail('is damaged: an idempotency key has no answer') }];
     const tx = partner.transactions.get(answer_of.tx) ?? fail(`is damaged: an idempotency key answers transaction ${answer_of.tx}, which it does not hold`);
-    return [id, { ...v, headers: v.headers, json: createdAnswerJson(tx, answer_of.status), answerOf: answer_of }];
+    // A create's answer, rebuilt: the summary of its transaction with the status it had then.
+    // The summary's other fields never change after the create, so these are the bytes first
+    // sent (the state tests replay a key after a restart and compare them).
+    return [id, { ...v, headers: v.headers, json: q({ success: true, data: { ...summary(tx), status: answer_of.status } }), answerOf: answer_of }];
   });
   partner.idempotency.restore(entries);
   partner.ledger.restore([...draft.rows.values()]);

@@ -316,7 +316,6 @@ function seconds(ms: number): string {
   return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** An export that found no row, told so: with filters, that they matched nothing. */
 async function writeManifest(path: string, manifest: object): Promise<void> {
   try {
     const file = await AtomicFile.create(path);
