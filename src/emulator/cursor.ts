@@ -22,11 +22,7 @@ export function decodeSeqCursor(kind: 'tx' | 'evt', cursor: string): number {
   return value.s;
 }
 
-/**
- * One page of a list kept in creation order, where the item of sequence number n sits at
- * index n - 1 (transactions, events): walked newest or oldest first from the item after
- * the cursor, keeping the items `keep` accepts, each shown through `view`.
- */
+/** One page of a list kept in creation order, where the item of sequence number n sits at index n - 1 (transactions, events). */
 export function seqPage<T extends { seq: number }, R>(
   list: readonly T[],
   opts: { kind: 'tx' | 'evt'; cursor: string | undefined; limit: number; newestFirst: boolean; keep: (item: T) => boolean; view: (item: T) => R },

@@ -77,11 +77,7 @@ export class FaultRules {
   private rules: Rule[] = [];
   private counter = 0;
 
-  /**
-   * Adds a valid rule. `endpoints` are the API's routes: a route rule that can match none
-   * of them is refused, since a typo would otherwise never fire and the test would pass
-   * for the wrong reason.
-   */
+  /** A route rule that can match none of `endpoints` is refused: a typo would never fire, and the test pass for the wrong reason. */
   add(input: FaultInput, endpoints: readonly { method: string; path: string }[]): FaultRule {
     const problem = faultProblem(input);
     if (problem) throw new RangeError(problem);

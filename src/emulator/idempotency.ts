@@ -23,11 +23,7 @@ export type IdempotencyEntry = {
   json: string;
   headers: Record<string, string> | undefined;
   storedMs: number;
-  /**
-   * For a successful create: the transaction the answer summarises and its status then.
-   * The state file keeps this instead of `json`, which it rebuilds from the transaction
-   * (state-codec.ts).
-   */
+  /** A successful create's transaction and its status then: the state file keeps this instead of `json` (state-codec.ts). */
   answerOf?: { tx: string; status: string };
 };
 

@@ -7,8 +7,6 @@
 // Nothing is installed until the whole document has been read and checked, so a document
 // is loaded entirely or not at all.
 //
-// Partners are named by the SHA-256 of their key: the document never holds an API key.
-//
 // Two records are written short when the document itself says the rest, which makes a
 // create's share of the document smaller and a snapshot quicker to encode (BENCHMARKS.md,
 // "Emulator"): an event whose snapshot is its transaction as written earlier in the

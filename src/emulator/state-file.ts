@@ -67,7 +67,6 @@ export class StateFile {
     this.schedule(SNAPSHOT_DELAY_MS);
   }
 
-  /** Writes what has changed, now. */
   async flush(): Promise<void> {
     await this.writing;
     if (this.dirty) await this.write();

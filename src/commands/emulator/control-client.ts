@@ -72,9 +72,8 @@ export type ControlCall = {
   /** Below /__emulator, e.g. `/clock`. */
   path: string;
   json?: unknown;
-  /** A body sent as it is (the state document). */
+  /** A state document, sent as it is. */
   raw?: string;
-  contentType?: string;
   timeoutMs?: number;
   /** The largest answer read, when it may be larger than the run's cap (the state document). */
   maxBytes?: number;
@@ -96,7 +95,7 @@ export async function callControl(ctx: Context, target: ControlTarget, call: Con
     const answer = await http.send({
       method: call.method,
       path: call.path,
-      ...(call.raw !== undefined ? { raw: { text: call.raw, contentType: call.contentType ?? 'application/octet-stream' } } : {}),
+      ...(call.raw !== undefined ? { raw: { text: call.raw, contentType: 'application/x-ndjson' } } : {}),
       ...(call.raw === undefined && call.json !== undefined ? { body: call.json } : {}),
       textAnswer: true,
     });

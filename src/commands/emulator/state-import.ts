@@ -29,7 +29,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     throw new UsageError(`state import: ${file} is not an emulator state (write one with \`offramp emulator state export FILE\`)`);
   }
   const target = await controlTarget(ctx, opts.adminToken);
-  const answer = await callControl(ctx, target, { method: 'PUT', path: '/state', raw: text, contentType: 'application/x-ndjson' });
+  const answer = await callControl(ctx, target, { method: 'PUT', path: '/state', raw: text });
   const summary = answer.data as StateSummary;
   if (ctx.globals.json) return writeJson(ctx.io, summary);
   ctx.io.print(

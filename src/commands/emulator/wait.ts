@@ -83,11 +83,7 @@ function notUpYet(err: unknown): boolean {
   return err instanceof NetworkError || err instanceof TimeoutError || (err instanceof ApiError && NOT_UP_YET.has(err.status));
 }
 
-/**
- * The URL in the ready file once it is there (the emulator writes it whole, aside then
- * renamed), or undefined when the time runs out first. A file that holds something else is
- * a usage error: waiting longer would not change it.
- */
+/** A ready file that holds something other than a URL is a usage error: waiting longer would not change it. */
 async function readyUrl(file: string, left: () => number, pause: () => Promise<void>): Promise<string | undefined> {
   for (;;) {
     let text: string | undefined;

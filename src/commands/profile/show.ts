@@ -57,10 +57,7 @@ export function maskedView(name: string, p: Profile, current: string | undefined
   };
 }
 
-/**
- * One line per choice the profile records; those it does not record are the emulator's,
- * which is what the CLI assumes, so the defaults are shown too.
- */
+/** The choices a profile does not record are the emulator's, which the CLI assumes: the defaults are shown too. */
 function serviceFields(service: ServiceChoices): [string, string][] {
   const fields: [string, string][] = [];
   for (const list of Object.keys(FILTERS) as (keyof typeof FILTERS)[]) {
