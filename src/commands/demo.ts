@@ -97,8 +97,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     } catch (err) {
       timeline.fail();
       flush();
-      const cause = err instanceof WalkInterrupted ? err.cause : err;
-      throw cause;
+      throw err instanceof WalkInterrupted ? err.cause : err;
     }
     const tx = walked.transaction;
 

@@ -29,8 +29,6 @@ import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
 
 export { ManualClock, systemClock } from './clock.js';
 export { StateFileError } from './errors.js';
-// What `offramp emulator` and its control commands check on their side, by the emulator's
-// own rules, before anything starts or is sent.
 export { describeChaos, parseChaos } from './chaos.js';
 export { faultProblem, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
 export { isAdminToken, isLoopbackHost } from './loopback.js';

@@ -159,16 +159,13 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
   }
 }
 
-/** The options of startEmulator that flags set. */
-type Settings = Emulator.EmulatorOptions;
-
 /** Every flag checked by the emulator's own rules before anything starts. */
 export function parseOptions(
   opts: EmulatorCommandOptions,
   env: NodeJS.ProcessEnv,
   { parseChaos, isAdminToken, isLoopbackHost }: Pick<typeof Emulator, 'parseChaos' | 'isAdminToken' | 'isLoopbackHost'>,
-): Settings {
-  const settings: Settings = {};
+): Emulator.EmulatorOptions {
+  const settings: Emulator.EmulatorOptions = {};
   if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
   if (opts.host !== undefined) {
     if (opts.host.trim() === '' || /\s/.test(opts.host)) throw new UsageError('--host: give a host name or IP address, e.g. 127.0.0.1');
