@@ -1,5 +1,4 @@
-// offramp smoke: the CI check (docs/sandbox.md, "offramp smoke"). One walk, then every
-// invariant, each reported pass/fail.
+// offramp smoke: the CI check (docs/sandbox.md, "offramp smoke").
 import { appendFile } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';

@@ -1,5 +1,4 @@
-// offramp emulator: the server (serve.ts), and the commands that drive a running one
-// through its control plane, in the order its help lists them.
+// offramp emulator: the server (serve.ts) and the control commands, in the order its help lists them.
 import { group, verb, type Runtime } from '../command.js';
 import * as serve from './serve.js';
 import * as clock from './clock.js';

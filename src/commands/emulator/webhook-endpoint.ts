@@ -1,7 +1,5 @@
-// Where a running emulator delivers webhooks, read and set through its control plane
-// (`/__emulator/webhooks`, docs/emulator.md "Control plane"): for `emulator webhooks
-// set-url | clear`, and for `webhooks listen`, which points the emulator at itself and puts
-// back what it found when it stops.
+// Where a running emulator delivers webhooks (docs/emulator.md, "Control plane"), for `emulator
+// webhooks set-url | clear` and for `webhooks listen`, which puts back what it found when it stops.
 import type { Context } from '../../lib/context.js';
 import { callControl, type ControlTarget } from './control-client.js';
 

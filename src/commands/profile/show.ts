@@ -1,5 +1,4 @@
-// offramp profile show [NAME]: one profile (default: the current one), secrets masked, and
-// what the profile records about its service's choices (`offramp conform --save`).
+// offramp profile show: secrets masked, and the service's choices the profile records (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/client/url.js';

@@ -1,5 +1,4 @@
-// offramp simulate walk (docs/sandbox.md): one simulator event at a time, each status change
-// shown as it happens. Staging only.
+// offramp simulate walk (docs/sandbox.md): each status change shown as it happens. Staging only.
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
