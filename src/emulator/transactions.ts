@@ -168,7 +168,6 @@ export function listTransactions(partner: PartnerState, query: Query): Page<Tran
     kind: 'tx',
     cursor: query.get('cursor'),
     limit,
-    newestFirst: true,
     keep: (tx) => (status === undefined || tx.status === status) && (from === undefined || tx.createdMs >= from) && (to === undefined || tx.createdMs <= to),
     view: snapshot,
   });

@@ -160,8 +160,6 @@ export class Webhooks {
       kind: 'evt',
       cursor: query.get('cursor'),
       limit,
-      // Newest first, as transactions are listed: the event a partner came to see is at the top.
-      newestFirst: true,
       keep: (evt) =>
         (txId === undefined || evt.aggregate_id === txId) &&
         (type === undefined || evt.event_type === type) &&
