@@ -30,9 +30,8 @@ export type HttpOptions = {
   userAgent: string;
   timeoutMs: number;
   retries: number;
-  /** Base of the backoff: attempt n waits a random time in [0, min(cap, base·2ⁿ)). */
+  /** Base of the backoff (backoff.ts); tests shorten it. */
   backoffBaseMs?: number;
-  backoffCapMs?: number;
   trace?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -46,11 +45,7 @@ export type HttpOptions = {
   warn?: (line: string) => void;
 };
 
-/**
- * One attempt as the client saw it, told to whoever observes the client (`observe`): a
- * caller that adapts to the service (the export's concurrency, conform's probes) sees the
- * real 429s and their Retry-After, which the retry loop would otherwise absorb.
- */
+/** One attempt, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
 export type AttemptReport = {
   method: string;
   path: string;
@@ -85,10 +80,7 @@ export type RequestOptions<T extends z.core.$ZodType> = {
 
 export type Response<T> = { data: T; message: string | null | undefined; status: number; requestId: string | undefined };
 
-/**
- * A 2xx answer before schema checks; `date` is the service's Date header (doctor's clock
- * check); `headers` as received (conform reads which request-id header the service uses).
- */
+/** A 2xx answer before schema checks; `date` for doctor's clock check, `headers` for conform. */
 export type RawResponse = {
   status: number;
   /** The answer parsed as JSON; undefined when it is not JSON (a `textAnswer` request's). */
@@ -99,11 +91,7 @@ export type RawResponse = {
   headers: Record<string, string | string[] | undefined>;
 };
 
-/**
- * Outcome of one attempt that did not succeed; tells the loop whether to go again.
- * `notSent`: the request never left (no connection, a proxy that opened no tunnel, a
- * refused certificate).
- */
+/** An attempt that did not succeed. `notSent`: the request never left (no connection, no proxy tunnel, a refused certificate). */
 type Failure = { error: Error; retryable: boolean; notSent?: boolean; retryAfterMs?: number };
 
 /** What a client shares with the clients `withBudget` makes from it. */
@@ -311,7 +299,7 @@ export class HttpClient {
 
   /** The wait before retry `attempt`: jittered backoff, or the (capped) Retry-After when longer. */
   private backoffFor(attempt: number, last: Failure): number {
-    const wait = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: this.opts.backoffCapMs ?? 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
+    const wait = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
     return last.retryAfterMs !== undefined ? Math.max(wait, last.retryAfterMs) : wait;
   }
 
@@ -335,7 +323,6 @@ export function issueMessage(error: { issues: readonly { path: readonly Property
   const path = [...prefix, ...(issue?.path ?? [])];
   return `${path.length ? path.map(String).join('.') : 'body'}: ${issue?.message ?? 'invalid'}`;
 }
-
 
 /**
  * The spec names no request-id header; these are the names services commonly use, the
@@ -460,7 +447,8 @@ function classifyTransportError(err: unknown, method: string, url: string, choic
     return proxyFailure(err, method, url, choice, timeoutMs);
   }
   if (err instanceof DeadlinePassed) {
-    if (err.notSent) return noConnection(method, url, err.ms);
+    // No connection (TCP, TLS) in time: a network error, so that a write it stopped is known never sent.
+    if (err.notSent) return { error: new NetworkError(`${method} ${url}: no connection within ${err.ms} ms`, SERVICE_HINT), retryable: true, notSent: true };
     return { error: new TimeoutError(`${method} ${url}: no answer within ${err.ms} ms`), retryable: true };
   }
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
@@ -470,14 +458,6 @@ function classifyTransportError(err: unknown, method: string, url: string, choic
     return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, notSent: NOT_SENT.has(code) };
   }
   return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
-}
-
-/**
- * No connection (TCP, TLS) within the attempt's time: a network error, so that a write it
- * stopped is known never sent.
- */
-function noConnection(method: string, url: string, ms: number): Failure {
-  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, notSent: true };
 }
 
 /** The proxy failed: named, with what to do about it; the service received nothing. */

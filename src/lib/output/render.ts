@@ -1,7 +1,6 @@
 // Output is a layer: commands hand data here; it becomes a table, JSON, NDJSON or CSV
-// (JSON and NDJSON in json.ts, which loads neither cli-table3 nor chalk).
-// Tables are friendly on a terminal (colour, local times) and stable when piped; in both,
-// every cell is terminal-safe (sanitize.ts), its colour applied after.
+// (JSON and NDJSON in json.ts, which loads neither cli-table3 nor chalk). Every table cell
+// is terminal-safe (sanitize.ts), its colour applied after.
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import type { IO } from '../io.js';
@@ -14,22 +13,16 @@ export type CellValue = string | number | boolean | null | undefined | Painted;
 export type Column<T> = {
   header: string;
   value: (row: T) => CellValue;
-  /**
-   * A shorter form of the value for a terminal too narrow for the table (a time as "3 min
-   * ago" instead of the local time and that): tried before anything is cut.
-   */
+  /** A shorter form for a terminal too narrow for the table ("3 min ago"): tried before anything is cut. */
   compact?: (row: T) => CellValue;
   /** How the column gives way on a narrow terminal (layout); absent: it never does. */
   fit?: Fit;
 };
 
 /**
- * `min`: the column may be shortened to this width, the cut marked `…`, at the end (an id
- * keeps its recognisable head), in the middle (`cut: 'middle'`: references, which often
- * differ only at their end) or at the start (`cut: 'start'`: a status change keeps the new
- * status); `drop`: the column may be left out, lowest rank first, when shortening every
- * column cannot make the table fit; `giveWay`: 'first' for columns shortened to their `min`
- * before any other gives a character (ids), 'last' for those cut only when nothing else can.
+ * How a column gives way (docs/output.md, "Tables on a terminal"): `min`, the width it may be
+ * shortened to, where `cut` says; `drop`, its rank among the columns left out when shortening
+ * cannot make the table fit; `giveWay`, 'first' (ids) or 'last' among the columns shortened.
  */
 export type Fit = { min?: number; drop?: number; cut?: Cut; giveWay?: 'first' | 'last' };
 export type Cut = 'end' | 'middle' | 'start';
@@ -58,12 +51,9 @@ export function shorten(text: string, width: number, cut: Cut = 'end'): string {
 }
 
 /**
- * Which columns to show and how wide, for a table that must fit `width` with `gap` between
- * columns: columns are left out (by `drop` rank) only while shortening every shortenable
- * one to its `min` would still not fit; then the columns that give way first go to their
- * `min`, then the widest of the others give up a character at a time, those that give way
- * last only when no other can. Without a width (piped output, --wide) every column is
- * shown whole.
+ * Which columns to show and how wide: columns are left out only while shortening every one to
+ * its `min` would still not fit; then the widest give up a character at a time, in `giveWay`
+ * order. Without a width (piped output, --wide) every column is shown whole.
  */
 export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: number | undefined, gap = GAP): { keep: boolean[]; widths: number[] } {
   const keep = natural.map(() => true);
@@ -94,11 +84,7 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
 
 export type Layout = { keep: boolean[]; widths: number[]; gap: number; compact: boolean };
 
-/**
- * How a table fits `width`, giving way in this order: the compact forms (times as "3 min
- * ago"), then the space between columns, then what fitWidths cuts and leaves out. Piped
- * (no width): everything whole.
- */
+/** How a table fits `width`: the compact forms first, then the space between columns, then fitWidths. */
 export function layout(natural: number[], compactNatural: number[] | undefined, fits: (Fit | undefined)[], width: number | undefined): Layout {
   const sum = (w: number[], gap: number) => w.reduce((a, b) => a + b, 0) + gap * Math.max(0, w.length - 1);
   const whole = (widths: number[], gap: number, compact: boolean): Layout => ({ keep: widths.map(() => true), widths, gap, compact });
@@ -120,11 +106,7 @@ export function cell(value: unknown): string {
   return terminalSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
-/**
- * Rows under a header line, without borders: whitespace-aligned, grep-friendly. Every cell
- * is made terminal-safe (cell), so a CR, LF or TAB in the data never breaks a row. On a
- * terminal the table fits its width (layout); piped, every cell is whole.
- */
+/** Rows under a header line, without borders: grep-friendly, every cell terminal-safe so nothing breaks a row. */
 export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>): void {
   const c = chalkFor(io);
   const list = [...rows];

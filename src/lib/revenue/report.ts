@@ -82,11 +82,8 @@ export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[
 }
 
 /**
- * The check as a table of calendar months (the slices are how the export reads, not how
- * finance reads: a mismatch names its slice in the error): each month's rows and share,
- * `ok` or `MISMATCH`, then the total with the service's figures where they differ from
- * ours. Fits 80 columns with the figures of an ordinary ledger; --json keeps every field,
- * the slices' too.
+ * The check as a table of calendar months, not slices: slices are how the export reads, not
+ * how finance reads (a mismatch names its slice in the error). --json keeps the slices too.
  */
 export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, months: Grouping): void {
   const { slices, total } = checkRows(checks);
@@ -137,12 +134,7 @@ const BAR_MIN = 6;
 
 const HEADERS: Record<Dimension, string> = { day: 'DAY', week: 'WEEK (ISO)', month: 'MONTH', quarter: 'QUARTER', token: 'TOKEN', network: 'NETWORK', merchant: 'MERCHANT', terminal: 'TERMINAL' };
 
-/**
- * Groups of ledger rows and their total as a table: one row per group, then `total`. On a
- * terminal, figures have their thousands grouped and are right-aligned, and a table by
- * period has a bar of each period's partner share, scaled to the largest, in the room the
- * terminal leaves (none with `chart: false`); piped, plain decimals and no bar.
- */
+/** Groups and their total as a table; on a terminal, grouped thousands and a bar per period; piped, plain decimals. */
 export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupTableOptions): void {
   const terminal = io.tableWidth !== undefined;
   const num = (v: string | number) => (terminal ? groupThousands(String(v)) : String(v));

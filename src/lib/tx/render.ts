@@ -20,10 +20,7 @@ export function deadlineCell(value: string, now: Date): string {
   return `${localTime(value)} (${relative(value, now)})`;
 }
 
-/**
- * One transaction as a grouped record. `summary` is the create/cancel subset: only its
- * fields are shown. `snapshot` shows every snapshot field, `—` where the value is null.
- */
+/** One transaction as a grouped record: the create/cancel `summary`, or every `snapshot` field. */
 export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, now: Date, kind: 'summary' | 'snapshot'): void {
   const c = chalkFor(io);
   const friendly = io.stdoutIsTTY;
@@ -93,11 +90,9 @@ type ListRow = Pick<Transaction, 'id' | 'status' | 'amount' | 'crypto_amount' | 
 const REFERENCE_ROOM = 48;
 
 /**
- * The transaction list as a table that can be written a row at a time, so `tx list --all`
- * streams instead of holding every page: fixed column widths (ids and statuses have known
- * lengths), the reference last because it is the one of unbounded length. On a terminal the
- * ids give way first (their head is enough), then CRYPTO; the reference keeps the rest, cut
- * in the middle so that references differing only at their end stay apart.
+ * The transaction list as a table written a row at a time, so `tx list --all` streams
+ * instead of holding every page: fixed column widths, the reference last because it is the
+ * one of unbounded length.
  */
 export function listTable(io: IO, now: Date) {
   const c = chalkFor(io);
@@ -144,11 +139,7 @@ export function listTable(io: IO, now: Date) {
   };
 }
 
-/**
- * Status history: one row per change, oldest first, as the service lists it. On a narrow
- * terminal WHEN becomes the relative time alone, METADATA gives way, then REASON, and CHANGE
- * is cut last and from its start, so the new status always shows whole.
- */
+/** Status history, one row per change as the service lists it; CHANGE is cut from its start, so the new status shows whole. */
 export function renderHistory(io: IO, history: StatusHistory, now: Date): void {
   const friendly = io.stdoutIsTTY;
   const newest = Math.max(0, ...history.history.map((h) => [...terminalSafe(h.to_status)].length));

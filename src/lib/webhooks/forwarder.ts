@@ -1,25 +1,12 @@
 // `webhooks listen --forward-to URL`: relays verified deliveries to the user's own app and
-// retries what the app did not take. docs/webhooks.md describes the request and the
-// retry schedule for app authors.
+// retries what it did not take (docs/webhooks.md, "Forwarding": the request, the schedule).
 //
-// - An event the app is owed (a new event, or one owed since an earlier run) is sent until
-//   the app answers 2xx or the listener stops: a refused connection, a timeout or a
-//   non-2xx answer puts it back with its own delay (src/lib/client/backoff.ts: twice
-//   RETRY_BASE_MS, doubling up to RETRY_MAX_MS, between 75% and 100% of that so a batch
-//   does not come back as one burst). After any failure the whole queue also waits, on
-//   the same schedule, then sends one event at a time until one is taken: an app that
-//   is down gets a probe per delay, not every owed event at once, and an app that
-//   refuses one particular event does not hold up the others (the probe is the earliest
-//   due, and that event waits on its own delay).
-// - A duplicate delivery of an event the app already took (or that was never owed) is
-//   relayed once and not retried: it is there so that the app proves its idempotency.
-// - It all runs after the service has been answered, so a slow app never delays an
-//   acknowledgement. At most FORWARD_PARALLEL requests run at once; duplicate relays
-//   beyond FORWARD_BACKLOG waiting are reported as not forwarded rather than held.
-// - Each attempt is one exchange of src/lib/client/transport.ts: FORWARD_TIMEOUT_MS covers
-//   connecting, interim answers, headers and body together, and at most the cap on one
-//   answer (OFFRAMP_MAX_RESPONSE_BYTES) of the app's answer is read.
-// - Stopping aborts requests in flight; what they carried stays owed.
+// After any failure the whole queue waits one delay, then sends one event at a time until
+// one is taken: an app that is down gets a probe per delay, not every owed event at once, and
+// an app that refuses one particular event does not hold up the others (the probe is the
+// earliest due; that event waits on its own delay). A duplicate of an event already taken is
+// relayed once, not retried: it is there so the app proves its idempotency. All of it runs
+// after the service was answered, so a slow app never delays an acknowledgement.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
@@ -46,7 +33,6 @@ const RELAYED = new Set(['content-type', SIGNATURE_HEADER, 'x-svc-webhook-id', '
 /** The user-agent of every relay, naming the tool rather than passing on the sender's. */
 export const FORWARD_USER_AGENT = `offramp-cli/${VERSION} (webhooks listen)`;
 
-/** One event to send: its bytes and the headers it goes with. */
 export type ForwardItem = {
   id: string;
   type: string | undefined;
@@ -64,7 +50,6 @@ export type ForwardResult = {
   id: string;
   type: string | undefined;
   url: string;
-  /** HTTP status the app answered, when it answered. */
   status?: number;
   ok: boolean;
   ms: number;
