@@ -13,8 +13,8 @@ import { backoffDelay } from './backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from './url.js';
-import { certificateRefusal } from './certificate.js';
-import { CertificateRefused, ProxyError, ResponseTooLarge } from './errors.js';
+import { certificateError } from './certificate.js';
+import { ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
 import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, ProxyFailure, Transport, type Exchange } from './transport.js';
@@ -266,10 +266,8 @@ export class HttpClient {
       if (this.stop?.aborted) throw this.stop.reason;
       // Its look at the certificate stays within the attempt's deadline.
       const left = Math.max(1, timeoutMs - millisSince(started));
-      const refusal = await certificateRefusal(err, new URL(url), { canLook: choice.via !== 'proxy', timeoutMs: left });
-      const failure: Failure = refusal
-        ? { error: new CertificateRefused(`${req.method} ${shown}: ${refusal.problem} (${refusal.code})`, refusal.hint), retryable: false, notSent: true }
-        : classifyTransportError(err, req.method, shown, choice, timeoutMs);
+      const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left });
+      const failure: Failure = refused ? { error: refused, retryable: false, notSent: true } : classifyTransportError(err, req.method, shown, choice, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }

@@ -19,9 +19,14 @@
 // - Each attempt is one exchange of src/lib/client/transport.ts: FORWARD_TIMEOUT_MS covers
 //   connecting, interim answers, headers and body together, and at most the cap on one
 //   answer (OFFRAMP_MAX_RESPONSE_BYTES) of the app's answer is read.
+// - A refused certificate (src/lib/client/certificate.ts) is not retried: it will not change
+//   between attempts. The event is reported with the refusal and its hint, and nothing more
+//   is sent in this run; every event stays owed, for a run with the right --forward-ca.
 // - Stopping aborts requests in flight; what they carried stays owed.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
+import { certificateError } from '../client/certificate.js';
+import type { CertificateRefused } from '../client/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
 import { isLoopback } from '../config/profile.js';
 import { UsageError } from '../errors.js';
@@ -35,6 +40,9 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 /** Base of the backoff: the first delay is about twice it (docs/webhooks.md: 0.5 s). */
 export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
+
+/** How an app's private certificate is trusted here (a refusal's hint). */
+const FORWARD_TRUST_HINT = "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)";
 
 /**
  * The only headers of a delivery relayed to the app: what it needs to verify and
@@ -173,6 +181,8 @@ export class Forwarder {
   private stopped = false;
   private owedCount = 0;
   private duplicatesWaiting = 0;
+  /** The app's certificate was refused: nothing more is sent in this run. */
+  private refused: CertificateRefused | undefined;
 
   constructor(private readonly opts: ForwarderOptions) {
     this.url = opts.url;
@@ -205,7 +215,7 @@ export class Forwarder {
   }
 
   private pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.refused) return;
     const now = Date.now();
     let due = 0;
     while (due < this.waiting.length && this.waiting[due]!.dueAt <= now) due++;
@@ -255,7 +265,13 @@ export class Forwarder {
       detail = answerDetail(answer);
     } catch (err) {
       if (this.stopped) return;
-      detail = noAnswerReason(err);
+      const refused = await certificateError(err, new URL(this.url), undefined, { canLook: true, timeoutMs: this.timeoutMs, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT });
+      if (refused) {
+        this.refused ??= refused;
+        detail = `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)`;
+      } else {
+        detail = noAnswerReason(err);
+      }
     }
     if (this.stopped) return;
     const ms = Math.round(performance.now() - started);
@@ -271,6 +287,10 @@ export class Forwarder {
       this.pausedUntil = 0;
       this.owedCount--;
       this.opts.onTaken(item, status!);
+      this.report(base);
+      return;
+    }
+    if (this.refused) {
       this.report(base);
       return;
     }
