@@ -8,7 +8,8 @@
 // consumer follows the spec's delivery rules (Events: at least once, duplicates possible,
 // ordering not guaranteed; consumers idempotent and order-tolerant). Every answer is
 // printed; exit 8 (a check failed) when the app answered non-2xx to any delivery, 7 when
-// some got no answer at all. docs/webhooks.md describes the requests.
+// some got no answer at all. A refused certificate ends it at once (CERTIFICATE, exit 7):
+// the next deliveries would meet the same one. docs/webhooks.md describes the requests.
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
@@ -22,6 +23,9 @@ import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type Sc
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
+import { CertificateRefused } from '../../lib/client/errors.js';
+import { certificateError } from '../../lib/client/certificate.js';
+import { displayUrl } from '../../lib/client/url.js';
 import { DEFAULT_STORE, readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
@@ -125,7 +129,10 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   try {
     for (const d of plan) {
       if (delay) await ctx.sleep(delay.min === delay.max ? delay.min : randomInt(delay.min, delay.max + 1));
-      const result = await deliver(d, { to, secret, scheme, transport, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` });
+      const result = await deliver(d, { to, secret, scheme, transport, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` }).catch((err: unknown) => {
+        if (err instanceof CertificateRefused) err.message += `; not retried: ${plan.length - results.length} of ${plan.length} deliveries not sent`;
+        throw err;
+      });
       results.push(result);
       if (format === 'ndjson') writeNdjsonLine(io, result);
       else if (format === 'table') io.print(resultLine(result, c));
@@ -177,6 +184,8 @@ async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
     const ok = answer.status >= 200 && answer.status < 300;
     return { ...base, status: answer.status, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (err) {
+    const refused = await certificateError(err, new URL(s.to), `POST ${displayUrl(s.to)}`, { canLook: true, timeoutMs: s.timeoutMs, urlFrom: '--to' });
+    if (refused) throw refused;
     return { ...base, status: null, ok: false, ms: Math.round(performance.now() - started), detail: noAnswerReason(err) };
   }
 }

@@ -7,8 +7,13 @@
 // earliest due; that event waits on its own delay). A duplicate of an event already taken is
 // relayed once, not retried: it is there so the app proves its idempotency. All of it runs
 // after the service was answered, so a slow app never delays an acknowledgement.
+// A refused certificate (client/certificate.ts) is not retried: it will not change between
+// attempts. Nothing more is sent in this run; every event stays owed, for a run with the
+// right --forward-ca.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
+import { certificateError } from '../client/certificate.js';
+import type { CertificateRefused } from '../client/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
 import { isLoopback } from '../config/profile.js';
 import { UsageError } from '../errors.js';
@@ -22,6 +27,9 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 /** Base of the backoff: the first delay is about twice it (docs/webhooks.md: 0.5 s). */
 export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
+
+/** How an app's private certificate is trusted here (a refusal's hint). */
+const FORWARD_TRUST_HINT = "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)";
 
 /**
  * The only headers of a delivery relayed to the app: what it needs to verify and
@@ -158,6 +166,8 @@ export class Forwarder {
   private stopped = false;
   private owedCount = 0;
   private duplicatesWaiting = 0;
+  /** The app's certificate was refused: nothing more is sent in this run. */
+  private refused: CertificateRefused | undefined;
 
   constructor(private readonly opts: ForwarderOptions) {
     this.url = opts.url;
@@ -190,7 +200,7 @@ export class Forwarder {
   }
 
   private pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.refused) return;
     const now = Date.now();
     let due = 0;
     while (due < this.waiting.length && this.waiting[due]!.dueAt <= now) due++;
@@ -240,7 +250,13 @@ export class Forwarder {
       detail = answerDetail(answer);
     } catch (err) {
       if (this.stopped) return;
-      detail = noAnswerReason(err);
+      const refused = await certificateError(err, new URL(this.url), undefined, { canLook: true, timeoutMs: this.timeoutMs, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT });
+      if (refused) {
+        this.refused ??= refused;
+        detail = `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)`;
+      } else {
+        detail = noAnswerReason(err);
+      }
     }
     if (this.stopped) return;
     const ms = Math.round(performance.now() - started);
@@ -256,6 +272,10 @@ export class Forwarder {
       this.pausedUntil = 0;
       this.owedCount--;
       this.opts.onTaken(item, status!);
+      this.report(base);
+      return;
+    }
+    if (this.refused) {
       this.report(base);
       return;
     }
