@@ -8,6 +8,8 @@ import { IO } from '../../src/lib/io.js';
 import { renderTable, type Column } from '../../src/lib/output/render.js';
 import { paint } from '../../src/lib/output/sanitize.js';
 import { pad, shorten, textWidth } from '../../src/lib/output/width.js';
+import { renderGroups } from '../../src/lib/revenue/report.js';
+import type { Figures, GroupRow } from '../../src/lib/revenue/groups.js';
 import { broken, cells, graphemesOf } from './cells.js';
 
 const FAMILY = '👨‍👩‍👧‍👦';
@@ -89,15 +91,16 @@ describe('pad', () => {
   });
 });
 
-/** A table rendered as on a terminal `columns` wide (or piped), its lines. */
-function table<T>(columns: Column<T>[], rows: T[], width?: number): string[] {
+/** What `render` writes on a terminal `width` columns wide (or piped), as lines. */
+function written(render: (io: IO) => void, width?: number): string[] {
   const stdout = Object.assign(new PassThrough(), width === undefined ? {} : { isTTY: true, columns: width });
   let text = '';
   stdout.on('data', (d: Buffer) => (text += d.toString('utf8')));
-  const io = new IO({ stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: { NO_COLOR: '1' } } as unknown as ConstructorParameters<typeof IO>[0]);
-  renderTable(io, columns, rows);
+  render(new IO({ stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: { NO_COLOR: '1' } } as unknown as ConstructorParameters<typeof IO>[0]));
   return text.replace(/\n$/, '').split('\n');
 }
+
+const table = <T>(columns: Column<T>[], rows: T[], width?: number) => written((io) => renderTable(io, columns, rows), width);
 
 describe('renderTable', () => {
   type Row = { ref: string; status: string };
@@ -131,5 +134,18 @@ describe('renderTable', () => {
     const lines = table(columns, rows, 30);
     expect(lines[1]).toBe(`注文-…${CODER}-0001 completed`);
     expect(lines[2]).toBe(`${CAFE}-…${FLAG}-0002 failed`);
+  });
+});
+
+describe('revenue summary by month and merchant', () => {
+  const figures = (share: string): Figures => ({ transactions: 1234, amount: '98765432.10', platform_fee: '987654.32', share, crypto_amounts: { usdt: '64000.5' } });
+  const MERCHANTS = ['東京渋谷本店', `大阪-${FAMILY}`];
+  const rows: GroupRow[] = MERCHANTS.map((merchant, i) => ({ ...figures(i ? '250000.00' : '500000.00'), group: { month: '2026-11', merchant } }));
+
+  it.each([80, 100])('at %i columns: the bar takes the room the merchant names leave, counted in cells', (width) => {
+    const lines = written((io) => renderGroups(io, rows, figures('750000.00'), { by: ['month', 'merchant'], chart: true }), width);
+    for (const l of lines) expect(cells(l), l).toBeLessThanOrEqual(width);
+    expect(lines[0]).toMatch(/SHARE$/);
+    for (const [i, merchant] of MERCHANTS.entries()) expect(lines[i + 1], lines.join('\n')).toContain(` ${merchant} `);
   });
 });
