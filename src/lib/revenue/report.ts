@@ -3,7 +3,8 @@
 import type { IO } from '../io.js';
 import { Decimal, DecimalSum } from '../money.js';
 import { bar, groupThousands } from '../output/figures.js';
-import { cell, GAP, renderTable, textWidth, type Column } from '../output/render.js';
+import { cell, GAP, renderTable, type Column } from '../output/render.js';
+import { pad, textWidth } from '../output/width.js';
 import type { Window } from '../input/dates.js';
 import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
 import { periodsIn } from './periods.js';
@@ -152,7 +153,7 @@ export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupT
   const aligned = figureColumns.map(([header, value]) => {
     const cells = lines.map((line) => value(line.f, line));
     const width = Math.max(textWidth(header), ...cells.map(textWidth));
-    return { header: terminal ? header.padStart(width) : header, cells: cells.map((c) => (terminal ? c.padStart(width) : c)), width };
+    return { header: terminal ? pad(header, width, 'right') : header, cells: cells.map((c) => (terminal ? pad(c, width, 'right') : c)), width };
   });
   const dimColumns: Column<number>[] = o.by.map((d, i) => ({
     header: HEADERS[d],
