@@ -87,11 +87,7 @@ function keyCheck(s: Resolved): [Check['status'], string] {
 
 /** Which proxy requests take (the client's own decision), then one authenticated read through it. */
 async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: Check['status'], detail: string) => void): Promise<void> {
-  const [{ resolveProxy }, { ProxyError }, { TLS_INTERCEPTION_HINT }] = await Promise.all([
-    import('../lib/client/proxy.js'),
-    import('../lib/client/errors.js'),
-    import('../lib/client/certificate.js'),
-  ]);
+  const [{ resolveProxy }, { CertificateRefused, ProxyError }] = await Promise.all([import('../lib/client/proxy.js'), import('../lib/client/errors.js')]);
   // The same decision the client makes for each request (src/lib/client/proxy.ts).
   let proxy;
   try {
@@ -131,7 +127,8 @@ async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: 
       add('reachable', 'pass', `${Math.round(performance.now() - started)} ms`);
       add('api key', 'fail', `rejected (${e.status}): ${e.message}`);
     } else {
-      const hinted = e.hint === TLS_INTERCEPTION_HINT || e instanceof ProxyError;
+      // Their hint is what to do about that certificate (every kind of refusal) or that proxy.
+      const hinted = e instanceof CertificateRefused || e instanceof ProxyError;
       add('reachable', 'fail', `${e.message}${hinted ? ` — ${e.hint}` : ''}`);
     }
   }

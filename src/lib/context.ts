@@ -61,11 +61,7 @@ export type Context = {
   /** The profile in use (--profile, OFFRAMP_PROFILE, else the current one), as stored; no API key needed. */
   profile(): Promise<{ name: string | undefined; profile: Profile | undefined }>;
   api(): Promise<Api>;
-  /**
-   * An HTTP client under the run's rules for every request it sends: --timeout over each
-   * attempt, --retries, the cap on one answer (OFFRAMP_MAX_RESPONSE_BYTES), the trace;
-   * closed with the context. `api()` talks to the service through one.
-   */
+  /** An HTTP client under the run's rules (--timeout, --retries, the answer cap, the trace), closed with the context. */
   httpClient(to: ClientFor): Promise<HttpClient>;
   prompts(): Promise<Prompts>;
   /**

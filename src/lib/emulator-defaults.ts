@@ -1,9 +1,7 @@
-// The emulator's documented defaults (docs/emulator.md): the partner key and the webhook
-// secret it takes when given none, public test values rather than secrets, and the largest
-// state it takes back. Here, below both, because the emulator answers to them and the CLI
-// relies on them (a `local` profile's key and secret, what `emulator state export` reads);
-// so the published emulator (offramp-cli/emulator) never loads the CLI's config, and the
-// two cannot drift apart.
+// The emulator's documented defaults (docs/emulator.md): its key and webhook secret (public
+// test values), and the largest state it takes back. Here, below both, because the emulator
+// answers to them and the CLI relies on them: so the published emulator never loads the
+// CLI's config, and the two cannot drift apart.
 
 export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';

@@ -17,11 +17,9 @@ export type IOOptions = {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
-  /** --no-color given */
   noColor?: boolean;
-  /** --no-input given */
   noInput?: boolean;
-  /** --wide given: tables show every column whole, whatever the terminal's width */
+  /** --wide: tables show every column whole, whatever the terminal's width */
   wide?: boolean;
 };
 
@@ -31,16 +29,10 @@ export class IO {
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
-  /**
-   * Colour on stderr (messages) when it is a terminal; on stdout (tables) when both stdout and
-   * stderr are; FORCE_COLOR forces, NO_COLOR and --no-color win.
-   */
+  /** Colour on stdout only when stderr is a terminal too; FORCE_COLOR forces, NO_COLOR and --no-color win. */
   readonly colorOut: boolean;
   readonly colorErr: boolean;
-  /**
-   * The width tables must fit: the terminal's, on a terminal without --wide; undefined
-   * (no limit) when stdout is piped, so that output stays complete and stable.
-   */
+  /** The terminal's width without --wide; undefined when piped, so that output stays complete and stable. */
   readonly tableWidth: number | undefined;
   private readonly noInput: boolean;
   private readonly ci: boolean;
@@ -66,10 +58,7 @@ export class IO {
     this.colorErr = colorWanted(opts, this.stderrIsTTY);
   }
 
-  /**
-   * stdin, opened on first use: creating process.stdin sets up a stream (a measurable
-   * cost, BENCHMARKS.md) that most commands never read.
-   */
+  /** Opened on first use: creating process.stdin sets up a stream (BENCHMARKS.md) that most commands never read. */
   get stdin(): Stdin {
     return this.openStdin();
   }
@@ -97,12 +86,7 @@ export class IO {
     this.secretPatterns.sort((a, b) => b.source.length - a.source.length);
   }
 
-  /**
-   * `text` with every known secret replaced by `***`, wherever it stands and in every form
-   * it may take in a message: as is, JSON-escaped, URL-encoded (percent escapes in either
-   * case), as a URL's password, shown terminal-safe. A line that is JSON (`--json` errors) is
-   * redacted inside its strings, so it still parses.
-   */
+  /** `text` with every known secret, in every form (secretForms), replaced by `***`; a JSON line is redacted inside its strings, so it still parses. */
   redact(text: string): string {
     if (this.secretPatterns.length === 0) return text;
     const trimmed = text.trimEnd();
@@ -146,11 +130,8 @@ export class IO {
   }
 
   /**
-   * Everything else: one line on stderr, secrets redacted. Strings are made terminal-safe
-   * whole (a line break inside one is shown as `\n`), so nothing a message quotes from
-   * outside can move the cursor or restyle the terminal; colour comes only in painted pieces.
-   * A line that is JSON (`--json` errors) keeps parsing: its unsafe characters become JSON
-   * escapes instead.
+   * Everything else: one line on stderr, secrets redacted, strings made terminal-safe whole.
+   * A line that is JSON (`--json` errors) keeps parsing: its unsafe characters become JSON escapes.
    */
   err(line: Text | readonly Text[]): void {
     const json = typeof line === 'string' ? jsonLine(line) : undefined;

@@ -1,11 +1,8 @@
 // The transaction lifecycle as data: which simulator event (or partner action) moves a
 // transaction from which status to which, with which history reasons. The emulator runs
 // transactions through it; the CLI reads it to explain a 409, to know when `tx watch` is
-// done, and to keep a webhook listener's status from moving backwards.
-//
-// the spec gives create → awaiting_deposit, order_filled → completed (`order:settled`),
-// cancel refused on completed, and "invalid simulator step → 409". Every other edge is
-// "not shown"; the ones below are our choice, listed in docs/emulator.md, "Lifecycle".
+// done, and to keep a webhook listener's status from moving backwards. Most edges are the
+// spec's "not shown": our choices are listed in docs/emulator.md, "Lifecycle".
 import type { SimulatorEvent, TransactionStatus } from './vocabulary.js';
 
 export type Step = { to: TransactionStatus; reason: string };

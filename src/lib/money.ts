@@ -1,17 +1,12 @@
 // Money is a decimal string from the flag to the wire and back; arithmetic goes through
 // decimal.js, never a JS number, and this module is the only door to decimal.js.
 //
-// Exact by construction (docs/api.md, "What the spec fixes": money): decimal.js rounds
-// the result of every operation, addition and multiplication included, to its `precision`
-// significant digits (20 by default), so a sum of two 18-decimal token amounts lost its
-// last digits and a large total its fraction. The Decimal exported here is a clone whose
-// precision is the most decimal.js allows (1e9 significant digits, far beyond any answer
-// the client accepts), so a sum, difference, product or comparison of amounts is exact,
-// at the cost of the digits actually there. A division can never be exact in general
-// (1/3), and at this precision one that does not end would fill the memory: it is done
-// by `divide` alone, which names the places and the rounding mode.
-// Nothing else may round an amount unless it says to what (toDecimalPlaces with a mode,
-// where the choice is made).
+// decimal.js rounds every operation, addition included, to `precision` significant digits
+// (20 by default), which lost the last digits of a sum of 18-decimal amounts. The Decimal
+// here is a clone at the most precision decimal.js allows, so a sum, difference, product or
+// comparison is exact. A division that does not end would then fill the memory: it is done
+// by `divide` alone, which names the places and the rounding mode. Nothing else rounds an
+// amount without saying to what (toDecimalPlaces with a mode, where the choice is made).
 import { Decimal as DecimalJs } from 'decimal.js';
 import { UsageError } from './errors.js';
 
@@ -76,11 +71,7 @@ export function decimalEquals(a: Value, b: Value): boolean {
 /** A quotient rounded to a number of places, and whether that rounding changed it. */
 export type Quotient = { value: Decimal; exact: boolean };
 
-/**
- * `dividend / divisor` rounded once, correctly, to `places` decimal places by `rounding`
- * (a decimal.js mode: Decimal.ROUND_DOWN, ROUND_HALF_EVEN...). The caller says both, where
- * the choice is made, since no place or mode is right for every amount.
- */
+/** `dividend / divisor` rounded once, correctly; the caller names places and mode, as none is right for every amount. */
 export function divide(dividend: Value, divisor: Value, places: number, rounding: Rounding): Quotient {
   if (!Number.isInteger(places) || places < 0) throw new RangeError(`places must be a whole number >= 0, got ${places}`);
   const a = new Decimal(dividend);

@@ -2,15 +2,21 @@
 // certificates made by openssl (untrusted, for another host, expired, not yet valid).
 // Each fails at once with no retry, names the certificate's problem with a hint that fits
 // it, and nothing reaches the server: no request, so no key; a create there is NOT_SENT
-// with no recovery. The built binary, because NODE_EXTRA_CA_CERTS (how the test's CA is
-// trusted, as a user trusts a private CA) is read only when a process starts.
+// with no recovery. The same for `webhooks resend --to` and in `doctor`, which says every
+// refusal's hint (`webhooks listen --forward-to`: test/webhooks/forward.test.ts). The built
+// binary, because NODE_EXTRA_CA_CERTS (how the test's CA is trusted, as a user trusts a
+// private CA) is read only when a process starts.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateAuthority, haveOpenssl, type Pem } from '../helpers/certificates.js';
 import { runCli } from '../helpers/cli.js';
 import { KEY, ok, snapshot, TX_ID } from '../tx/fixtures.js';
+import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 
 const openssl = haveOpenssl();
 const servers: Server[] = [];
@@ -97,5 +103,42 @@ describe.skipIf(!openssl)('a certificate the CLI refuses', () => {
     const r = await refused(ca.leaf('127.0.0.1', 'IP:127.0.0.1', '20900101000000Z', '20991231000000Z'), 'CERT_NOT_YET_VALID');
     expect(r.get[0]).toMatch(/: the server's certificate is not valid before 2090-01-01 \(CERT_NOT_YET_VALID\)$/);
     expect(r.get[1]).toMatch(/^hint: it is valid from 2090-01-01T00:00:00Z to 2099-12-31T00:00:00Z; check this machine's clock \(it reads \d{4}-/);
+  });
+});
+
+describe.skipIf(!openssl)('a refused certificate elsewhere: the same refusal', () => {
+  const otherHost = () => ca.leaf('api.example.test', 'DNS:api.example.test', '20200101000000Z', '20991231000000Z');
+
+  it('webhooks resend --to: exit 7 at the first delivery, nothing more sent, the hint names --to', async () => {
+    const server = await serve(otherHost());
+    const store = join(mkdtempSync(join(tmpdir(), 'offramp-cert-resend-')), 'events.ndjson');
+    const lines = ['e-1', 'e-2', 'e-3'].map((id) => {
+      const body = JSON.stringify({ id, type: 'transaction.created', data: {} });
+      return formatStoredLine({ body: Buffer.from(body), receivedAt: new Date('2026-11-20T10:00:00Z'), scheme: 'hmac-sha256-hex', signature: 'x', id, type: 'transaction.created' });
+    });
+    writeFileSync(store, `${lines.join('\n')}\n`, { mode: 0o600 });
+    const to = server.baseUrl.replace(/\/api\/v1\/partner$/, '/hooks');
+    const r = await runCli(['webhooks', 'resend', '--from-store', store, '--to', to, '--secret', 'whsec_cert'], { env: { NODE_EXTRA_CA_CERTS: ca.certPath } });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(
+      /^error: CERTIFICATE: POST https:\/\/127\.0\.0\.1:\d+\/hooks: the server's certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\); not retried: 3 of 3 deliveries not sent$/m,
+    );
+    expect(r.stderr).toContain('hint: it was issued for api.example.test: check the host in --to');
+    expect(server.requests).toEqual([]);
+  });
+
+  it('doctor: reachable fails with the refusal and its hint, whatever the refusal', async () => {
+    for (const [pem, hint] of [
+      [otherHost(), 'it was issued for api.example.test: check the host in the base URL'],
+      [ca.leaf('127.0.0.1', 'IP:127.0.0.1', '20200101000000Z', '20200201000000Z'), 'it was valid from 2020-01-01T00:00:00Z to 2020-02-01T00:00:00Z; the service must renew it'],
+    ] as const) {
+      const server = await serve(pem);
+      const r = await runCli(['doctor'], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl, NODE_EXTRA_CA_CERTS: ca.certPath } });
+      expect(r.code, r.stderr).toBe(8);
+      const reachable = r.stdout.split('\n').find((l) => l.includes('reachable'));
+      expect(reachable).toMatch(/fail {2}reachable +GET https:\/\/127\.0\.0\.1:\d+\/\S+: the server's certificate (is not for 127\.0\.0\.1|expired on 2020-02-01) \(\w+\) — /);
+      expect(reachable).toContain(hint);
+      expect(server.requests).toEqual([]);
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The one request path against a real loopback server: headers, retries, backoff timing,
 // idempotency, timeouts, schema errors and the verbose trace.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import { displayUrl, HttpClient } from '../../src/lib/client/http.js';
 import { runCli } from '../helpers/cli.js';
@@ -124,6 +124,36 @@ describe('HttpClient', () => {
     const { server, client } = await setup([json(429, errorBody('RATE_LIMITED', 'x'), { 'retry-after': '0' }), ok({ id: 'e' })]);
     await client.request({ method: 'POST', path: '/webhooks/events/x/replay', schema: Thing });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("holds every request of the client for a 429's Retry-After; the refused one is asked again first", async () => {
+    // Sleeps that end when the test says: what is sent when, without a clock.
+    const sleeps: { ms: number; end: () => void }[] = [];
+    const sleep = (ms: number) => new Promise<void>((end) => void sleeps.push({ ms, end }));
+    const { server, client } = await setup([json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '2' }), ok({ id: 'a' }), ok({ id: 'b' })], {
+      sleep,
+      random: () => 0.5,
+    });
+    const a = client.request({ method: 'GET', path: '/a', schema: Thing });
+    await vi.waitFor(() => expect(sleeps).toHaveLength(1));
+    expect(sleeps[0]!.ms).toBe(2000); // /a's own wait: its Retry-After
+    const b = client.request({ method: 'GET', path: '/b', schema: Thing });
+    await vi.waitFor(() => expect(sleeps).toHaveLength(2));
+    // /b, sent after the 429, waits out what is left of the same Retry-After...
+    expect(sleeps[1]!.ms).toBeGreaterThan(1000);
+    expect(sleeps[1]!.ms).toBeLessThanOrEqual(2000);
+    sleeps[1]!.end();
+    // ...then a backoff more (base 5 ms: retry 1's ceiling 10 ms, drawn at 0.5), unsent all along.
+    await vi.waitFor(() => expect(sleeps).toHaveLength(3));
+    expect(sleeps[2]!.ms).toBe(5);
+    expect(server.requests.map((r) => r.url.replace(/.*\//, '/'))).toEqual(['/a']);
+    sleeps[0]!.end();
+    expect((await a).data.id).toBe('a');
+    expect(server.requests.map((r) => r.url.replace(/.*\//, '/'))).toEqual(['/a', '/a']);
+    sleeps[2]!.end();
+    expect((await b).data.id).toBe('b');
+    expect(server.requests.map((r) => r.url.replace(/.*\//, '/'))).toEqual(['/a', '/a', '/b']);
+    expect(sleeps).toHaveLength(3);
   });
 
   it('times out with a distinct error', async () => {

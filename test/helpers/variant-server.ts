@@ -21,9 +21,9 @@
 //    webhook `status` filter takes the variant's delivery vocabulary.
 // 4. Default page sizes (VARIANT.defaultPageSize), sent to the emulator as an explicit limit.
 // 5. Creating a quote or a transaction answers 200, not 201.
-// 6. Date-times are whole seconds with a `+00:00` offset. Rows keep the emulator's order:
-//    with the fraction gone, rows of one second look tied, and re-sorting would break the
-//    pages. Date filters pass through as sent, so the service still compares with the
+// 6. Date-times are whole seconds with a `+00:00` offset. Rows keep the emulator's order
+//    (but see 11): with the fraction gone, rows of one second look tied, and re-sorting
+//    would break the pages. Date filters pass through as sent, so the service still compares with the
 //    milliseconds it does not show (a `to` at a row's shown second may exclude that row).
 // 7. Open values: deposit_status, delivery_status and publish_status in the variant's
 //    vocabulary; transaction snapshots carry `risk_score` and webhook events `endpoint`,
@@ -37,8 +37,9 @@
 //     telemetry stays truthful. The body gets the same time and deposit_status rewriting as
 //     reads (built once per event id, so every redelivery carries the same bytes); no
 //     X-SVC-Webhook-Id header, since the spec only promises the `id` in the body.
-// 11. List order (opt-in, `reverseLists`): transactions and webhook events in the opposite
-//     order from the emulator's, paged by the variant with its own cursor.
+// 11. List order, which the spec does not show: webhook events oldest first, where the
+//     emulator lists them newest first; transactions too with `reverseLists`. Those lists
+//     are paged by the variant itself, with its own cursor.
 // Where the variant itself refuses a request (a bad cursor or status value), it first asks
 // the emulator about the key and the rate limit, so 401 and 429 still win over 400.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -61,8 +62,8 @@ export type VariantOptions = {
   apiKey?: string;
   /** Passed to the emulator. */
   seedRevenue?: number;
-  /** List transactions and webhook events in the opposite order from the emulator's (the
-   *  spec leaves list order open), paged by the variant itself. */
+  /** List transactions in the opposite order from the emulator's too (the spec leaves list
+   *  order open; webhook events always are), paged by the variant itself. */
   reverseLists?: boolean;
   /** Anything else for the emulator underneath (clock, mode, rate, ...). Its webhook retry
    *  defaults to 3 attempts 5 ms apart, so failed deliveries settle quickly in tests; its
@@ -459,7 +460,7 @@ export async function startVariant(opts: VariantOptions = {}): Promise<RunningVa
       return;
     }
     const { forward: emulatorQuery, refusal } = translateQuery(list, query);
-    if (refusal === undefined && opts.reverseLists && list !== 'revenue') {
+    if (refusal === undefined && (list === 'webhooks' || (opts.reverseLists && list === 'transactions'))) {
       send(res, translateAnswer(await reversedPage(emulatorQuery, path, req.headers), route, shape));
       return;
     }

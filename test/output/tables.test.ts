@@ -7,13 +7,15 @@
 // webhooks listen line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chalk } from 'chalk';
-import { fitWidths, layout, shorten } from '../../src/lib/output/render.js';
+import { fitWidths, layout } from '../../src/lib/output/render.js';
+import { shorten } from '../../src/lib/output/width.js';
 import { deliveryLine, lineStyle } from '../../src/lib/webhooks/describe.js';
 import type { DeliveryInfo } from '../../src/lib/webhooks/receiver.js';
 import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runInPty } from '../helpers/pty.js';
+import { broken, cells } from './cells.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 let ids: string[] = [];
@@ -39,6 +41,22 @@ afterAll(() => emu.close());
 /** The table's lines: messages on stderr (a command to copy, an error) may be longer, and wrap. */
 const table = (output: string) => output.split(/\r?\n/).filter((l) => l.trim() !== '' && !/^(Redeliver|error:|hint:|Clean:|transaction \S+: )/.test(l));
 const day = new Date().toISOString().slice(0, 10);
+
+const DELIVERY: DeliveryInfo = {
+  receivedAt: new Date('2026-11-22T10:00:00Z'),
+  path: '/',
+  outcome: 'accepted',
+  httpStatus: 200,
+  verified: true,
+  duplicate: false,
+  outOfOrder: false,
+  id: '6f1c2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b',
+  type: 'deposit.detected',
+  transactionId: '0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91',
+  status: 'deposit_confirming',
+  eventStatus: 'deposit_confirming',
+  scheme: 'timestamped-sha256',
+};
 
 describe('tables at 80 columns', { timeout: 60_000 }, () => {
   /** tx list also shortens ids and references with …, keeping their heads. */
@@ -121,26 +139,24 @@ describe.each([80, 120])('at %i columns, what carries the meaning stays', (colum
   });
 
   it('webhooks listen: a delivery line fits, the widest type and status included', () => {
-    const info: DeliveryInfo = {
-      receivedAt: new Date('2026-11-22T10:00:00Z'),
-      path: '/',
-      outcome: 'accepted',
-      httpStatus: 200,
-      verified: true,
-      duplicate: false,
-      outOfOrder: false,
-      id: '6f1c2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b',
-      type: 'deposit.detected',
-      transactionId: '0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91',
-      status: 'deposit_confirming',
-      eventStatus: 'deposit_confirming',
-      scheme: 'timestamped-sha256',
-    };
-    const line = deliveryLine(info, lineStyle(new Chalk({ level: 0 }), true, columns));
+    const line = deliveryLine(DELIVERY, lineStyle(new Chalk({ level: 0 }), true, columns));
     expect(line.length, line).toBeLessThanOrEqual(columns);
     expect(line).toMatch(/deposit\.detected +6f1c2a3b\S*\s+tx 0b6f3c1e\S*\s+deposit_confirming/);
     // The scheme shows where there is room for it.
     if (columns >= 120) expect(line).toContain('timestamped-sha256');
+  });
+
+  it('webhooks listen: a delivery line fits when what the delivery claims is CJK and emoji', () => {
+    // Measured in terminal cells (docs/output.md, "Widths").
+    const claims = (type: string): DeliveryInfo => ({ ...DELIVERY, id: `事件-東京-👨‍👩‍👧‍👦🇳🇬-${'データ'.repeat(8)}`, type, transactionId: `取引-🧑‍💻-${'データ'.repeat(8)}` });
+    const style = lineStyle(new Chalk({ level: 0 }), true, columns);
+    const line = deliveryLine(claims('支払い.完了'), style);
+    expect(cells(line), line).toBeLessThanOrEqual(columns);
+    expect(broken(line), line).toBe(false);
+    expect(line).toMatch(/ 事件-\S*… /u);
+    // The type is padded in cells: the id starts where it does after an ASCII type.
+    const idAt = (l: string) => cells(l.slice(0, l.indexOf('事件')));
+    expect(idAt(line), line).toBe(idAt(deliveryLine(claims('deposit.detected'), style)));
   });
 });
 

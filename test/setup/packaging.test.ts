@@ -28,7 +28,7 @@ describe('npm pack', () => {
     const notices = readFileSync(join(root, 'dist/THIRD-PARTY-NOTICES.txt'), 'utf8');
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
     // The runtime packages of the design card, each with its version and licence text.
-    for (const name of ['commander', '@inquirer/prompts', 'undici', 'zod', 'cli-table3', 'chalk', 'ora', 'conf', 'decimal.js', 'csv-stringify', 'hono']) {
+    for (const name of ['commander', '@inquirer/prompts', 'undici', 'zod', 'string-width', 'chalk', 'ora', 'conf', 'decimal.js', 'csv-stringify', 'hono']) {
       expect(Object.keys(pkg.devDependencies)).toContain(name);
       const version = (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
       const section = notices.split(/\n-{72}\n/).find((part) => part.trimStart().startsWith(`${name} ${version} (MIT)\n`));

@@ -75,7 +75,7 @@ describe('startup loads only what the run needs', () => {
     expect(r.code).toBe(code);
     if (emu) expect(JSON.parse(r.stdout)).toMatchObject({ id });
     expect([...r.contents]).toEqual(expect.arrayContaining(['node_modules/commander', 'node_modules/undici', 'node_modules/zod']));
-    for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'node_modules/cli-table3', 'node_modules/chalk', 'src/emulator']) {
+    for (const heavy of ['node_modules/conf', 'node_modules/@inquirer', 'node_modules/ora', 'node_modules/string-width', 'node_modules/chalk', 'src/emulator']) {
       expect([...r.contents], heavy).not.toContain(heavy);
     }
     expect(r.builtins).toContain('net');

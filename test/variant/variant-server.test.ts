@@ -228,8 +228,12 @@ describe('filter names', () => {
     const since = encodeURIComponent(iso(T0 + 5 * STEP_MS));
     const until = encodeURIComponent(iso(T0 + 9 * STEP_MS));
     const window = (await get(v, `/webhooks/events?since=${since}&until=${until}&type=transaction.created`)).body.data;
-    // The emulator's order (newest first), kept.
-    expect(window.map((e: { aggregate_id: string }) => e.aggregate_id)).toEqual(txs.slice(5, 10).map((t) => t.id).reverse());
+    // Oldest first, where the emulator lists newest first: the variant's own order, paged by its own cursor.
+    expect(window.map((e: { aggregate_id: string }) => e.aggregate_id)).toEqual(txs.slice(5, 10).map((t) => t.id));
+    const first = (await get(v, `/webhooks/events?since=${since}&until=${until}&type=transaction.created&limit=2`)).body;
+    const rest = (await get(v, `/webhooks/events?since=${since}&until=${until}&type=transaction.created&limit=3&cursor=${encodeURIComponent(first.next_cursor)}`)).body;
+    expect([...first.data, ...rest.data].map((e: { aggregate_id: string }) => e.aggregate_id)).toEqual(txs.slice(5, 10).map((t) => t.id));
+    expect(rest.has_more).toBe(false);
     expect((await get(v, `/webhooks/events?from=${since}&to=${until}&type=transaction.created`)).body.data).toHaveLength(10);
     expectError(await get(v, `/webhooks/events?aggregate_id=nope`), 400, 'BAD_REQUEST', /^aggregate_id must be a UUID/);
   });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
+import { certificateAuthority, haveOpenssl } from '../helpers/certificates.js';
 import { killListeners, listenInProcess } from '../helpers/listener.js';
 
 const SECRET = 'whsec_forward_9e02';
@@ -160,8 +161,32 @@ describe('webhooks listen --forward-to', { timeout: 20_000 }, () => {
     expect(await post(url, event('tls-3', 'transaction.created'))).toBe(200);
     await expect.poll(async () => (await health(url)).forwardFailures).toBeGreaterThan(0);
     const refused = await strict.stop();
-    expect(refused.stdout).toMatch(/→ tls-3 {2}no answer from https:\/\/127\.0\.0\.1:\d+\/tls: .*(self.signed|SELF_SIGNED)/i);
+    expect(refused.stdout).toMatch(
+      /→ tls-3 {2}no answer from https:\/\/127\.0\.0\.1:\d+\/tls: the server's certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\) — trust the app's certificate, or its CA, with --forward-ca FILE \(a PEM file\); not retried/,
+    );
     expect(refused.stderr).toContain('still owed 1');
     expect(received).toHaveLength(2);
+  });
+
+  it.skipIf(!haveOpenssl())('a refused certificate is not retried: one line with its hint, nothing more sent, every event still owed', async () => {
+    const ca = certificateAuthority();
+    const pem = ca.leaf('app.example.test', 'DNS:app.example.test', '20200101000000Z', '20991231000000Z');
+    const received: Received[] = [];
+    const app = await listenOn(createHttpsServer({ key: pem.key, cert: pem.cert }, appHandler(received, () => 200)), 'https');
+    // The CA is trusted: only the host is wrong.
+    const listener = listenInProcess(['--store', tmpStore(), '--forward-to', `${app}/hooks`, '--forward-ca', ca.certPath], env);
+    const url = await listener.url;
+    expect(await post(url, event('cert-1', 'transaction.created'))).toBe(200);
+    await expect.poll(async () => (await health(url)).forwardFailures).toBe(1);
+    expect(await post(url, event('cert-2', 'transaction.created'))).toBe(200);
+    await expect.poll(async () => (await health(url)).owed).toBe(2);
+    const stopped = await listener.stop();
+    const lines = stopped.stdout.split('\n').filter((l) => l.includes('→'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /→ cert-1 {2}no answer from https:\/\/127\.0\.0\.1:\d+\/hooks: the server's certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\) — it was issued for app\.example\.test: check the host in --forward-to; not retried, and nothing more is forwarded in this run \(the events stay owed\)$/,
+    );
+    expect(stopped.stderr).toContain('still owed 2');
+    expect(received).toEqual([]);
   });
 });

@@ -42,7 +42,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     ...(cursor !== undefined ? { cursor } : {}),
   };
   const api = await ctx.api();
-  // The table renderer (cli-table3, chalk) loads only for a table.
+  // The table renderer (chalk, string-width) loads only for a table.
   const table = format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
 
   // One page unless --all, rows written as they arrive. --json is the API's data: for one

@@ -45,7 +45,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const api = deadline === undefined ? unbounded : unbounded.withBudget(() => deadline - ctx.now().getTime());
   const reads: Context = { ...ctx, api: async () => api };
   const spinner = format === 'table' ? await startSpinner(ctx.io, 'reading the transaction') : undefined;
-  // The table renderer (chalk, cli-table3) only when this command runs: `tx get --json` loads this module too.
+  // The table renderer (chalk, string-width) only when this command runs: `tx get --json` loads this module too.
   const { chalkFor, statusColor } = await import('../../lib/output/render.js');
   const c = chalkFor(ctx.io);
   const color = (status: string) => statusColor(c, status);

@@ -1,8 +1,9 @@
 // offramp webhooks resend: delivers events a `webhooks listen` store holds to the partner's
 // own app as the service would, and, on request, duplicated, out of order and late, so a
 // partner proves offline that their consumer follows the spec's delivery rules (Events: at
-// least once, duplicates possible, ordering not guaranteed). docs/webhooks.md, "Resending
-// stored events", describes the requests and the exit codes.
+// least once, duplicates possible, ordering not guaranteed). A refused certificate ends it at
+// once (CERTIFICATE, exit 7): the next deliveries would meet the same one. docs/webhooks.md,
+// "Resending stored events", describes the requests and the exit codes.
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
@@ -16,6 +17,9 @@ import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type Sc
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
+import { CertificateRefused } from '../../lib/client/errors.js';
+import { certificateError } from '../../lib/client/certificate.js';
+import { displayUrl } from '../../lib/client/url.js';
 import { DEFAULT_STORE, readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
@@ -119,7 +123,10 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   try {
     for (const d of plan) {
       if (delay) await ctx.sleep(delay.min === delay.max ? delay.min : randomInt(delay.min, delay.max + 1));
-      const result = await deliver(d, { to, secret, scheme, transport, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` });
+      const result = await deliver(d, { to, secret, scheme, transport, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` }).catch((err: unknown) => {
+        if (err instanceof CertificateRefused) err.message += `; not retried: ${plan.length - results.length} of ${plan.length} deliveries not sent`;
+        throw err;
+      });
       results.push(result);
       if (format === 'ndjson') writeNdjsonLine(io, result);
       else if (format === 'table') io.print(resultLine(result, c));
@@ -171,6 +178,8 @@ async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
     const ok = answer.status >= 200 && answer.status < 300;
     return { ...base, status: answer.status, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (err) {
+    const refused = await certificateError(err, new URL(s.to), `POST ${displayUrl(s.to)}`, { canLook: true, timeoutMs: s.timeoutMs, urlFrom: '--to' });
+    if (refused) throw refused;
     return { ...base, status: null, ok: false, ms: Math.round(performance.now() - started), detail: noAnswerReason(err) };
   }
 }

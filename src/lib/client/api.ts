@@ -1,10 +1,7 @@
-// The partner API's endpoints, declared once with their schemas (docs/api.md,
-// "Endpoints"). Every command talks to the service through this object.
-//
-// Lists go through one path: the answer is read wherever its cursor is
-// (paginate.ts), each item is checked against its schema, and the filters asked for are
-// sent under the names the profile says the service reads and applied again here to the
-// records (filters.ts), so a service that ignores a name never changes a result.
+// The partner API's endpoints, declared once with their schemas (docs/api.md). Lists go
+// through one path: the cursor is read wherever it is (paginate.ts), each item is checked,
+// and filters are applied again to the records (filters.ts), so a service that ignores a
+// filter's name never changes a result.
 import * as z from 'zod/mini';
 import type { FilteredList, ServiceChoices } from '../config/profile.js';
 import { SchemaError } from '../errors.js';

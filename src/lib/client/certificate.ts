@@ -1,9 +1,12 @@
 // A certificate Node refused, said as its problem, with the fact that helps: the names it
 // was issued for, its dates, or the variable that trusts a private CA. The handshake
 // failed before any request was written, so the key never reached that host; the caller
-// neither retries (the certificate will not change between attempts) nor recovers.
+// neither retries (the certificate will not change between attempts) nor recovers. The
+// one source for every https request the CLI makes: the client's, and the relays to the
+// partner's app (`webhooks listen --forward-to`, `webhooks resend --to`).
 import { isIP } from 'node:net';
 import type { PeerCertificate } from 'node:tls';
+import { CertificateRefused } from './errors.js';
 
 /** OpenSSL's and Node's codes for a chain that leads to no authority this machine trusts. */
 const UNTRUSTED = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'INVALID_CA']);
@@ -19,28 +22,46 @@ export const TLS_INTERCEPTION_HINT =
 
 export type Refusal = { code: string; problem: string; hint?: string };
 
+export type RefusalOptions = {
+  /** For dates, the certificate is read once more, directly: not through a proxy. */
+  canLook: boolean;
+  timeoutMs: number;
+  /** What the user wrote the URL in (a hint names it); default 'the base URL'. */
+  urlFrom?: string;
+  /** How a private CA is trusted for this request; default TLS_INTERCEPTION_HINT. */
+  trust?: string;
+};
+
 /** What Node's error for another host carries (tls.checkServerIdentity's). */
 type AltnameError = { host?: string; cert?: PeerCertificate };
 
 /**
- * The refusal `err` is, when it is a certificate's; undefined for any other failure. For
- * dates, the certificate is read once more, directly (`canLook`: not through a proxy).
+ * The error `err` is when a certificate was refused (CERTIFICATE, exit 7, never retried);
+ * undefined for any other failure. `what` names the request (`GET https://…`) where the
+ * message does not already say it.
  */
-export async function certificateRefusal(err: unknown, target: URL, opts: { canLook: boolean; timeoutMs: number }): Promise<Refusal | undefined> {
+export async function certificateError(err: unknown, target: URL, what: string | undefined, opts: RefusalOptions): Promise<CertificateRefused | undefined> {
+  const refusal = await certificateRefusal(err, target, opts);
+  return refusal && new CertificateRefused(`${what ? `${what}: ` : ''}${refusal.problem} (${refusal.code})`, refusal.hint);
+}
+
+/** The refusal `err` is, when it is a certificate's; undefined for any other failure. */
+export async function certificateRefusal(err: unknown, target: URL, opts: RefusalOptions): Promise<Refusal | undefined> {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
   if (!code) return undefined;
   const clock = `it reads ${iso(new Date())}`;
   if (UNTRUSTED.has(code)) {
-    return { code, problem: "the server's certificate is not signed by an authority this machine trusts", hint: TLS_INTERCEPTION_HINT };
+    return { code, problem: "the server's certificate is not signed by an authority this machine trusts", hint: opts.trust ?? TLS_INTERCEPTION_HINT };
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const { host, cert } = err as AltnameError;
     const names = cert ? namesOf(cert) : [];
+    const check = `check the host in ${opts.urlFrom ?? 'the base URL'}`;
     return {
       code,
       problem: `the server's certificate is not for ${host ?? target.hostname}`,
-      hint: names.length ? `it was issued for ${names.join(', ')}: check the host in the base URL` : 'check the host in the base URL',
+      hint: names.length ? `it was issued for ${names.join(', ')}: ${check}` : check,
     };
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {

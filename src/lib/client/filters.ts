@@ -1,9 +1,6 @@
-// Filters verified on our side (docs/api.md, "Filters"). The spec does not name the list
-// filters, and a service that does not know a parameter name ignores it: the records
-// that come back are then not the ones asked for. So every filter the CLI sends is also
-// applied here to the records, on their own fields, and the first record a filter had to
-// drop is reported once ("the service ignored --tx"). The name each filter is sent under
-// is the profile's (`offramp conform --save`), else the CLI's own: the field's name.
+// Filters verified on our side (docs/api.md, "Filters"): a service that does not know a
+// parameter name ignores it, so every filter the CLI sends is also applied here to the
+// records, and the first record a filter had to drop is reported once.
 import type { FilteredList, ServiceChoices } from '../config/profile.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../schemas.js';
 import type { Query } from './http.js';

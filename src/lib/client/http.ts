@@ -13,8 +13,8 @@ import { backoffDelay } from './backoff.js';
 import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from './url.js';
-import { certificateRefusal } from './certificate.js';
-import { CertificateRefused, ProxyError, ResponseTooLarge } from './errors.js';
+import { certificateError } from './certificate.js';
+import { ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
 import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, ProxyFailure, Transport, type Exchange } from './transport.js';
@@ -30,9 +30,8 @@ export type HttpOptions = {
   userAgent: string;
   timeoutMs: number;
   retries: number;
-  /** Base of the backoff: attempt n waits a random time in [0, min(cap, base·2ⁿ)). */
+  /** Base of the backoff (backoff.ts); tests shorten it. */
   backoffBaseMs?: number;
-  backoffCapMs?: number;
   trace?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -46,11 +45,7 @@ export type HttpOptions = {
   warn?: (line: string) => void;
 };
 
-/**
- * One attempt as the client saw it, told to whoever observes the client (`observe`): a
- * caller that adapts to the service (the export's concurrency, conform's probes) sees the
- * real 429s and their Retry-After, which the retry loop would otherwise absorb.
- */
+/** One attempt, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
 export type AttemptReport = {
   method: string;
   path: string;
@@ -85,10 +80,7 @@ export type RequestOptions<T extends z.core.$ZodType> = {
 
 export type Response<T> = { data: T; message: string | null | undefined; status: number; requestId: string | undefined };
 
-/**
- * A 2xx answer before schema checks; `date` is the service's Date header (doctor's clock
- * check); `headers` as received (conform reads which request-id header the service uses).
- */
+/** A 2xx answer before schema checks; `date` for doctor's clock check, `headers` for conform. */
 export type RawResponse = {
   status: number;
   /** The answer parsed as JSON; undefined when it is not JSON (a `textAnswer` request's). */
@@ -99,15 +91,14 @@ export type RawResponse = {
   headers: Record<string, string | string[] | undefined>;
 };
 
-/**
- * Outcome of one attempt that did not succeed; tells the loop whether to go again.
- * `notSent`: the request never left (no connection, a proxy that opened no tunnel, a
- * refused certificate).
- */
+/** An attempt that did not succeed. `notSent`: the request never left (no connection, no proxy tunnel, a refused certificate). */
 type Failure = { error: Error; retryable: boolean; notSent?: boolean; retryAfterMs?: number };
 
-/** What a client shares with the clients `withBudget` makes from it. */
-type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptReport) => void> };
+/**
+ * What a client shares with the clients `withBudget` and `withStop` make from it.
+ * `heldUntil`: until when (monotonicMs) a 429's Retry-After holds every request (holdFor429).
+ */
+type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptReport) => void>; heldUntil: number };
 
 /** A service error message longer than this is shown cut (whole under --verbose). */
 export const MESSAGE_SHOWN = 300;
@@ -128,6 +119,7 @@ export class HttpClient {
     this.shared = shared ?? {
       transport: new Transport({ timeoutMs: opts.timeoutMs, maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
       observers: new Set(),
+      heldUntil: 0,
     };
   }
 
@@ -184,8 +176,11 @@ export class HttpClient {
     const url = this.url(req.path, req.query);
     this.proxyChoice(); // a proxy variable that cannot be read stops here, before anything is sent
     let everSent = false;
+    // Until when this request has waited out the hold: its own 429's wait covers its own Retry-After.
+    let waited = 0;
     for (let attempt = 0; ; attempt++) {
       this.stop?.throwIfAborted();
+      waited = await this.holdFor429(attempt, waited);
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`);
       const started = process.hrtime.bigint();
@@ -195,6 +190,10 @@ export class HttpClient {
         return outcome;
       }
       everSent ||= !outcome.notSent;
+      if (outcome.error instanceof ApiError && outcome.error.status === 429) {
+        waited = monotonicMs() + (outcome.retryAfterMs ?? 0);
+        this.shared.heldUntil = Math.max(this.shared.heldUntil, waited);
+      }
       const retry = this.shouldRetry(req, outcome, attempt);
       const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
@@ -255,10 +254,8 @@ export class HttpClient {
       if (this.stop?.aborted) throw this.stop.reason;
       // Its look at the certificate stays within the attempt's deadline.
       const left = Math.max(1, timeoutMs - millisSince(started));
-      const refusal = await certificateRefusal(err, new URL(url), { canLook: choice.via !== 'proxy', timeoutMs: left });
-      const failure: Failure = refusal
-        ? { error: new CertificateRefused(`${req.method} ${shown}: ${refusal.problem} (${refusal.code})`, refusal.hint), retryable: false, notSent: true }
-        : classifyTransportError(err, req.method, shown, choice, timeoutMs);
+      const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left });
+      const failure: Failure = refused ? { error: refused, retryable: false, notSent: true } : classifyTransportError(err, req.method, shown, choice, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }
@@ -300,6 +297,32 @@ export class HttpClient {
     return req.method === 'GET' || req.idempotencyKey !== undefined || outcome.notSent === true || rateLimited;
   }
 
+  /**
+   * Waits out the Retry-After of the last 429 any request of this client met, before an
+   * attempt. The service limits a key, not a request: without this, the requests in flight
+   * beside a refused one (an export's pages) keep asking, and the refused ones, back after
+   * their Retry-After among all the others, are refused again until --retries runs out
+   * (BENCHMARKS.md, "One retry loop, a fixed number of pages at once"). A first attempt
+   * the hold kept waits a jittered backoff more, so that the refused requests are asked
+   * again first and the rest do not arrive as one burst. Each attempt is still one of
+   * --retries + 1: the hold only says when it starts. `waited`: until when this request
+   * has waited already; answers the same after the hold. It waits again only when another
+   * 429 moved the hold meanwhile.
+   */
+  private async holdFor429(attempt: number, waited: number): Promise<number> {
+    let held = false;
+    while (this.shared.heldUntil > waited) {
+      waited = this.shared.heldUntil;
+      const ms = Math.min(waited - monotonicMs(), this.budget?.() ?? Infinity);
+      if (ms <= 0) break;
+      held = true;
+      this.trace(`  holding ${ms}ms: the service asked this key to wait (429 Retry-After)`);
+      await this.pause(ms);
+    }
+    if (held && attempt === 0) await this.pause(this.jitter(1));
+    return waited;
+  }
+
   /** Waits `ms` before a retry; a stop ends the wait at once, with the stop's reason. */
   private async pause(ms: number): Promise<void> {
     if (this.opts.sleep) return this.opts.sleep(ms);
@@ -311,8 +334,13 @@ export class HttpClient {
 
   /** The wait before retry `attempt`: jittered backoff, or the (capped) Retry-After when longer. */
   private backoffFor(attempt: number, last: Failure): number {
-    const wait = backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: this.opts.backoffCapMs ?? 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
+    const wait = this.jitter(attempt);
     return last.retryAfterMs !== undefined ? Math.max(wait, last.retryAfterMs) : wait;
+  }
+
+  /** The jittered backoff before retry `attempt` (docs/configuration.md, "Retries and idempotency"). */
+  private jitter(attempt: number): number {
+    return backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
   }
 
   private report(a: AttemptReport): void {
@@ -335,7 +363,6 @@ export function issueMessage(error: { issues: readonly { path: readonly Property
   const path = [...prefix, ...(issue?.path ?? [])];
   return `${path.length ? path.map(String).join('.') : 'body'}: ${issue?.message ?? 'invalid'}`;
 }
-
 
 /**
  * The spec names no request-id header; these are the names services commonly use, the
@@ -460,7 +487,8 @@ function classifyTransportError(err: unknown, method: string, url: string, choic
     return proxyFailure(err, method, url, choice, timeoutMs);
   }
   if (err instanceof DeadlinePassed) {
-    if (err.notSent) return noConnection(method, url, err.ms);
+    // No connection (TCP, TLS) in time: a network error, so that a write it stopped is known never sent.
+    if (err.notSent) return { error: new NetworkError(`${method} ${url}: no connection within ${err.ms} ms`, SERVICE_HINT), retryable: true, notSent: true };
     return { error: new TimeoutError(`${method} ${url}: no answer within ${err.ms} ms`), retryable: true };
   }
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
@@ -470,14 +498,6 @@ function classifyTransportError(err: unknown, method: string, url: string, choic
     return { error: new NetworkError(`${method} ${url}: ${what} (${code})`, SERVICE_HINT), retryable: true, notSent: NOT_SENT.has(code) };
   }
   return { error: new NetworkError(`${method} ${url}: ${e?.message ?? String(err)}`), retryable: true };
-}
-
-/**
- * No connection (TCP, TLS) within the attempt's time: a network error, so that a write it
- * stopped is known never sent.
- */
-function noConnection(method: string, url: string, ms: number): Failure {
-  return { error: new NetworkError(`${method} ${url}: no connection within ${ms} ms`, SERVICE_HINT), retryable: true, notSent: true };
 }
 
 /** The proxy failed: named, with what to do about it; the service received nothing. */
@@ -535,4 +555,9 @@ function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: s
  */
 function millisSince(started: bigint): number {
   return Number((process.hrtime.bigint() - started + 500_000n) / 1_000_000n);
+}
+
+/** Whole milliseconds on the monotonic clock (the hold after a 429 must not follow the wall clock). */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint() / 1_000_000n);
 }

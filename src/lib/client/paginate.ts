@@ -1,9 +1,6 @@
-// One pagination path for every list (docs/api.md, "Lists"). The spec says a list pages
-// with an opaque cursor but not where the cursor travels, so `readPage` looks wherever
-// common APIs put it: inside a page object in `data`, beside `data` in the wrapper, or
-// under a `meta` / `pagination` object of either. `paginate` follows it to the end and
-// yields items as pages arrive, so a caller streaming an export never holds more than a
-// page; a page that came back full with no cursor anywhere is an error, never a quiet end.
+// One pagination path for every list (docs/api.md, "Lists"). The spec does not say where
+// the cursor travels, so `readPage` looks wherever common APIs put it; a page that came back
+// full with no cursor anywhere is an error, never a quiet end.
 import { CliError, EXIT } from '../errors.js';
 
 /** Page size of a single page (tx list, webhooks list) when --limit is not given (docs/api.md, "Lists"). */

@@ -1,17 +1,8 @@
 // Which proxy a request to the service goes through, read from the environment as curl
-// reads it (docs/configuration.md, "Proxies"). This is the one place that decides it: the HTTP client
-// dispatches through what `resolveProxy` says, and `doctor` shows the same answer.
-//
-// - An http:// URL uses `http_proxy`; curl never reads upper-case HTTP_PROXY, which a CGI
-//   server fills from a request's `Proxy:` header (httpoxy), and neither do we.
-// - An https:// URL uses `https_proxy`, else `HTTPS_PROXY`.
-// - Either falls back to `all_proxy`, else `ALL_PROXY`.
-// - `no_proxy`, else `NO_PROXY`, names what goes direct.
-// - The lower-case name wins; a variable set to the empty string counts as unset (so an
-//   empty `https_proxy` lets `HTTPS_PROXY` through), as in curl.
-// - A proxy written `host:port` is `http://host:port`; without a port, an http proxy is on
-//   1080 and an https one on 443 (curl's defaults).
-// - A value that cannot be read is an error naming the variable, before any request.
+// reads it (docs/configuration.md, "Proxies"). The one place that decides it: the HTTP
+// client dispatches through what `resolveProxy` says, and `doctor` shows the same answer.
+// An http:// URL never reads upper-case HTTP_PROXY, which a CGI server fills from a
+// request's `Proxy:` header (httpoxy); curl does not either.
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { UsageError } from '../errors.js';
 

@@ -1,20 +1,15 @@
-// One exchange with a server, bounded in time and in size: the mechanism under the HTTP
-// client's attempts and the webhook forwarder's, which hold the policy (what to retry,
-// when, under which deadline; docs/configuration.md, "Timeouts and limits"). What it adds
-// to undici:
+// One exchange with a server, bounded in time and size: the mechanism under the HTTP
+// client's and the webhook forwarder's attempts, which hold the policy (docs/configuration.md,
+// "Timeouts and limits"). What it adds to undici:
 //
-// - One deadline over every phase: DNS, TCP connect, the proxy's CONNECT, TLS, headers,
-//   body. undici honours an abort signal only once a request has a connection (it stores
-//   the reason until then, and never writes a request aborted before its connection came);
-//   so at the deadline the exchange ends anyway, saying what it waited on: the proxy, a
-//   connection (nothing was sent), or the answer. undici's own timeouts, set from the
-//   deadline, end what it left waiting.
+// - One deadline over every phase (DNS, connect, the proxy's CONNECT, TLS, headers, body):
+//   undici honours an abort signal only once a request has a connection, so at the deadline
+//   the exchange ends anyway, saying what it waited on (the proxy, a connection, the answer).
 // - The body is counted as it arrives and reading stops past the cap.
-// - A proxy that fails the CONNECT is reported as the proxy's failure, and never as a
-//   reason for undici to connect again at once (it would, in a loop, after a proxy that
-//   closes the connection): see ProxyPool.
-// - Interim 1xx answers before the final one are skipped (undici 7 fails a request on a
-//   `100 Continue` it did not ask for): see InterimFilter.
+// - A proxy that fails the CONNECT is the proxy's failure, never a reason for undici to
+//   connect again at once (it would, in a loop): see ProxyPool.
+// - Interim 1xx answers are skipped (undici 7 fails on a `100 Continue` it did not ask for):
+//   see InterimFilter.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';

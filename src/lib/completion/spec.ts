@@ -1,8 +1,6 @@
 // What a shell needs to complete `offramp`, read off the commander tree itself so the
-// scripts cannot drift from the commands: for every command path, its subcommands, its
-// flags (and which take a value, with the values when they are a closed list, usual
-// words, or files), and what its positional arguments accept. A value with none of those
-// completes to nothing, never to file names.
+// scripts cannot drift from the commands. A value with no known completions completes to
+// nothing, never to file names.
 import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { FORMATS, formatsOf } from '../output/format.js';
 import { DELIVERY_STATUSES, EVENT_TYPES, SIMULATOR_EVENTS, TRANSACTION_STATUSES } from '../vocabulary.js';
@@ -26,11 +24,7 @@ export type CommandSpec = {
 const FILE_VALUE = /<(file|path|body)>/;
 const PROFILE_FLAGS = new Set(['--profile']);
 
-/**
- * Flags that take any word (the spec leaves the set open, or a service may add words) but
- * have usual ones worth offering: the spec's statuses and event types, the emulator's
- * delivery words.
- */
+/** Flags that take any word (the set is open) but have usual ones worth offering. */
 const USUAL_WORDS: Readonly<Record<string, readonly string[]>> = {
   'tx list --status': TRANSACTION_STATUSES,
   'webhooks list --type': EVENT_TYPES,
@@ -98,11 +92,7 @@ function visible(cmd: Command): Command[] {
   return cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden && c.name() !== 'help');
 }
 
-/**
- * What `-o` may be at `path`: the formats its command takes (src/lib/output/format.ts),
- * or, where no command is chosen yet (the program, a group such as `tx`), any format a
- * command below takes, in the order of FORMATS.
- */
+/** What `-o` may be at `path`: its command's formats, or at a group (`tx`), any format a command below takes. */
 function formatsBelow(cmd: Command, path: string): string[] {
   const subcommands = visible(cmd);
   if (path !== '' && subcommands.length === 0) return [...formatsOf(path)];

@@ -1,12 +1,5 @@
 // Where a profile's API key lives, and reading it from there (docs/configuration.md,
-// "Where keys live"):
-//
-//   keychain  the platform's credential store (macOS Keychain, Windows Credential Manager,
-//             the Secret Service on Linux), through @napi-rs/keyring: the default, as gh does
-//   command   a command the user gave (`op read …`, `pass show …`), run when a request
-//             needs the key; its output is kept in memory only
-//   file      the config file (0600): --insecure-storage, no store available, or a profile
-//             stored before the keychain was the default
+// "Where keys live"): the keychain (the default, as gh does), a command, or the config file.
 //
 // The native module is an optional dependency loaded only here, on first use: the CLI
 // installs and runs where it cannot load, and keeps keys in the file there.
@@ -88,9 +81,8 @@ export const KEY_COMMAND_TIMEOUT_MS = 60_000;
 const KEY_COMMAND_MAX_BYTES = 64 * 1024;
 
 /**
- * Runs a profile's key command and returns its output, trimmed. It gets no stdin; what it
- * prints on stderr is not shown (it may echo what it read). Any failure is one AuthError
- * (exit 3) naming the profile and what went wrong, never the output.
+ * A profile's key command's output, trimmed. Its stderr is not shown (it may echo what it
+ * read), and a failure is an AuthError that never quotes the output.
  */
 export function runKeyCommand(profileName: string, command: string, env: NodeJS.ProcessEnv, timeoutMs = KEY_COMMAND_TIMEOUT_MS): Promise<string> {
   const fail = (what: string) =>

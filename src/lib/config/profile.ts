@@ -10,11 +10,7 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 /** Default base URL of a `local` profile: `offramp emulator`'s default port. */
 export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
 
-/**
- * What a service chose where the spec says "not shown" and the CLI needs to know it
- * (docs/api.md, "Open points"). Empty means the emulator's choices; `offramp conform
- * --save` fills it from what it observed.
- */
+/** What a service chose on the spec's open points (docs/api.md); empty means the emulator's; `conform --save` fills it. */
 export type ServiceChoices = {
   /** Query parameter name the service reads for each of the CLI's filters, per list. */
   filterNames?: {

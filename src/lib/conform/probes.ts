@@ -45,10 +45,8 @@ export type Sender = {
 export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
 
 /**
- * A sender over the HTTP client, whose retries (and backoff) are the CLI's own: it watches
- * every attempt, so that the 429s the client recovers from are seen too, and turns an
- * error status into an answer instead of an exception. No answer at all, after the
- * retries, is thrown: conform cannot go on without the service.
+ * A sender over the HTTP client that watches every attempt, so the 429s the client recovers
+ * from are seen too, and turns an error status into an answer. No answer at all is thrown.
  */
 export function createSender(client: ProbeClient): Sender {
   const retryAfter: string[] = [];

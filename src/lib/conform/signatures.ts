@@ -1,8 +1,6 @@
-// Which signature scheme of the catalogue (src/lib/webhooks/signature.ts) a service signs its
-// webhooks with. The spec does not say (docs/api.md, "Open points": webhook signature),
-// and conform cannot make the target deliver to it, so the target's scheme is
-// read from deliveries a `webhooks listen --store` already received: each stored line
-// keeps the body's bytes and the signature header as they arrived (src/lib/webhooks/store.ts).
+// Which signature scheme of the catalogue (src/lib/webhooks/signature.ts) a service signs
+// with. The spec does not say, and conform cannot make the target deliver to it, so the
+// scheme is read from deliveries a `webhooks listen --store` already received.
 import { UsageError } from '../errors.js';
 import { detect } from '../webhooks/signature.js';
 import { readStoredEvents } from '../webhooks/store.js';

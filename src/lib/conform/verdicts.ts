@@ -107,13 +107,8 @@ export function emptyObservation(): Observation {
 
 // ------------------------------------------------------------------ comparison
 
-export type AssessOptions = {
-  /** What the profile already records about the target (`offramp conform --save` wrote it). */
-  service: ServiceChoices;
-};
-
-/** Every finding, in report order. */
-export function assess(target: Observation, opts: AssessOptions): Assessed[] {
+/** Every finding, in report order; `service` is what the profile already records about the target. */
+export function assess(target: Observation, opts: { service: ServiceChoices }): Assessed[] {
   return [
     ...CALLS.map((name) => assessCall(name, target.calls[name])),
     ...LISTS.map((list) => assessList(list, target.lists[list])),

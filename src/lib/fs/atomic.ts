@@ -1,20 +1,12 @@
 // A file that appears complete or not at all: written under a temporary name beside the
-// target, synced, then renamed over it (rename is atomic within a directory).
+// target, synced, then renamed over it.
 //
-// The temporary name (stale.ts, tempPath: `FILE.tmp-<pid>-<random>`) cannot be guessed,
-// and it is opened with exclusive create (O_EXCL: a name that exists, a symbolic link
-// included, is never opened or followed): another local user can neither plant a link there
-// to have us overwrite a file of their choosing nor create the file first to read what we
-// write. It is created mode 0600, so nobody else reads it while it is written; a new FILE
-// keeps that mode (or the one asked for), and an existing FILE's mode is carried over to its
-// replacement unless a mode is asked for.
-//
-// A failed or interrupted write removes the temporary file; a process killed outright
-// (SIGKILL) leaves only the temporary file, never a partial FILE, and the next write to FILE
-// removes such leftovers when they are the user's own and their process is gone.
-//
-// Not `atomically` (the writer conf uses): it opens its temporary file without O_EXCL,
-// follows a link planted there, and creates files 0666 less the umask by default.
+// The temporary name cannot be guessed and is opened with O_EXCL, mode 0600: another local
+// user can neither plant a link there to have us overwrite a file of their choosing nor read
+// what we write. An existing FILE's mode carries over unless one is asked for. A process
+// killed outright leaves only its temporary file, never a partial FILE, and the next write
+// removes it (stale.ts). Not `atomically` (the writer conf uses): it opens without O_EXCL,
+// follows a planted link, and creates files 0666 less the umask.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod, rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -93,11 +85,7 @@ export class AtomicFile {
   }
 }
 
-/**
- * Writes a file whole from what is in memory (one text, or the chunks of a document), aside
- * and renamed, so a reader sees the old file or the new one, never half of one: the
- * emulator's state file, its ready file, a state export. AtomicFile is for what streams.
- */
+/** Writes a file whole from what is in memory, aside and renamed; AtomicFile is for what streams. */
 export async function writeAside(path: string, content: string | Buffer | readonly Buffer[], mode?: number): Promise<void> {
   const file = await AtomicFile.create(path, mode !== undefined ? { mode } : {});
   try {

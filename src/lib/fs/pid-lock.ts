@@ -1,18 +1,11 @@
-// A lock file holding its owner's process id, beside what it guards (FILE.lock): what keeps
-// a second emulator off a state file (src/emulator/state-file.ts) and a second listener off
-// a webhook store (src/lib/webhooks/store-lock.ts). Node has no flock(); a pid file is what
-// ssh-agent, postgres and npm's own locks rely on in the same place. A resumable export's
-// directory (FILE.offramp-resume, src/lib/revenue/resume.ts) is held the same way.
+// A lock file holding its owner's process id, beside what it guards (FILE.lock): an
+// emulator's state file, a webhook store, a resumable export's directory. Node has no
+// flock(); a pid file is what ssh-agent, postgres and npm's own locks rely on.
 //
-// - The lock is created with the pid already in it: written to a temporary file (0600,
-//   O_EXCL, stale.ts's one temporary name), then linked into place, and link fails when the
-//   lock exists. So no one ever reads a lock without its id and takes it for a stale one.
-// - A lock whose process runs (this one included: two holders in one process are two
-//   holders) is held: LockHeldError with its pid. One whose process is gone (killed with
-//   SIGKILL, a restarted machine) is stale: removed and taken, and `tookOverFrom` says
-//   whose it was. A lock without a readable pid is stale too.
-// - Before a stale lock is removed it is read again, so a lock another process has just put
-//   in its place is not the one removed.
+// The lock is created with the pid already in it (a temporary file linked into place; link
+// fails when the lock exists), so no one reads a lock without its id and takes it for stale.
+// A lock whose process runs, this one included, is held. A stale one is read again before it
+// is removed, so a lock another process has just put in its place is not the one removed.
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { isAlive, removeStaleTemps, tempPath } from './stale.js';
 

@@ -1,19 +1,9 @@
 // Files only their owner can change, refused otherwise, as ssh treats its keys: a file the
-// CLI trusts (the webhook listener's store, what an export writes and reads back) must be
-// owned by the user running it and writable by no one else, and so must the directory
-// holding it (whoever can write the directory can replace the file). A file or directory
-// the CLI creates is private from the start: directories 0700, files 0600, a new file
-// created exclusively (O_EXCL), so a file someone planted under that name a moment earlier
-// is never opened as if it were ours.
-//
-//   await openPrivateFile(path, { flags: constants.O_RDWR | constants.O_APPEND, create: true, createDirectory: true })
-//     → { handle, created }  (the handle is checked after opening, with fstat: no race)
-//   await ensurePrivateDirectory(dir)   → creates it (and missing parents) 0700, or checks it
-//   distrust(path, stats, 'file')       → the one-line reason a file or directory is refused, or undefined
-//   trustHint(path, stats, 'file')      → what to do about it, for the line under the refusal
-//
-// Refusals are InsecurePathError (exit 2): one line saying what is wrong, a hint saying how
-// to fix it. Where POSIX owners and modes do not exist (Windows), nothing is checked.
+// CLI trusts (the listener's store, what an export writes and reads back) must be owned by
+// the user and writable by no one else, and so must its directory (whoever can write the
+// directory can replace the file). What the CLI creates is private from the start (0700,
+// 0600, O_EXCL), so a file planted under that name a moment earlier is never opened as ours.
+// Where POSIX owners and modes do not exist (Windows), nothing is checked.
 import { constants, type Stats } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -72,10 +62,7 @@ function check(path: string, st: Stats, kind: PathKind, what: string, subject: s
   if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(path, st, kind));
 }
 
-/**
- * Makes sure `dir` exists and only its owner can write it: created (with any missing
- * parents) mode 0700 when missing, else checked. `what` names the path in a refusal.
- */
+/** `dir` created 0700 (parents too) when missing, else checked; `what` names it in a refusal. */
 export async function ensurePrivateDirectory(dir: string, what = `the directory ${dir}`): Promise<void> {
   const absolute = resolve(dir);
   let st: Stats;
@@ -103,11 +90,9 @@ export type OpenPrivateOptions = {
 };
 
 /**
- * Opens `path` after checking its directory, and checks the file itself on the opened
- * handle (fstat), so what is checked is what is used. A symbolic link is refused (the
- * file must be where it is said to be). A new file is created 0600 with O_EXCL; when
- * another process creates it between our two opens, that file is opened and checked
- * like any existing one.
+ * Opens `path` after checking its directory, and checks the file on the opened handle
+ * (fstat), so what is checked is what is used. A symbolic link is refused; a file another
+ * process creates between our two opens is opened and checked like any existing one.
  */
 export async function openPrivateFile(path: string, opts: OpenPrivateOptions): Promise<{ handle: FileHandle; created: boolean }> {
   const absolute = resolve(path);

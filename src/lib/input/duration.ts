@@ -1,9 +1,7 @@
-// Durations as people write them, one parser for every time flag and for the emulator's
-// control plane (docs/output.md, "Durations"): a number and a unit, or several (`500ms`,
-// `3s`, `2m`, `1h30m`, `2d`). A bare number keeps the unit its flag always had
-// (`--timeout 5000` is ms, `--tolerance 300` is seconds); where a flag never took one
-// (`emulator clock advance`), a bare number is refused: "30" could mean seconds or
-// minutes, and a clock moved by the wrong one silently passes (or misses) a deadline.
+// Durations as people write them, one parser for every time flag and the emulator's control
+// plane (docs/output.md, "Durations"). A bare number keeps the unit its flag always had;
+// where a flag never took one, it is refused: "30" could mean seconds or minutes, and a
+// clock moved by the wrong one silently passes (or misses) a deadline.
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 

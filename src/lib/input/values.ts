@@ -1,14 +1,7 @@
-// User input for every command: validators that return a problem (or null) so the same
-// rule checks a flag and validates a prompt as the user types, parsers that turn a
-// problem into a UsageError naming the flag, and `ask`, the one rule for a missing value
-// (the CLI contract, "Global behaviour"): prompt when the session is interactive,
-// otherwise exit 2 naming the flag. Nothing here sends a request.
-//
-//   uuidProblem / referenceProblem / idempotencyKeyProblem / symbolProblem → string | null
-//   parseUuid / parseReference / parseIdempotencyKey / parseSymbol / parseIntFlag → value or UsageError
-//   missingFlags(['--ref', ...])  → the UsageError for required flags that were not given
-//   ask(ctx, '--ref', value, (prompts, context) => prompts.input({...}, context))
-//   promptContext(io)             → the @inquirer context: prompts read stdin, write stderr
+// User input for every command: validators return a problem (or null) so the same rule
+// checks a flag and a prompt as the user types; parsers turn a problem into a UsageError
+// naming the flag; `ask` is the one rule for a missing value (the CLI contract, "Global
+// behaviour"): prompt when the session is interactive, otherwise exit 2 naming the flag.
 import type { Context, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
@@ -92,10 +85,7 @@ export function parseIntFlag(value: string | number, flag: string, min: number, 
   return n;
 }
 
-/**
- * A time flag's value in milliseconds (`500ms`, `3s`, `2m`, `1h`; a bare number in `bare`,
- * the unit the flag always had), within `min` and `max` ms: one parser for every time flag.
- */
+/** A time flag's value in milliseconds, within `min` and `max`; a bare number is in `bare`, the unit the flag always had. */
 export function durationFlag(value: string | number, flag: string, bare: BareUnit, min: number, max = MAX_DURATION_MS): number {
   const ms = parseDuration(String(value), bare);
   if (typeof ms === 'string') throw new UsageError(`${flag}: ${ms}`);
@@ -132,10 +122,7 @@ export function promptContext(io: IO): { input: NodeJS.ReadableStream; output: N
   return { input: io.stdin, output: io.stderr };
 }
 
-/**
- * A required value: `value` when given; otherwise the prompt's answer when the session is
- * interactive; otherwise a UsageError naming `flag`. The prompt is only loaded when asked.
- */
+/** A required value: as given, else asked when the session is interactive, else a UsageError naming `flag`. */
 export async function ask<T>(
   ctx: Pick<Context, 'io' | 'prompts'>,
   flag: string,
@@ -163,11 +150,7 @@ export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * --token and --network are sent as `crypto_currency` and `network` (the spec leaves the
- * filter names "not shown"; these are the row's own field names), lower-cased as the
- * ledger writes them.
- */
+/** --token and --network under the row's own field names (the spec leaves the filter names "not shown"), lower-cased. */
 export function filterFlags(opts: { token?: string; network?: string }): RevenueFilters {
   const token = opts.token !== undefined ? parseSymbol(opts.token, '--token') : undefined;
   const network = opts.network !== undefined ? parseSymbol(opts.network, '--network') : undefined;

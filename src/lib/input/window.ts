@@ -1,7 +1,5 @@
-// The --from/--to pair: optional on the lists (windowFilter), and for the finance commands
-// (revenue export, revenue summary, reconcile, windowFlags) both required, asked for at a
-// prompt when a person is there (values.ts's rule for missing values), checked by
-// dates.ts's parseWindow before any request.
+// The --from/--to pair: optional on the lists (windowFilter), required for the finance
+// commands (windowFlags, asked for at a prompt when a person is there), checked before any request.
 import type { Context } from '../context.js';
 import { parseDateArg, parseWindow, type Window } from './dates.js';
 import { UsageError } from '../errors.js';

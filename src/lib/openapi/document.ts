@@ -1,12 +1,7 @@
 // The OpenAPI 3.1 document of the partner API as this project reads it (docs/api.md,
-// "OpenAPI"): every endpoint of the emulator's route table (src/emulator/routes.ts),
-// its parameters, bodies, wrappers, error envelope and statuses, with the component schemas
-// converted from the zod schemas the client and the emulator share (schemas.ts), the
-// webhook deliveries under `webhooks:`, and every open point of the spec marked
-// `x-offramp-open` (open-points.ts) where the document stays permissive.
-//
-// Built from data in a fixed order, so the same code gives the same document byte for
-// byte: docs/openapi.yaml is this document, and a test fails when it is stale.
+// "OpenAPI"), built from the emulator's route table (src/emulator/routes.ts) and the shared
+// zod schemas. Built from data in a fixed order, so the same code gives the same document
+// byte for byte: docs/openapi.yaml is this document, and a test fails when it is stale.
 import { BASE_PATH } from '../vocabulary.js';
 import { EVENT_TYPES, type EventType } from '../vocabulary.js';
 import { OPEN, openExtension } from './open-points.js';
@@ -65,10 +60,8 @@ const TX_ID = pathParam('id', 'The transaction id.', true);
 const EVENT_ID = pathParam('event_id', 'The webhook event id.', true);
 
 /**
- * What each route of the emulator's table is, by `METHOD path` as the table writes it.
- * Every route must have one and every entry a route (test/openapi/document.test.ts), so
- * the document cannot fall behind the emulator; the emulator is not imported here, as
- * src/lib points down only.
+ * Each route of the emulator's table, by `METHOD path`: kept equal to the table by a test,
+ * as src/lib points down only and cannot import it.
  */
 export const OPERATIONS: Record<string, OperationSpec> = {
   'POST /quotes': {
@@ -348,7 +341,6 @@ function webhook(type: EventType): Operation {
   };
 }
 
-/** The whole document. */
 export function openapiDocument(): OpenApiDocument {
   return {
     openapi: '3.1.0',

@@ -1,10 +1,7 @@
-// The spec's open points ("not shown"), as the OpenAPI document carries them: each is an
-// `x-offramp-open` object beside the part of the document it concerns, so a tool (or a
-// partner's engineer) can tell what the spec fixes from what it leaves to the service.
-// `point` is the name docs/api.md's "Open points" table gives it (test/openapi checks that
-// every row of that table is here); `emulator` is what our emulator chose
-// (docs/emulator.md), `service` what a service may choose instead, `cli` what the CLI
-// does so that another choice never turns into a wrong answer.
+// The spec's open points ("not shown") as the OpenAPI document carries them: an
+// `x-offramp-open` object beside the part it concerns, so a reader can tell what the spec
+// fixes from what it leaves to the service. `point` names the row of docs/api.md's "Open
+// points" table (test/openapi checks every row is here).
 
 export type OpenPoint = { point: string; emulator: string; service: string; cli: string };
 

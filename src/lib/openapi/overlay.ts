@@ -1,26 +1,11 @@
-// `offramp conform --overlay FILE`: what a service was observed to choose on the spec's
-// open points, as an OpenAPI Overlay 1.0 document over ours (document.ts). Applied with a
-// standard tool (e.g. `openapi-format docs/openapi.yaml --overlayFile FILE`), it yields a
-// description of that service rather than of the spec's open reading.
+// `offramp conform --overlay FILE` (docs/api.md, "OpenAPI"): the choices a service was
+// observed to make on the spec's open points, as an OpenAPI Overlay 1.0 over document.ts.
 //
-// It is made from conform's report alone (what `conform --json` prints: the findings'
-// `observed` column, worded by src/lib/conform/verdicts.ts), so a saved report makes the
-// same overlay. Only what was observed becomes an action; a point conform skipped, or found
-// unsupported, changes nothing. The points it carries, each action naming its point in
-// `x-offramp-point`:
-//
-//   status: <call>          the success status: the `2XX` of the operation becomes it
-//   list: <list>            list shape and cursor location: the list answer's schema
-//   page size: <list>       the default page size, as the `limit` parameter's default
-//   filter: <list> <name>   a filter the service honoured: a query parameter of that name
-//   error: 401 (wrong key)  the error code of a 401, as an example of error.code
-//   values: <field>         the open status words seen, as the field's examples
-//   Retry-After             its form (seconds or an HTTP-date), as the header's pattern
-//   signature scheme        the header's form and how it is computed
-//
-// Not carried: the request-id header (no single place in the document), the 400/404/409
-// codes (the spec fixes them) and the delivered word (it is among the delivery_status
-// examples).
+// Made from conform's report alone (what `conform --json` prints), so a saved report makes
+// the same overlay. Only what was observed becomes an action, each naming its point in
+// `x-offramp-point`. Not carried: the request-id header (no single place in the document),
+// the 400/404/409 codes (the spec fixes them) and the delivered word (already among the
+// delivery_status examples).
 import { access, constants } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';

@@ -1,20 +1,11 @@
 // The document's component schemas, converted from the zod schemas the client parses with
-// and the emulator answers with (src/lib/schemas.ts): zod 4 writes JSON Schema 2020-12,
-// which is what OpenAPI 3.1 uses as is. What the conversion does, and what is done after:
+// (src/lib/schemas.ts): zod 4 writes JSON Schema 2020-12, which OpenAPI 3.1 uses as is.
 //
-// - `z.lazy` (every resource schema is built on first use) is unwrapped; a schema registered
-//   here under a name becomes `$ref: '#/components/schemas/<name>'` wherever it is used.
-// - Loose objects (unknown fields pass, as a service may add fields) keep
-//   `additionalProperties: {}` (anything), which is what they mean.
-// - The decimal-string regex stays as `pattern`; an ISO date-time becomes `format:
-//   date-time` and zod's long pattern for it is dropped (the format is the rule, RFC 3339
-//   with a zone, and validators check it); zod's `int()` bounds (the safe-integer range)
-//   are dropped (a JSON integer).
-// - The client's schemas are lenient on purpose (a status word the CLI does not know is
-//   still shown); the document states the spec's rules where it fixes them: the ten
-//   statuses, the eight event types, the seven simulator events, the `<scope>:<word>`
-//   reasons. SPEC_RULES below adds them, with the spec's notes as descriptions and the
-//   open points (open-points.ts) where they apply.
+// - An ISO date-time becomes `format: date-time` and zod's long pattern for it is dropped
+//   (validators check the format); zod's `int()` safe-integer bounds are dropped.
+// - The client's schemas are lenient on purpose (a status word the CLI does not know is still
+//   shown); SPEC_RULES adds what the spec fixes (statuses, event types, simulator events,
+//   `<scope>:<word>` reasons), with the open points (open-points.ts) where they apply.
 import * as z from 'zod/mini';
 import * as S from '../schemas.js';
 import { EVENT_TYPES, SIMULATOR_EVENTS, TRANSACTION_STATUSES } from '../vocabulary.js';

@@ -1,14 +1,11 @@
-// CSV through csv-stringify: RFC 4180 (header row, CRLF records, a field quoted when it
-// holds a comma, a quote, a CR or a LF, and also when it holds a character a spreadsheet
-// import splits on: SEPARATORS), values written exactly as given, so the ledger's decimal
-// strings reach the file unchanged; unless a guard is given, which may rewrite a string
-// cell (spreadsheet-safe cells, spreadsheetSafe).
+// CSV through csv-stringify: RFC 4180, values written exactly as given so the ledger's
+// decimal strings reach the file unchanged, unless a guard rewrites a string cell
+// (spreadsheetSafe). A field is also quoted when it holds a character a spreadsheet import
+// splits on (SEPARATORS).
 //
-// CSV bound for a terminal is the one exception to "exactly as given" (docs/output.md,
-// "Text from outside"): every cell's control characters are shown as tables show them
-// (terminalSafe), so a reference holding ESC ] 0 ; … BEL cannot retitle or clear the
-// screen. Whoever writes CSV says where it goes (`terminal`), so no writer can forget;
-// a file or a pipe gets the bytes as they are.
+// CSV bound for a terminal shows each cell's control characters as tables do (docs/output.md,
+// "Text from outside"). Whoever writes CSV must say where it goes (`terminal`), so no writer
+// can forget.
 import { once } from 'node:events';
 import { stringify, type Options, type Stringifier } from 'csv-stringify';
 import type { IO } from '../io.js';
@@ -18,12 +15,9 @@ import { terminalSafe } from './sanitize.js';
 export type CellGuard = (value: string, column: string) => string;
 
 /**
- * Characters a spreadsheet's CSV import may split a record on besides the comma:
- * LibreOffice Calc's import splits on comma, semicolon and TAB by default, Excel in
- * locales with a decimal comma reads `;` as the separator, and both offer space. A field
- * holding one is quoted (RFC 4180 allows any field to be), so a reference such as `a;b`
- * stays one cell and the amounts stay under their headers. CR and LF too: RFC 4180 (2.6)
- * wants them quoted, or a strict reader splits the record.
+ * What a spreadsheet's CSV import may split a record on besides the comma (Calc: `;` and TAB
+ * by default; Excel in decimal-comma locales: `;`; both offer space), and CR and LF (RFC 4180,
+ * 2.6): a field holding one is quoted, so a reference `a;b` stays one cell.
  */
 const SEPARATORS = /[;\t \r\n]/;
 
@@ -61,19 +55,15 @@ function options(columns: readonly string[], opts: CsvOptions): Options {
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
- * The cell as text a spreadsheet shows and never runs: a leading `'` when it starts like a
- * formula (OWASP's advice). csv-stringify's own `escape_formulas` does the same but spares
- * only JavaScript numbers, and the ledger's amounts are decimal strings: a negative one would
- * gain the quote too, so callers that must keep plain numbers apply this per column.
+ * A leading `'` when the cell starts like a formula (OWASP's advice). Not csv-stringify's
+ * `escape_formulas`: it spares only JavaScript numbers, and a negative decimal-string amount
+ * would gain the quote too, so callers that keep plain numbers apply this per column.
  */
 export function spreadsheetSafe(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
-/**
- * A streaming writer: header first (even when no record follows), then one record per
- * written object; `bom`: a UTF-8 byte order mark before it all.
- */
+/** A streaming writer: the header first, even when no record follows. */
 export function csvStream(columns: readonly string[], opts: CsvOptions): Stringifier {
   return stringify({ ...options(columns, opts), header: true, bom: Boolean(opts.bom) });
 }

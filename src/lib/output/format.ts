@@ -8,10 +8,8 @@ const TABLE_JSON = ['table', 'json'] as const;
 const LISTED = ['table', 'json', 'ndjson'] as const;
 
 /**
- * The formats each command takes with -o, its default first (docs/output.md, "Output formats"):
- * `main` refuses any other before the command runs, and shell completion offers only
- * these. A command not listed prints no data of its own in a format: -o json there is
- * --json (errors as the JSON envelope), and nothing else is taken.
+ * The formats each command takes with -o, its default first (docs/output.md, "Output formats").
+ * A command not listed takes -o json alone, as --json.
  */
 export const COMMAND_FORMATS: Readonly<Record<string, readonly Format[]>> = {
   quote: TABLE_JSON,
@@ -67,11 +65,9 @@ export function resolveFormat(globals: { json?: boolean; output?: string }, supp
 }
 
 /**
- * The format of a file a command writes (--out): the one its name says. `.csv`, `.json`,
- * `.ndjson`, `.xlsx` (any case) name the format of that name, which the command must be
- * able to write (`writable`); -o saying another is refused, as is an extension the
- * command cannot write, before any request. A name without an extension (a device, a
- * pipe) takes -o's format, `given`. Undefined when the name decides nothing.
+ * The format of a file a command writes (--out): the one its extension says, which must be
+ * `writable` and agree with -o, else refused before any request. A name without an extension
+ * (a device, a pipe) takes -o's format, `given`.
  */
 export function formatOfFile<F extends string>(out: string, given: string | undefined, writable: readonly F[]): F | undefined {
   const base = out.slice(Math.max(out.lastIndexOf('/'), out.lastIndexOf('\\')) + 1);

@@ -40,10 +40,9 @@ export async function runJq(expr: string, input: string): Promise<string> {
 }
 
 /**
- * A stdout for the command that holds its JSON back and hands it through `expr` to `out`:
- * a whole document at `finish()`, or an NDJSON stream line by line as it comes (`tx watch`,
- * `webhooks listen`), so a long-running command still prints as it goes. On a terminal each
- * result line is made safe, as every string from outside is; piped, it is as jq wrote it.
+ * A stdout that hands the command's JSON through `expr`: a whole document at `finish()`, or
+ * NDJSON line by line, so a long-running command still prints as it goes. On a terminal each
+ * result line is made safe; piped, it is as jq wrote it.
  */
 export class JqFilter {
   readonly stream: Writable;

@@ -1,5 +1,5 @@
 // JSON and NDJSON output: what CI scripts read. Kept apart from the table renderers so a
-// --json run loads neither cli-table3 nor chalk.
+// --json run loads neither string-width nor chalk.
 import type { IO } from '../io.js';
 
 export function writeJson(io: IO, data: unknown): void {

@@ -1,12 +1,12 @@
 // Output is a layer: commands hand data here; it becomes a table, JSON, NDJSON or CSV
-// (JSON and NDJSON in json.ts, which loads neither cli-table3 nor chalk).
-// Tables are friendly on a terminal (colour, local times) and stable when piped; in both,
-// every cell is terminal-safe (sanitize.ts), its colour applied after.
+// (JSON and NDJSON in json.ts, which loads neither this nor chalk). Every table cell is
+// terminal-safe (sanitize.ts), its colour applied after, and measured and cut in terminal
+// cells (width.ts).
 import { Chalk, type ChalkInstance } from 'chalk';
-import Table from 'cli-table3';
 import type { IO } from '../io.js';
 import { isTerminal } from '../lifecycle.js';
 import { Painted, terminalSafe } from './sanitize.js';
+import { pad, shorten, textWidth, type Cut } from './width.js';
 
 /** What a column's value may be: a Painted is written as it is, anything else made terminal-safe (cell). */
 export type CellValue = string | number | boolean | null | undefined | Painted;
@@ -14,56 +14,27 @@ export type CellValue = string | number | boolean | null | undefined | Painted;
 export type Column<T> = {
   header: string;
   value: (row: T) => CellValue;
-  /**
-   * A shorter form of the value for a terminal too narrow for the table (a time as "3 min
-   * ago" instead of the local time and that): tried before anything is cut.
-   */
+  /** A shorter form for a terminal too narrow for the table ("3 min ago"): tried before anything is cut. */
   compact?: (row: T) => CellValue;
   /** How the column gives way on a narrow terminal (layout); absent: it never does. */
   fit?: Fit;
 };
 
 /**
- * `min`: the column may be shortened to this width, the cut marked `…`, at the end (an id
- * keeps its recognisable head), in the middle (`cut: 'middle'`: references, which often
- * differ only at their end) or at the start (`cut: 'start'`: a status change keeps the new
- * status); `drop`: the column may be left out, lowest rank first, when shortening every
- * column cannot make the table fit; `giveWay`: 'first' for columns shortened to their `min`
- * before any other gives a character (ids), 'last' for those cut only when nothing else can.
+ * How a column gives way (docs/output.md, "Tables on a terminal"): `min`, the width it may be
+ * shortened to, where `cut` says; `drop`, its rank among the columns left out when shortening
+ * cannot make the table fit; `giveWay`, 'first' (ids) or 'last' among the columns shortened.
  */
 export type Fit = { min?: number; drop?: number; cut?: Cut; giveWay?: 'first' | 'last' };
-export type Cut = 'end' | 'middle' | 'start';
 
 /** Space between columns; a table that does not fit narrows it to NARROW_GAP before cutting anything. */
 export const GAP = 2;
 export const NARROW_GAP = 1;
 
-/** Display width of a cell: code points, our colour codes left out. */
-export function textWidth(text: string): number {
-  // eslint-disable-next-line no-control-regex
-  return [...text.replace(/\x1b\[[0-9;]*m/g, '')].length;
-}
-
-/** `text` cut to `width`, the cut marked `…`: at the end (default), in the middle, or at the start. */
-export function shorten(text: string, width: number, cut: Cut = 'end'): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  const room = Math.max(0, width - 1);
-  if (cut === 'start') return `…${chars.slice(chars.length - room).join('')}`;
-  if (cut === 'middle') {
-    const head = Math.ceil(room / 2);
-    return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - (room - head)).join('')}`;
-  }
-  return `${chars.slice(0, room).join('')}…`;
-}
-
 /**
- * Which columns to show and how wide, for a table that must fit `width` with `gap` between
- * columns: columns are left out (by `drop` rank) only while shortening every shortenable
- * one to its `min` would still not fit; then the columns that give way first go to their
- * `min`, then the widest of the others give up a character at a time, those that give way
- * last only when no other can. Without a width (piped output, --wide) every column is
- * shown whole.
+ * Which columns to show and how wide: columns are left out only while shortening every one to
+ * its `min` would still not fit; then the widest give up a character at a time, in `giveWay`
+ * order. Without a width (piped output, --wide) every column is shown whole.
  */
 export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: number | undefined, gap = GAP): { keep: boolean[]; widths: number[] } {
   const keep = natural.map(() => true);
@@ -94,11 +65,7 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
 
 export type Layout = { keep: boolean[]; widths: number[]; gap: number; compact: boolean };
 
-/**
- * How a table fits `width`, giving way in this order: the compact forms (times as "3 min
- * ago"), then the space between columns, then what fitWidths cuts and leaves out. Piped
- * (no width): everything whole.
- */
+/** How a table fits `width`: the compact forms first, then the space between columns, then fitWidths. */
 export function layout(natural: number[], compactNatural: number[] | undefined, fits: (Fit | undefined)[], width: number | undefined): Layout {
   const sum = (w: number[], gap: number) => w.reduce((a, b) => a + b, 0) + gap * Math.max(0, w.length - 1);
   const whole = (widths: number[], gap: number, compact: boolean): Layout => ({ keep: widths.map(() => true), widths, gap, compact });
@@ -120,11 +87,7 @@ export function cell(value: unknown): string {
   return terminalSafe(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
-/**
- * Rows under a header line, without borders: whitespace-aligned, grep-friendly. Every cell
- * is made terminal-safe (cell), so a CR, LF or TAB in the data never breaks a row. On a
- * terminal the table fits its width (layout); piped, every cell is whole.
- */
+/** Rows under a header line, without borders: grep-friendly, every cell terminal-safe so nothing breaks a row. */
 export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>): void {
   const c = chalkFor(io);
   const list = [...rows];
@@ -138,18 +101,19 @@ export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>):
   const plan = layout(naturalOf(full), short && naturalOf(short), fits, io.tableWidth);
   const cells = plan.compact ? short! : full;
   const shown = <V>(list: V[]) => list.flatMap((v, i) => (plan.keep[i] ? [v] : []));
-  // Cut here, where the column's way of cutting is known; a coloured cell is left to
-  // cli-table3, which cuts around colour codes.
-  // eslint-disable-next-line no-control-regex
-  const fitted = (text: string, i: number) => (/\x1b/.test(text) ? text : text.split('\n').map((line) => shorten(line, plan.widths[i]!, columns[i]!.fit?.cut)).join('\n'));
-  const table = new Table({
-    head: shown(columns.map((col, i) => c.bold(shorten(col.header, plan.widths[i]!)))),
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': plan.gap },
-    chars: NO_BORDERS,
-    ...(io.tableWidth !== undefined ? { colWidths: shown(plan.widths).map((w) => w + plan.gap), wordWrap: false, truncate: '…' } : {}),
-  });
-  for (const r of cells) table.push(shown(r.map(fitted)));
-  io.out(`${table.toString().replace(/[ \t]+$/gm, '')}\n`);
+  // Every line of every cell cut to its column (coloured ones too: shorten keeps the colour
+  // codes) and padded to it, both in terminal cells; piped, the widths are the natural ones
+  // and nothing is cut.
+  const widths = shown(plan.widths);
+  const cuts = shown(columns.map((col) => col.fit?.cut));
+  const lines = (row: string[]) => {
+    const split = shown(row).map((text, i) => text.split('\n').map((line) => shorten(line, widths[i]!, cuts[i])));
+    return Array.from({ length: Math.max(...split.map((l) => l.length)) }, (_, n) =>
+      split.map((l, i) => pad(l[n] ?? '', widths[i]!)).join(' '.repeat(plan.gap)).replace(/[ \t]+$/, ''),
+    );
+  };
+  // Headers are never cut: a column is never narrower than its header (fits, layout).
+  io.out(`${[...lines(columns.map((col) => c.bold(col.header))), ...cells.flatMap((row) => lines(row))].join('\n')}\n`);
 }
 
 export type Section = { title?: string; fields: [label: string, value: unknown][] };
@@ -163,29 +127,11 @@ export function renderRecord(io: IO, sections: Section[]): void {
     if (i > 0) lines.push('');
     if (section.title) lines.push(c.bold(terminalSafe(section.title)));
     for (const [label, value] of section.fields) {
-      lines.push(`${section.title ? '  ' : ''}${c.dim(terminalSafe(label).padEnd(width))}  ${cell(value)}`);
+      lines.push(`${section.title ? '  ' : ''}${c.dim(pad(terminalSafe(label), width))}  ${cell(value)}`);
     }
   });
   io.out(`${lines.join('\n')}\n`);
 }
-
-const NO_BORDERS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: '',
-};
 
 /** Colour a status by what it means: done, in flight, or ended badly. */
 export function statusColor(c: ChalkInstance, status: string): string {

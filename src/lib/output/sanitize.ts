@@ -1,24 +1,11 @@
-// Text from outside (the service, a store, a file, stdin) never drives the terminal: every
-// control character is shown in a visible notation instead of being interpreted (docs/output.md,
-// "Text from outside"):
+// Text from outside never drives the terminal: each control character is shown in a visible
+// notation (docs/output.md, "Text from outside").
 //
-//   \n \r \t   line feed, carriage return, tab
-//   \xHH       any other C0 control, DEL, and the C1 controls U+0080–U+009F (ESC is \x1b)
-//   \uHHHH     the bidirectional embeddings, overrides and isolates U+202A–U+202E and
-//              U+2066–U+2069, which reorder what a line appears to say
-//
-// Everything else (é, ₦, emoji) is kept as it is. A backslash in the data is shown as is:
-// `--json` tells a real control character from its notation.
-//
-// Where the boundary is: IO.err and IO.print sanitise every string they are given. The
-// renderers that build whole blocks and write them with IO.out sanitise each piece before
-// styling it: the table and record renderers (render.ts, `cell`), the streaming tx list
-// (tx/render.ts) and the webhooks listen lines (webhooks/describe.ts, `terminalLine`). The
-// one kind of text that passes as it is, a `Painted`, can only be made by sanitising a
-// value first and styling it with our own colour codes after; so a string from outside
-// reaches the terminal sanitised or not at all. Machine formats (JSON, NDJSON, CSV, XLSX)
-// are written with IO.out and stay byte-faithful, with one exception: CSV written to a
-// terminal passes each cell through terminalSafe (csv.ts), as a table would.
+// Where the boundary is: IO.err and IO.print sanitise every string; the renderers that write
+// whole blocks with IO.out sanitise each piece before styling it (render.ts `cell`,
+// tx/render.ts, webhooks/describe.ts `terminalLine`). A `Painted` can only be made by
+// sanitising first and colouring after, so outside text reaches the terminal sanitised or not
+// at all. Machine formats stay byte-faithful, except CSV written to a terminal (csv.ts).
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;

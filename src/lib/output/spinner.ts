@@ -27,11 +27,7 @@ export async function startSpinner(io: IO, text: string): Promise<Ora | undefine
   return (await spinnerFactory(io))?.(text);
 }
 
-/**
- * What a long run is doing, as a count on a terminal's stderr: "reading transactions… 1,200
- * so far", or "replaying 4/13" when the total is known. Every method does nothing where no
- * spinner runs.
- */
+/** What a long run is doing (docs/output.md, "Progress"); every method does nothing where no spinner runs. */
 export type Progress = {
   /** A new step: what is being done now, counted from 0 (of `total`, when known). */
   step(what: string, total?: number): void;
@@ -49,9 +45,8 @@ const REDRAW_MS = 100;
 const NOTHING: Progress = { step: () => undefined, count: () => undefined, stop: () => undefined };
 
 /**
- * A count of what the run is doing, on stderr while it is a terminal (not under CI; never
- * with --json, whose stderr a program reads). Ctrl-C and SIGTERM need nothing here: on the
- * way out ora's cursor restorer writes to stderr, and ora clears its line before any write.
+ * Never with --json, whose stderr a program reads. Ctrl-C and SIGTERM need nothing here: on
+ * the way out ora's cursor restorer writes to stderr, and ora clears its line before any write.
  */
 export async function startProgress(ctx: ProgressContext, what: string, total?: number): Promise<Progress> {
   const spinner = ctx.globals.json ? undefined : await startSpinner(ctx.io, progressText(what, 0, total));
@@ -86,10 +81,8 @@ function progressText(what: string, n: number, total: number | undefined): strin
 }
 
 /**
- * `items` as they come, counted with startProgress ("reading transactions… 1,200 so far"),
- * the count cleared when they end or fail. `printed`: each item goes to stdout as it comes;
- * when stdout is a terminal too, the count stops before the first one, and from there the
- * rows themselves show the way (a count drawn among them would tear them).
+ * `items` as they come, counted. `printed`: each item goes to stdout as it comes, so on a
+ * terminal the count stops before the first one: a count drawn among the rows would tear them.
  */
 export async function* counted<T>(ctx: ProgressContext, what: string, items: AsyncIterable<T> | Iterable<T>, printed = false): AsyncGenerator<T> {
   const progress = await startProgress(ctx, what);

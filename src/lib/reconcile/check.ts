@@ -1,19 +1,8 @@
-// Reconciliation rules: given a window's transactions, the ledger rows that may belong to
-// them and their webhook events, list what does not agree, per transaction. Pure: the
-// command fetches, this decides, so every rule is tested without a server.
-//
-// Rules (the spec: "webhook delivery timing must not be the only source of
-// truth"):
-// - completed without a ledger row;
-// - a ledger row for a transaction that is not completed (or that the service does not
-//   know), and more than one row for one transaction;
-// - ledger `amount` / `crypto_amount` different from the transaction's (decimal compare);
-// - a lifecycle event the transaction's state implies but the event history lacks
-//   (replay cannot fix that: there is no event to replay);
-// - an event that is not delivered (failed, or still pending): fixed by the exact
-//   `offramp webhooks replay` command given with it;
-// - an event whose delivery_status is a word the CLI does not know as delivered or failed
-//   (the spec leaves the values open; the profile may name the service's words).
+// Reconciliation rules (docs/finance.md, "`offramp reconcile`"): given a window's
+// transactions, the ledger rows that may belong to them and their webhook events, list what
+// does not agree, per transaction. Pure: the command fetches, this decides, so every rule is
+// tested without a server. Events are checked beside the ledger because the spec says
+// "webhook delivery timing must not be the only source of truth".
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, PENDING_STATUS } from '../config/profile.js';
 import { decimalEquals } from '../money.js';
 import { TRANSITIONS } from '../lifecycle.js';

@@ -1,10 +1,6 @@
 // The report's bar chart as SVG text, drawn by Apache ECharts' server-side SVG renderer
-// (no browser, no canvas, no native module). Only `revenue report` loads this module, by a
-// dynamic import: ECharts is the largest thing it brings, and no other run needs it
-// (docs/development.md, "Startup").
-//
-// ECharts is used through its documented tree-shaking entry points (echarts/core,
-// /charts, /components, /renderers): only the bar chart, its grid and the SVG renderer.
+// (no browser, no canvas, no native module). Loaded by a dynamic import from `revenue
+// report` alone: ECharts is the largest thing it brings (docs/development.md, "Startup").
 import { BarChart } from 'echarts/charts';
 import { GridComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
@@ -16,10 +12,8 @@ echarts.use([BarChart, GridComponent, SVGRenderer]);
 export type Bar = { label: string; value: string };
 
 /**
- * Bars of `bars` (decimal strings) as an SVG document `width` × `height`. A bar's height
- * is a length on the page, so the value is carried as a JavaScript number to the renderer;
- * the exact figures are in the tables beside it. No animation, no interactivity: the SVG is
- * a picture, the same on screen and on paper.
+ * The bars as an SVG document. A bar's height is a length on the page, so its value goes to
+ * the renderer as a JavaScript number; the exact figures are in the tables beside it.
  */
 export function barChartSvg(bars: Bar[], o: { width: number; height: number; color: string }): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: o.width, height: o.height });

@@ -1,25 +1,14 @@
-// The revenue export as a pipeline (docs/finance.md, "revenue export"). The window's slices
-// (slices.ts) are read in ledger order, `concurrency` of them at once (p-limit), each
-// following its cursor page by page into a spool file of its own (its rows as NDJSON); the
-// spools are read back in ledger order, each once every earlier one is, into the format
-// stage (row-format.ts, xlsx.ts) and a stage that hashes and counts every byte on its way to
-// the output. Memory holds about one page per slice being read, however large the export:
-// what is read ahead waits on disk, in spools that have no name (spool.ts) or, for an
-// export to a file, in the named spools its checkpoint lists (resume.ts).
+// The revenue export as a pipeline (docs/finance.md, "Slices, pace and memory"): slices
+// (slices.ts) are read `concurrency` at once, each into a spool of its own, and read back in
+// ledger order into the format stage and a stage that hashes and counts every byte. Memory
+// holds about one page per slice being read; what is read ahead waits on disk.
 //
-// Pages are asked for a fixed number at once: the client's retry loop alone answers a 429
-// (after its Retry-After, capped), so --retries bounds every page's attempts whatever the
-// status. A fixed number met the export's speed target without a pace that adapted to the
-// 429s (BENCHMARKS.md, "Revenue export", which also says what it costs against a tighter
-// limit).
+// The concurrency is fixed and the client's retry loop alone answers a 429, so --retries
+// bounds every page's attempts whatever the status (BENCHMARKS.md, "Revenue export").
 //
-// Each slice counts its rows and sums their `share` with decimal.js and, when asked, keeps
-// the service's summary of its window (include_summary=true on its first page; the summary
-// covers the whole slice window, docs/api.md: GET /revenue) and the rows' totals per token
-// (the manifest, the checkpoint). Filters (--token, --network) are applied again to the
-// rows that come back (src/lib/client/filters.ts). The service's summary describes the rows
-// the service selected, so the check compares it with every row received, not only the rows
-// kept: when the service ignored a filter, its summary covers the other pairs too.
+// The service's summary describes the rows it selected, so the check compares it with every
+// row received, not only those the filters applied again here keep: when the service ignored
+// a filter, its summary covers the other pairs too.
 import { createHash } from 'node:crypto';
 import { Readable, Writable, type Duplex } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
@@ -40,17 +29,10 @@ export const EXPORT_PAGE_SIZE = 100;
 /** The most pages (slices) --concurrency may ask for at once. */
 export const MAX_CONCURRENCY = 16;
 
-/**
- * Pages asked for at once unless --concurrency says otherwise: the most, which keeps a rate
- * limit of tens of requests a second busy at a quarter-second's latency, the 429s beyond it
- * retried by the client (BENCHMARKS.md, "Revenue export").
- */
+/** The most, the 429s beyond the service's limit retried by the client (BENCHMARKS.md, "Revenue export"). */
 export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY;
 
-/**
- * How long the client went on asking for a page the service kept refusing (429) before it
- * gave up: the export's error says it (the command's message).
- */
+/** How long the client asked for a page the service kept refusing (429): the command's message says it. */
 export const refusedFor = new WeakMap<Error, number>();
 
 export type { RevenueFilters };
@@ -165,11 +147,9 @@ export type ExportOptions = {
 export type ExportResult = { reports: SliceReport[]; bytes: number; sha256: string };
 
 /**
- * The pipeline's last stage: every byte of the output hashed and counted (the manifest's
- * SHA-256 and length) and handed to `dest`, done once `dest` has taken it (backpressure;
- * a write error of `dest` fails the export). What arrives meanwhile goes in the next write,
- * whole: CSV comes a record at a time, and one write per record took a disk round trip
- * each (BENCHMARKS.md). `dest` is never destroyed here.
+ * The pipeline's last stage: every byte hashed and counted (the manifest's SHA-256 and
+ * length) and handed to `dest` with backpressure. What arrives meanwhile goes in the next
+ * write, whole: one write per CSV record took a disk round trip each (BENCHMARKS.md).
  */
 function hashingSink(dest: Writable, endDest: boolean) {
   const hash = createHash('sha256');

@@ -1,8 +1,6 @@
 // Ledger rows summed by group (`revenue summary --by`, the report, the XLSX "by month"
-// sheet, the export's --summary table): by calendar period in a time zone (periods.ts)
-// and/or by token, network, merchant or terminal. Every figure is an exact decimal sum
-// (DecimalSum), so the groups' sums add up to the total, and the total equals the sums of
-// the same rows exported, to the last digit.
+// sheet, the export's --summary table). Every figure is an exact decimal sum, so the groups'
+// sums add up to the total, and the total equals that of the same rows exported.
 import { UsageError } from '../errors.js';
 import type { Window } from '../input/dates.js';
 import { periodOf, periodsIn, PERIODS, type Period } from './periods.js';
@@ -30,11 +28,8 @@ export type GroupedRow = {
 };
 
 /**
- * One group's figures: `transactions` (ledger rows), the NGN `amount` (volume),
- * `platform_fee` and `share`, and `crypto_amounts` per token, in the token's units (one
- * token when grouped by token). Dimension values by name (`month`, `token`, …); null where
- * the rows have none (a terminal_id that is null) or, for a period without a row, for the
- * other dimensions.
+ * One group's figures (`transactions` counts ledger rows; `crypto_amounts` per token) and its
+ * dimension values by name, null where the rows have none or for a period without a row.
  */
 export type Figures = {
   transactions: number;
@@ -104,11 +99,7 @@ export class Grouping {
     this.all.add(row);
   };
 
-  /**
-   * One row per group, in order: periods in time order, other values alphabetically (none
-   * last). Grouped by a period, every period of the window has a row: one without a row of
-   * the ledger shows zeros.
-   */
+  /** Periods in time order, other values alphabetically (none last); every period of the window has a row. */
   rows(): GroupRow[] {
     const list = [...this.groups.values()];
     const p = this.o.by.findIndex(isPeriod);

@@ -1,11 +1,6 @@
-// `revenue report`'s page: one self-contained HTML file (its style inline, its chart an
-// inline SVG, no script, no font, image or link to fetch) that a browser shows as it is and
-// prints cleanly to PDF (print CSS: A4, rows never split, colours kept). What it says:
-// the window and filters, the totals, the months as a table and a bar chart, the
-// breakdowns by token and by network, when and by which CLI it was made, and the SHA-256
-// of the rows it summarises, as `revenue export -o csv` of the same window and filters
-// writes them (its manifest's `output.sha256`). Every figure is the exact decimal string,
-// its thousands grouped; every text from the service is escaped.
+// `revenue report`'s page (docs/finance.md, "`offramp revenue report`"): one self-contained
+// HTML file (inline style and SVG, no script, nothing to fetch) that a browser shows as it
+// is and prints cleanly to PDF. Every text from the service is escaped.
 import type { RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
 import { groupThousands } from '../output/figures.js';

@@ -1,9 +1,5 @@
-// `revenue export --manifest FILE.json`: what an auditor files beside the export. The
-// window and filters asked for, the format, the output's length and SHA-256 (of the bytes
-// written, file or stdout), the row count and the rows' totals per token and in NGN
-// (decimal strings summed exactly: src/lib/money.ts), the service's summary and the check
-// against it when --summary was given, for an XLSX the amounts it holds as text, and
-// which CLI and API produced it, when.
+// `revenue export --manifest FILE.json`: what an auditor files beside the export
+// (docs/finance.md, "`--manifest`, progress, `--summary`, filters").
 import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';

@@ -1,8 +1,5 @@
-// Calendar periods in a time zone (docs/finance.md, "Periods and time zones"). A ledger
-// row's `ts` is an RFC 3339 instant; it belongs to the day, ISO week (Monday to Sunday),
-// month or quarter that holds that instant on the calendar of the IANA zone asked for
-// (UTC by default). Labels sort in time order as text: `2026-10-05`, `2026-W41`
-// (the ISO week-numbering year), `2026-10`, `2026-Q4`.
+// Calendar periods in a time zone (docs/finance.md, "Periods and time zones"). Labels sort
+// in time order as text: `2026-10-05`, `2026-W41` (ISO week-numbering year), `2026-10`, `2026-Q4`.
 import { UsageError } from '../errors.js';
 import { DAY_MS, type Window } from '../input/dates.js';
 
@@ -101,11 +98,7 @@ export function startOfDay(day: string, zone: string): Date {
 
 const DAY_ARG = /^\d{4}-\d{2}-\d{2}$/;
 
-/**
- * The window with its plain-day ends (`--from 2026-10-01`) read as days of `zone` rather
- * than UTC, so that a month of the zone is whole; a date-time end is an instant already.
- * `window` is what parseWindow made of the same flags (checked).
- */
+/** The window with its plain-day ends read as days of `zone` rather than UTC, so that a month of the zone is whole. */
 export function zonedWindow(window: Window, opts: { from?: string; to?: string }, zone: string): Window {
   if (zone === 'UTC') return window;
   const day = (d: Date) => d.toISOString().slice(0, 10);

@@ -3,7 +3,8 @@
 import type { IO } from '../io.js';
 import { Decimal, DecimalSum } from '../money.js';
 import { bar, groupThousands } from '../output/figures.js';
-import { cell, GAP, renderTable, textWidth, type Column } from '../output/render.js';
+import { cell, GAP, renderTable, type Column } from '../output/render.js';
+import { pad, textWidth } from '../output/width.js';
 import type { Window } from '../input/dates.js';
 import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
 import { periodsIn } from './periods.js';
@@ -82,11 +83,8 @@ export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[
 }
 
 /**
- * The check as a table of calendar months (the slices are how the export reads, not how
- * finance reads: a mismatch names its slice in the error): each month's rows and share,
- * `ok` or `MISMATCH`, then the total with the service's figures where they differ from
- * ours. Fits 80 columns with the figures of an ordinary ledger; --json keeps every field,
- * the slices' too.
+ * The check as a table of calendar months, not slices: slices are how the export reads, not
+ * how finance reads (a mismatch names its slice in the error). --json keeps the slices too.
  */
 export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, months: Grouping): void {
   const { slices, total } = checkRows(checks);
@@ -137,12 +135,7 @@ const BAR_MIN = 6;
 
 const HEADERS: Record<Dimension, string> = { day: 'DAY', week: 'WEEK (ISO)', month: 'MONTH', quarter: 'QUARTER', token: 'TOKEN', network: 'NETWORK', merchant: 'MERCHANT', terminal: 'TERMINAL' };
 
-/**
- * Groups of ledger rows and their total as a table: one row per group, then `total`. On a
- * terminal, figures have their thousands grouped and are right-aligned, and a table by
- * period has a bar of each period's partner share, scaled to the largest, in the room the
- * terminal leaves (none with `chart: false`); piped, plain decimals and no bar.
- */
+/** Groups and their total as a table; on a terminal, grouped thousands and a bar per period; piped, plain decimals. */
 export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupTableOptions): void {
   const terminal = io.tableWidth !== undefined;
   const num = (v: string | number) => (terminal ? groupThousands(String(v)) : String(v));
@@ -160,7 +153,7 @@ export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupT
   const aligned = figureColumns.map(([header, value]) => {
     const cells = lines.map((line) => value(line.f, line));
     const width = Math.max(textWidth(header), ...cells.map(textWidth));
-    return { header: terminal ? header.padStart(width) : header, cells: cells.map((c) => (terminal ? c.padStart(width) : c)), width };
+    return { header: terminal ? pad(header, width, 'right') : header, cells: cells.map((c) => (terminal ? pad(c, width, 'right') : c)), width };
   });
   const dimColumns: Column<number>[] = o.by.map((d, i) => ({
     header: HEADERS[d],

@@ -1,18 +1,12 @@
-// What an export to FILE keeps until it is done, so that one that stopped can be continued
-// (--resume), and where (docs/finance.md, "revenue export"): beside FILE, a directory
-// FILE.offramp-resume (mode 0700, yours alone) holding the spool of every slice (its rows
-// as NDJSON, files 0600), `checkpoint.json` (0600), and, while a run holds it, a `lock`
-// with that run's pid (src/lib/fs/pid-lock.ts).
+// What an export to FILE keeps so that one that stopped can be continued (docs/finance.md,
+// "Nothing left behind, and `--resume`"): FILE.offramp-resume (0700) holding each slice's
+// spool, `checkpoint.json` and, while a run holds it, a pid `lock` (src/lib/fs/pid-lock.ts).
 //
-// The checkpoint lists the finished slices: a slice is listed only once its spool is
-// written whole and synced to disk, with its length and its counts and sums. A run started
-// again takes up the listed slices' spools (when each still has its recorded length) and
-// fetches every other slice from its first page, so every row is written exactly once
-// whatever stopped the first run, a SIGKILL included. That is all the state there is.
-//
-// A checkpoint is bound to its query: the service and key, the window, the filters, the
-// format and its options, the summary check and the page size. Resuming under any other
-// query is refused: the rows kept would not be the rows asked for.
+// A slice is listed in the checkpoint only once its spool is written whole and synced, with
+// its length, counts and sums; a run started again takes up those spools and fetches every
+// other slice from its first page, so every row is written exactly once whatever stopped the
+// first run, a SIGKILL included. A checkpoint is bound to its query: resuming under another
+// is refused, as the rows kept would not be the rows asked for.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { openSync } from 'node:fs';

@@ -1,9 +1,6 @@
-// How ledger rows are written by `revenue export`: a stage of the export's pipeline that
-// takes rows (objects, in ledger order) and gives the output's bytes. CSV through
-// csv-stringify (RFC 4180: header row, the spec's column order, CRLF, a field quoted when it
-// holds a comma, quote, CR or LF, or a character spreadsheet imports split on
-// (output/csv.ts), values verbatim but for spreadsheet-safe cells), a JSON array (one row per
-// line), or NDJSON; XLSX is src/lib/revenue/xlsx.ts.
+// How `revenue export` writes ledger rows: a stage of the export's pipeline that takes rows
+// in ledger order and gives the output's bytes: CSV (output/csv.ts), a JSON array (one row
+// per line) or NDJSON; XLSX is xlsx.ts.
 import { Transform } from 'node:stream';
 import { csvStream, spreadsheetSafe, type CellGuard } from '../output/csv.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
@@ -27,10 +24,9 @@ export const AMOUNT_COLUMNS: readonly string[] = AMOUNTS;
 export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /**
- * Spreadsheet-safe CSV cells: a cell a spreadsheet would run as a formula gets a leading
- * `'`, except a plain decimal in an amount column ("-3.83" is a number to a spreadsheet,
- * not a formula, and finance sums it). Free-text columns (references, ids) are guarded
- * whatever they hold: the partner's sellers fill them in.
+ * Spreadsheet-safe cells, except a plain decimal in an amount column ("-3.83" is a number a
+ * spreadsheet sums, not a formula). Free-text columns are guarded whatever they hold: the
+ * partner's sellers fill them in.
  */
 export const safeCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test(value) && AMOUNT_COLUMNS.includes(column) ? value : spreadsheetSafe(value));
 

@@ -1,10 +1,8 @@
-// Reading a window's ledger rows to sum them (`revenue summary --by` or with a filter,
-// `revenue report`) through the export's own page pipeline (export.ts): the same slices,
-// the same pages in flight, paced by the service's answers, so a summary fetches no more
-// and no slower than the export of the same window (BENCHMARKS.md, "Revenue summary").
-// The rows are handed to `onRow` in ledger order; with `csv`, they are also written as the
-// export's default CSV would be, and its SHA-256 computed, the figure a manifest of that
-// export gives (`output.sha256`), so a report names exactly the rows it summarises.
+// Reading a window's ledger rows to sum them (`revenue summary --by`, `revenue report`)
+// through the export's own page pipeline (export.ts), so a summary fetches no more and no
+// slower than the export of the same window (BENCHMARKS.md, "Revenue summary"). With `csv`,
+// the rows' SHA-256 is that of the export's default CSV, so a report names exactly the rows
+// it summarises.
 import { Duplex, Writable, type Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Api, RevenueFilters } from '../client/api.js';
@@ -103,11 +101,7 @@ export async function readRows(o: ReadOptions): Promise<ReadResult> {
 
 export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
 
-/**
- * The window's rows (through the export's pipeline) summed by each grouping of `bys` in
- * one pass; with `csv`, the SHA-256 of the rows as `revenue export -o csv` writes them.
- * Progress on a terminal's stderr while they are read.
- */
+/** The window's rows summed by each grouping of `bys` in one pass; with `csv`, their export's SHA-256. */
 export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, bys: Dimension[][], csv = false): Promise<{ groupings: Grouping[]; sha256?: string }> {
   const groupings = bys.map((by) => new Grouping({ by, zone: q.zone, window: q.window }));
   const spinner = await startSpinner(io, 'reading the ledger…');

@@ -1,13 +1,9 @@
 // How an export window is cut into requests. The service refuses windows over 90 days
-// (docs/api.md: GET /revenue), so a longer one is always split; beyond that, the window
-// is cut into slices of whole days, enough of them that the most pages the export may ask
-// for at once (export.ts) each have a slice to page through (one slice pages
-// strictly one after another, cursor by cursor), several times over, so that slices of
-// uneven size still keep every slot busy to the end.
-// Slices come from dates.sliceWindow: contiguous, each ending 1 ms before the next begins,
-// so a row stamped exactly on a border belongs to exactly one slice (both bounds inclusive).
-// The plan depends on the window alone, so a resumed export finds the same slices (a
-// checkpoint names each finished slice by its place and its window, resume.ts).
+// (docs/api.md: GET /revenue); beyond that, the window is cut into enough slices of whole
+// days that every page the export may ask for at once has a slice to page through (a slice
+// pages strictly one after another), several times over, so uneven slices still keep every
+// slot busy to the end. Slices are contiguous, so a row stamped on a border belongs to
+// exactly one; the plan depends on the window alone, so a resumed export finds the same slices.
 import { DAY_MS, MAX_WINDOW_MS, sliceWindow, type Window } from '../input/dates.js';
 
 /** Slices an export aims for: four per page it may fetch at once (MAX_CONCURRENCY). */

@@ -1,28 +1,10 @@
-// `revenue export -o xlsx`: a worksheet, `revenue`, written as the rows arrive through
-// exceljs's streaming WorkbookWriter (each row is committed, turned into XML, compressed
-// and written out; none is kept), so memory stays flat whatever the row count; then a
-// second, `totals`, once the last row is in.
+// `revenue export -o xlsx` (docs/finance.md, "XLSX"): exceljs's streaming WorkbookWriter
+// commits each row as it arrives, so memory stays flat whatever the row count.
 //
-// Cells:
-// - a header row (the spec's column names, as in CSV), frozen;
-// - references, ids, token and network as text cells (a text cell is never a formula,
-//   whatever it starts with: nothing to neutralise, unlike CSV);
-// - `ts` as a date-time cell in UTC (a spreadsheet date has no zone), to the millisecond;
-// - amounts as number cells shown with the scale the ledger wrote ("1530.10" reads
-//   1530.10), when a spreadsheet number holds them exactly: at most 15 significant digits
-//   (what Excel keeps); a longer one is written as text, digit for digit, never rounded.
-//
-// A spreadsheet's SUM() skips text cells without a word, so a column with one such amount
-// sums short. The `totals` sheet holds the exact totals of the rows written (decimal
-// arithmetic, per token and in NGN; as text too when a number cannot hold them), the row
-// count, the window and filters, and how many amounts are text, in which columns; the
-// export says the same on stderr and in its manifest (textAmounts). The writer counts and
-// sums every row it is given, and a resumed export gives it every row again (from the
-// finished slices' spools), so the totals are those of the file whatever stopped an earlier
-// run.
-//
-// XML cannot carry most control characters; exceljs drops them from text cells. CSV and
-// NDJSON keep every character.
+// An amount a spreadsheet number cannot hold exactly (over 15 significant digits) is a text
+// cell, and SUM() skips text cells without a word: hence the `totals` sheet of exact decimal
+// totals. A resumed export gives the writer every row again (from the finished slices'
+// spools), so the totals are those of the file whatever stopped an earlier run.
 import { Duplex, PassThrough, Writable } from 'node:stream';
 import type { Workbook, Worksheet } from 'exceljs';
 import type { RevenueFilters } from '../client/api.js';
@@ -125,10 +107,7 @@ export type XlsxStage = Duplex & {
   readonly textAmounts: TextAmounts;
 };
 
-/**
- * The stage writing rows into a workbook through exceljs's streaming writer; its bytes
- * come out as the writer makes them, the `totals` sheet last, once every row is in.
- */
+/** The stage writing rows into a workbook, the `totals` sheet last, once every row is in. */
 export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxStage> {
   const Excel = await loadExcel();
   const zip = new PassThrough();

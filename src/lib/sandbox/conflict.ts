@@ -19,11 +19,7 @@ export class SimulatorConflict extends CliError {
   }
 }
 
-/**
- * Learns the current status by reading the transaction; when the read fails too, falls
- * back to a status named in the service's message (the spec says the 409 concerns "the
- * current state" but not how the message is worded).
- */
+/** The current status from a read, else from the 409's message, whose wording the spec does not fix. */
 export async function explainConflict(api: Api, txId: string, event: string, err: ApiError): Promise<SimulatorConflict> {
   let status: string | undefined;
   try {

@@ -1,9 +1,6 @@
-// `smoke --report github`: what GitHub Actions reads from a step. Each failed invariant is
-// an `::error` workflow command (an annotation on the run, titled with the check), and
-// when the runner names a step summary file ($GITHUB_STEP_SUMMARY), a markdown table of
-// every check is appended to it. Workflow command values are escaped as the runner
-// expects (% CR LF in the message; also : and , in a property), or a detail with a newline
-// would end the annotation early.
+// `smoke --report github`: an `::error` workflow command per failed invariant, and a
+// markdown table in $GITHUB_STEP_SUMMARY when the runner names one. Values are escaped as
+// the runner expects, or a detail with a newline would end the annotation early.
 import type { CheckResult } from './invariants.js';
 
 export type GithubRun = {

@@ -1,7 +1,5 @@
-// JUnit XML for CI systems (Jenkins, GitLab, GitHub test reporters): one <testsuite> per
-// smoke run, one <testcase> per check; a failed check carries <failure>, a skipped one
-// <skipped/>, a run that could not reach the service one <error>. The format has no formal
-// standard; this is the common subset every reader accepts (the Ant/Surefire shape).
+// JUnit XML for CI systems: the format has no formal standard, so this is the common subset
+// every reader accepts (the Ant/Surefire shape), one <testcase> per smoke check.
 import type { CheckResult } from './invariants.js';
 
 export type JUnitCase = CheckResult | { id: string; name: string; status: 'error'; detail: string };

@@ -1,14 +1,6 @@
 // The walk: drive one staging transaction to an outcome with the simulator, reading the
-// transaction after every step. `simulate walk`, `smoke` and `demo` all run it; each
-// renders the steps its own way (see timeline.ts).
-//
-// Which events lead to which outcome is our choice (the spec only names the events):
-//   completed  deposit.detected, deposit.confirmed, transaction.completed (+ payout.settled)
-//   failed     deposit.detected, deposit.confirmed, transaction.failed
-//   refunded   as failed, then transaction.refunded
-//   expired    transaction.expired, straight from awaiting_deposit
-// `failed` goes through a confirmed deposit on purpose: that is the failure a partner has
-// to handle (funds received, sale failed) and the only one a refund can follow.
+// transaction after every step; `simulate walk`, `smoke` and `demo` each render the steps
+// their own way (timeline.ts). Which events lead to which outcome: docs/sandbox.md.
 //
 // A step counts only once the transaction is seen in the status the step leads to (see
 // `reached`): a simulator that answers 200 and changes nothing must not end in exit 0.
@@ -109,10 +101,7 @@ export function statusAfter(event: SimulatorEvent, before: string): string {
 
 export type WalkResult = { transaction: Transaction; steps: WalkStep[] };
 
-/**
- * Error thrown when a walk stops part-way; carries the steps done so far and the
- * transaction they were done to, so smoke can still report on them.
- */
+/** A walk stopped part-way, with the steps done so far, so smoke can still report on them. */
 export class WalkInterrupted extends Error {
   constructor(
     override readonly cause: unknown,
@@ -228,13 +217,10 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
 }
 
 /**
- * The transaction once it shows the status `event` leads to from `before`: in a read
- * after the simulator's answer (what a partner reading the transaction sees), else in the
- * answer itself. The spec says simulated events go through "the same deposit and
- * lifecycle machinery as normal processing", so a service may apply one after it has
- * answered: the read is repeated every `pollMs` until the global --timeout has passed
- * since the answer, or the transaction has moved on to another final status. Then the
- * step did not happen: exit 8, naming the step, the status expected and the status seen.
+ * The transaction once a read (or the answer itself) shows the status `event` leads to. The
+ * spec says simulated events go through "the same deposit and lifecycle machinery as normal
+ * processing", so a service may apply one after it answered: the read is repeated until the
+ * global --timeout has passed, then the step did not happen (exit 8).
  */
 async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, before: string, answer: Transaction): Promise<Transaction> {
   const expected = statusAfter(event, before);

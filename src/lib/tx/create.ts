@@ -20,11 +20,7 @@ export type RecoveryOptions = {
   token?: string;
 };
 
-/**
- * The create, and what happens when it gets no answer (the CLI contract, "Behaviour that
- * matters"): look the reference up; if absent, send the same create again with the same
- * key; if still unknown, exit 7 with the command to retry.
- */
+/** The create, and the recovery when it gets no answer (the CLI contract, "Behaviour that matters"). */
 export async function createWithRecovery(
   api: Api,
   body: CreateTransactionRequest,

@@ -1,8 +1,6 @@
-// `tx list -o csv`: the transactions as RFC 4180 CSV (src/lib/output/csv.ts), one record per
-// transaction in the order listed, streamed with backpressure so `--all` holds no more than
-// a page. Cells are made spreadsheet-safe as the ledger export makes them: a cell a
-// spreadsheet would run as a formula gets a leading `'`, except a plain decimal in an
-// amount column; `--raw-cells` writes every cell as received (docs/transactions.md).
+// `tx list -o csv` (src/lib/output/csv.ts), streamed with backpressure so `--all` holds no
+// more than a page; cells made spreadsheet-safe as the ledger export makes them, except a
+// plain decimal in an amount column (docs/transactions.md).
 import type { IO } from '../io.js';
 import { spreadsheetSafe, writeCsv, type CellGuard } from '../output/csv.js';
 import { PLAIN_DECIMAL } from '../revenue/row-format.js';

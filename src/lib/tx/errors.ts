@@ -36,11 +36,7 @@ export function describe(err: unknown): string {
   return err instanceof CliError ? `${err.code}: ${short}` : short;
 }
 
-/**
- * `describe` for one run of notes: a message already quoted is named, not quoted again, so
- * a service that fails every step with the same long text is shown it once (docs/configuration.md,
- * "Timeouts and limits").
- */
+/** `describe` for one run of notes: a message already quoted is named, not quoted again. */
 export function describeOnce(): (err: unknown) => string {
   const quoted = new Set<string>();
   return (err) => {

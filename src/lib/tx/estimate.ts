@@ -1,17 +1,9 @@
-// What a quote implies for the other side of the trade, at its adjusted (executable) rate:
-// the tokens to send for an NGN amount, or the NGN paid out for a token amount
-// (docs/transactions.md, "offramp quote"). The CLI computes it, so it is shown with `≈`,
-// rounded down (never promising more than the rate gives) to the precision the service
-// writes that unit in: a token to its usual decimals, so the quote reads as the transaction
-// made from it will (`97.260496 USDT`), NGN to the kobo. `--json` carries the figure as
-// computed, tokens to 18 places, NGN to the kobo, both rounded down.
+// What a quote implies for the other side of the trade, at its adjusted rate
+// (docs/transactions.md, "`offramp quote`"). The CLI computes it, so it is shown with `≈`,
+// rounded down, never promising more than the rate gives.
 import { Decimal, divide, FIAT_DECIMALS, TOKEN_DECIMALS } from '../money.js';
 
-/**
- * Decimals a token's amounts are usually written with: USDT and USDC keep 6 on most
- * networks, and the service writes the token amounts it derives with 6; a token not listed
- * gets the same.
- */
+/** Decimals a token's amounts are written with (6 for USDT and USDC, as the service derives them); others get 6 too. */
 const TOKEN_PRECISION: Readonly<Record<string, number>> = { usdt: 6, usdc: 6 };
 const DEFAULT_TOKEN_PRECISION = 6;
 

@@ -1,8 +1,6 @@
 // Which transaction a command is about (docs/transactions.md, "Naming a transaction"): a
-// whole id, a short id (a prefix of 8+ hex characters, short-id.ts) or `--ref REF`,
-// exactly one of them, checked before any request; asked for when missing and the session
-// is interactive. Every command that takes a transaction goes through here, so they all
-// accept the same three forms.
+// whole id, a short id or `--ref REF`, exactly one, checked before any request. Every
+// command that takes a transaction goes through here, so they all accept the same forms.
 import { transactionById, transactionByReference } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import type { Context } from '../context.js';

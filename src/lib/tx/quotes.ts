@@ -1,11 +1,7 @@
 // The quotes this CLI made, remembered for `tx create --quote ID` (docs/transactions.md,
 // "Quote mode"). The spec offers no read of a quote, yet a quote fixes the token and the
-// network: without memory, `tx create --quote` would have to ask for a network the quote
-// already chose, and could not see a --network or --token that contradicts it. `offramp
-// quote` writes each quote it gets (id, token, network, expiry, the service's address) to
-// quotes.json beside the config file (0600 in a 0700 directory); `tx create --quote` looks
-// the id up there. Only quotes are kept, never a key. A quote made elsewhere is simply not
-// found: the create then works as before, the network given or asked for.
+// network: without memory, `tx create --quote` would ask for a network the quote already
+// chose, and could not see a --network or --token that contradicts it. Never a key.
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeAside } from '../fs/atomic.js';

@@ -3,9 +3,10 @@
 // history table. `--json` never comes here: it prints the API's data as is.
 import { Transaction, type TransactionSummary, type StatusHistory } from '../schemas.js';
 import type { IO } from '../io.js';
-import { cell, chalkFor, layout, renderRecord, renderTable, shorten, statusColor, textWidth, type CellValue, type Fit, type Section } from '../output/render.js';
+import { cell, chalkFor, layout, renderRecord, renderTable, statusColor, type CellValue, type Fit, type Section } from '../output/render.js';
 import { paint, terminalSafe } from '../output/sanitize.js';
 import { localTime, relative, timeCell } from '../output/time.js';
+import { pad, shorten, textWidth } from '../output/width.js';
 
 /** Fields the record shows (the schema's); anything else the service sends lands in an "other" section. */
 const KNOWN = new Set(Object.keys(Transaction.shape));
@@ -20,10 +21,7 @@ export function deadlineCell(value: string, now: Date): string {
   return `${localTime(value)} (${relative(value, now)})`;
 }
 
-/**
- * One transaction as a grouped record. `summary` is the create/cancel subset: only its
- * fields are shown. `snapshot` shows every snapshot field, `—` where the value is null.
- */
+/** One transaction as a grouped record: the create/cancel `summary`, or every `snapshot` field. */
 export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, now: Date, kind: 'summary' | 'snapshot'): void {
   const c = chalkFor(io);
   const friendly = io.stdoutIsTTY;
@@ -93,11 +91,9 @@ type ListRow = Pick<Transaction, 'id' | 'status' | 'amount' | 'crypto_amount' | 
 const REFERENCE_ROOM = 48;
 
 /**
- * The transaction list as a table that can be written a row at a time, so `tx list --all`
- * streams instead of holding every page: fixed column widths (ids and statuses have known
- * lengths), the reference last because it is the one of unbounded length. On a terminal the
- * ids give way first (their head is enough), then CRYPTO; the reference keeps the rest, cut
- * in the middle so that references differing only at their end stay apart.
+ * The transaction list as a table written a row at a time, so `tx list --all` streams
+ * instead of holding every page: fixed column widths, the reference last because it is the
+ * one of unbounded length.
  */
 export function listTable(io: IO, now: Date) {
   const c = chalkFor(io);
@@ -120,23 +116,21 @@ export function listTable(io: IO, now: Date) {
   const columns = all.flatMap((col, i) => (plan.keep[i] ? [{ ...col, width: plan.widths[i]! }] : []));
   const reference = columns.at(-1)!;
   if (width !== undefined) reference.width = width - columns.slice(0, -1).reduce((sum, col) => sum + col.width + plan.gap, 0);
-  const pad = (text: string, col: ListColumn, last: boolean) => {
+  const fitted = (text: string, col: ListColumn, last: boolean) => {
     // The last column is not padded; piped, it is not cut either.
     if (last) return piped ? text : shorten(text, col.width, col.fit?.cut);
     const shown = shorten(text, col.width, col.fit?.cut);
-    const space = ' '.repeat(Math.max(0, col.width - textWidth(shown)));
-    const styled = col.color && io.colorOut ? col.color(shown) : shown;
-    return col.align === 'right' ? space + styled : styled + space;
+    return pad(col.color && io.colorOut ? col.color(shown) : shown, col.width, col.align);
   };
   const line = (cells: string[]) => `${cells.join(' '.repeat(plan.gap)).replace(/[ \t]+$/, '')}\n`;
   let wroteHeader = false;
   return {
     row(tx: ListRow): void {
       if (!wroteHeader) {
-        io.out(line(columns.map((col, i) => c.bold(pad(col.header, col, i === columns.length - 1)))));
+        io.out(line(columns.map((col, i) => c.bold(fitted(col.header, col, i === columns.length - 1)))));
         wroteHeader = true;
       }
-      io.out(line(columns.map((col, i) => pad(cell(col.value(tx)), col, i === columns.length - 1))));
+      io.out(line(columns.map((col, i) => fitted(cell(col.value(tx)), col, i === columns.length - 1))));
     },
     get rows(): boolean {
       return wroteHeader;
@@ -144,14 +138,10 @@ export function listTable(io: IO, now: Date) {
   };
 }
 
-/**
- * Status history: one row per change, oldest first, as the service lists it. On a narrow
- * terminal WHEN becomes the relative time alone, METADATA gives way, then REASON, and CHANGE
- * is cut last and from its start, so the new status always shows whole.
- */
+/** Status history, one row per change as the service lists it; CHANGE is cut from its start, so the new status shows whole. */
 export function renderHistory(io: IO, history: StatusHistory, now: Date): void {
   const friendly = io.stdoutIsTTY;
-  const newest = Math.max(0, ...history.history.map((h) => [...terminalSafe(h.to_status)].length));
+  const newest = Math.max(0, ...history.history.map((h) => textWidth(terminalSafe(h.to_status))));
   renderTable(
     io,
     [

@@ -1,11 +1,7 @@
-// Short ids (docs/transactions.md, "Short ids"): a table too narrow for a whole UUID shows
-// its head, and what is shown must work when pasted back. An id argument therefore takes a
-// whole UUID or a prefix of one, at least 8 hex characters (the first group, what a cut
-// column shows), with or without the `…` a table marks the cut with. A prefix is looked
-// for among the records the service lists first, a bounded number of them, whatever order
-// it lists them in: every match among them is collected before deciding, so the answer
-// never depends on which came first. One match is the id; several are exit 2 naming them;
-// none is exit 4, saying how far the search went.
+// Short ids (docs/transactions.md, "Short ids"): an id argument takes a whole UUID or a
+// prefix of at least 8 hex characters, so a cut column pasted back works. Every match among
+// the records searched is collected before deciding, so the answer never depends on the
+// order the service lists them in.
 import { CliError, EXIT, UsageError } from '../errors.js';
 
 /** How many records a prefix is looked for among: five pages of the spec's largest size. */

@@ -2,8 +2,9 @@
 // same facts as a JSON object for `-o ndjson`. The lines are terminal-safe: what the
 // delivery claims (type, ids, status, error) is sanitised, only our colour passes as is.
 import type { ChalkInstance } from 'chalk';
-import { layout, shorten } from '../output/render.js';
+import { layout } from '../output/render.js';
 import { paint, terminalLine, terminalSafe, type Text } from '../output/sanitize.js';
+import { pad, shorten, textWidth } from '../output/width.js';
 import { SCHEMES } from './signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import type { ForwardResult } from './forwarder.js';
@@ -15,7 +16,7 @@ export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: Lin
 type LineFit = { gap: number; id: number; tx: number; scheme: boolean };
 
 const ID_WIDTH = 36;
-const longest = (names: readonly string[]) => Math.max(...names.map((n) => n.length));
+const longest = (names: readonly string[]) => Math.max(...names.map(textWidth));
 const TYPE_WIDTH = longest(EVENT_TYPES);
 
 /**
@@ -51,7 +52,7 @@ export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
   if (info.outcome === 'invalid' || info.outcome === 'store_failed' || info.outcome === 'too_large') {
     return terminalLine([time, gap, code, gap, paint(info.error ?? info.outcome, c.red), info.id ? `${gap}${id}` : '']);
   }
-  const parts: Text[] = [time, code, field(info.type).padEnd(TYPE_WIDTH), id, `tx ${field(info.transactionId ?? '—', fit?.tx)}`, info.status ?? '—'];
+  const parts: Text[] = [time, code, pad(field(info.type), TYPE_WIDTH), id, `tx ${field(info.transactionId ?? '—', fit?.tx)}`, info.status ?? '—'];
   // The scheme that verified: with several accepted, which one the service uses is worth seeing.
   if (fit?.scheme !== false) parts.push(paint(info.scheme ?? '—', c.dim));
   if (info.duplicate) parts.push(paint('duplicate', c.yellow));

@@ -1,8 +1,6 @@
 // The flags that narrow the webhook event history (`webhooks list`, `webhooks replay
-// --failed`), checked before any request. The spec leaves that endpoint's parameters and
-// the delivery_status values "not shown": the CLI's filter names are the telemetry's own
-// fields, sent under the names the profile records (src/lib/client/filters.ts, which also
-// applies every filter to the events that come back).
+// --failed`), checked before any request. The spec leaves the parameters "not shown": the
+// filter names are the telemetry's own fields, sent under the names the profile records.
 import type { WebhookListQuery } from '../client/api.js';
 import { UsageError } from '../errors.js';
 import { parseUuid } from '../input/values.js';

@@ -1,15 +1,10 @@
-// Which stored events the app has taken: `FILE.forwarded` beside the store `FILE`, an
-// append-only NDJSON log with one line per event the app answered 2xx:
+// Which stored events the app has taken: `FILE.forwarded` beside the store, an append-only
+// NDJSON log with one line per event the app answered 2xx (docs/webhooks.md, "Owed events
+// and retries").
 //
-//   {"id":"<event id>","status":<the app's HTTP status>,"at":"<RFC 3339>","to":"<forward URL>"}
-//
-// An event is owed to the app when its store line says `"forward":true` and no line here
-// has its id (docs/webhooks.md). A restarted listener forwards what is owed.
-//
-// These lines are not synced one by one: losing the last of them in a crash only means
-// those events are forwarded again, which the spec's delivery rules already ask the app
-// to tolerate (at least once, duplicates possible). A torn last line is cut off on open
-// for the same reason. The file is private like the store (src/lib/fs/private.ts).
+// Lines are not synced one by one: losing the last in a crash only means those events are
+// forwarded again, which the spec's delivery rules already ask the app to tolerate. A torn
+// last line is cut off on open for the same reason.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { openPrivateFile } from '../fs/private.js';

@@ -1,27 +1,19 @@
 // `webhooks listen --forward-to URL`: relays verified deliveries to the user's own app and
-// retries what the app did not take. docs/webhooks.md describes the request and the
-// retry schedule for app authors.
+// retries what it did not take (docs/webhooks.md, "Forwarding": the request, the schedule).
 //
-// - An event the app is owed (a new event, or one owed since an earlier run) is sent until
-//   the app answers 2xx or the listener stops: a refused connection, a timeout or a
-//   non-2xx answer puts it back with its own delay (src/lib/client/backoff.ts: twice
-//   RETRY_BASE_MS, doubling up to RETRY_MAX_MS, between 75% and 100% of that so a batch
-//   does not come back as one burst). After any failure the whole queue also waits, on
-//   the same schedule, then sends one event at a time until one is taken: an app that
-//   is down gets a probe per delay, not every owed event at once, and an app that
-//   refuses one particular event does not hold up the others (the probe is the earliest
-//   due, and that event waits on its own delay).
-// - A duplicate delivery of an event the app already took (or that was never owed) is
-//   relayed once and not retried: it is there so that the app proves its idempotency.
-// - It all runs after the service has been answered, so a slow app never delays an
-//   acknowledgement. At most FORWARD_PARALLEL requests run at once; duplicate relays
-//   beyond FORWARD_BACKLOG waiting are reported as not forwarded rather than held.
-// - Each attempt is one exchange of src/lib/client/transport.ts: FORWARD_TIMEOUT_MS covers
-//   connecting, interim answers, headers and body together, and at most the cap on one
-//   answer (OFFRAMP_MAX_RESPONSE_BYTES) of the app's answer is read.
-// - Stopping aborts requests in flight; what they carried stays owed.
+// After any failure the whole queue waits one delay, then sends one event at a time until
+// one is taken: an app that is down gets a probe per delay, not every owed event at once, and
+// an app that refuses one particular event does not hold up the others (the probe is the
+// earliest due; that event waits on its own delay). A duplicate of an event already taken is
+// relayed once, not retried: it is there so the app proves its idempotency. All of it runs
+// after the service was answered, so a slow app never delays an acknowledgement.
+// A refused certificate (client/certificate.ts) is not retried: it will not change between
+// attempts. Nothing more is sent in this run; every event stays owed, for a run with the
+// right --forward-ca.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
+import { certificateError } from '../client/certificate.js';
+import type { CertificateRefused } from '../client/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
 import { isLoopback } from '../config/profile.js';
 import { UsageError } from '../errors.js';
@@ -36,6 +28,9 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
 
+/** How an app's private certificate is trusted here (a refusal's hint). */
+const FORWARD_TRUST_HINT = "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)";
+
 /**
  * The only headers of a delivery relayed to the app: what it needs to verify and
  * deduplicate the event (docs/webhooks.md, "The request"). Anything else the sender or a
@@ -46,7 +41,6 @@ const RELAYED = new Set(['content-type', SIGNATURE_HEADER, 'x-svc-webhook-id', '
 /** The user-agent of every relay, naming the tool rather than passing on the sender's. */
 export const FORWARD_USER_AGENT = `offramp-cli/${VERSION} (webhooks listen)`;
 
-/** One event to send: its bytes and the headers it goes with. */
 export type ForwardItem = {
   id: string;
   type: string | undefined;
@@ -64,7 +58,6 @@ export type ForwardResult = {
   id: string;
   type: string | undefined;
   url: string;
-  /** HTTP status the app answered, when it answered. */
   status?: number;
   ok: boolean;
   ms: number;
@@ -173,6 +166,8 @@ export class Forwarder {
   private stopped = false;
   private owedCount = 0;
   private duplicatesWaiting = 0;
+  /** The app's certificate was refused: nothing more is sent in this run. */
+  private refused: CertificateRefused | undefined;
 
   constructor(private readonly opts: ForwarderOptions) {
     this.url = opts.url;
@@ -205,7 +200,7 @@ export class Forwarder {
   }
 
   private pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.refused) return;
     const now = Date.now();
     let due = 0;
     while (due < this.waiting.length && this.waiting[due]!.dueAt <= now) due++;
@@ -255,7 +250,13 @@ export class Forwarder {
       detail = answerDetail(answer);
     } catch (err) {
       if (this.stopped) return;
-      detail = noAnswerReason(err);
+      const refused = await certificateError(err, new URL(this.url), undefined, { canLook: true, timeoutMs: this.timeoutMs, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT });
+      if (refused) {
+        this.refused ??= refused;
+        detail = `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)`;
+      } else {
+        detail = noAnswerReason(err);
+      }
     }
     if (this.stopped) return;
     const ms = Math.round(performance.now() - started);
@@ -271,6 +272,10 @@ export class Forwarder {
       this.pausedUntil = 0;
       this.owedCount--;
       this.opts.onTaken(item, status!);
+      this.report(base);
+      return;
+    }
+    if (this.refused) {
       this.report(base);
       return;
     }

@@ -1,25 +1,10 @@
-// The webhook receiver behind `offramp webhooks listen` and `offramp demo`: a loopback
-// HTTP server that follows the spec's consumer order (the spec, Events, rule 4):
-// verify the signature, deduplicate by event id, store the raw event, apply the status
-// update idempotently, answer quickly. docs/webhooks.md is the reference for the store,
-// the forwarding and the tally.
+// The webhook receiver behind `webhooks listen` and `demo`: a loopback HTTP server that
+// follows the spec's consumer order (Events, rule 4). docs/webhooks.md ("Receiving locally")
+// is the reference for each step's answer, the store, the forwarding and the tally.
 //
-// Behaviour (what the CLI contract fixes, and our choices where it is silent):
-// - POST to any path is a delivery; GET /healthz answers the tally; other requests get
-//   405. Bodies over 1 MiB get 413.
-// - `X-SVC-Webhook-Signature` must verify against the raw body under a scheme of the
-//   catalogue (src/lib/webhooks/signature.ts), or the pinned one, compared in constant time;
-//   otherwise 401 and nothing is stored. Any scheme by default: the spec does not say how
-//   the service signs, and the CLI contract has the listener accept what verifies.
-// - A signed body that is not an event (`{ id, type, data }`) gets 400, not stored.
-// - A new event id: its line (store.ts) is on disk before the 200. Storing failed (disk
-//   full, I/O error): 503 so the service retries, the id is not remembered, and the store
-//   holds no part of it.
-// - A known id (seen since start, or already in the store): 200, nothing stored, marked
-//   `duplicate`. A second copy arriving while the first is being written waits for it.
-// - Statuses: see status-tracker.ts (an older event arriving late is `outOfOrder`).
-// - Every verified event is stored; `eventTypes` only narrows what is shown and
-//   forwarded. A bad signature is always shown: it is how a wrong secret shows itself.
+// Any signature scheme verifies by default: the spec does not say how the service signs. A
+// store that fails answers 503 so the service retries, and the id is not remembered. A bad
+// signature is shown whatever `eventTypes` says: it is how a wrong secret shows itself.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from './signature.js';
@@ -49,7 +34,6 @@ export type DeliveryInfo = {
   status: string | undefined;
   /** The status this event reports (differs from `status` when out of order). */
   eventStatus: string | undefined;
-  /** The signature scheme that verified (absent when none did). */
   scheme?: SchemeName;
   /** Why it was refused or not stored. */
   error?: string;
@@ -57,7 +41,6 @@ export type DeliveryInfo = {
 
 /** The tally: what `webhooks listen` prints at exit and GET /healthz answers. */
 export type ReceiverStats = {
-  /** Deliveries (POSTs) received. */
   received: number;
   /** New events accepted: on disk before their 2xx when there is a store. */
   stored: number;
@@ -78,7 +61,6 @@ export type ReceiverStats = {
   forwardFailures: number;
   /** Events owed to the app and not yet taken (0 when not forwarding). */
   owed: number;
-  /** Transactions with a known status. */
   transactions: number;
 };
 

@@ -1,34 +1,11 @@
-// Webhook signatures: a catalogue of schemes, how to sign with each, and how to verify and
-// detect which one a delivery uses. The spec leaves the algorithm "not shown"; the CLI
-// contract fixes the emulator's default (lowercase hex HMAC-SHA256 of the raw request body,
-// keyed with the webhook secret, in X-SVC-Webhook-Signature) and has `webhooks listen` and
-// `webhooks verify` accept any scheme of this catalogue unless one is pinned, because a
-// real service may sign in any of the common ways and refusing its every delivery with a
-// 401 helps no one.
+// Webhook signatures: sign, verify and detect under the catalogue of docs/webhooks.md
+// ("Webhook signatures"). The spec leaves the algorithm "not shown" and a real service may
+// sign in any of the common ways, so verification accepts any scheme unless one is pinned.
 //
-// The catalogue (what a signer emits; what a verifier also accepts):
-//   hmac-sha256-hex      HMAC-SHA256(secret, body), lowercase hex     hex in either case; optional `sha256=` prefix
-//   hmac-sha256-base64   the same digest, standard base64, padded     url-safe alphabet too, padding optional; optional `sha256=`
-//   hmac-sha512-hex      HMAC-SHA512, lowercase hex                   as hmac-sha256-hex, with `sha512=`
-//   hmac-sha512-base64   HMAC-SHA512, standard base64                 as hmac-sha256-base64, with `sha512=`
-//   prefixed-sha256-hex  `sha256=<hex>`                               the prefix is required (any case)
-//   prefixed-sha512-hex  `sha512=<hex>`                               the prefix is required (any case)
-//   timestamped-sha256   `t=<unix seconds>,v1=<hex>`, hex = HMAC-SHA256(secret, "<t>.<body>")
-//                        several v1 entries (any may match; a signer rotating secrets sends
-//                        one per secret), other keys ignored, spaces around commas allowed;
-//                        t must be within the tolerance of now (300 s by default, both ways:
-//                        clocks drift either way), which is what stops a captured delivery
-//                        from being replayed later.
-//
-// Every comparison of a digest is constant time (timingSafeEqual on equal-length buffers)
-// and every candidate is compared even after one matched, so the time taken never depends
-// on how much of a forged signature was right. What is branched on is only the header's
-// form (its length, alphabet, prefix): the sender chose that, and it says nothing about the
-// expected digest. The form also decides which digests are computed at all, so the common
-// case (one hex HMAC-SHA256) costs one HMAC, as before the catalogue existed, and a form
-// that reads as two schemes of one digest (`sha256=<hex>`) costs one too.
-//
-// Secrets never appear in a result or a reason.
+// Every digest comparison is constant time and every candidate is compared even after one
+// matched, so the time taken never depends on how much of a forged signature was right. Only
+// the header's form (length, alphabet, prefix) is branched on: the sender chose it, and it
+// says nothing about the expected digest. Secrets never appear in a result or a reason.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { UsageError } from '../errors.js';
 
@@ -54,11 +31,7 @@ export function isScheme(name: string): name is SchemeName {
   return (SCHEMES as readonly string[]).includes(name);
 }
 
-/**
- * A scheme setting from a flag or a profile: a scheme of the catalogue, or undefined for
- * "any" (the value `any`, or nothing set; `any` overrides a profile's pin). Anything else
- * is a UsageError naming `source` and listing the catalogue.
- */
+/** A scheme from a flag or a profile; undefined for "any" (`any` overrides a profile's pin). */
 export function schemeSetting(value: string | undefined, source: string): SchemeName | undefined {
   const name = value?.trim();
   if (name === undefined || name === 'any') return undefined;
@@ -151,11 +124,9 @@ export function verify(rawBody: string | Buffer, secrets: string | readonly stri
 }
 
 /**
- * Every (scheme, secret) under which the delivery verifies, most specific scheme first,
- * secrets in the order given. `opts.scheme` narrows the search to one scheme. For a
- * delivery read back from a store, pass `now` = the time it was received, so a
- * timestamped signature is judged as it was then (or `toleranceSec: Infinity` to ignore
- * the timestamp).
+ * Every (scheme, secret) under which the delivery verifies, most specific scheme first. For
+ * a delivery read back from a store, pass `now` = the time it was received, so a timestamped
+ * signature is judged as it was then.
  */
 export function detect(
   rawBody: string | Buffer,

@@ -1,22 +1,11 @@
-// The listener's event store: an NDJSON file, one received event per line, each line on
-// disk before its delivery is answered 2xx (the spec, Events: "store the raw event" comes
-// before the answer, and the service does not redeliver what was acknowledged). The line
-// format and the rules a reader of the file relies on are docs/webhooks.md's ("The store");
-// here is how they are kept:
+// The listener's event store (docs/webhooks.md, "The store"): an NDJSON file, each line on
+// disk before its delivery is answered 2xx, since the service does not redeliver what was
+// acknowledged.
 //
-// - A line keeps the delivery's bytes exactly (`body`, or `body_base64` when they are not
-//   valid UTF-8) and the signature header as received, so a reader can re-verify them.
-// - The file is opened with O_DSYNC (where missing, an fdatasync follows each write).
-//   Appends that arrive while a write runs go together in the next one (group commit).
-//   A write that fails is cut back to the last whole line before its batch is refused,
-//   and nothing more is written until a cut succeeds: so a torn last line can only be a
-//   crash's, never answered 2xx, and opening the store sets it aside
-//   (`FILE.torn-<UTC time>`) and cuts it off.
-// - Opening the store reads it: its ids count as received (a restarted listener does not
-//   accept an old event again).
-// - The file and its directory must be the user's own and writable by no one else
-//   (src/lib/fs/private.ts): a planted store could otherwise inject events. While open,
-//   the store is locked (FILE.lock, store-lock.ts): one listener per store.
+// A write that fails is cut back to the last whole line before its batch is refused, and
+// nothing more is written until a cut succeeds: so a torn last line can only be a crash's,
+// never answered 2xx, and opening the store sets it aside. The file must be the user's own
+// and writable by no one else (src/lib/fs/private.ts): a planted store could inject events.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -28,15 +17,12 @@ import { lockStore, type StoreLock } from './store-lock.js';
 export const DEFAULT_STORE = 'webhooks.ndjson';
 
 export type StoreLoadReport = {
-  /** Events read from the file. */
   events: number;
   /** Whole lines that are not events (kept in the file, ignored). */
   unreadable: number;
   /** Bytes of a torn last line that were set aside and cut off (0 when none). */
   tornBytes: number;
-  /** Where the torn line was set aside. */
   tornPath?: string;
-  /** The store did not exist and was created (0600). */
   created: boolean;
   /** The store's lock was left by this process id, no longer running (a listener killed, say), and taken over. */
   staleLockFrom?: number;
@@ -76,12 +62,7 @@ export class EventStore {
     this.size = size;
   }
 
-  /**
-   * Opens (creating it 0600, and its directory 0700, when missing) the store at `path`;
-   * `onEvent` sees each stored event in file order, so the caller can rebuild its dedupe
-   * set, statuses and what is owed to the app. Refuses (InsecurePathError) a store or
-   * directory that is not the user's own or that others can write.
-   */
+  /** Opens (or creates) the store; `onEvent` sees each stored event in file order, to rebuild dedupe, statuses and what is owed. */
   static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; report: StoreLoadReport }> {
     const dsync = constants.O_DSYNC;
     const { handle, created } = await openPrivateFile(path, {
@@ -123,11 +104,7 @@ export class EventStore {
     });
   }
 
-  /**
-   * One batch at a time: everything queued goes out in one write. (Several synchronous
-   * writes in flight measured slower: the filesystem serialises them anyway and batches
-   * get smaller.)
-   */
+  /** One batch at a time: several writes in flight were slower, as the filesystem serialises them anyway. */
   private async flushLoop(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue;
@@ -223,11 +200,7 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
   return { ...event, line, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
 }
 
-/**
- * Every event of a store, in file order, for readers such as
- * `webhooks resend`: the file is checked as the listener checks it (its owner's, writable
- * by no one else), and read as it stands (a torn last line is left out, not cut).
- */
+/** Every event of a store, checked as the listener checks it and read as it stands (a torn last line is left out, not cut). */
 export async function* readStoredEvents(path: string): AsyncGenerator<StoredEvent> {
   const { handle } = await openPrivateFile(path, { flags: constants.O_RDONLY, what: `the store ${path}` });
   try {
@@ -240,10 +213,7 @@ export async function* readStoredEvents(path: string): AsyncGenerator<StoredEven
   }
 }
 
-/**
- * An event's JSON text (a delivery's body) as `{ id, type, data }`:
- * a JSON object with a non-empty string id; type and data when present and well typed.
- */
+/** A delivery's body as `{ id, type, data }`: a JSON object with a non-empty string id; type and data when well typed. */
 export function parseEventText(text: string): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
   const value = parseObject(text);
   return value ? eventOf(value) : undefined;
