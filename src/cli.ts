@@ -1,9 +1,7 @@
-// `main(argv, streams)`: parses the command line, builds the context, runs one command,
-// and maps whatever it threw to one line on stderr and an exit code. It never calls
-// process.exit, so tests can run it in process.
-//
-// Only commander is loaded here, and the module of the command the line names
-// (src/commands/load.ts).
+// `main(argv, streams)`: parses the command line, builds the context, runs one command, and
+// maps whatever it threw to one line on stderr and an exit code. It never calls process.exit,
+// so tests can run it in process. Only commander is loaded here, and the module of the
+// command the line names (src/commands/load.ts).
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';

@@ -1,7 +1,5 @@
-// offramp api METHOD PATH [--data JSON] [--paginate]: an authenticated raw request, like
-// `gh api`. Prints the response body as JSON; --paginate follows the cursor wherever the
-// service puts it (src/lib/client/paginate.ts) and prints every item of every page as one
-// JSON array.
+// offramp api: an authenticated raw request, like `gh api`; --paginate follows the cursor
+// wherever the service puts it (src/lib/client/paginate.ts).
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';

@@ -4,7 +4,7 @@
 // (OptionsOf): @commander-js/extra-typings infers each flag's key and type from its
 // .option() call, so a renamed or retyped flag is a compile error where `run` reads it.
 // Positional arguments reach `run` under their own names too (withArguments).
-import type { Argument, Command, CommandUnknownOpts, InferArgument, OptionValues } from '@commander-js/extra-typings';
+import { Command, type Argument, type CommandUnknownOpts, type InferArgument, type OptionValues } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 
 /** Runs a command with a context built for it (src/cli.ts); `invoke` calls its `run`. */
@@ -21,7 +21,6 @@ type Resolve<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
  */
 export type OptionsOf<F extends () => CommandUnknownOpts> = ReturnType<F> extends Command<unknown[], infer O, infer G> ? Resolve<O & G> : never;
 
-/** A command's module: its definition and what it does. */
 export type CommandModule<A extends unknown[], O extends OptionValues, G extends OptionValues> = {
   command(): Command<A, O, G>;
   run(opts: Resolve<O & G>, ctx: Context): Promise<number | void>;
@@ -44,7 +43,13 @@ export function verb<A extends unknown[], O extends OptionValues, G extends Opti
 /** A command with commands below it (`tx`): its module builds it, its commands wired in. */
 export type GroupModule = { command(runtime: Runtime): CommandUnknownOpts };
 
-/** The command of a top-level module: a group, or a command that runs. */
+/** A group of `modules`' commands, in the order its help lists them. */
+export function group(name: string, description: string, runtime: Runtime, modules: CommandModule<any, any, any>[]): CommandUnknownOpts {
+  const cmd = new Command(name).description(description);
+  for (const module of modules) cmd.addCommand(verb(module, runtime));
+  return cmd;
+}
+
 export function build(module: GroupModule | CommandModule<any, any, any>, runtime: Runtime): CommandUnknownOpts {
   return 'run' in module ? verb(module, runtime) : module.command(runtime);
 }
@@ -72,7 +77,6 @@ export function withArguments(cmd: CommandUnknownOpts, ...args: AnyArgument[]): 
   return cmd;
 }
 
-/** The `Examples:` block at the end of a command's help. */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 }

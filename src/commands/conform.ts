@@ -1,11 +1,6 @@
-// offramp conform [--store FILE] [--save]: what the service behind the profile chose on
-// every point the spec leaves "not shown", beside what the emulator chose, and what the
-// CLI does about each difference (docs/api.md, "Open points").
-//
-// Exit 0 when every point is same, handled, saved or skipped; 8 when one is unsupported,
-// or needs a setting that --save was not asked to write. --overlay FILE also writes what
-// the target was observed to choose as an OpenAPI Overlay (src/lib/openapi/overlay.ts),
-// whatever the exit.
+// offramp conform: what the service behind the profile chose on every point the spec leaves
+// "not shown", beside what the emulator chose, and what the CLI does about each difference
+// (docs/api.md, "Find out what the service chose").
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { resolveFormat } from '../lib/output/format.js';

@@ -1,9 +1,6 @@
-// offramp demo: the one-command tour. An emulator in-process on a free port (a generated
-// key and webhook secret), a webhook receiver on another (the `webhooks listen` code),
-// one transaction walked to completed and settled; each step, each webhook as it arrives
-// with its signature checked, the status history and the ledger row; then everything
-// stops. It builds its own client for the emulator: no stored profile is read or written,
-// and the generated secrets are never printed.
+// offramp demo: the one-command tour (docs/sandbox.md, "offramp demo"). It builds its own
+// client for the emulator: no stored profile is read or written, and the generated secrets
+// are never printed.
 import { randomBytes } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../lib/client/checked-calls.js';
@@ -100,8 +97,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     } catch (err) {
       timeline.fail();
       flush();
-      const cause = err instanceof WalkInterrupted ? err.cause : err;
-      throw cause;
+      throw err instanceof WalkInterrupted ? err.cause : err;
     }
     const tx = walked.transaction;
 

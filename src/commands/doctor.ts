@@ -1,5 +1,4 @@
-// offramp doctor: is this machine set up to use the service? One line per check
-// (pass / warn / fail), exit 8 when any check fails.
+// offramp doctor: one line per check (pass / warn / fail), exit 8 when any check fails.
 import { statSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import type { Resolved } from '../lib/config/profile.js';

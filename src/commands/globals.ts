@@ -8,7 +8,6 @@ import { UsageError } from '../lib/errors.js';
 import { FORMATS } from '../lib/output/format.js';
 import { VERSION_TEXT } from '../version.js';
 
-/** The program with its global flags and settings, and no command yet. */
 export function newProgram(output: OutputConfiguration = {}) {
   return new Command('offramp')
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
@@ -45,10 +44,8 @@ function programFlags(cmd: CommandUnknownOpts): Option[] {
   return root.options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
 }
 
-/** The program, typed with its global flags. */
 export type Program = ReturnType<typeof newProgram>;
 
-/** The global flags as commander parses them. */
 export type GlobalFlags = ReturnType<Program['opts']>;
 
 /**

@@ -1,6 +1,5 @@
-// offramp openapi [--json]: prints the OpenAPI 3.1 document of the partner API as this
-// project reads it (src/lib/openapi/document.ts; docs/api.md, "OpenAPI"): YAML, or JSON with
-// --json. It is docs/openapi.yaml, and what a running emulator serves at
+// offramp openapi: the document as this project reads it (src/lib/openapi/document.ts;
+// docs/api.md, "OpenAPI"), which is docs/openapi.yaml and what a running emulator serves at
 // GET /__emulator/openapi.json. No profile, key or request is needed.
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';

@@ -1,8 +1,6 @@
-// The `offramp` program whole: its global flags (globals.ts) and every command, in the
-// order and under the headings of `offramp --help`. Reading this file and the modules it
-// lists is reading the help; the shell completions and the build's help snapshot are made
-// from the same program. A run that names its command loads only that command's module
-// (src/cli.ts); this whole program is for the rest (`offramp --help`, a typo).
+// The `offramp` program whole, in the order and under the headings of `offramp --help`: the
+// help, the shell completions and the build's help snapshot are made from it. A run that names
+// its command loads only that command's module (load.ts).
 import type { OutputConfiguration } from '@commander-js/extra-typings';
 import * as api from './api.js';
 import { build, type Runtime } from './command.js';

@@ -1,5 +1,4 @@
-// offramp quote --token T --network N (--crypto-amount X | --fiat-amount Y)
-// A rate quote, valid 120 s, to create a transaction from (`tx create --quote ID`).
+// offramp quote (docs/transactions.md, "offramp quote").
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { ApiError, UsageError } from '../lib/errors.js';

@@ -1,21 +1,6 @@
-// offramp reconcile (--from T --to T | --tx ID | --ref R) [-o table|json]
-// Cross-checks, per transaction, what the service says three ways: the transaction reads,
-// the revenue ledger and the webhook event history (rules: src/lib/reconcile/check.ts).
-// Exit 0 when everything agrees, 8 when anything is off; each undelivered event comes with
-// the exact `offramp webhooks replay` command that redelivers it.
-//
-// What is read (our choices; the spec does not say how far to look):
-// - transactions created in the window (GET /transactions with from/to; the client
-//   applies the filter to the records too, in case a service ignores it);
-// - ledger rows from --from to now (or --to when later): a transaction created near the
-//   end of the window may complete after it. Rows stamped inside the window whose
-//   transaction was created earlier are checked against that transaction (one read each);
-// - webhook events created from --from on (events never precede their transaction).
-// With --tx or --ref, one transaction: its read, its ledger rows and its events, from its
-// creation to now unless --from/--to say otherwise.
-//
-// On a terminal a spinner on stderr says what is being read and how much so far; stdout
-// is the same either way.
+// offramp reconcile: cross-checks, per transaction, the transaction reads, the revenue ledger
+// and the webhook event history (rules: src/lib/reconcile/check.ts). What is read, and why
+// that far, is in docs/finance.md ("offramp reconcile").
 import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { transactionById } from '../lib/client/checked-calls.js';

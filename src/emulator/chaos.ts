@@ -31,7 +31,6 @@ export function parseChaos(text: string): WebhookChaos | string {
   return chaos;
 }
 
-/** Checks settings given in code; answers a message, or null when they are valid. */
 export function chaosProblem(chaos: WebhookChaos): string | null {
   for (const name of ['duplicate', 'reorder'] as const) {
     const r = chaos[name];

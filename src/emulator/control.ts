@@ -1,15 +1,8 @@
 // The control plane (docs/emulator.md, "Control plane"): `/__emulator/…` on the emulator's
-// own origin, outside the partner base path, for test suites and CI jobs to drive the
-// emulator itself: health, the clock, resets, fault rules, and the whole state out and in.
-//
-// Who may use it: with an admin token, any client that sends `Authorization: Bearer
-// <token>`; without one, loopback clients only (the emulator refuses to start on a
-// non-loopback host without a token, index.ts). API keys play no part: a partner's key
-// must not be able to reset another partner or move everyone's clock.
-//
-// Answers use the partner API's wrapper and error envelope, so the CLI reads them with the
-// same code; `GET state` answers the state document itself (NDJSON, state-codec.ts), and
-// `GET openapi.json` the OpenAPI document of the API (docs/openapi.yaml, as JSON).
+// own origin, for test suites and CI jobs to drive the emulator itself. API keys play no part
+// in who may use it: a partner's key must not be able to reset another partner or move
+// everyone's clock. Answers use the partner API's wrapper and error envelope, so the CLI
+// reads them with the same code.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';
@@ -63,7 +56,6 @@ export function authorize(settings: ControlSettings, req: Pick<ControlRequest, '
   }
 }
 
-/** Answers one control request; throws ApiProblem for an error answer. */
 export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult | Promise<ApiResult> {
   const route = `${req.method} ${req.path.replace(/\/+$/, '') || '/'}`;
   switch (route) {
@@ -157,10 +149,8 @@ function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; sig
 }
 
 /**
- * `{"url": URL | null, "secret"?: S, "expect_url"?: URL | null}`: deliveries go to `url`
- * from the next attempt (null: nowhere), signed with `secret` if given. With `expect_url`,
- * only if the URL is still that one (409 otherwise): a listener putting back the URL it
- * found never overwrites one set after it.
+ * `expect_url` sets the URL only if it is still that one (409 otherwise): a listener putting
+ * back the URL it found never overwrites one set after it.
  */
 function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
   onlyKeys(body, ['url', 'secret', 'expect_url']);

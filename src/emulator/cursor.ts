@@ -1,8 +1,8 @@
 // Opaque page cursors (the spec: "opaque value taken from a previous next_cursor;
 // never built by the caller"). A cursor is base64url JSON of the last returned item's sort
 // key, tagged with the list it belongs to. Keying on the item rather than an offset keeps
-// pages stable while records are inserted: new transactions sort before a "newest first"
-// cursor, new ledger rows or events after an "oldest first" one, so nothing is skipped or
+// pages stable while records are inserted: new transactions and events sort before a "newest
+// first" cursor, new ledger rows after an "oldest first" one, so nothing is skipped or
 // repeated. A cursor from another list, or anything that does not decode, is a 400.
 import type { Page } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
@@ -23,20 +23,19 @@ export function decodeSeqCursor(kind: 'tx' | 'evt', cursor: string): number {
 }
 
 /**
- * One page of a list kept in creation order, where the item of sequence number n sits at
- * index n - 1 (transactions, events): walked newest or oldest first from the item after
- * the cursor, keeping the items `keep` accepts, each shown through `view`.
+ * One page, newest first, of a list kept in creation order, where the item of sequence number n
+ * sits at index n - 1 (transactions, events): the record a partner came to see is at the top.
  */
 export function seqPage<T extends { seq: number }, R>(
   list: readonly T[],
-  opts: { kind: 'tx' | 'evt'; cursor: string | undefined; limit: number; newestFirst: boolean; keep: (item: T) => boolean; view: (item: T) => R },
+  opts: { kind: 'tx' | 'evt'; cursor: string | undefined; limit: number; keep: (item: T) => boolean; view: (item: T) => R },
 ): Page<R> {
-  const step = opts.newestFirst ? -1 : 1;
-  let index = opts.cursor ? decodeSeqCursor(opts.kind, opts.cursor) - 1 + step : opts.newestFirst ? list.length - 1 : 0;
+  // The cursor's item sits at its seq - 1; the page starts just below it.
+  let index = opts.cursor ? decodeSeqCursor(opts.kind, opts.cursor) - 2 : list.length - 1;
   const data: R[] = [];
   let last: T | undefined;
   let hasMore = false;
-  for (; index >= 0 && index < list.length; index += step) {
+  for (; index >= 0 && index < list.length; index--) {
     const item = list[index]!;
     if (!opts.keep(item)) continue;
     if (data.length === opts.limit) {

@@ -1,14 +1,6 @@
-// Targeted faults (docs/emulator.md, "Control plane"): rules added at run time through
-// `POST /__emulator/faults` (or `offramp emulator fault add`), unlike `--fault-rate`, which
-// draws at random on every request. A route rule names `METHOD PATH` under the base path,
-// `*` standing for one segment, and does one thing to the requests it matches: answer an
-// error status before the operation runs (nothing committed), run the operation and then
-// drop the connection (committed, no answer), or delay the answer. A webhook rule makes
-// the next deliveries fail as if the partner's endpoint had answered a status, through the
-// emulator's own delivery path, so attempts, retries and telemetry show it.
-//
-// Rules apply in the order they were added, the first match only, to every partner; with
-// `next` a rule is used up after that many matches, without it it stays until cleared.
+// Targeted faults (docs/emulator.md, "Control plane"): rules added at run time, unlike
+// `--fault-rate`, which draws at random on every request. A webhook rule fails deliveries
+// through the emulator's own delivery path, so attempts, retries and telemetry show it.
 // The validation here is shared by the control plane and the CLI, so the CLI refuses the
 // same input the server would, without sending anything.
 import { EVENT_TYPES } from '../lib/vocabulary.js';
@@ -51,7 +43,6 @@ function isWebhook(input: FaultInput): input is WebhookFaultInput {
   return (input as WebhookFaultInput).webhook === true;
 }
 
-/** Checks a rule; answers a message naming the problem, or null when it is valid. */
 export function faultProblem(input: FaultInput): string | null {
   if (typeof input !== 'object' || input === null) return 'a fault rule must be an object';
   if (input.next !== undefined && !(Number.isInteger(input.next) && input.next >= 1 && input.next <= MAX_NEXT)) {
@@ -82,16 +73,11 @@ export function faultProblem(input: FaultInput): string | null {
   return null;
 }
 
-/** The rules of one emulator, in the order they were added. */
 export class FaultRules {
   private rules: Rule[] = [];
   private counter = 0;
 
-  /**
-   * Adds a valid rule. `endpoints` are the API's routes: a route rule that can match none
-   * of them is refused, since a typo would otherwise never fire and the test would pass
-   * for the wrong reason.
-   */
+  /** A route rule that can match none of `endpoints` is refused: a typo would never fire, and the test pass for the wrong reason. */
   add(input: FaultInput, endpoints: readonly { method: string; path: string }[]): FaultRule {
     const problem = faultProblem(input);
     if (problem) throw new RangeError(problem);

@@ -1,18 +1,8 @@
 // Idempotency-Key handling for POST /transactions and POST /transactions/{id}/cancel.
-// the spec says the header is always sent "for safe retries" and that reusing a key
-// "retries the same cancellation intent"; retention and bounds are "not shown". Choices:
-// - required on both routes (missing → 400 naming the header); 1-255 visible ASCII chars;
-// - scoped per partner (each partner has its own cache) and per route pattern, so one key
-//   cannot mean two different operations;
-// - the request is identified: for create, by its JSON body compared structurally (key
-//   order and whitespace do not matter); for cancel, by the transaction it names;
-// - same key + same request → the first answer replayed exactly (status and body),
-//   marked with `Idempotent-Replayed: true`; same key + another request → 409 CONFLICT;
-// - stored once the request passed validation and executed (success or a business error
-//   such as a duplicate reference); a malformed request stores nothing, so the partner can
-//   fix it and retry with the same key. Injected 500/503 faults happen before execution and
-//   store nothing either; a dropped connection happens after, so its retry is a replay;
-// - kept 24 hours from first use (business clock).
+// Retention and bounds are "not shown" in the spec; the choices are in docs/emulator.md
+// ("Idempotency"). Keys are scoped per route pattern so one key cannot mean two operations.
+// Injected 500/503 faults happen before execution and store nothing; a dropped connection
+// happens after, so its retry is a replay.
 import type { ApiResult } from './envelope.js';
 import { badRequest, conflict } from './envelope.js';
 
@@ -33,11 +23,7 @@ export type IdempotencyEntry = {
   json: string;
   headers: Record<string, string> | undefined;
   storedMs: number;
-  /**
-   * For a successful create: the transaction the answer summarises and its status then.
-   * The state file keeps this instead of `json`, which it rebuilds from the transaction
-   * (state-codec.ts).
-   */
+  /** A successful create's transaction and its status then: the state file keeps this instead of `json` (state-codec.ts). */
   answerOf?: { tx: string; status: string };
 };
 

@@ -1,12 +1,7 @@
-// The emulator's public entry: startEmulator(options) serves the whole partner API on
-// loopback, statefully, with its control plane, and answers a handle to drive and stop it.
-// Used by `offramp emulator`, `offramp demo`, the end-to-end tests and the benchmarks, and
-// published as `offramp-cli/emulator` for partners' own test suites (docs/emulator.md,
-// "From code"). Nothing here runs at import time.
-//
-// What this module exports is declared in terms of types.ts, clock.ts and errors.ts only:
-// those declarations are what the package ships, and they must not reach modules that
-// need our dependencies' types.
+// The emulator's public entry, published as `offramp-cli/emulator` (docs/emulator.md, "From
+// code"). Nothing here runs at import time. What this module exports is declared in terms of
+// types.ts, clock.ts and errors.ts only: those declarations are what the package ships, and
+// they must not reach modules that need our dependencies' types.
 import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
@@ -34,8 +29,6 @@ import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
 
 export { ManualClock, systemClock } from './clock.js';
 export { StateFileError } from './errors.js';
-// What `offramp emulator` and its control commands check on their side, by the emulator's
-// own rules, before anything starts or is sent.
 export { describeChaos, parseChaos } from './chaos.js';
 export { faultProblem, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
 export { isAdminToken, isLoopbackHost } from './loopback.js';

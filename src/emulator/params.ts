@@ -5,10 +5,8 @@ import * as z from 'zod/mini';
 import { DateTime, Uuid } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
 
-/** The raw query of a request, as the server hands it over. */
 export type Query = { get(name: string): string | undefined };
 
-/** Parses a JSON body: it must be a JSON object. */
 export function parseJsonObject(raw: string): Record<string, unknown> {
   let value: unknown;
   if (raw.trim() === '') throw badRequest('request body is required: send a JSON object');
@@ -43,7 +41,6 @@ function depthOver(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Validates a parsed body with a shared request schema. */
 export function validate<S extends z.core.$ZodType>(schema: S, value: Record<string, unknown>): z.infer<S> {
   const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw badRequest(describeIssues(parsed.error.issues, value));

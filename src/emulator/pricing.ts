@@ -95,7 +95,6 @@ export function fiatFor(tokens: Decimal, rate: Decimal): Decimal {
   return fiat;
 }
 
-/** Every pair a mode accepts, e.g. for seeding the ledger. */
 export function pairsFor(mode: Mode): { token: string; network: string }[] {
   const table = mode === 'staging' ? STAGING_PAIRS : PRODUCTION_PAIRS;
   return Object.entries(table).flatMap(([token, networks]) => networks.map((network) => ({ token, network })));

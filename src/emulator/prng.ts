@@ -17,7 +17,6 @@ export function seededRandom(seed: number): Random {
   };
 }
 
-/** A seed for runs that did not ask for one. */
 export function freshSeed(): number {
   return Math.floor(Math.random() * 0x1_0000_0000);
 }

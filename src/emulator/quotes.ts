@@ -1,12 +1,7 @@
 // POST /quotes (the spec): exactly one of crypto_amount and fiat_amount; valid 120 s.
-// Choices where the spec is silent:
-// - neither amount → 400 (same wording as the both-amounts case);
-// - `amount` echoes the amount the partner priced, normalised: NGN with 2 decimals for a
-//   fiat quote, token units with at least 6 decimals for a crypto quote;
-// - the rate is the emulator's market rate (--rate) and adjusted_rate applies the spread
-//   (pricing.ts); rates do not move while the emulator runs, so tests are repeatable;
-// - a quote may back any number of transactions until it expires: the spec states only
-//   the expiry rule, and a quote is a price guarantee, not a reservation.
+// Where the spec is silent, the choices are in docs/emulator.md ("Quotes"). A quote may back
+// any number of transactions until it expires: the spec states only the expiry rule, and a
+// quote is a price guarantee, not a reservation.
 import type { Quote, QuoteRequest } from '../lib/schemas.js';
 import { randomUUID } from 'node:crypto';
 import { iso } from './clock.js';

@@ -1,8 +1,6 @@
-// Per-key rate limit: a token bucket holding one second of requests, refilled continuously.
-// the spec: "staging is relaxed, production is enforced", numbers "not shown"; our
-// defaults are 1,000 requests/s per key in staging mode and 100/s in production mode, 0
-// turns the limit off. A refused request gets 429 RATE_LIMITED with Retry-After in whole
-// seconds (at least 1). The bucket runs on real time, not the business clock (see clock.ts).
+// Per-key rate limit: a token bucket holding one second of requests, refilled continuously
+// (the defaults are in docs/emulator.md, "Rate limits"). The bucket runs on real time, not the
+// business clock (see clock.ts).
 import { performance } from 'node:perf_hooks';
 
 export const DEFAULT_RATE_LIMIT = { staging: 1000, production: 100 } as const;

@@ -1,9 +1,4 @@
-// Synthetic ledger history for demos and benchmarks (`--seed-revenue N`): N rows over the
-// last 180 days in the first partner, amounts from 5,000 to 2,000,000 NGN, fees by the
-// same rule as real completions. They are ledger rows only (no transaction records or
-// webhook events behind them) and carry references `seed-000001`... (oldest first), so
-// they are easy to tell apart from real activity.
-//
+// Synthetic ledger history for demos and benchmarks (`--seed-revenue N`; docs/emulator.md).
 // The rows are kept as columns (typed arrays) and a row object is only built when a page
 // serves it; the money is exact integer arithmetic in kobo and micro-tokens (every value
 // far below 2^53), with the rounding rules of `fees` and `tokensFor`, against which the

@@ -1,9 +1,7 @@
 // The endpoints of the spec as data: method, path under the base path, and a handler
 // that turns a validated request into an answer. HTTP concerns (auth, rate limit, faults,
-// latency, logging, writing the answer) live in server.ts.
-//
-// Success statuses (the spec shows only the simulator's 200): 201 for creating a quote or
-// a transaction, 200 for everything else, including cancel and replay.
+// latency, logging, writing the answer) live in server.ts. Success statuses the spec does not
+// show are in docs/emulator.md ("Wire").
 import { CreateTransactionRequest, QuoteRequest, SimulateRequest } from '../lib/schemas.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, errorResult, ok } from './envelope.js';

@@ -39,7 +39,6 @@ export class Runtime {
     private readonly seeded: SeededRows | undefined,
   ) {}
 
-  /** Expires every transaction whose deposit deadline has passed; answers how many. */
   sweep(): number {
     const n = expireDue(this, this.clock.now());
     this.expiredCount += n;
@@ -66,10 +65,7 @@ export class Runtime {
     };
   }
 
-  /**
-   * Forgets everything (partners' data, fault rules, the clock offset), as freshly
-   * started; or, given a key, that partner's data only. Answers false for an unknown key.
-   */
+  /** As freshly started (docs/emulator.md, "Control plane"); false for an unknown key. */
   reset(apiKey?: string): boolean {
     if (apiKey === undefined) {
       for (const p of [...this.store.partners, ...this.store.dormant]) this.webhooks.forget(p);
@@ -88,11 +84,7 @@ export class Runtime {
     return true;
   }
 
-  /**
-   * Replaces the whole state with a decoded one (a state file at start, `PUT state`).
-   * Partners are matched by the hash of their key; one this emulator was not started
-   * with is kept as dormant, not served.
-   */
+  /** Partners are matched by the hash of their key; one this emulator was not started with is kept dormant, not served. */
   install(decoded: DecodedState): void {
     const byHash = new Map(decoded.partners.map((p) => [p.keyHash, p.state]));
     const active = this.store.keys.map((key, i) => {
@@ -119,12 +111,10 @@ export class Runtime {
     this.sweep();
   }
 
-  /** The whole state as a document (the state file format), in chunks. */
   encodeState(): Buffer[] {
     return encodeDocument([...this.store.partners, ...this.store.dormant], this.clockOffsetMs, iso(this.clock.now()));
   }
 
-  /** The whole state as a document, in one string. */
   exportDocument(): string {
     return Buffer.concat(this.encodeState()).toString('utf8');
   }

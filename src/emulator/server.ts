@@ -3,15 +3,10 @@
 // enough to load fast in the demo, fast on loopback. Answers are written straight to the
 // node response (RESPONSE_ALREADY_SENT) rather than through a web Response: that is both
 // the fastest path and what lets a fault drop the connection after the handler committed.
-//
-// Order of checks for every matched route, each answering in the error envelope:
-//   body read (at most 64 KiB) → X-API-KEY (401) → rate limit (429 + Retry-After) →
-//   deadline sweep → fault rule, then random fault (an error status before the handler) →
-//   handler → latency → answer, or a dropped connection for a drop fault.
-// Unknown paths answer 404 NOT_FOUND without looking at the key, so a typo in a path is
-// reported as such. Every answer carries `x-request-id`. The control plane (control.ts)
-// is served beside the API, under /__emulator/, with none of the API's checks, faults or
-// latency: it must keep working while a test makes the API misbehave.
+// The order of checks is in docs/emulator.md ("Wire"); unknown paths answer 404 before the
+// key is looked at, so a typo in a path is reported as such. The control plane (control.ts)
+// has none of the API's checks, faults or latency: it must keep working while a test makes
+// the API misbehave.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -203,7 +198,6 @@ function toErrorResult(opts: HttpOptions, err: unknown, c: Context<Env>): ApiRes
   return errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), now);
 }
 
-/** Sends the answer; answers what was sent. */
 function write(outgoing: ServerResponse, requestId: string, result: ApiResult, close: boolean): Omit<Answered, 'method' | 'route' | 'path'> {
   const body = result.json ?? JSON.stringify(result.body);
   const headers: Record<string, string | number> = {

@@ -1,21 +1,10 @@
 // POST /sandbox/simulate: drives one lifecycle event through the same machinery as normal
 // processing (the spec): the lifecycle table decides whether the event is valid
 // (refusal → 409), its steps write the history, and the event's webhook is recorded.
-//
-// Deposit record (values "not shown"; our choice):
-// - deposit.detected creates the deposit (or reuses the one the transaction has):
-//   deposit_id from the request or generated (`dep_…`), blockchain_hash likewise,
-//   deposit_status `detected`, confirmations 1 of the network's required count
-//   (pricing.ts), received_at now;
-// - deposit.confirmed: deposit_status `confirmed`, confirmations = required, confirmed_at
-//   now. A deposit_id that differs from the recorded one is a 409 (it names another
-//   deposit); a blockchain_hash replaces the simulated one;
-// - transaction.refunded sets deposit_status `refunded`;
-// - transaction.completed writes the revenue ledger row (ts = completion time);
-// - payout.settled changes no status, so it writes no history row (a completed → completed
-//   row would read as a transition that does not exist); it is allowed once.
-// The deposit_id and blockchain_hash also go into the history row's metadata, the one place
-// the spec gives for "extra data about the change".
+// The deposit record it keeps is in docs/emulator.md ("Lifecycle"). payout.settled writes no
+// history row: a completed → completed row would read as a transition that does not exist.
+// deposit_id and blockchain_hash go into the history row's metadata, the one place the spec
+// gives for "extra data about the change".
 import type { SimulateRequest, SimulatorEvent, Transaction } from '../lib/schemas.js';
 import { SIMULATOR_EVENTS } from '../lib/schemas.js';
 import { refusal, TRANSITIONS } from '../lib/lifecycle.js';

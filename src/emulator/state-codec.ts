@@ -7,8 +7,6 @@
 // Nothing is installed until the whole document has been read and checked, so a document
 // is loaded entirely or not at all.
 //
-// Partners are named by the SHA-256 of their key: the document never holds an API key.
-//
 // Two records are written short when the document itself says the rest, which makes a
 // create's share of the document smaller and a snapshot quicker to encode (BENCHMARKS.md,
 // "Emulator"): an event whose snapshot is its transaction as written earlier in the
@@ -24,7 +22,7 @@ import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
-import type { EventRecord, QuoteRecord, TxRecord } from './store.js';
+import type { EventRecord, TxRecord } from './store.js';
 import { STATE_FORMAT } from './types.js';
 import { PartnerState } from './store.js';
 import { snapshot, summary } from './transactions.js';
@@ -40,19 +38,6 @@ export class StateFormatError extends Error {
 // ---------------------------------------------------------------- writing
 
 const q = JSON.stringify;
-
-function headerLine(now: string): string {
-  return q({ k: 'header', format: STATE_FORMAT, format_version: STATE_FORMAT_VERSION, offramp_version: VERSION, written_at: now });
-}
-
-function partnerLine(p: number, partner: PartnerState): string {
-  return `{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`;
-}
-
-function txLine(p: number, tx: TxRecord): string {
-  // Every field of a TxRecord is plain data, so the record serialises as it is.
-  return `{"k":"tx","p":${p},"v":${q(tx)}}`;
-}
 
 /**
  * An event's line. `tx` is its transaction, whose line comes earlier: if the
@@ -89,47 +74,19 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boo
   return true;
 }
 
-function quoteLine(p: number, quote: QuoteRecord): string {
-  return `{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`;
-}
-
-function idempotencyLine(p: number, id: string, entry: IdempotencyEntry): string {
-  const { request, status, json, headers, storedMs, answerOf } = entry;
-  if (answerOf) return `{"k":"idem","p":${p},"id":${q(id)},"v":${q({ request, status, storedMs, answer_of: answerOf })}}`;
-  return `{"k":"idem","p":${p},"id":${q(id)},"v":${q({ request, status, json, headers, storedMs })}}`;
-}
-
-/**
- * A create's answer, rebuilt: the summary of its transaction with the status it had then.
- * The summary's other fields never change after the create, so these are the bytes first
- * sent (the state tests replay a key after a restart and compare them).
- */
-function createdAnswerJson(tx: TxRecord, status: string): string {
-  return q({ success: true, data: { ...summary(tx), status } });
-}
-
-function rowLine(p: number, row: RevenueRowType): string {
-  return `{"k":"row","p":${p},"v":${q(row)}}`;
-}
-
-function seedLine(p: number, seeded: SeededRows): string {
-  return `{"k":"seed","p":${p},"v":${q(seeded.toState())}}`;
-}
-
-function clockLine(offsetMs: number): string {
-  return `{"k":"clock","offset_ms":${offsetMs}}`;
-}
-
-/** Every record of a partner, as lines. */
 function partnerRecordLines(p: number, partner: PartnerState, put: (line: string) => void): void {
-  put(partnerLine(p, partner));
-  for (const quote of partner.quotes.values()) put(quoteLine(p, quote));
-  for (const tx of partner.txList) put(txLine(p, tx));
+  put(`{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`);
+  for (const quote of partner.quotes.values()) put(`{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`);
+  // Every field of a TxRecord is plain data, so the record serialises as it is.
+  for (const tx of partner.txList) put(`{"k":"tx","p":${p},"v":${q(tx)}}`);
   for (const evt of partner.eventList) put(eventLine(p, evt, partner.transactions.get(evt.aggregate_id)));
-  for (const [id, entry] of partner.idempotency.all()) put(idempotencyLine(p, id, entry));
-  for (const row of partner.ledger.liveRows()) put(rowLine(p, row));
+  for (const [id, { request, status, json, headers, storedMs, answerOf }] of partner.idempotency.all()) {
+    const v = answerOf ? { request, status, storedMs, answer_of: answerOf } : { request, status, json, headers, storedMs };
+    put(`{"k":"idem","p":${p},"id":${q(id)},"v":${q(v)}}`);
+  }
+  for (const row of partner.ledger.liveRows()) put(`{"k":"row","p":${p},"v":${q(row)}}`);
   const seeded = partner.ledger.seededBlock();
-  if (seeded) put(seedLine(p, seeded));
+  if (seeded) put(`{"k":"seed","p":${p},"v":${q(seeded.toState())}}`);
 }
 
 /**
@@ -138,11 +95,7 @@ function partnerRecordLines(p: number, partner: PartnerState, put: (line: string
  */
 const CHUNK_CHARS = 64 * 1024;
 
-/**
- * The whole state as a document, in chunks of about CHUNK_CHARS: the header, every partner
- * (served, then dormant), the clock, the end line. Built in one turn of the event loop,
- * so it is one moment's state.
- */
+/** Built in one turn of the event loop, so it is one moment's state. */
 export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs: number, now: string): Buffer[] {
   const chunks: Buffer[] = [];
   let text = '';
@@ -156,9 +109,9 @@ export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs:
     lines++;
     if (text.length >= CHUNK_CHARS) flush();
   };
-  put(headerLine(now));
+  put(q({ k: 'header', format: STATE_FORMAT, format_version: STATE_FORMAT_VERSION, offramp_version: VERSION, written_at: now }));
   partners.forEach((partner, p) => partnerRecordLines(p, partner, put));
-  put(clockLine(clockOffsetMs));
+  put(`{"k":"clock","offset_ms":${clockOffsetMs}}`);
   text += `{"k":"end","lines":${lines}}\n`;
   flush();
   return chunks;
@@ -292,7 +245,6 @@ function jsonOr(text: string): unknown {
   }
 }
 
-/** Reads a document; `what` names it in the error. */
 export function decodeDocument(bytes: Buffer, what: string): DecodedState {
   const fail = (why: string): never => {
     throw new StateFormatError(`${what} ${why}`);
@@ -398,7 +350,10 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
   const entries = [...draft.idem].map(([id, { answer_of, json, ...v }]): [string, IdempotencyEntry] => {
     if (!answer_of) return [id, { ...v, headers: v.headers, json: json ?? fail('is damaged: an idempotency key has no answer') }];
     const tx = partner.transactions.get(answer_of.tx) ?? fail(`is damaged: an idempotency key answers transaction ${answer_of.tx}, which it does not hold`);
-    return [id, { ...v, headers: v.headers, json: createdAnswerJson(tx, answer_of.status), answerOf: answer_of }];
+    // A create's answer, rebuilt: the summary of its transaction with the status it had then.
+    // The summary's other fields never change after the create, so these are the bytes first
+    // sent (the state tests replay a key after a restart and compare them).
+    return [id, { ...v, headers: v.headers, json: q({ success: true, data: { ...summary(tx), status: answer_of.status } }), answerOf: answer_of }];
   });
   partner.idempotency.restore(entries);
   partner.ledger.restore([...draft.rows.values()]);

@@ -1,16 +1,8 @@
 // `--state FILE` (docs/emulator.md, "State file"): the emulator's state on disk, loaded at
-// start and kept current while it runs.
-//
-// - Loading: the file must be a regular file owned by this user and not writable by group
-//   or others (refused otherwise, as ssh refuses such keys: another user could plant
-//   state); a damaged file or one from another version is refused whole (state-codec.ts).
-//   A missing or empty file is a fresh start.
-// - Writing: a snapshot. SNAPSHOT_DELAY_MS after a change, the whole state is serialised in
-//   one turn (one moment's state) and written aside and renamed over FILE
-//   (src/lib/fs/atomic.ts): FILE is always one whole state, and a process killed
-//   meanwhile leaves the previous one. One write at a time: what changes while a write is
-//   under way goes into the next. A request never waits for a write.
-// - A lock file (FILE.lock, holding the pid) keeps a second emulator off the same file.
+// start and kept current while it runs. A file another user could write is refused, as ssh
+// refuses such keys: they could plant state. The state is serialised in one turn (one
+// moment's state) and written aside and renamed (src/lib/fs/atomic.ts), one write at a time;
+// a request never waits for a write.
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAside } from '../lib/fs/atomic.js';
@@ -75,7 +67,6 @@ export class StateFile {
     this.schedule(SNAPSHOT_DELAY_MS);
   }
 
-  /** Writes what has changed, now. */
   async flush(): Promise<void> {
     await this.writing;
     if (this.dirty) await this.write();

@@ -63,7 +63,7 @@ export type TxRecord = {
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type EventRecord = {
-  /** Creation order within the partner: the key of "oldest first" pages. */
+  /** Creation order within the partner: the key of "newest first" pages. */
   seq: number;
   event_id: string;
   aggregate_id: string;

@@ -1,21 +1,9 @@
 // Transactions: create (quote or direct mode), read by id and by reference, list, cancel,
 // status history, and the deadline expiry. Status changes go through the lifecycle table
 // in src/lib/lifecycle.ts (the one state machine); this module only applies its steps,
-// writing one history row per step.
-//
-// Choices where the spec is silent (all listed in docs/emulator.md):
-// - an unknown quote_id is a 400 ("quote_id ... not found"): it is a body field, not the
-//   resource in the path; an expired one is a 400 saying it expired;
-// - in quote mode `network` and `crypto_currency` are optional but, when sent, must match
-//   the quote;
-// - `rate` and `crypto_amount` in a create body are refused (400): the service sets them,
-//   and a client sending them has misunderstood who prices;
-// - merchant_reference, merchant_id and terminal_id are at most 128 characters,
-//   seller_phone at most 32; a duplicate reference (case-insensitive) is 409 and names the
-//   existing transaction, which is what timeout recovery needs;
-// - cancel writes history `partner:cancelled` and emits no webhook: the spec names no
-//   cancelled event type;
-// - lists answer full snapshots, newest first, filtered by `status` and a created_at window.
+// writing one history row per step. Where the spec is silent, the choices are in
+// docs/emulator.md ("Transactions"); a duplicate reference's 409 names the existing
+// transaction because that is what timeout recovery needs.
 import { randomUUID } from 'node:crypto';
 import type { CreateTransactionRequest, Page, StatusHistory, Transaction, TransactionSummary } from '../lib/schemas.js';
 import { TRANSACTION_STATUSES } from '../lib/schemas.js';
@@ -180,7 +168,6 @@ export function listTransactions(partner: PartnerState, query: Query): Page<Tran
     kind: 'tx',
     cursor: query.get('cursor'),
     limit,
-    newestFirst: true,
     keep: (tx) => (status === undefined || tx.status === status) && (from === undefined || tx.createdMs >= from) && (to === undefined || tx.createdMs <= to),
     view: snapshot,
   });
@@ -200,7 +187,6 @@ export function statusHistory(tx: TxRecord): StatusHistory {
   return { id: tx.id, status: tx.status, history: tx.history };
 }
 
-/** Writes one history row per step and moves the status along. */
 export function applySteps(tx: TxRecord, steps: readonly Step[], metadata: Record<string, unknown> | null, now: number): void {
   const at = iso(now);
   for (const step of steps) {
@@ -210,12 +196,7 @@ export function applySteps(tx: TxRecord, steps: readonly Step[], metadata: Recor
   tx.updated_at = at;
 }
 
-/**
- * A passed deposit deadline expires the transaction (history `deposit:expired`, event
- * `transaction.expired`) if it is still waiting for its deposit. A deposit simulated after
- * that is refused with 409: the spec says late deposits "may require manual recovery",
- * which the emulator does not model.
- */
+/** A passed deposit deadline expires the transaction if it still waits for its deposit (docs/emulator.md, "Lifecycle"). */
 export function expireDue(rt: Runtime, now: number): number {
   let expired = 0;
   for (const { partner, tx } of rt.deadlines.popDue(now)) {

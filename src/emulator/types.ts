@@ -59,7 +59,6 @@ export type WebhookFaultInput = {
 
 export type FaultInput = RouteFaultInput | WebhookFaultInput;
 
-/** A fault rule as the emulator keeps it. */
 export type FaultRule = {
   id: string;
   kind: 'route' | 'webhook';
@@ -159,7 +158,6 @@ export type EmulatorOptions = {
   onAnswer?: (answer: Answered) => void;
 };
 
-/** What a clock advance did. */
 export type AdvanceResult = {
   /** The emulator's business time after the advance (RFC 3339). */
   now: string;
@@ -214,7 +212,6 @@ export type RunningEmulator = {
   exportState(): string;
   /** Replaces the whole state with a document from exportState or a state file. */
   importState(document: string): StateSummary;
-  /** Counts of what the emulator holds. */
   summary(): StateSummary;
   /** Writes the state file now (resolves at once without one). */
   flush(): Promise<void>;

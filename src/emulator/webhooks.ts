@@ -1,43 +1,11 @@
-// The webhook event log and its delivery worker (the spec, "Events").
-// Every lifecycle step records an event whose delivery body is `{ id, type, data }`, with
-// `data` the transaction snapshot at that moment (deposit events therefore carry
-// deposit_id, deposit_status, confirmations, received_at... as the snapshot does). The
-// body is serialised once (at the first attempt, so an emulator without a webhook URL never
-// pays for it), and every redelivery sends the same bytes (and, except under
-// timestamped-sha256, the same signature).
-//
-// Delivery (all "not shown" in the spec; our choices):
-// - POST to the configured URL, `Content-Type: application/json`,
-//   `X-SVC-Webhook-Signature` = the raw body signed with the webhook secret under the
-//   configured scheme of the catalogue (src/lib/webhooks/signature.ts; default hmac-sha256-hex,
-//   lowercase hex HMAC-SHA256), `X-SVC-Webhook-Id` = the event id. Each attempt signs
-//   anew: under timestamped-sha256 `t` is the emulator's clock at that attempt, as a
-//   service stamping its sends would, so a retry is not refused as stale;
-// - a 2xx answer means delivered; anything else (other status, refused connection, no
-//   answer within 5 s) counts as a failed attempt and is retried after baseDelay × 2^(n−1)
-//   (at most RETRY_CAP_MS: the project's one backoff, src/lib/client/backoff.ts, without jitter
-//   so that a run repeats) until the attempt ceiling, then the event is `failed`;
-// - delivery_status: `pending` (not yet attempted, or waiting for a retry), `delivered`,
-//   `failed` (ceiling reached). `last_error` keeps the latest failure, even after a later
-//   success, as a record of what went wrong;
-// - with no webhook URL configured an attempt fails at once with last_error saying so, and
-//   the event becomes `failed` after that single attempt: it is then visible to
-//   `webhooks list --status failed` and replayable once a URL exists, which is what a
-//   partner chasing "why did I get nothing" needs;
-// - the URL and the secret can change while the emulator runs (the control plane's
-//   `/webhooks`, setEndpoint): each attempt reads them when it starts, so a retry already
-//   waiting goes to the new URL, signed with the new secret;
-// - replay keeps the event id, sets the status back to `pending` and starts a new round
-//   with a fresh retry budget; `attempts` keeps counting across rounds;
-// - deliveries run in the background (at most 8 at once) and never delay an API answer;
-// - a webhook fault rule (fault-rules.ts) answers an attempt in place of the endpoint, as
-//   if the endpoint had answered its status: the attempt counts, the retry follows;
-// - webhook chaos (chaos.ts), when on: a first delivery may wait a random delay, be held
-//   back until the partner's next event has been attempted (at most HOLD_MS; one held
-//   event per partner at a time, so that the next one overtakes it), or be sent once more
-//   after it was delivered. Telemetry stays what happened: every POST made, duplicates
-//   included, counts in `attempts`; a duplicate never changes `delivery_status`, and its
-//   failure shows in `last_error`.
+// The webhook event log and its delivery worker. What is delivered, how it is signed and
+// retried, and what chaos does are in docs/emulator.md ("Webhooks" among the "not shown"
+// choices, and "Webhook chaos"). Why it is built this way:
+// - the body is serialised at the first attempt, so an emulator without a webhook URL never
+//   pays for it, and every redelivery sends the same bytes;
+// - each attempt reads the URL, secret and clock when it starts: a retry already waiting goes
+//   to a new URL with the new secret, and a timestamped-sha256 `t` is fresh, not refused as stale;
+// - retries use the project's one backoff (src/lib/client/backoff.ts) without jitter, so a run repeats.
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
@@ -75,7 +43,6 @@ export type WebhookSettings = {
   /** Changed by setEndpoint while the emulator runs. */
   url: string | undefined;
   secret: string;
-  /** Signature scheme of the catalogue (src/lib/webhooks/signature.ts); default hmac-sha256-hex. */
   scheme?: SchemeName;
   maxAttempts: number;
   baseDelayMs: number;
@@ -151,15 +118,10 @@ export class Webhooks {
     return evt;
   }
 
-  /** Where deliveries go now, and how they are signed. */
   endpoint(): { url: string | undefined; secret: string; scheme: SchemeName } {
     return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME };
   }
 
-  /**
-   * Deliveries go to `url` from the next attempt on (none: each fails at once, as without
-   * --webhook-url), signed with `secret` when one is given; the secret is kept otherwise.
-   */
   setEndpoint(url: string | undefined, secret?: string): void {
     this.settings.url = url;
     if (secret !== undefined) this.settings.secret = secret;
@@ -198,8 +160,6 @@ export class Webhooks {
       kind: 'evt',
       cursor: query.get('cursor'),
       limit,
-      // Newest first, as transactions are listed: the event a partner came to see is at the top.
-      newestFirst: true,
       keep: (evt) =>
         (txId === undefined || evt.aggregate_id === txId) &&
         (type === undefined || evt.event_type === type) &&
@@ -270,7 +230,6 @@ export class Webhooks {
         return;
       }
       if (this.settings.url === undefined) {
-        // Nothing to send to: the attempt fails at once, without a network round.
         this.settle(evt, NO_ENDPOINT_ERROR);
         return;
       }
@@ -313,7 +272,6 @@ export class Webhooks {
     return backoffDelay(n, { baseMs: this.settings.baseDelayMs / 2, capMs: RETRY_CAP_MS, jitter: 0 });
   }
 
-  /** A uniform draw of the chaos generator. */
   private draw(): number {
     return (this.settings.random ?? Math.random)();
   }
@@ -336,7 +294,6 @@ export class Webhooks {
     }
   }
 
-  /** Chaos: the delivered event is sent once more, same id, same bytes. */
   private scheduleDuplicate(evt: EventRecord): void {
     const timer = setTimeout(() => {
       this.duplicateTimers.delete(timer);
@@ -357,7 +314,6 @@ export class Webhooks {
     this.changed();
   }
 
-  /** Records the outcome of one attempt and decides what comes next. */
   private settle(evt: EventRecord, error: string | null): void {
     if (this.closed) return;
     evt.attempts++;

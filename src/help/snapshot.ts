@@ -33,9 +33,7 @@ export function helpCommandAsFlag(argv: readonly string[]): readonly string[] {
 /**
  * The help text commander would print for `argv`, when argv is a plain request for help
  * (command names then `--help` or `-h`) and the snapshot holds it for this width.
- *
- * @param width stdout's columns when it is a terminal, otherwise undefined
- * @param load reads the snapshot (only for a request for help)
+ * `width` is stdout's columns when it is a terminal; `load` is called only for a request for help.
  */
 export function helpFromSnapshot(argv: readonly string[], width: number | undefined, load: () => HelpSnapshot | undefined): string | undefined {
   const flag = argv[argv.length - 1];

@@ -1,7 +1,5 @@
-// offramp emulator clock advance DURATION: moves the emulator's business time forward, and
-// what became due happens at once (quotes expire; deposits expire with their history row
-// and transaction.expired webhook). The emulator keeps the offset (and its state file
-// too), so time moved stays moved.
+// offramp emulator clock advance (docs/emulator.md, "Control plane"). The emulator keeps the
+// offset (and its state file too), so time moved stays moved.
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';

@@ -1,9 +1,7 @@
-// The control subcommands' way to the emulator: its origin, taken from --base-url,
-// OFFRAMP_BASE_URL or the current profile (the control plane sits beside the base path, at
-// ORIGIN/__emulator/), and one request to it through the context's client, under the run's
-// deadline, retries and cap like any other. No API key is needed or sent: the control
-// plane answers loopback clients, or holders of the admin token (OFFRAMP_EMULATOR_ADMIN_TOKEN,
-// or `offramp emulator --admin-token T …`).
+// The control subcommands' way to the emulator: its origin (the control plane sits beside the
+// base path, at ORIGIN/__emulator/), and one request to it through the context's client, under
+// the run's deadline, retries and cap like any other. No API key is sent: the control plane
+// answers loopback clients, or holders of the admin token.
 import type { HttpClient } from '../../lib/client/http.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
@@ -74,9 +72,8 @@ export type ControlCall = {
   /** Below /__emulator, e.g. `/clock`. */
   path: string;
   json?: unknown;
-  /** A body sent as it is (the state document). */
+  /** A state document, sent as it is. */
   raw?: string;
-  contentType?: string;
   timeoutMs?: number;
   /** The largest answer read, when it may be larger than the run's cap (the state document). */
   maxBytes?: number;
@@ -98,7 +95,7 @@ export async function callControl(ctx: Context, target: ControlTarget, call: Con
     const answer = await http.send({
       method: call.method,
       path: call.path,
-      ...(call.raw !== undefined ? { raw: { text: call.raw, contentType: call.contentType ?? 'application/octet-stream' } } : {}),
+      ...(call.raw !== undefined ? { raw: { text: call.raw, contentType: 'application/x-ndjson' } } : {}),
       ...(call.raw === undefined && call.json !== undefined ? { body: call.json } : {}),
       textAnswer: true,
     });

@@ -1,8 +1,6 @@
-// offramp emulator fault add: a targeted fault rule (docs/emulator.md, "Control plane").
-//   --route 'METHOD PATH' [--next N] (--status CODE | --drop-after-commit | --latency MS)
-//   --webhook [--event-type T] [--next N] --status CODE
-// The rule is checked here with the emulator's own validation, so bad input is refused
-// (exit 2) before anything is sent.
+// offramp emulator fault add: a targeted fault rule (docs/emulator.md, "Control plane"),
+// checked here with the emulator's own validation, so bad input is refused (exit 2) before
+// anything is sent.
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
@@ -54,20 +52,14 @@ export async function faultFromFlags(opts: Options): Promise<FaultInput> {
       throw new UsageError('--webhook takes --event-type, --next and --status only (--route, --drop-after-commit and --latency are for API routes)');
     }
     if (status === undefined) throw new UsageError('--webhook needs --status CODE (what the partner endpoint seems to answer, 300 to 599)');
-    input = { webhook: true, status, ...(next !== undefined ? { next } : {}), ...(opts.eventType !== undefined ? { eventType: opts.eventType } : {}) };
+    input = { webhook: true, status, next, eventType: opts.eventType };
   } else {
     if (opts.route === undefined) throw new UsageError("give --route 'METHOD PATH' (e.g. 'GET /transactions/*'), or --webhook for a delivery fault");
     if (opts.eventType !== undefined) throw new UsageError('--event-type goes with --webhook');
     const latencyMs = opts.latency === undefined ? undefined : durationFlag(opts.latency, '--latency', 'ms', 1, MAX_FAULT_LATENCY_MS);
     const effects = [status !== undefined, Boolean(opts.dropAfterCommit), latencyMs !== undefined].filter(Boolean).length;
     if (effects !== 1) throw new UsageError('give exactly one of --status CODE, --drop-after-commit and --latency DURATION');
-    input = {
-      route: opts.route,
-      ...(next !== undefined ? { next } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(opts.dropAfterCommit ? { dropAfterCommit: true } : {}),
-      ...(latencyMs !== undefined ? { latencyMs } : {}),
-    };
+    input = { route: opts.route, next, status, dropAfterCommit: opts.dropAfterCommit, latencyMs };
   }
   const problem = faultProblem(input);
   if (problem) throw new UsageError(problem);

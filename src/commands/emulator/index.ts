@@ -1,7 +1,5 @@
-// offramp emulator: the server (serve.ts), and the commands that drive a running one
-// through its control plane, in the order its help lists them.
-import { Command } from '@commander-js/extra-typings';
-import { verb, type Runtime } from '../command.js';
+// offramp emulator: the server (serve.ts) and the control commands, in the order its help lists them.
+import { group, verb, type Runtime } from '../command.js';
 import * as serve from './serve.js';
 import * as clock from './clock.js';
 import * as faultAdd from './fault-add.js';
@@ -15,19 +13,9 @@ import * as webhooksSetUrl from './webhooks-set-url.js';
 
 export const command = (runtime: Runtime) =>
   verb(serve, runtime)
-    .addCommand(new Command('clock').description("move the emulator's business time").addCommand(verb(clock, runtime)))
+    .addCommand(group('clock', "move the emulator's business time", runtime, [clock]))
     .addCommand(verb(reset, runtime))
-    .addCommand(new Command('fault').description('targeted faults on API routes or webhook deliveries').addCommand(verb(faultAdd, runtime)).addCommand(verb(faultClear, runtime)))
-    .addCommand(
-      new Command('state')
-        .description("the emulator's whole state, out and in (the --state file format)")
-        .addCommand(verb(stateExport, runtime))
-        .addCommand(verb(stateImport, runtime)),
-    )
-    .addCommand(
-      new Command('webhooks')
-        .description('where the running emulator delivers webhooks, changed without a restart')
-        .addCommand(verb(webhooksSetUrl, runtime))
-        .addCommand(verb(webhooksClear, runtime)),
-    )
+    .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runtime, [faultAdd, faultClear]))
+    .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runtime, [stateExport, stateImport]))
+    .addCommand(group('webhooks', 'where the running emulator delivers webhooks, changed without a restart', runtime, [webhooksSetUrl, webhooksClear]))
     .addCommand(verb(wait, runtime));

@@ -1,6 +1,4 @@
-// offramp emulator reset [--partner KEY]: forgets everything (every partner's data, fault
-// rules, the clock offset), or one partner's data, so each test starts from nothing. The
-// key goes in the request body only, never in a printed line.
+// offramp emulator reset: the key goes in the request body only, never in a printed line.
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';

@@ -1,11 +1,7 @@
-// `offramp emulator`: serve the partner API locally until Ctrl-C (the CLI contract, "The
-// emulator"). The base URL is the one line on stdout, so `URL=$(offramp emulator &)`-style
-// scripts and `--base-url` can take it; everything else, including one line per request,
-// goes to stderr. API keys, the webhook secret and the admin token are never printed.
-// With --ready-file, the same URL is written to a file once the server accepts
-// connections, so a CI job waits for the file (or `offramp emulator wait`) instead of
-// sleeping. The control subcommands (clock, reset, fault, state, webhooks, wait) live in
-// src/commands/emulator/.
+// `offramp emulator`: serve the partner API locally until Ctrl-C (docs/emulator.md). The base
+// URL is the one line on stdout, so `URL=$(offramp emulator &)`-style scripts and `--base-url`
+// can take it; everything else goes to stderr. API keys, the webhook secret and the admin token
+// are never printed.
 import { rm } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { IO } from '../../lib/io.js';
@@ -63,7 +59,6 @@ export const command = () =>
       }
     });
 
-/** What the server is started with (tests give only some). */
 export type EmulatorCommandOptions = Partial<OptionsOf<typeof command>>;
 /** The emulator's flags, which its control commands may read wherever they stand on the line. */
 export type EmulatorFlags = OptionsOf<typeof command>;
@@ -80,6 +75,8 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // Loaded here, not at the top: only this command (and demo) pays for the server.
   const emu = await import('../../emulator/index.js');
   const settings = parseOptions(opts, ctx.env, emu);
+  // The documented defaults are public test values (docs/emulator.md), printed below; a key or
+  // secret given is a credential and never printed.
   for (const key of settings.apiKeys ?? []) io.addSecret(key);
   if (settings.webhookSecret) io.addSecret(settings.webhookSecret);
   if (settings.adminToken) io.addSecret(settings.adminToken);
@@ -106,10 +103,6 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     }
     throw err;
   }
-  // The documented defaults are public test values (docs/emulator.md), printed below; any
-  // other key or secret is a credential and never printed.
-  for (const key of emulator.apiKeys) if (key !== emu.DEFAULT_API_KEY) io.addSecret(key);
-  if (emulator.webhookSecret !== emu.DEFAULT_WEBHOOK_SECRET) io.addSecret(emulator.webhookSecret);
   // Listening for the stop before anything announces the emulator: a CI script may signal
   // it the moment the ready file appears.
   // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
@@ -166,19 +159,13 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
   }
 }
 
-/** The options of startEmulator that flags set. */
-type Settings = Emulator.EmulatorOptions;
-
-/**
- * Validates every flag before anything starts, by the emulator's own rules; a bad value is a
- * UsageError naming the flag.
- */
+/** Every flag checked by the emulator's own rules before anything starts. */
 export function parseOptions(
   opts: EmulatorCommandOptions,
   env: NodeJS.ProcessEnv,
   { parseChaos, isAdminToken, isLoopbackHost }: Pick<typeof Emulator, 'parseChaos' | 'isAdminToken' | 'isLoopbackHost'>,
-): Settings {
-  const settings: Settings = {};
+): Emulator.EmulatorOptions {
+  const settings: Emulator.EmulatorOptions = {};
   if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
   if (opts.host !== undefined) {
     if (opts.host.trim() === '' || /\s/.test(opts.host)) throw new UsageError('--host: give a host name or IP address, e.g. 127.0.0.1');

@@ -1,7 +1,5 @@
-// offramp emulator state import FILE: replaces the emulator's whole state with FILE (a
-// `state export` or a --state file; `-` reads stdin). The emulator checks the document
-// whole and installs all of it or nothing; a file that is not a state document at all is
-// refused here, before anything is sent.
+// offramp emulator state import: the emulator installs all of the document or nothing; a file
+// that is not a state document at all is refused here, before anything is sent.
 import { readFile } from 'node:fs/promises';
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
@@ -31,7 +29,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     throw new UsageError(`state import: ${file} is not an emulator state (write one with \`offramp emulator state export FILE\`)`);
   }
   const target = await controlTarget(ctx, opts.adminToken);
-  const answer = await callControl(ctx, target, { method: 'PUT', path: '/state', raw: text, contentType: 'application/x-ndjson' });
+  const answer = await callControl(ctx, target, { method: 'PUT', path: '/state', raw: text });
   const summary = answer.data as StateSummary;
   if (ctx.globals.json) return writeJson(ctx.io, summary);
   ctx.io.print(

@@ -1,11 +1,6 @@
-// offramp emulator wait [--timeout DURATION] [--ready-file F]: exits 0 as soon as the emulator
-// behind the profile (or --base-url, or the URL in F) answers its health check, and prints
-// its base URL; the way a CI job waits for an emulator started in the background, instead
-// of sleeping. Until --timeout, everything that says "not up yet" is tried again: a refused
-// connection, one accepted and closed or reset at once (a port proxy before its backend
-// listens), a try that got no answer, a gateway's 502/503/504. An answer that says no (a
-// wrong admin token, something that is not an emulator) ends the wait at once. With
-// --ready-file it first waits for the file `offramp emulator --ready-file F` writes.
+// offramp emulator wait: the way a CI job waits for an emulator started in the background,
+// instead of sleeping. What counts as "not up yet" and what ends the wait at once are in
+// docs/emulator.md ("Ready without sleeping").
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
@@ -88,11 +83,7 @@ function notUpYet(err: unknown): boolean {
   return err instanceof NetworkError || err instanceof TimeoutError || (err instanceof ApiError && NOT_UP_YET.has(err.status));
 }
 
-/**
- * The URL in the ready file once it is there (the emulator writes it whole, aside then
- * renamed), or undefined when the time runs out first. A file that holds something else is
- * a usage error: waiting longer would not change it.
- */
+/** A ready file that holds something other than a URL is a usage error: waiting longer would not change it. */
 async function readyUrl(file: string, left: () => number, pause: () => Promise<void>): Promise<string | undefined> {
   for (;;) {
     let text: string | undefined;

@@ -1,7 +1,5 @@
-// Where a running emulator delivers webhooks, read and set through its control plane
-// (`/__emulator/webhooks`, docs/emulator.md "Control plane"): for `emulator webhooks
-// set-url | clear`, and for `webhooks listen`, which points the emulator at itself and puts
-// back what it found when it stops.
+// Where a running emulator delivers webhooks (docs/emulator.md, "Control plane"), for `emulator
+// webhooks set-url | clear` and for `webhooks listen`, which puts back what it found when it stops.
 import type { Context } from '../../lib/context.js';
 import { callControl, type ControlTarget } from './control-client.js';
 
@@ -15,10 +13,7 @@ export async function readEndpoint(ctx: Context, target: ControlTarget, timeoutM
   return endpoint;
 }
 
-/**
- * Deliveries go to `url` (null: nowhere) from the next attempt, signed with `secret` when
- * given. With `expectUrl`, only while the emulator still delivers there (else CONFLICT, 409).
- */
+/** With `expectUrl`, only while the emulator still delivers there (else CONFLICT, 409). */
 export async function writeEndpoint(ctx: Context, target: ControlTarget, set: { url: string | null; secret?: string; expectUrl?: string | null }): Promise<WebhookEndpoint> {
   ctx.io.addSecret(set.secret);
   const json = { url: set.url, ...(set.secret !== undefined ? { secret: set.secret } : {}), ...(set.expectUrl !== undefined ? { expect_url: set.expectUrl } : {}) };

@@ -1,6 +1,5 @@
-// offramp emulator webhooks clear: the running emulator stops delivering (each new event's
-// one attempt fails at once with "no webhook endpoint configured", as without --webhook-url);
-// the secret stays.
+// offramp emulator webhooks clear: each new event's one attempt fails at once, as without
+// --webhook-url; the secret stays.
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { writeJson } from '../../lib/output/json.js';

@@ -1,6 +1,5 @@
-// offramp emulator webhooks set-url URL [--secret S]: from now on the running emulator
-// delivers webhooks to URL (signed with S when given, else with the secret it has), with no
-// restart and nothing of its state lost. Deliveries waiting for a retry go to the new URL.
+// offramp emulator webhooks set-url: no restart and nothing of the emulator's state lost;
+// deliveries waiting for a retry go to the new URL.
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';

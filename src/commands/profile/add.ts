@@ -1,9 +1,6 @@
-// offramp profile add NAME --env staging|production|local [--base-url URL] [--api-key-stdin]
-//                         [--webhook-secret-stdin] [--insecure-storage | --api-key-command CMD] [--force]
-// The key never comes from an argument: a hidden prompt, or stdin. It is kept in the
-// system keychain when there is one, else in the config file, which says so; or a command
-// prints it when needed (src/lib/config/keys.ts). An existing profile of that name is
-// replaced only when the user says so (a prompt, or --force).
+// offramp profile add: the key never comes from an argument (a hidden prompt, or stdin); where
+// it is kept is src/lib/config/keys.ts. An existing profile of that name is replaced only when
+// the user says so (a prompt, or --force).
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { checkBaseUrl, ENVIRONMENTS, LOCAL_BASE_URL, validateProfileName, type Environment, type Profile } from '../../lib/config/profile.js';
 import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';

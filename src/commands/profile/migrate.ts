@@ -1,7 +1,5 @@
-// offramp profile migrate [NAME]: moves the keys kept in the config file (profiles stored
-// before the keychain was the default, or with --insecure-storage) into the system
-// keychain, and removes them from the file. Each key is read back from the keychain before
-// the file lets go of it.
+// offramp profile migrate: keys kept in the config file move to the system keychain. Each key
+// is read back from the keychain before the file lets go of it.
 import { Argument, Command } from '@commander-js/extra-typings';
 import { keychainAccount, keyStorage, oneLine, openKeychain } from '../../lib/config/keys.js';
 import type { Context } from '../../lib/context.js';

@@ -1,5 +1,4 @@
-// offramp profile show [NAME]: one profile (default: the current one), secrets masked, and
-// what the profile records about its service's choices (`offramp conform --save`).
+// offramp profile show: secrets masked, and the service's choices the profile records (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/client/url.js';
@@ -57,10 +56,7 @@ export function maskedView(name: string, p: Profile, current: string | undefined
   };
 }
 
-/**
- * One line per choice the profile records; those it does not record are the emulator's,
- * which is what the CLI assumes, so the defaults are shown too.
- */
+/** The choices a profile does not record are the emulator's, which the CLI assumes: the defaults are shown too. */
 function serviceFields(service: ServiceChoices): [string, string][] {
   const fields: [string, string][] = [];
   for (const list of Object.keys(FILTERS) as (keyof typeof FILTERS)[]) {

@@ -1,14 +1,8 @@
-// offramp revenue export --from T --to T [--token T] [--network N] [-o csv|json|ndjson|xlsx]
-//                        [--out FILE] [--summary] [--concurrency N] [--raw-cells] [--excel]
-//                        [--manifest FILE] [--resume]
-// The flags, the checks before any request, and how a run ends; the pipeline is
-// src/lib/revenue/export.ts. FILE's name says its format (formatOfFile). --summary's
-// mismatch leaves FILE unwritten: an export that fails its check must not look finished.
-//
-// However the export ends (success, an error, Ctrl-C, SIGTERM, SIGHUP, a reader that went
-// away, a full disk), its temporary file is removed. An export to FILE that did not finish
-// keeps its checkpoint and spools (src/lib/revenue/resume.ts) and prints the command that
-// continues it; one to stdout keeps nothing.
+// offramp revenue export: the flags, the checks before any request, and how a run ends; the
+// pipeline is src/lib/revenue/export.ts. --summary's mismatch leaves FILE unwritten: an export
+// that fails its check must not look finished. However the export ends, its temporary file is
+// removed; one to FILE that did not finish keeps its checkpoint and spools
+// (src/lib/revenue/resume.ts; docs/finance.md, "Nothing left behind, and --resume").
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -322,7 +316,6 @@ function seconds(ms: number): string {
   return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** An export that found no row, told so: with filters, that they matched nothing. */
 async function writeManifest(path: string, manifest: object): Promise<void> {
   try {
     const file = await AtomicFile.create(path);

@@ -1,9 +1,6 @@
-// offramp revenue report --from T --to T --out FILE.html [--tz ZONE] [--token T] [--network N]
-// A page to share (docs/finance.md, "revenue report"): the window's rows read through the
-// export's pipeline (src/lib/revenue/rows.ts), summed by month, token and network in one
-// pass, hashed as the export's CSV would be, and written as one self-contained HTML file
-// (src/lib/revenue/html-report.ts) with a bar chart drawn by ECharts (chart.ts, loaded
-// here only), atomically: FILE appears whole or not at all.
+// offramp revenue report (docs/finance.md, "offramp revenue report"): the rows are read through
+// the export's pipeline (src/lib/revenue/rows.ts) and hashed as its CSV would be, so the SHA-256
+// is the export's; ECharts (chart.ts) is loaded here only, and FILE appears whole or not at all.
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';

@@ -1,16 +1,7 @@
-// offramp revenue summary --from T --to T [--by DIMS] [--tz ZONE] [--token T] [--network N] [--no-chart]
-// Totals of the ledger for a window (docs/finance.md, "revenue summary").
-//
-// Without --by or a filter: the service's own totals (partner share, transaction count),
-// one request per legal window (at most 90 days, `include_summary=true`, `limit=1`), summed
-// with decimal.js. With --by, or with --token/--network, the rows themselves are read,
-// through the export's page pipeline (src/lib/revenue/rows.ts), and summed here: by group
-// (src/lib/revenue/groups.ts; calendar periods in --tz), so every figure equals the sum of
-// the same rows exported. A filter is summed from rows because a service that ignored the
-// filter's name would answer with every pair's totals, and one summary cannot show that.
-//
-// A summary of another window than the one asked for, or a row stamped outside it, is
-// ANSWER_MISMATCH (src/lib/client/checked-calls.ts): a month's totals are never shown as a day's.
+// offramp revenue summary: totals of the ledger for a window (docs/finance.md, "offramp
+// revenue summary", says what is read and why a filter is summed from rows). A summary of
+// another window than the one asked for, or a row stamped outside it, is ANSWER_MISMATCH
+// (src/lib/client/checked-calls.ts): a month's totals are never shown as a day's.
 import { Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { checkSummaryWindow } from '../../lib/client/checked-calls.js';

@@ -1,8 +1,7 @@
-// offramp simulate (TX_ID | --ref R) EVENT [--deposit-id ID] [--hash H]: one simulator
-// event, then the resulting snapshot. Staging only: refused on a production profile before
-// any request. Asked for on a terminal, the event is picked among those valid from the
-// transaction's current status (src/lib/lifecycle.ts, the spec's state table and our
-// choices where it is silent), so the picker never offers a step the service would refuse.
+// offramp simulate (docs/sandbox.md). Staging only: refused on a production profile before any
+// request. Asked for on a terminal, the event is picked among those valid from the
+// transaction's current status (src/lib/lifecycle.ts), so the picker never offers a step the
+// service would refuse.
 import { Argument, Command } from '@commander-js/extra-typings';
 import { simulateEvent, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';

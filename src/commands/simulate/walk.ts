@@ -1,6 +1,4 @@
-// offramp simulate walk [TX_ID | --ref R] [--outcome O] [--settle]: make a transaction (unless one is
-// given) and drive it to the outcome, one simulator event at a time, showing each status
-// change as it happens and the status history at the end. Staging only.
+// offramp simulate walk (docs/sandbox.md): each status change shown as it happens. Staging only.
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';

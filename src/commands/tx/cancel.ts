@@ -1,8 +1,6 @@
-// offramp tx cancel (ID | --ref R) [--idempotency-key K]
-// Asks first on a terminal (always on a production profile, unless --yes). The
-// Idempotency-Key is printed so a cancel that got no answer can be retried as the same
-// intent. A 409 on a transaction that is already cancelled is what the user wanted: exit 0
-// with a notice (as gh's "already closed"); any other status exits 5 naming it.
+// offramp tx cancel (docs/transactions.md). The Idempotency-Key is printed so a cancel that got
+// no answer can be retried as the same intent. A 409 on a transaction already cancelled is what
+// the user wanted: exit 0 with a notice (as gh's "already closed").
 import { randomUUID } from 'node:crypto';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { cancelTransaction, transactionById } from '../../lib/client/checked-calls.js';

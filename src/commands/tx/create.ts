@@ -1,18 +1,7 @@
-// offramp tx create (--quote ID [--network N] | --fiat-amount Y --token T --network N) --ref R
-//                   [--merchant-id ID] [--terminal-id ID] [--seller-phone P] [--idempotency-key K]
-//
-// Creates a transaction and shows where to send the deposit. Every create carries an
-// Idempotency-Key (printed on stderr) and never `rate` or `crypto_amount` (the spec,
-// POST /transactions, rule 2). When the create gets no answer, the reference decides:
-// the transaction is looked up by merchant_reference, the create is sent once more with
-// the same key if it is not found, and if the outcome is still unknown the command exits 7
-// with the exact command that retries safely (or, when a last lookup shows it does not
-// exist, says it was not created). Never two transactions: the same key replays the first
-// answer, and the reference is unique.
-//
-// Quote mode: a quote made by `offramp quote` is remembered (src/lib/tx/quotes.ts), so its
-// token and network are taken from it, and a --network or --token that contradicts it is
-// refused before anything is sent. A quote made elsewhere needs --network, as before.
+// offramp tx create. What it does when the create gets no answer, and why it can never make
+// two transactions, is in docs/transactions.md ("Creating safely"). A quote made by
+// `offramp quote` is remembered (src/lib/tx/quotes.ts), so its token and network are taken
+// from it and a contradicting --network or --token is refused before anything is sent.
 import { randomUUID } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';

@@ -1,5 +1,4 @@
-// offramp tx get ID | offramp tx get --ref MERCHANT_REFERENCE
-// The full snapshot, grouped as transaction / deposit / partner fields; `—` for null.
+// offramp tx get: the full snapshot, grouped as transaction / deposit / partner fields (docs/transactions.md).
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { resolveFormat } from '../../lib/output/format.js';

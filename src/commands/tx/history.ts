@@ -1,5 +1,4 @@
-// offramp tx history (ID | --ref R)
-// Every status change: from → to, when, reason, metadata.
+// offramp tx history: every status change, from → to, when, reason, metadata (docs/transactions.md).
 import { Argument, Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';

@@ -1,7 +1,6 @@
-// offramp tx list [--status S] [--from T] [--to T] [--limit N] [--cursor C] [--all] [-o csv [--raw-cells]]
-// One page (the next cursor on stderr when more remain), or with --all every page,
-// streamed: rows are written as each page arrives, never collected first. Filters are
-// sent to the service and applied again to what comes back (src/lib/client/filters.ts).
+// offramp tx list: one page, or with --all every page, streamed: rows are written as each page
+// arrives, never collected first. Filters are sent to the service and applied again to what
+// comes back (src/lib/client/filters.ts).
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';

@@ -1,12 +1,5 @@
-// offramp tx watch (ID | --ref R) [--until STATUS] [--interval DURATION] [--timeout DURATION]
-//
-// Polls the transaction and shows every status change, in order and each once, including
-// those made between two polls: whenever a poll finds the transaction changed, its status
-// history is read and the changes not yet shown are printed (src/lib/tx/changes.ts). Then
-// the final status. A spinner on stderr while waiting, on a terminal. Ends with exit 0 when
-// --until (default: any terminal status) is reached, 8 when the transaction ends in a
-// different terminal status, 7 when the global --timeout (the overall deadline here)
-// passes first.
+// offramp tx watch (docs/transactions.md, "offramp tx watch"): every status change is shown,
+// in order and each once, including those made between two polls (src/lib/tx/changes.ts).
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError } from '../../lib/errors.js';
@@ -127,7 +120,6 @@ function showChange(ctx: Context, format: string, change: StatusHistoryEntry, co
   ctx.io.print([`${when}  ${change.from_status} → `, paint(change.to_status, color), `  ${change.reason}`]);
 }
 
-/** Deposit status and confirmations, as a snapshot states them. */
 function depositNote(tx: Transaction): string {
   const deposit = tx.deposit_status ? `, deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';

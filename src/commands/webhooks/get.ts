@@ -1,7 +1,6 @@
-// offramp webhooks get EVENT_ID
-// One event's delivery telemetry. The spec is explicit that this read "reports delivery
-// state only and does not return the payload", so the table says where a payload can be
-// found instead (a listener's store, or a replay to an endpoint that keeps it).
+// offramp webhooks get: one event's delivery telemetry. The spec is explicit that this read
+// "reports delivery state only and does not return the payload", so the table says where a
+// payload can be found instead (a listener's store, or a replay to an endpoint that keeps it).
 import { Argument, Command } from '@commander-js/extra-typings';
 import { webhookEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';

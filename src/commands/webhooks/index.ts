@@ -1,6 +1,5 @@
 // offramp webhooks: its commands, in the order its help lists them.
-import { Command } from '@commander-js/extra-typings';
-import { verb, type Runtime } from '../command.js';
+import { group, type Runtime } from '../command.js';
 import * as get from './get.js';
 import * as list from './list.js';
 import * as listen from './listen.js';
@@ -8,12 +7,4 @@ import * as replay from './replay.js';
 import * as resend from './resend.js';
 import * as verify from './verify.js';
 
-export const command = (runtime: Runtime) =>
-  new Command('webhooks')
-    .description('find, inspect, replay, receive and verify webhook events')
-    .addCommand(verb(list, runtime))
-    .addCommand(verb(get, runtime))
-    .addCommand(verb(replay, runtime))
-    .addCommand(verb(listen, runtime))
-    .addCommand(verb(verify, runtime))
-    .addCommand(verb(resend, runtime));
+export const command = (runtime: Runtime) => group('webhooks', 'find, inspect, replay, receive and verify webhook events', runtime, [list, get, replay, listen, verify, resend]);

@@ -1,10 +1,5 @@
-// offramp webhooks list [--tx ID] [--type T] [--status S] [--from T] [--to T] [--limit N]
-//                       [--cursor C] [--all] [-o csv [--raw-cells]]
-// The partner's webhook event history with delivery telemetry, in the order the service
-// pages it (the emulator: newest first). One page by default (the next cursor is shown on stderr); --all follows
-// next_cursor to the end, streaming. --json prints the API's data: the page object for one
-// page, an array of every event with --all; -o ndjson prints one event per line; -o csv the
-// telemetry fields, spreadsheet-safe unless --raw-cells (docs/output.md).
+// offramp webhooks list: the partner's webhook event history with delivery telemetry, in the
+// order the service pages it (docs/webhooks.md, "Finding events").
 import { Command } from '@commander-js/extra-typings';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
@@ -80,10 +75,7 @@ function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void
   }
   const now = ctx.now();
   const columns: Column<WebhookEvent>[] = [
-    // On a narrow terminal (columns.ts): the time relative and the type short, ids cut to
-    // their head, the attempts then the time left out, the transaction last; the delivery
-    // status never cut, the last error cut last and never below 31 characters ("no webhook
-    // endpoint configured…" whole).
+    // The last error is never cut below 31 characters: "no webhook endpoint configured…" stays whole.
     eventIdColumn((e) => e.event_id),
     typeColumn((e) => e.event_type),
     transactionColumn((e) => e.aggregate_id, 3),

@@ -1,15 +1,6 @@
-// offramp webhooks listen [--port P] [--secret S] [--store FILE.ndjson] [--forward-to URL]
-//                         [--forward-ca FILE | --forward-insecure] [--events T,...] [--strict]
-//                         [--scheme NAME|any] [--tolerance SECONDS] [--no-register]
-// A local webhook endpoint (src/lib/webhooks/receiver.ts does the work; docs/webhooks.md
-// describes the store, the forwarding and the tally). Against an emulator it registers
-// itself there while it runs (register.ts; --no-register leaves it alone); otherwise the
-// URL to give the service goes to stderr at start. One line per delivery goes to stdout
-// (`-o ndjson` for JSON lines), and Ctrl-C (or SIGTERM) stops it with a one-line tally on
-// stderr, exit 130 (143), as every interrupted command; with --strict, exit 8 (a check
-// failed) when the app is still owed events.
-// Signatures: any scheme of the catalogue (src/lib/webhooks/signature.ts) unless --scheme, or else
-// the profile's saved choice (`offramp conform --save`), pins one.
+// offramp webhooks listen: a local webhook endpoint (src/lib/webhooks/receiver.ts does the
+// work; docs/webhooks.md, "Receiving locally", describes the registration, the store, the
+// forwarding, the tally and the exit codes).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';

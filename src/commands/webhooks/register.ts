@@ -1,10 +1,6 @@
 // What `webhooks listen` does about where the service delivers (docs/webhooks.md, "Listening
-// to the emulator"). Against an emulator (the one behind --base-url, OFFRAMP_BASE_URL or a
-// local profile, else 127.0.0.1:4010, as the emulator's control commands find it), it points
-// the emulator's deliveries at the listener through the control plane, verifies with that
-// emulator's signing secret, and when it stops puts back the URL (and secret) it found,
-// unless someone set another since. Against staging or production nothing can be set from
-// here: it says what the partner configures in the service instead.
+// to the emulator"). When it stops it puts back the URL (and secret) it found, unless someone
+// set another since. Against staging or production nothing can be set from here.
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, NetworkError, TimeoutError } from '../../lib/errors.js';
 import { isLoopback } from '../../lib/config/profile.js';

@@ -1,12 +1,6 @@
-// offramp webhooks replay EVENT_ID...
-// offramp webhooks replay --failed [--tx ID] [--from T] [--to T] [--failed-status S] [--concurrency N]
-// Requeues each chosen event once (same event id, the spec "replay"), a few at a
-// time; the client waits out a 429's Retry-After and retries. Prints one row per event
-// (type, attempts, publish status, or the error), unless none replayed. An answer about
-// another event than the one asked is that event's failure (ANSWER_MISMATCH): the table
-// never shows another event's result under the id that was asked. When some do not
-// replay, they are named on stderr and the exit code is theirs (4 when all were not
-// found, and so on), 1 when they failed in different ways. On a production profile it asks first (--yes skips).
+// offramp webhooks replay (docs/webhooks.md, "Replaying"). An answer about another event than
+// the one asked is that event's failure (ANSWER_MISMATCH): the table never shows another
+// event's result under the id that was asked.
 import { Argument, Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { replayEvent } from '../../lib/client/checked-calls.js';
@@ -105,10 +99,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (format === 'json') {
     writeJson(io, outcomes.flatMap((o) => (o.result ? [o.result] : [])));
   } else if (failures.length < outcomes.length) {
-    // Rows for what replayed, and beside them what did not; when nothing replayed, the
-    // error on stderr names every event and stdout stays empty.
-    // On a narrow terminal as webhooks list gives way (columns.ts): the publish status, or why
-    // an event did not replay, is cut last.
+    // When nothing replayed, the error on stderr names every event and stdout stays empty.
     renderTable<Outcome>(io, [
       eventIdColumn((o) => o.target.event_id),
       typeColumn((o) => o.result?.event_type ?? o.target.event_type),

@@ -1,15 +1,9 @@
-// offramp webhooks resend --to URL [--from-store FILE] [--event ID]... [--secret S] [--scheme NAME]
-//                         [--events T,...] [--duplicate N] [--shuffle] [--delay MIN-MAXms]
-// Delivers events a `webhooks listen` store holds (listen's default store unless
-// --from-store names another; every event, or those --event names) to the partner's own app, as the service
-// would: the exact stored body, each event with its own id, signed afresh with the webhook
-// secret, one delivery at a time, and, on request, each several times (--duplicate), out
-// of order (--shuffle) and late (--delay). This is how a partner proves offline that their
-// consumer follows the spec's delivery rules (Events: at least once, duplicates possible,
-// ordering not guaranteed; consumers idempotent and order-tolerant). Every answer is
-// printed; exit 8 (a check failed) when the app answered non-2xx to any delivery, 7 when
-// some got no answer at all. A refused certificate ends it at once (CERTIFICATE, exit 7):
-// the next deliveries would meet the same one. docs/webhooks.md describes the requests.
+// offramp webhooks resend: delivers events a `webhooks listen` store holds to the partner's
+// own app as the service would, and, on request, duplicated, out of order and late, so a
+// partner proves offline that their consumer follows the spec's delivery rules (Events: at
+// least once, duplicates possible, ordering not guaranteed). A refused certificate ends it at
+// once (CERTIFICATE, exit 7): the next deliveries would meet the same one. docs/webhooks.md,
+// "Resending stored events", describes the requests and the exit codes.
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';

@@ -1,13 +1,6 @@
-// offramp webhooks verify --secret S --signature SIG [--file BODY] [--scheme NAME|any] [--tolerance SECONDS]
-// offramp webhooks verify --detect ...
-// offramp webhooks verify --from-store FILE [--event ID] ...
-// Offline check of one delivery: does SIG verify against the raw body under the webhook
-// secret, in a scheme of the catalogue (src/lib/webhooks/signature.ts; any of them unless --scheme
-// or the profile pins one)? Exit 0 valid, saying which scheme; 8 invalid. `--detect` tries
-// every scheme with every secret at hand (--secret, OFFRAMP_WEBHOOK_SECRET, the profile's)
-// and names each match by where the secret came from. `--from-store` reads body and
-// signature from a `webhooks listen` store. The body is read byte for byte (stdin by
-// default); a secret is never printed.
+// offramp webhooks verify: offline check of one delivery's signature against the raw body
+// (docs/webhooks.md, "Verifying one delivery"). The body is read byte for byte; a secret is
+// never printed.
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
@@ -52,16 +45,19 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   if (opts.event !== undefined && opts.fromStore === undefined) throw new UsageError('--event goes with --from-store', 'give the store: --from-store FILE --event ID');
 
   const delivery = opts.fromStore !== undefined ? await fromStore(opts, ctx) : await fromFlags(opts, ctx);
-  return opts.detect ? runDetect(delivery, { scheme, toleranceSec }, opts, ctx) : runVerify(delivery, { scheme, toleranceSec }, opts, ctx);
+  const check: Check = { ...(scheme ? { scheme } : {}), toleranceSec, now: delivery.now };
+  return opts.detect ? runDetect(delivery, check, opts, ctx) : runVerify(delivery, check, opts, ctx);
 }
 
-async function runVerify(d: Delivery, check: { scheme: SchemeName | undefined; toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {
+/** How a signature is judged: the scheme it must be in (any without one), the timestamp window, and the time now. */
+type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
+
+async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secret = await ctx.webhookSecret(opts.secret);
   if (!secret) {
     throw new UsageError('no webhook secret', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
-  const options = { ...(check.scheme ? { scheme: check.scheme } : {}), toleranceSec: check.toleranceSec, now: d.now };
   const result = verify(d.body, secret, d.signature, options);
   const event = describeBody(d.body);
   if (result.ok) {
@@ -92,13 +88,12 @@ async function runVerify(d: Delivery, check: { scheme: SchemeName | undefined; t
   }
 }
 
-async function runDetect(d: Delivery, check: { scheme: SchemeName | undefined; toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {
+async function runDetect(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secrets = await secretsAtHand(opts, ctx);
   if (secrets.length === 0) {
     throw new UsageError('no webhook secret to try', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
-  const options = { ...(check.scheme ? { scheme: check.scheme } : {}), toleranceSec: check.toleranceSec, now: d.now };
   const matches = detect(d.body, d.signature, secrets, options);
   const event = describeBody(d.body);
   if (ctx.globals.json) {
@@ -111,9 +106,9 @@ async function runDetect(d: Delivery, check: { scheme: SchemeName | undefined; t
   // The one near miss worth naming: right signature, timestamp outside the window.
   const stale = detect(d.body, d.signature, secrets, { ...options, toleranceSec: Infinity });
   const hint = stale.length
-    ? `${stale[0]!.scheme} with the secret from ${stale[0]!.secretLabel} matches but its timestamp is outside the ${check.toleranceSec} s tolerance (--tolerance widens it)`
+    ? `${stale[0]!.scheme} with the secret from ${stale[0]!.secretLabel} matches but its timestamp is outside the ${options.toleranceSec} s tolerance (--tolerance widens it)`
     : 'check the secrets, and that the body is the exact bytes delivered (no reformatting, no added newline)';
-  throw new CheckFailed(`no scheme${check.scheme ? ` (of ${check.scheme})` : ' of the catalogue'} verifies the ${d.body.length}-byte body with any of ${tried}`, hint);
+  throw new CheckFailed(`no scheme${options.scheme ? ` (of ${options.scheme})` : ' of the catalogue'} verifies the ${d.body.length}-byte body with any of ${tried}`, hint);
 }
 
 /** --signature and --file (or stdin), as before the store existed. */
