@@ -2,19 +2,14 @@
 // transaction's current status (src/lib/lifecycle.ts), so a person cannot pick a step the
 // service would refuse; with none valid it says so before anything is sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { emulatorFor } from '../helpers/emulator.js';
 import { KEYS, runInPty } from '../helpers/pty.js';
-import { partner } from '../tx/partner.js';
+import { emulatorWithPartner, type partner } from '../tx/partner.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 let api: ReturnType<typeof partner>;
-beforeAll(async () => {
-  emu = await emulatorFor();
-  api = partner(emu.emulator.url, TEST_KEY);
-});
-afterAll(async () => {
-  await emu.close();
-});
+beforeAll(async () => ({ emu, api } = await emulatorWithPartner()));
+afterAll(() => emu.close());
 
 const ALL = ['deposit.detected', 'deposit.confirmed', 'transaction.completed', 'transaction.failed', 'transaction.expired', 'transaction.refunded', 'payout.settled'];
 

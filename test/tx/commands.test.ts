@@ -3,20 +3,15 @@
 // 2/3/4/5/7/8.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/emulator/index.js';
-import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
-import { partner } from './partner.js';
+import { emulatorWithPartner, type partner } from './partner.js';
 
 type Emu = Awaited<ReturnType<typeof emulatorFor>>;
 let emu: Emu;
 let api: ReturnType<typeof partner>;
-beforeAll(async () => {
-  emu = await emulatorFor();
-  api = partner(emu.emulator.url, TEST_KEY);
-});
-afterAll(async () => {
-  await emu.close();
-});
+beforeAll(async () => ({ emu, api } = await emulatorWithPartner()));
+afterAll(() => emu.close());
 
 const cli = (args: string[], env: Record<string, string> = {}) => runMain(args, { env: { ...emu.env, ...env } });
 

@@ -1,6 +1,8 @@
 // The test's own line to the emulator: what the service really holds, read without the
 // CLI, to compare the CLI's `--json` with the API's `data` and to drive the simulator.
 // Reads are retried past injected 5xx faults (a GET is safe to repeat).
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+
 export function partner(baseUrl: string, apiKey: string) {
   async function call(method: string, path: string, body?: unknown, idempotencyKey?: string) {
     for (let attempt = 0; ; attempt++) {
@@ -50,4 +52,10 @@ export function partner(baseUrl: string, apiKey: string) {
       return out;
     },
   };
+}
+
+/** An emulator on loopback and the test's own line to it, for a file's tests to share. */
+export async function emulatorWithPartner() {
+  const emu = await emulatorFor();
+  return { emu, api: partner(emu.emulator.url, TEST_KEY) };
 }

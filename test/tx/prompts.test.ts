@@ -2,19 +2,14 @@
 // (util-linux `script`), the real @inquirer prompts, keys typed once each question shows.
 // What counts is what the emulator ends up holding.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { emulatorFor } from '../helpers/emulator.js';
 import { KEYS, runInPty } from '../helpers/pty.js';
-import { partner } from './partner.js';
+import { emulatorWithPartner, type partner } from './partner.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 let api: ReturnType<typeof partner>;
-beforeAll(async () => {
-  emu = await emulatorFor();
-  api = partner(emu.emulator.url, TEST_KEY);
-});
-afterAll(async () => {
-  await emu.close();
-});
+beforeAll(async () => ({ emu, api } = await emulatorWithPartner()));
+afterAll(() => emu.close());
 
 const byRef = async (ref: string) => api.call('GET', `/transactions/reference/${encodeURIComponent(ref)}`);
 
