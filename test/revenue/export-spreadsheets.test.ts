@@ -8,12 +8,12 @@
 // - XLSX read back with openpyxl: numbers where a number is exact, text where not, a note
 //   on stderr and a manifest field saying how many amounts are text and where, and a
 //   `totals` sheet with the exact totals, which a --resume after a failure keeps exact.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exactSum, sameDecimal } from '../helpers/decimal.js';
 import { runMain } from '../helpers/main.js';
+import { calcImport, PYTHON, readWorkbooks, SOFFICE, type Sheets, type XCell } from '../helpers/spreadsheet.js';
 import { errorBody, json, scriptedServer, type Answer } from '../helpers/server.js';
 import { freshDir, ledgerRow, readCsv } from './export-helpers.js';
 
@@ -87,36 +87,6 @@ describe('CSV that spreadsheets read right', () => {
   });
 });
 
-/** A python3 that has openpyxl, or undefined. */
-function openpyxlPython(): string | undefined {
-  for (const python of ['/usr/bin/python3', 'python3']) {
-    if (spawnSync(python, ['-c', 'import openpyxl'], { stdio: 'ignore' }).status === 0) return python;
-  }
-  return undefined;
-}
-const PYTHON = openpyxlPython();
-const SOFFICE = spawnSync('soffice', ['--version'], { stdio: 'ignore' }).status === 0 ? 'soffice' : undefined;
-
-/** Every sheet of each workbook as rows of cells: data type, value (floats by repr, so as decimals), number format. */
-const READER = `
-import json, sys, openpyxl
-out = {}
-for path in sys.argv[1:]:
-    wb = openpyxl.load_workbook(path)
-    out[path] = {}
-    for ws in wb.worksheets:
-        out[path][ws.title] = {'max_column': ws.max_column, 'rows': [[{'type': c.data_type, 'format': c.number_format, 'value': repr(c.value) if isinstance(c.value, float) else (c.value.isoformat() if hasattr(c.value, 'isoformat') else c.value)} for c in row] for row in ws.iter_rows()]}
-print(json.dumps(out))
-`;
-type XCell = { type: string; format: string; value: string | number | null };
-type Sheets = Record<string, { max_column: number; rows: XCell[][] }>;
-
-function readWorkbooks(dir: string, paths: string[]): Record<string, Sheets> {
-  const reader = join(dir, 'read.py');
-  writeFileSync(reader, READER);
-  return JSON.parse(execFileSync(PYTHON!, [reader, ...paths], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as Record<string, Sheets>;
-}
-
 if (!SOFFICE || !PYTHON) it.skip('LibreOffice import: needs soffice and python3 with openpyxl (apt-get install -y libreoffice-calc-nogui python3-openpyxl)', () => undefined);
 
 describe.skipIf(!SOFFICE || !PYTHON)('CSV through LibreOffice’s own import (headless), read back with openpyxl', () => {
@@ -133,15 +103,7 @@ describe.skipIf(!SOFFICE || !PYTHON)('CSV through LibreOffice’s own import (he
       expect(r.code, r.stderr).toBe(0);
       totals.push(summaryTotal(r.stderr));
     }
-    // One LibreOffice run for every file (it takes seconds to start), with a profile of its
-    // own. Filter options: separators comma, semicolon and TAB (ASCII codes, several joined
-    // by `/`: written `44+59+9`, only the comma counts), `"` quotes, UTF-8, from line 1.
-    const converted = spawnSync(
-      SOFFICE!,
-      [`-env:UserInstallation=file://${join(dir, 'profile')}`, '--headless', '--infilter=CSV:44/59/9,34,76,1', '--convert-to', 'xlsx', '--outdir', join(dir, 'calc'), ...cases.map(([name]) => join(dir, name))],
-      { encoding: 'utf8', timeout: 170_000 },
-    );
-    expect(converted.status, converted.stderr).toBe(0);
+    calcImport(dir, cases.map(([name]) => join(dir, name)));
     const books = readWorkbooks(dir, cases.map(([name]) => join(dir, 'calc', name.replace('.csv', '.xlsx'))));
     for (const [i, [name]] of cases.entries()) {
       const sheet = Object.values(books[join(dir, 'calc', name.replace('.csv', '.xlsx'))]!)[0]!;

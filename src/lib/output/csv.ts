@@ -63,6 +63,18 @@ export function spreadsheetSafe(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
+/** A decimal string as the service writes amounts ("-3.83"): a spreadsheet holds it as a number. */
+export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Spreadsheet-safe cells, except a plain decimal in one of the `amounts` columns ("-3.83" is a
+ * number a spreadsheet sums, not a formula). Free-text columns are guarded whatever they
+ * hold: the partner's sellers, or the service, fill them in.
+ */
+export function guardExceptAmounts(amounts: readonly string[]): CellGuard {
+  return (value, column) => (PLAIN_DECIMAL.test(value) && amounts.includes(column) ? value : spreadsheetSafe(value));
+}
+
 /** A streaming writer: the header first, even when no record follows. */
 export function csvStream(columns: readonly string[], opts: CsvOptions): Stringifier {
   return stringify({ ...options(columns, opts), header: true, bom: Boolean(opts.bom) });

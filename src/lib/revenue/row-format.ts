@@ -2,7 +2,7 @@
 // in ledger order and gives the output's bytes: CSV (output/csv.ts), a JSON array (one row
 // per line) or NDJSON; XLSX is xlsx.ts.
 import { Transform } from 'node:stream';
-import { csvStream, spreadsheetSafe, type CellGuard } from '../output/csv.js';
+import { csvStream, guardExceptAmounts } from '../output/csv.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 import { AMOUNTS } from './totals.js';
 
@@ -21,14 +21,8 @@ export type FormatOptions = {
 /** Columns holding the ledger's decimal amounts. */
 export const AMOUNT_COLUMNS: readonly string[] = AMOUNTS;
 
-export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
-
-/**
- * Spreadsheet-safe cells, except a plain decimal in an amount column ("-3.83" is a number a
- * spreadsheet sums, not a formula). Free-text columns are guarded whatever they hold: the
- * partner's sellers fill them in.
- */
-export const safeCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test(value) && AMOUNT_COLUMNS.includes(column) ? value : spreadsheetSafe(value));
+/** The ledger's cells made spreadsheet-safe, its amounts kept as numbers. */
+export const safeCell = guardExceptAmounts(AMOUNT_COLUMNS);
 
 /** Rows in, text out: each row's text from `each(row, index)`, then `end(rows)` once they are all in. */
 function textStage(each: (row: object, index: number) => string, end: (rows: number) => string = () => ''): Transform {

@@ -11,7 +11,8 @@ import type { RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
 import { Decimal } from '../money.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
-import { AMOUNT_COLUMNS, PLAIN_DECIMAL } from './row-format.js';
+import { PLAIN_DECIMAL } from '../output/csv.js';
+import { AMOUNT_COLUMNS } from './row-format.js';
 import { Grouping, type GroupedRow } from './groups.js';
 import { TokenTotals } from './totals.js';
 

@@ -2,8 +2,7 @@
 // more than a page; cells made spreadsheet-safe as the ledger export makes them, except a
 // plain decimal in an amount column (docs/transactions.md).
 import type { IO } from '../io.js';
-import { spreadsheetSafe, writeCsv, type CellGuard } from '../output/csv.js';
-import { PLAIN_DECIMAL } from '../revenue/row-format.js';
+import { guardExceptAmounts, writeCsv } from '../output/csv.js';
 
 /** The snapshot's fields in the spec's order; fields a service adds are in `--json` and `-o ndjson`. */
 export const TRANSACTION_CSV_COLUMNS = [
@@ -29,10 +28,8 @@ export const TRANSACTION_CSV_COLUMNS = [
   'confirmed_at',
 ] as const;
 
-const AMOUNT_COLUMNS: readonly string[] = ['amount', 'crypto_amount', 'rate'];
-
 /** Spreadsheet-safe cells: amounts that are plain decimals as they are, anything formula-like quoted. */
-export const transactionCell: CellGuard = (value, column) => (PLAIN_DECIMAL.test(value) && AMOUNT_COLUMNS.includes(column) ? value : spreadsheetSafe(value));
+export const transactionCell = guardExceptAmounts(['amount', 'crypto_amount', 'rate']);
 
 /** Writes `rows` to stdout as CSV, header first (even with no row). */
 export async function writeTransactionsCsv(io: IO, rows: AsyncIterable<object> | Iterable<object>, opts: { rawCells: boolean }): Promise<number> {
