@@ -10,7 +10,7 @@ import type { Context } from '../../lib/context.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import { sliceWindow, type Window } from '../../lib/input/dates.js';
-import { writeCsv } from '../../lib/output/csv.js';
+import { guardExceptAmounts, writeCsv } from '../../lib/output/csv.js';
 import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -87,7 +87,9 @@ async function writeGroupsCsv(ctx: Context, by: Dimension[], rows: GroupRow[]): 
     const crypto = by.includes('token') ? { crypto_amount: Object.values(row.crypto_amounts)[0] ?? '0' } : Object.fromEntries(tokens.map((t) => [`crypto_amount ${t}`, row.crypto_amounts[t] ?? '0']));
     return { ...row.group, transactions: row.transactions, amount: row.amount, platform_fee: row.platform_fee, share: row.share, ...crypto };
   });
-  await writeCsv(ctx.io, [...by, 'transactions', 'amount', 'platform_fee', 'share', ...cryptoColumns], records);
+  // The groups' names come from the service (a merchant or terminal id): guarded as the ledger's cells are.
+  const figures = ['transactions', 'amount', 'platform_fee', 'share', ...cryptoColumns];
+  await writeCsv(ctx.io, [...by, ...figures], records, { guard: guardExceptAmounts(figures) });
 }
 
 /** The service's own totals, one summary per legal window, summed exactly. */
