@@ -10,13 +10,10 @@ import type { Window } from '../input/dates.js';
 import type { IO } from '../io.js';
 import { startSpinner } from '../output/spinner.js';
 import type { RevenueRow } from '../schemas.js';
-import { exportRevenue, type ExportProgress } from './export.js';
+import { DEFAULT_CONCURRENCY, exportRevenue, type ExportProgress } from './export.js';
 import { Grouping, type Dimension } from './groups.js';
 import { formatStage } from './row-format.js';
 import { planSlices } from './slices.js';
-
-/** Pages asked for at once to start with: the export's default --concurrency. */
-const START_CONCURRENCY = 4;
 
 /** A stage that passes each row to `onRow` and on to `stage`, whose output it gives. */
 export function tapRows(stage: Transform | Duplex, onRow: (row: RevenueRow) => void): Duplex {
@@ -83,7 +80,7 @@ export async function readRows(o: ReadOptions): Promise<ReadResult> {
     api: o.api,
     slices: planSlices(o.window),
     filters: o.filters,
-    concurrency: START_CONCURRENCY,
+    concurrency: DEFAULT_CONCURRENCY,
     summary: false,
     format: o.csv ? tapRows(formatStage('csv'), o.onRow) : rowsOnly(o.onRow),
     dest: discard(),
