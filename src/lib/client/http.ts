@@ -254,7 +254,8 @@ export class HttpClient {
       if (this.stop?.aborted) throw this.stop.reason;
       // Its look at the certificate stays within the attempt's deadline.
       const left = Math.max(1, timeoutMs - millisSince(started));
-      const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left });
+      const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left, ...(this.stop ? { signal: this.stop } : {}) });
+      if (this.stop?.aborted) throw this.stop.reason;
       const failure: Failure = refused ? { error: refused, retryable: false, notSent: true } : classifyTransportError(err, req.method, shown, choice, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
