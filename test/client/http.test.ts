@@ -156,6 +156,23 @@ describe('HttpClient', () => {
     expect(sleeps).toHaveLength(3);
   });
 
+  it('a hold longer than the overall deadline leaves ends at once, as a retry that would not fit does', async () => {
+    const sleeps: number[] = [];
+    const { server, client } = await setup([json(429, errorBody('RATE_LIMITED', 'slow down'), { 'retry-after': '30' })], {
+      sleep: async (ms: number) => void sleeps.push(ms),
+      retries: 0,
+    });
+    await expect(client.request({ method: 'GET', path: '/a', schema: Thing })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const err = await client
+      .withBudget(() => 2000)
+      .request({ method: 'GET', path: '/b', schema: Thing })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toMatch(/^GET \S+\/b: the service asked this key to wait 30 s \(429 Retry-After\), longer than the overall deadline leaves$/);
+    expect(sleeps).toEqual([]);
+    expect(server.requests.map((r) => r.url.replace(/.*\//, '/'))).toEqual(['/a']);
+  });
+
   it('times out with a distinct error', async () => {
     const { client } = await setup([() => undefined], { timeoutMs: 150, retries: 0 });
     const err = await client.request({ method: 'GET', path: '/slow', schema: Thing }).catch((e) => e);

@@ -178,7 +178,9 @@ async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
     const ok = answer.status >= 200 && answer.status < 300;
     return { ...base, status: answer.status, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (err) {
-    const refused = await certificateError(err, new URL(s.to), `POST ${displayUrl(s.to)}`, { canLook: true, timeoutMs: s.timeoutMs, urlFrom: '--to' });
+    // Its look at the certificate stays within the delivery's --timeout.
+    const left = Math.max(1, s.timeoutMs - (performance.now() - started));
+    const refused = await certificateError(err, new URL(s.to), `POST ${displayUrl(s.to)}`, { canLook: true, timeoutMs: left, urlFrom: '--to' });
     if (refused) throw refused;
     return { ...base, status: null, ok: false, ms: Math.round(performance.now() - started), detail: noAnswerReason(err) };
   }

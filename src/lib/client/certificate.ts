@@ -25,7 +25,9 @@ export type Refusal = { code: string; problem: string; hint?: string };
 export type RefusalOptions = {
   /** For dates, the certificate is read once more, directly: not through a proxy. */
   canLook: boolean;
+  /** What is left of the caller's deadline: the look ends then, or when `signal` aborts. */
   timeoutMs: number;
+  signal?: AbortSignal;
   /** What the user wrote the URL in (a hint names it); default 'the base URL'. */
   urlFrom?: string;
   /** How a private CA is trusted for this request; default TLS_INTERCEPTION_HINT. */
@@ -65,7 +67,7 @@ export async function certificateRefusal(err: unknown, target: URL, opts: Refusa
     };
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    const cert = opts.canLook ? await presented(target, opts.timeoutMs) : undefined;
+    const cert = opts.canLook ? await presented(target, opts.timeoutMs, opts.signal) : undefined;
     const [from, to] = cert ? [new Date(cert.valid_from), new Date(cert.valid_to)] : [];
     const valid = from && to && !Number.isNaN(from.getTime()) && !Number.isNaN(to.getTime()) ? `${iso(from)} to ${iso(to)}` : undefined;
     if (code === 'CERT_HAS_EXPIRED') {
@@ -100,7 +102,7 @@ function namesOf(cert: PeerCertificate): string[] {
  * and sends nothing (the socket is destroyed as soon as the handshake ends); undefined
  * when it cannot be read within `timeoutMs`.
  */
-async function presented(target: URL, timeoutMs: number): Promise<PeerCertificate | undefined> {
+async function presented(target: URL, timeoutMs: number, signal?: AbortSignal): Promise<PeerCertificate | undefined> {
   const host = target.hostname.replace(/^\[|\]$/g, '');
   // Loaded here: a run that talks plain http to the emulator never needs node:tls.
   const { connect } = await import('node:tls');
@@ -114,10 +116,14 @@ async function presented(target: URL, timeoutMs: number): Promise<PeerCertificat
     });
     const done = (cert: PeerCertificate | undefined) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
       socket.destroy();
       resolve(cert);
     };
-    const timer = setTimeout(() => done(undefined), timeoutMs);
+    const stop = () => done(undefined);
+    const timer = setTimeout(stop, timeoutMs);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
     socket.once('secureConnect', () => {
       const cert = socket.getPeerCertificate();
       done(cert?.valid_to ? cert : undefined);

@@ -180,7 +180,7 @@ export class HttpClient {
     let waited = 0;
     for (let attempt = 0; ; attempt++) {
       this.stop?.throwIfAborted();
-      waited = await this.holdFor429(attempt, waited);
+      waited = await this.holdFor429(attempt, waited, `${req.method} ${displayUrl(url)}`);
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`);
       const started = process.hrtime.bigint();
@@ -254,7 +254,8 @@ export class HttpClient {
       if (this.stop?.aborted) throw this.stop.reason;
       // Its look at the certificate stays within the attempt's deadline.
       const left = Math.max(1, timeoutMs - millisSince(started));
-      const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left });
+      const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left, ...(this.stop ? { signal: this.stop } : {}) });
+      if (this.stop?.aborted) throw this.stop.reason;
       const failure: Failure = refused ? { error: refused, retryable: false, notSent: true } : classifyTransportError(err, req.method, shown, choice, timeoutMs);
       this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
@@ -309,17 +310,23 @@ export class HttpClient {
    * has waited already; answers the same after the hold. It waits again only when another
    * 429 moved the hold meanwhile.
    */
-  private async holdFor429(attempt: number, waited: number): Promise<number> {
+  private async holdFor429(attempt: number, waited: number, what: string): Promise<number> {
     let held = false;
     while (this.shared.heldUntil > waited) {
       waited = this.shared.heldUntil;
-      const ms = Math.min(waited - monotonicMs(), this.budget?.() ?? Infinity);
+      const ms = waited - monotonicMs();
       if (ms <= 0) break;
+      // A hold longer than the deadline leaves ends now, as a retry that would not fit does:
+      // sleeping the budget away would only end in the same timeout.
+      if (ms >= (this.budget?.() ?? Infinity)) {
+        throw new TimeoutError(`${what}: the service asked this key to wait ${Math.ceil(ms / 1000)} s (429 Retry-After), longer than the overall deadline leaves`);
+      }
       held = true;
       this.trace(`  holding ${ms}ms: the service asked this key to wait (429 Retry-After)`);
       await this.pause(ms);
     }
-    if (held && attempt === 0) await this.pause(this.jitter(1));
+    const spread = held && attempt === 0 ? this.jitter(1) : 0;
+    if (spread > 0 && spread < (this.budget?.() ?? Infinity)) await this.pause(spread);
     return waited;
   }
 

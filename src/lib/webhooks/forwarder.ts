@@ -164,6 +164,8 @@ export class Forwarder {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private stopped = false;
+  /** Aborted by close(): ends a look at a refused certificate still under way. */
+  private readonly closing = new AbortController();
   private owedCount = 0;
   private duplicatesWaiting = 0;
   /** The app's certificate was refused: nothing more is sent in this run. */
@@ -250,7 +252,9 @@ export class Forwarder {
       detail = answerDetail(answer);
     } catch (err) {
       if (this.stopped) return;
-      const refused = await certificateError(err, new URL(this.url), undefined, { canLook: true, timeoutMs: this.timeoutMs, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT });
+      // Its look at the certificate stays within the attempt's deadline, and ends with close().
+      const left = Math.max(1, this.timeoutMs - (performance.now() - started));
+      const refused = await certificateError(err, new URL(this.url), undefined, { canLook: true, timeoutMs: left, signal: this.closing.signal, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT });
       if (refused) {
         this.refused ??= refused;
         detail = `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)`;
@@ -300,6 +304,7 @@ export class Forwarder {
   async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.closing.abort();
     if (this.timer) clearTimeout(this.timer);
     // Destroying the connections fails the requests in flight at once.
     await this.transport.close();
