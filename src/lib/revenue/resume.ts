@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
 import type { Globals } from '../context.js';
 import { shellQuote } from '../input/values.js';
+import { extensionOf } from '../output/format.js';
 import { writeAside } from '../fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 import type { SavedSlice } from './export.js';
@@ -78,7 +79,7 @@ export function continuingCommand(
   files: { out: string; manifest?: string | undefined },
 ): string {
   // The file's name says its format; -o only for a name without an extension.
-  const words = [...exportCommandWords(b, globals, b.service), ...contentWords(b, !/\.[^./\\]+$/.test(files.out))];
+  const words = [...exportCommandWords(b, globals, b.service), ...contentWords(b, extensionOf(files.out) === undefined)];
   words.push('--out', shellQuote(files.out));
   if (files.manifest) words.push('--manifest', shellQuote(files.manifest));
   words.push('--resume');
