@@ -35,7 +35,7 @@ import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
 import { monthTotals, renderChecks } from '../../lib/revenue/report.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
-import { formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
+import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
@@ -356,12 +356,10 @@ function closingLine(r: ExportRun, reports: SliceReport[], ms: number): void {
   ctx.io.err(parts.join('; '));
 }
 
-const FILE_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'ndjson', 'xlsx'];
-
 /** The format --out's name says; else -o's; else CSV (a table makes no sense for an export). */
 function exportFormat(globals: Globals, out: string | undefined): ExportFormat {
   const given = globals.json ? 'json' : globals.output;
-  const named = out ? formatOfFile(out, given, FILE_FORMATS) : undefined;
+  const named = out ? formatOfFile(out, given, EXPORT_FORMATS) : undefined;
   if (named) return named;
   if (!given) return 'csv';
   if (given === 'xlsx') return 'xlsx';

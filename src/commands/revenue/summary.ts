@@ -11,9 +11,11 @@ import type { Window } from '../../lib/input/dates.js';
 import { guardExceptAmounts, writeCsv } from '../../lib/output/csv.js';
 import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
+import { border, renderGroups } from '../../lib/revenue/report.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { DecimalSum } from '../../lib/money.js';
@@ -49,7 +51,6 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (!by && Object.keys(filters).length === 0) return serviceTotals(ctx, api, window, format);
 
   const [grouping] = (await groupRows(ctx.io, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
-  const rows = grouping.rows();
   const total = grouping.total();
   if (total.transactions === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   if (!by) {
@@ -58,11 +59,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, ...figuresOf(total) });
     return totalTable(ctx, whole, total, format);
   }
+  const rows = grouping.rows();
   if (format === 'json') {
     return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(flat), total });
   }
   if (format === 'csv') return writeGroupsCsv(ctx, by, rows);
-  const { renderGroups } = await import('../../lib/revenue/report.js');
   renderGroups(ctx.io, rows, total, { by, chart: opts.chart !== false });
 }
 
@@ -117,8 +118,6 @@ async function totalTable(ctx: Context, total: RevenueSummary, figures: Figures 
     await writeCsv(ctx.io, Object.keys(line), [line]);
     return;
   }
-  const { renderTable } = await import('../../lib/output/render.js');
-  const { border } = await import('../../lib/revenue/report.js');
   const num = (v: string | number) => (ctx.io.tableWidth !== undefined ? groupThousands(String(v)) : String(v));
   renderTable(ctx.io, [
     { header: 'FROM', value: (r: typeof line) => border(r.from, '00:00:00.000Z') },
