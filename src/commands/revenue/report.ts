@@ -47,7 +47,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   });
   const open = stillOpenNote(window, ctx.now(), zone);
   if (open) ctx.io.err(`warning: ${open}`);
-  const read = await groupRows(ctx.io, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
+  const read = await groupRows(ctx, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
   const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
   const monthRows = months.rows();
   const rows = months.total().transactions;

@@ -50,7 +50,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (open) ctx.io.err(`warning: ${open}`);
   if (!by && Object.keys(filters).length === 0) return serviceTotals(ctx, api, window, format);
 
-  const [grouping] = (await groupRows(ctx.io, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
+  const [grouping] = (await groupRows(ctx, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
   const total = grouping.total();
   if (total.transactions === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   if (!by) {
