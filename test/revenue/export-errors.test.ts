@@ -208,6 +208,15 @@ describe('revenue export: failures', () => {
     expect(readdirSync(dir)).toEqual(['march.csv']);
   });
 
+  it('stopped writing a file whose name has no extension (a dotfile), the hint keeps its -o', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offramp-dotfile-'));
+    const out = join(dir, '.rows');
+    const fail = json(503, errorBody('UNAVAILABLE', 'try later'));
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '--out', out, '-o', 'ndjson', '--retries', '1'], [fail, fail]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`hint: continue it with: offramp revenue export --from 2026-03-01T00:00:00.000Z --to 2026-03-01T23:59:59.999Z -o ndjson --out ${out} --resume\n`);
+  });
+
   it("the service's 400 is exit 2; a row outside the window asked for is refused", async () => {
     const bad = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01'], [json(400, errorBody('BAD_REQUEST', 'the time window cannot exceed 90 days'))]);
     expect(bad.code).toBe(2);

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { freshDir, ledgerRow } from './export-helpers.js';
 import { ledgerServer, randomLedger, type Row } from './ledger-server.js';
@@ -69,6 +70,23 @@ describe('revenue report', { timeout: 120_000 }, () => {
     // The header line alone, as `revenue export -o csv` writes an empty window.
     const header = 'transaction_id,merchant_id,merchant_reference,terminal_id,crypto_currency,network,crypto_amount,amount,platform_fee,share,ts\r\n';
     expect(/<code id="sha256">([0-9a-f]{64})<\/code>/.exec(html)![1]).toBe(createHash('sha256').update(header).digest('hex'));
+  });
+
+  it('run with --profile and --base-url, the export it names takes them too, so it reads the same service', async () => {
+    const dir = freshDir('offramp-report-profile-');
+    const home = tempHome();
+    const add = await runMain(['profile', 'add', 'books', '--env', 'staging', '--base-url', 'http://127.0.0.1:9/api/v1/partner', '--api-key-stdin'], { env: home.env, stdin: `${KEY}\n` });
+    expect(add.code, add.stderr).toBe(0);
+    const out = join(dir, 'report.html');
+    const r = await runMain(['--profile', 'books', '--base-url', server.baseUrl, 'revenue', 'report', '--from', FROM, '--to', TO, '--token', 'usdt', '--out', out], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    const command = /of the CSV that <code>(.*?)<\/code>/.exec(html)![1]!;
+    expect(command).toBe(`offramp --profile books --base-url ${server.baseUrl} revenue export --from ${FROM}T00:00:00.000Z --to ${TO}T23:59:59.999Z --token usdt -o csv`);
+    // Run as printed (no word of it needs quoting), it hashes the same rows.
+    const exported = await runMain([...command.split(' ').slice(1), '--out', join(dir, 'rows.csv'), '--manifest', join(dir, 'm.json')], { env: home.env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(/<code id="sha256">([0-9a-f]{64})<\/code>/.exec(html)![1]).toBe(JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')).output.sha256);
   });
 
   it.each([

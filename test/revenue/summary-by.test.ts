@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exactSum } from '../helpers/decimal.js';
 import { runMain } from '../helpers/main.js';
-import { runInPty } from '../helpers/pty.js';
+import { runInPty, screenOf } from '../helpers/pty.js';
 import { periodOf, periodsIn, startOfDay } from '../../src/lib/revenue/periods.js';
 import { freshDir, ledgerRow } from './export-helpers.js';
 import { ledgerServer, randomLedger, type Row } from './ledger-server.js';
@@ -217,6 +217,22 @@ describe('revenue summary tables', { timeout: 60_000 }, () => {
       const json = await cli(server, ['revenue', 'summary', '--from', FROM, '--to', TO, '--by', 'month', '--json'], 80);
       expect(json.stdout).not.toMatch(/[█,]\d/);
       expect(JSON.parse(json.stdout).rows[0].share).toBe('249951761.16');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stderr a terminal: the progress is drawn, then cleared; with --json (a program reads stderr) none', async () => {
+    const server = await ledgerServer(big);
+    try {
+      const terminal = { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl, CI: undefined }, stderrColumns: 80 };
+      const table = await runMain(['revenue', 'summary', '--from', FROM, '--to', TO, '--by', 'month'], terminal);
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stderr).toMatch(/reading the ledger/);
+      expect(screenOf(table.stderr).trim()).toBe('');
+      const json = await runMain(['revenue', 'summary', '--from', FROM, '--to', TO, '--by', 'month', '--json'], terminal);
+      expect(json).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(json.stdout).total.transactions).toBe(3);
     } finally {
       await server.close();
     }

@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/fs/atomic.js';
-import { sliceWindow, type Window } from '../../lib/input/dates.js';
+import type { Window } from '../../lib/input/dates.js';
 import { ApiError, CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
@@ -35,7 +35,8 @@ import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
 import { monthTotals, renderChecks } from '../../lib/revenue/report.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
-import { formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
+import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
+import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
 import { examples, type OptionsOf } from '../command.js';
@@ -355,12 +356,10 @@ function closingLine(r: ExportRun, reports: SliceReport[], ms: number): void {
   ctx.io.err(parts.join('; '));
 }
 
-const FILE_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'ndjson', 'xlsx'];
-
 /** The format --out's name says; else -o's; else CSV (a table makes no sense for an export). */
 function exportFormat(globals: Globals, out: string | undefined): ExportFormat {
   const given = globals.json ? 'json' : globals.output;
-  const named = out ? formatOfFile(out, given, FILE_FORMATS) : undefined;
+  const named = out ? formatOfFile(out, given, EXPORT_FORMATS) : undefined;
   if (named) return named;
   if (!given) return 'csv';
   if (given === 'xlsx') return 'xlsx';
@@ -388,8 +387,9 @@ async function startProgress(ctx: Context, api: Api, window: Window, filters: Re
   const spinner = await startSpinner(ctx.io, 'exporting…');
   if (!spinner) return { update: () => undefined, stop: () => undefined };
   let total: number | undefined;
-  void expectedRows(api, window, filters).then(
-    (n) => (total = n),
+  // Rows the service counts in the window, read alongside the export.
+  void serviceSummaries(api, window, filters).then(
+    (summaries) => (total = summaries.reduce((n, s) => n + s.transaction_count, 0)),
     () => undefined,
   );
   const started = performance.now();
@@ -408,17 +408,6 @@ async function startProgress(ctx: Context, api: Api, window: Window, filters: Re
     },
     stop: () => spinner.stop(),
   };
-}
-
-/** Rows the service counts in the window: one summary per 90-day window, read alongside the export. */
-async function expectedRows(api: Api, window: Window, filters: RevenueFilters): Promise<number> {
-  const counts = await Promise.all(
-    sliceWindow(window).map(async (w) => {
-      const page = await api.revenue.page({ from: w.from.toISOString(), to: w.to.toISOString(), limit: 1, include_summary: true, ...filters });
-      return page.summary?.transaction_count ?? 0;
-    }),
-  );
-  return counts.reduce((a, b) => a + b, 0);
 }
 
 function clock(seconds: number): string {

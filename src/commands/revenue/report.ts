@@ -11,7 +11,9 @@ import { AtomicFile } from '../../lib/fs/atomic.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import type { Grouping } from '../../lib/revenue/groups.js';
+import { publicUrl } from '../../lib/revenue/manifest.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
+import { exportCommandWords } from '../../lib/revenue/resume.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -45,7 +47,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   });
   const open = stillOpenNote(window, ctx.now(), zone);
   if (open) ctx.io.err(`warning: ${open}`);
-  const read = await groupRows(ctx.io, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
+  const read = await groupRows(ctx, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
   const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
   const monthRows = months.rows();
   const rows = months.total().transactions;
@@ -58,7 +60,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     generatedAt: ctx.now(),
     cliVersion: ctx.version,
     sha256: read.sha256!,
-    exportCommand: exportCommandOf(window, filters),
+    // The export whose CSV the SHA-256 is of: the same window (as instants), filters and service.
+    exportCommand: [...exportCommandWords({ from: window.from.toISOString(), to: window.to.toISOString(), filters }, ctx.globals, publicUrl((await ctx.settings()).baseUrl)), '-o', 'csv'].join(' '),
     months: monthRows,
     tokens: tokens.rows(),
     networks: networks.rows(),
@@ -83,16 +86,4 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     await file.abort();
   }
   ctx.io.err(`Wrote ${resolve(opts.out)}: ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} summarised`);
-}
-
-/** The export whose CSV the report's SHA-256 is of: the same window (as instants) and filters. */
-function exportCommandOf(window: { from: Date; to: Date }, filters: { crypto_currency?: string; network?: string }): string {
-  return [
-    'offramp revenue export',
-    `--from ${window.from.toISOString()}`,
-    `--to ${window.to.toISOString()}`,
-    ...(filters.crypto_currency ? [`--token ${filters.crypto_currency}`] : []),
-    ...(filters.network ? [`--network ${filters.network}`] : []),
-    '-o csv',
-  ].join(' ');
 }

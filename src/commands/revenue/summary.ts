@@ -3,20 +3,21 @@
 // another window than the one asked for, or a row stamped outside it, is ANSWER_MISMATCH
 // (src/lib/client/checked-calls.ts): a month's totals are never shown as a day's.
 import { Command } from '@commander-js/extra-typings';
-import pLimit from 'p-limit';
-import { checkSummaryWindow } from '../../lib/client/checked-calls.js';
 import type { Api } from '../../lib/client/api.js';
 import type { Context } from '../../lib/context.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
-import { sliceWindow, type Window } from '../../lib/input/dates.js';
+import type { Window } from '../../lib/input/dates.js';
 import { guardExceptAmounts, writeCsv } from '../../lib/output/csv.js';
 import { groupThousands } from '../../lib/output/figures.js';
 import { resolveFormat } from '../../lib/output/format.js';
+import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
+import { border, renderGroups } from '../../lib/revenue/report.js';
 import { groupRows } from '../../lib/revenue/rows.js';
+import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { DecimalSum } from '../../lib/money.js';
 import type { RevenueSummary } from '../../lib/schemas.js';
 import { examples, type OptionsOf } from '../command.js';
@@ -38,8 +39,6 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-const PARALLEL = 4;
-
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const format = resolveFormat(ctx.globals, ['table', 'json', 'csv']);
   const by = opts.by !== undefined ? parseDimensions(opts.by) : undefined;
@@ -51,8 +50,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (open) ctx.io.err(`warning: ${open}`);
   if (!by && Object.keys(filters).length === 0) return serviceTotals(ctx, api, window, format);
 
-  const [grouping] = (await groupRows(ctx.io, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
-  const rows = grouping.rows();
+  const [grouping] = (await groupRows(ctx, api, { window, filters, zone }, [by ?? []])).groupings as [Grouping];
   const total = grouping.total();
   if (total.transactions === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   if (!by) {
@@ -61,11 +59,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, ...figuresOf(total) });
     return totalTable(ctx, whole, total, format);
   }
+  const rows = grouping.rows();
   if (format === 'json') {
     return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(flat), total });
   }
   if (format === 'csv') return writeGroupsCsv(ctx, by, rows);
-  const { renderGroups } = await import('../../lib/revenue/report.js');
   renderGroups(ctx.io, rows, total, { by, chart: opts.chart !== false });
 }
 
@@ -94,8 +92,7 @@ async function writeGroupsCsv(ctx: Context, by: Dimension[], rows: GroupRow[]): 
 
 /** The service's own totals, one summary per legal window, summed exactly. */
 async function serviceTotals(ctx: Context, api: Api, window: Window, format: string): Promise<void> {
-  const limit = pLimit(PARALLEL);
-  const summaries = await Promise.all(sliceWindow(window).map((slice, i) => limit(() => serviceSummary(api, slice, i))));
+  const summaries = await serviceSummaries(api, window);
   const share = new DecimalSum();
   for (const s of summaries) share.add(s.total_partner_share);
   const total: RevenueSummary = {
@@ -121,8 +118,6 @@ async function totalTable(ctx: Context, total: RevenueSummary, figures: Figures 
     await writeCsv(ctx.io, Object.keys(line), [line]);
     return;
   }
-  const { renderTable } = await import('../../lib/output/render.js');
-  const { border } = await import('../../lib/revenue/report.js');
   const num = (v: string | number) => (ctx.io.tableWidth !== undefined ? groupThousands(String(v)) : String(v));
   renderTable(ctx.io, [
     { header: 'FROM', value: (r: typeof line) => border(r.from, '00:00:00.000Z') },
@@ -131,10 +126,4 @@ async function totalTable(ctx: Context, total: RevenueSummary, figures: Figures 
     ...(figures ? [{ header: 'VOLUME (NGN)', value: (r: typeof line) => num(r.amount!) }, { header: 'FEE (NGN)', value: (r: typeof line) => num(r.platform_fee!) }] : []),
     { header: 'SHARE (NGN)', value: (r) => num(r.share) },
   ], [line]);
-}
-
-async function serviceSummary(api: Api, slice: Window, i: number): Promise<RevenueSummary> {
-  const page = await api.revenue.page({ from: slice.from.toISOString(), to: slice.to.toISOString(), include_summary: true, limit: 1 });
-  if (!page.summary) throw new Error(`the service sent no summary for ${slice.from.toISOString()} … ${slice.to.toISOString()} (slice ${i + 1})`);
-  return checkSummaryWindow(page.summary, slice, page.requestId);
 }

@@ -64,16 +64,21 @@ export function resolveFormat(globals: { json?: boolean; output?: string }, supp
   return wanted;
 }
 
+/** A file name's extension, without its dot; undefined for none (a dotfile such as `.rows` has none). */
+export function extensionOf(out: string): string | undefined {
+  const base = out.slice(Math.max(out.lastIndexOf('/'), out.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot + 1) : undefined;
+}
+
 /**
  * The format of a file a command writes (--out): the one its extension says, which must be
  * `writable` and agree with -o, else refused before any request. A name without an extension
  * (a device, a pipe) takes -o's format, `given`.
  */
 export function formatOfFile<F extends string>(out: string, given: string | undefined, writable: readonly F[]): F | undefined {
-  const base = out.slice(Math.max(out.lastIndexOf('/'), out.lastIndexOf('\\')) + 1);
-  const dot = base.lastIndexOf('.');
-  if (dot <= 0) return undefined;
-  const ext = base.slice(dot + 1).toLowerCase();
+  const ext = extensionOf(out)?.toLowerCase();
+  if (ext === undefined) return undefined;
   const listed = writable.map((f) => `.${f}`).join(', ');
   if (!(writable as readonly string[]).includes(ext)) {
     throw new UsageError(`--out ${out}: this command cannot write .${ext} files`, `name the file ${listed}; the format follows the name`);

@@ -70,6 +70,19 @@ class Sums {
     c.add(row.crypto_amount);
   }
 
+  /** Adds another group's sums (the total is the sum of the groups). */
+  addSums(other: Sums): void {
+    this.transactions += other.transactions;
+    this.amount.addSum(other.amount);
+    this.platform_fee.addSum(other.platform_fee);
+    this.share.addSum(other.share);
+    for (const [token, sum] of other.crypto) {
+      let c = this.crypto.get(token);
+      if (!c) this.crypto.set(token, (c = new DecimalSum()));
+      c.addSum(sum);
+    }
+  }
+
   figures(): Figures {
     const crypto_amounts: Record<string, string> = {};
     for (const token of [...this.crypto.keys()].sort()) crypto_amounts[token] = this.crypto.get(token)!.toString();
@@ -81,7 +94,6 @@ export type GroupingOptions = { by: Dimension[]; zone: string; window: Window };
 
 export class Grouping {
   private readonly groups = new Map<string, { keys: (string | null)[]; sums: Sums }>();
-  private readonly all = new Sums();
 
   constructor(private readonly o: GroupingOptions) {}
 
@@ -89,14 +101,13 @@ export class Grouping {
     return this.o.by;
   }
 
-  /** Counts a row into its group and the total. */
+  /** Counts a row into its group. */
   readonly add = (row: GroupedRow): void => {
     const keys = this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]));
     const id = JSON.stringify(keys);
     let g = this.groups.get(id);
     if (!g) this.groups.set(id, (g = { keys, sums: new Sums() }));
     g.sums.add(row);
-    this.all.add(row);
   };
 
   /** Periods in time order, other values alphabetically (none last); every period of the window has a row. */
@@ -125,6 +136,8 @@ export class Grouping {
 
   /** Every row counted, whatever its group. */
   total(): Figures {
-    return this.all.figures();
+    const all = new Sums();
+    for (const g of this.groups.values()) all.addSums(g.sums);
+    return all.figures();
   }
 }

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
 import type { Globals } from '../context.js';
 import { shellQuote } from '../input/values.js';
+import { extensionOf } from '../output/format.js';
 import { writeAside } from '../fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 import type { SavedSlice } from './export.js';
@@ -48,41 +49,58 @@ export function partnerOf(apiKey: string): string {
 
 /** The query in flags, to show a user which export a checkpoint belongs to. */
 export function describeBinding(b: Binding): string {
-  const parts = [`--from ${b.from}`, `--to ${b.to}`];
-  if (b.filters.crypto_currency) parts.push(`--token ${b.filters.crypto_currency}`);
-  if (b.filters.network) parts.push(`--network ${b.filters.network}`);
-  parts.push(`-o ${b.format}`);
-  if (b.excel) parts.push('--excel');
-  if (b.raw_cells) parts.push('--raw-cells');
-  if (b.summary) parts.push('--summary');
-  return parts.join(' ');
+  return [...queryWords(b), ...contentWords(b, true)].join(' ');
 }
 
 /**
- * The command that continues the export `b` describes, to be pasted as is: the window as
- * exact instants, the global flags that choose the service (never a key), what decides
- * the file's content, and --resume. Pace (--concurrency, --retries) is the user's to add.
+ * `offramp revenue export` of a window and filters, as words to paste: the window as exact
+ * instants, and the global flags that chose the service when they were given (`service` is
+ * the base URL to name, without credentials), never a key.
+ */
+export function exportCommandWords(
+  query: { from: string; to: string; filters: RevenueFilters },
+  globals: Pick<Globals, 'profile' | 'baseUrl'>,
+  service: string,
+): string[] {
+  const words = ['offramp'];
+  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
+  if (globals.baseUrl) words.push('--base-url', shellQuote(service));
+  return [...words, 'revenue', 'export', ...queryWords(query)];
+}
+
+/**
+ * The command that continues the export `b` describes, to be pasted as is: the export's
+ * command, what decides the file's content, and --resume. Pace (--concurrency, --retries)
+ * is the user's to add.
  */
 export function continuingCommand(
   b: Binding,
   globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey'>,
   files: { out: string; manifest?: string | undefined },
 ): string {
-  const words = ['offramp'];
-  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
-  if (globals.baseUrl) words.push('--base-url', shellQuote(b.service));
-  words.push('revenue', 'export', '--from', b.from, '--to', b.to);
-  if (b.filters.crypto_currency) words.push('--token', shellQuote(b.filters.crypto_currency));
-  if (b.filters.network) words.push('--network', shellQuote(b.filters.network));
   // The file's name says its format; -o only for a name without an extension.
-  if (!/\.[^./\\]+$/.test(files.out)) words.push('-o', b.format);
-  if (b.excel) words.push('--excel');
-  if (b.raw_cells) words.push('--raw-cells');
-  if (b.summary) words.push('--summary');
+  const words = [...exportCommandWords(b, globals, b.service), ...contentWords(b, extensionOf(files.out) === undefined)];
   words.push('--out', shellQuote(files.out));
   if (files.manifest) words.push('--manifest', shellQuote(files.manifest));
   words.push('--resume');
   return `${words.join(' ')}${globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
+}
+
+/** The window and the filters, as flags. */
+function queryWords(q: { from: string; to: string; filters: RevenueFilters }): string[] {
+  const words = ['--from', q.from, '--to', q.to];
+  if (q.filters.crypto_currency) words.push('--token', shellQuote(q.filters.crypto_currency));
+  if (q.filters.network) words.push('--network', shellQuote(q.filters.network));
+  return words;
+}
+
+/** What decides the file's content, as flags; -o only when `withFormat`. */
+function contentWords(b: Binding, withFormat: boolean): string[] {
+  const words = withFormat ? ['-o', b.format] : [];
+  if (b.excel) words.push('--excel');
+  if (b.raw_cells) words.push('--raw-cells');
+  if (b.summary) words.push('--summary');
+  return words;
 }
 
 const FIELD_NAMES: Record<keyof Binding, string> = {

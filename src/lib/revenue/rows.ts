@@ -7,8 +7,7 @@ import { Duplex, Writable, type Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Api, RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
-import type { IO } from '../io.js';
-import { startSpinner } from '../output/spinner.js';
+import { startProgress, type ProgressContext } from '../output/spinner.js';
 import type { RevenueRow } from '../schemas.js';
 import { DEFAULT_CONCURRENCY, exportRevenue, type ExportProgress } from './export.js';
 import { Grouping, type Dimension } from './groups.js';
@@ -98,11 +97,13 @@ export async function readRows(o: ReadOptions): Promise<ReadResult> {
 
 export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
 
-/** The window's rows summed by each grouping of `bys` in one pass; with `csv`, their export's SHA-256. */
-export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, bys: Dimension[][], csv = false): Promise<{ groupings: Grouping[]; sha256?: string }> {
+/**
+ * The window's rows summed by each grouping of `bys` in one pass; with `csv`, their export's
+ * SHA-256. Progress (rows so far) as every command that reads many things shows it.
+ */
+export async function groupRows(ctx: ProgressContext, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, bys: Dimension[][], csv = false): Promise<{ groupings: Grouping[]; sha256?: string }> {
   const groupings = bys.map((by) => new Grouping({ by, zone: q.zone, window: q.window }));
-  const spinner = await startSpinner(io, 'reading the ledger…');
-  let last = 0;
+  const progress = await startProgress(ctx, 'reading the ledger');
   try {
     const read = await readRows({
       api,
@@ -112,16 +113,10 @@ export async function groupRows(io: IO, api: Pick<Api, 'revenue' | 'http'>, q: G
         for (const g of groupings) g.add(row);
       },
       csv,
-      onProgress: (p) => {
-        if (!spinner) return;
-        const now = performance.now();
-        if (now - last < 100) return;
-        last = now;
-        spinner.text = io.terminalText(`reading the ledger: ${p.rows.toLocaleString('en-US')} rows · ${p.pages.toLocaleString('en-US')} pages · slices ${p.slicesDone}/${p.slices}`);
-      },
+      onProgress: (p) => progress.count(p.rows),
     });
     return { groupings, ...(read.sha256 ? { sha256: read.sha256 } : {}) };
   } finally {
-    spinner?.stop();
+    progress.stop();
   }
 }
