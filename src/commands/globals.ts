@@ -1,10 +1,8 @@
 // The `offramp` program's own flags, which every command sees, and how a command line
 // names its top-level command. Loaded by every run, so it loads nothing else: the
 // commands themselves are in program.ts.
-import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
 import { parseDuration } from '../lib/input/duration.js';
-import { UsageError } from '../lib/errors.js';
 import { FORMATS } from '../lib/output/format.js';
 import { VERSION_TEXT } from '../version.js';
 
@@ -128,29 +126,6 @@ export const SECRET_FLAGS: Readonly<Record<string, string>> = {
   '--webhook-secret': 'OFFRAMP_WEBHOOK_SECRET',
   '--admin-token': 'OFFRAMP_EMULATOR_ADMIN_TOKEN',
 };
-
-/**
- * The environment with each secret's `NAME_FILE` read into `NAME`: the file's content,
- * trimmed, as Docker and Kubernetes mount secrets. Both set, an unreadable or empty file:
- * exit 2 naming the variable (never the content).
- */
-export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  let out = env;
-  for (const name of new Set(Object.values(SECRET_FLAGS))) {
-    const file = env[`${name}_FILE`];
-    if (!file) continue;
-    if (env[name]) throw new UsageError(`${name} and ${name}_FILE are both set`, 'unset one of them');
-    let value: string;
-    try {
-      value = readFileSync(file, 'utf8').trim();
-    } catch (err) {
-      throw new UsageError(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    if (!value) throw new UsageError(`${name}_FILE: ${file} is empty`);
-    out = { ...out, [name]: value };
-  }
-  return out;
-}
 
 /**
  * One warning line per secret flag typed on this command line (a variable does not count):
