@@ -5,7 +5,7 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';
-import { commandMeant, commandWord, SECRET_FLAGS, secretFlagWarnings } from './commands/globals.js';
+import { commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -39,7 +39,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
       const [{ createContext }, { withSecretFiles }] = await Promise.all([import('./lib/context.js'), import('./lib/secret-files.js')]);
       ctx = createContext({
         io,
-        env: withSecretFiles(streams.env, new Set(Object.values(SECRET_FLAGS))),
+        env: withSecretFiles(streams.env),
         globals,
         version: VERSION,
         ...(streams.now ? { now: streams.now } : {}),

@@ -4,6 +4,7 @@
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
 import { parseDuration } from '../lib/input/duration.js';
 import { FORMATS } from '../lib/output/format.js';
+import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
 
 export function newProgram(output: OutputConfiguration = {}) {
@@ -120,11 +121,11 @@ function nonNegativeInt(value: string): number {
  * The secrets a flag can carry, and the variable that carries each instead. A flag shows
  * in the process list and in shell history; the variable, or the file it names, does not.
  */
-export const SECRET_FLAGS: Readonly<Record<string, string>> = {
+const SECRET_FLAGS: Readonly<Record<string, SecretVariable>> = {
   '--api-key': 'OFFRAMP_API_KEY',
   '--secret': 'OFFRAMP_WEBHOOK_SECRET',
   '--webhook-secret': 'OFFRAMP_WEBHOOK_SECRET',
-  '--admin-token': 'OFFRAMP_EMULATOR_ADMIN_TOKEN',
+  '--admin-token': ADMIN_TOKEN_ENV,
 };
 
 /**

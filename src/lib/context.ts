@@ -9,6 +9,7 @@ import type { ConfigStore } from './config/store.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { SECRET_VARIABLES } from './secret-variables.js';
 
 export type Globals = {
   profile?: string;
@@ -93,8 +94,7 @@ export function createContext(deps: ContextDeps): Context {
   let api: Promise<Api> | undefined;
   const clients: HttpClient[] = [];
   io.addSecret(globals.apiKey);
-  io.addSecret(env.OFFRAMP_API_KEY);
-  io.addSecret(env.OFFRAMP_WEBHOOK_SECRET);
+  for (const name of SECRET_VARIABLES) io.addSecret(env[name]);
 
   const ctx: Context = {
     io,

@@ -5,14 +5,15 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { UsageError } from './errors.js';
 import { distrust, InsecurePathError, trustHint } from './fs/private.js';
+import { SECRET_VARIABLES } from './secret-variables.js';
 
 /**
- * `env` with each of `names`' `NAME_FILE` read into `NAME`. Both set, an unreadable, empty
+ * `env` with each secret variable's `NAME_FILE` read into `NAME`. Both set, an unreadable, empty
  * or untrusted file: exit 2 naming the variable (never the content).
  */
-export function withSecretFiles(env: NodeJS.ProcessEnv, names: Iterable<string>): NodeJS.ProcessEnv {
+export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   let out = env;
-  for (const name of names) {
+  for (const name of SECRET_VARIABLES) {
     const file = env[`${name}_FILE`];
     if (!file) continue;
     if (env[name]) throw new UsageError(`${name} and ${name}_FILE are both set`, 'unset one of them');

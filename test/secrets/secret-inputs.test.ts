@@ -62,6 +62,16 @@ describe('NAME_FILE variables', () => {
   });
 });
 
+describe('secrets from the environment', () => {
+  it('the admin token is redacted like the key: a token pasted where an ID goes is not echoed', async () => {
+    const token = 'admin-token-from-env-5678';
+    const r = await runMain(['tx', 'get', token], { env: { ...BASE(), OFFRAMP_API_KEY: TEST_KEY, OFFRAMP_EMULATOR_ADMIN_TOKEN: token } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('ID "***" is not a UUID');
+    expect(r.stderr).not.toContain(token);
+  });
+});
+
 describe('a NAME_FILE others could write', () => {
   const body = JSON.stringify({ id: '5d0e0000-0000-4000-8000-00000000007c', type: 'deposit.detected', data: {} });
 
