@@ -184,6 +184,7 @@ function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {
     ...(typeof o.baseUrl === 'string' ? { baseUrl: o.baseUrl } : {}),
     // --jq filters the JSON a run prints: it asks for JSON, unless -o ndjson asked for lines.
     json: Boolean(o.json) || o.output === 'json' || (typeof o.jq === 'string' && o.output !== 'ndjson'),
+    jq: typeof o.jq === 'string',
     ...(typeof o.output === 'string' ? { output: o.output } : {}),
     timeout: o.timeout as number,
     timeoutGiven,

@@ -16,6 +16,8 @@ export type Globals = {
   apiKey?: string;
   baseUrl?: string;
   json?: boolean;
+  /** --jq was given: what stdout gets is jq's, even with -o ndjson (then json is false). */
+  jq?: boolean;
   output?: string;
   timeout: number;
   /** Whether --timeout was given (tx watch reads it as its overall deadline). */
