@@ -1,8 +1,7 @@
 // offramp profile show: secrets masked, and the service's choices the profile records (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
-import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, keyStorage, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { keyStorage } from '../../lib/config/keys.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';

@@ -7,16 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthError } from '../errors.js';
-import type { ConfigData, Profile, SettingSources } from './profile.js';
-
-export type KeyStorage = 'keychain' | 'command' | 'file' | 'none';
-
-/** Where a stored profile's key lives. */
-export function keyStorage(profile: Profile): KeyStorage {
-  if (profile.apiKeyCommand) return 'command';
-  if (profile.keychainAccount) return 'keychain';
-  return profile.apiKey ? 'file' : 'none';
-}
+import { keyStorage, type ConfigData, type Profile, type SettingSources } from './profile.js';
 
 /** The credential store's service name every offramp entry is filed under. */
 export const KEYCHAIN_SERVICE = 'offramp-cli';
