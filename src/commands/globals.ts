@@ -1,6 +1,8 @@
 // The `offramp` program's own flags, which every command sees, and how a command line
-// names its top-level command. Loaded by every run, so it loads nothing else: the
-// commands themselves are in program.ts.
+// names its top-level command. Loaded by every run that parses a command line, so it loads
+// only commander and small modules of plain values (the duration parser, the output formats,
+// the secret variables' names, the version, the error classes): no Node module, and none of
+// the commands, which are in program.ts.
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
 import { parseDuration } from '../lib/input/duration.js';
 import { FORMATS } from '../lib/output/format.js';
