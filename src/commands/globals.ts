@@ -1,10 +1,11 @@
 // The `offramp` program's own flags, which every command sees, and how a command line
 // names its top-level command. Loaded by every run that parses a command line, so it loads
-// only commander and small modules of plain values (the duration parser, the output formats,
+// only commander and small modules of plain values (the flag value parsers, the output formats,
 // the secret variables' names, the version, the error classes): no Node module, and none of
 // the commands, which are in program.ts.
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
-import { parseDuration } from '../lib/input/duration.js';
+import { UsageError } from '../lib/errors.js';
+import { durationFlag } from '../lib/input/values.js';
 import { FORMATS } from '../lib/output/format.js';
 import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
@@ -106,12 +107,17 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** --timeout: a duration (a bare number is ms, as it always was), at least 1 ms. */
+/**
+ * --timeout: a duration (a bare number is ms, as it always was), at least 1 ms, read as every
+ * duration flag is; refused as commander refuses a flag's value, which names the flag already.
+ */
 function timeoutMs(value: string): number {
-  const ms = parseDuration(value, 'ms');
-  if (typeof ms === 'string') throw new InvalidArgumentError(ms);
-  if (ms < 1) throw new InvalidArgumentError('expected at least 1ms');
-  return ms;
+  try {
+    return durationFlag(value, '--timeout', 'ms', 1);
+  } catch (err) {
+    if (err instanceof UsageError) throw new InvalidArgumentError(err.message.replace(/^--timeout:? /, ''));
+    throw err;
+  }
 }
 
 function nonNegativeInt(value: string): number {
