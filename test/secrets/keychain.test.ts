@@ -134,6 +134,7 @@ describe('--api-key-command', () => {
     const doctor = await runMain(['doctor', '--json'], { env });
     expect(JSON.parse(doctor.stdout)).toEqual(expect.arrayContaining([{ name: 'key storage', status: 'pass', detail: 'command (run when a request needs the key)' }]));
     expect((await runMain(['profile', 'show'], { env })).stdout).toContain(`printed by: cat '${file}'`);
+    expect(JSON.parse((await runMain(['profile', 'show', '--json'], { env })).stdout)).toMatchObject({ api_key: null, api_key_in: 'command', api_key_command: `cat '${file}'` });
   });
 
   it('a failing command is one error naming the profile (exit 3), never its output', async () => {
