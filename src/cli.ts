@@ -36,7 +36,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
       const filter = typeof opts.jq === 'string' ? await jqFilter(opts.jq, opts.output, streams.stdout) : undefined;
       io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       for (const line of secretFlagWarnings(cmd)) io.err(line);
-      const [{ createContext }, { withSecretFiles }] = await Promise.all([import('./lib/context.js'), import('./lib/secret-files.js')]);
+      const [{ createContext }, { withSecretFiles }] = await Promise.all([import('./lib/context.js'), import('./lib/config/secret-files.js')]);
       ctx = createContext({
         io,
         env: withSecretFiles(streams.env),

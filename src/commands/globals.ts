@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type Ou
 import { UsageError } from '../lib/errors.js';
 import { durationFlag } from '../lib/input/values.js';
 import { FORMATS } from '../lib/output/format.js';
-import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/secret-variables.js';
+import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/config/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
 
 export function newProgram(output: OutputConfiguration = {}) {

@@ -9,7 +9,7 @@ import type { ConfigStore } from './config/store.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
-import { SECRET_VARIABLES } from './secret-variables.js';
+import { SECRET_VARIABLES } from './config/secret-variables.js';
 
 export type Globals = {
   profile?: string;

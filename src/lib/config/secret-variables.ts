@@ -1,7 +1,7 @@
 // The environment variables that carry a secret, in one place: the context registers each
-// value for redaction, each has a `NAME_FILE` form (src/lib/secret-files.ts), and each is what
-// a secret flag's warning points to (src/commands/globals.ts). Nothing is loaded with it: the
-// startup path reads it.
+// value for redaction, each has a `NAME_FILE` form (secret-files.ts), and each is what a
+// secret flag's warning points to (src/commands/globals.ts). It loads nothing: the startup
+// path reads it.
 
 /**
  * The environment variable that carries the control plane's admin token, for the server

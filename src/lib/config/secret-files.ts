@@ -3,8 +3,8 @@
 // or by root (those mounts are root's, 0444 or 0644), and writable by no one else: whoever
 // could write it could choose the webhook secret the CLI verifies with, or the key it sends.
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { UsageError } from './errors.js';
-import { distrust, InsecurePathError, trustHint } from './fs/private.js';
+import { UsageError } from '../errors.js';
+import { distrust, InsecurePathError, trustHint } from '../fs/private.js';
 import { SECRET_VARIABLES } from './secret-variables.js';
 
 /**
