@@ -5,7 +5,7 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';
-import { commandMeant, commandWord, secretFlagWarnings, withSecretFiles } from './commands/globals.js';
+import { commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -36,7 +36,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
       const filter = typeof opts.jq === 'string' ? await jqFilter(opts.jq, opts.output, streams.stdout) : undefined;
       io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       for (const line of secretFlagWarnings(cmd)) io.err(line);
-      const { createContext } = await import('./lib/context.js');
+      const [{ createContext }, { withSecretFiles }] = await Promise.all([import('./lib/context.js'), import('./lib/config/secret-files.js')]);
       ctx = createContext({
         io,
         env: withSecretFiles(streams.env),
@@ -184,6 +184,7 @@ function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {
     ...(typeof o.baseUrl === 'string' ? { baseUrl: o.baseUrl } : {}),
     // --jq filters the JSON a run prints: it asks for JSON, unless -o ndjson asked for lines.
     json: Boolean(o.json) || o.output === 'json' || (typeof o.jq === 'string' && o.output !== 'ndjson'),
+    jq: typeof o.jq === 'string',
     ...(typeof o.output === 'string' ? { output: o.output } : {}),
     timeout: o.timeout as number,
     timeoutGiven,

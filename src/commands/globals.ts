@@ -1,11 +1,13 @@
 // The `offramp` program's own flags, which every command sees, and how a command line
-// names its top-level command. Loaded by every run, so it loads nothing else: the
-// commands themselves are in program.ts.
-import { readFileSync } from 'node:fs';
+// names its top-level command. Loaded by every run that parses a command line, so it loads
+// only commander and small modules of plain values (the flag value parsers, the output formats,
+// the secret variables' names, the version, the error classes): no Node module, and none of
+// the commands, which are in program.ts.
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
-import { parseDuration } from '../lib/input/duration.js';
 import { UsageError } from '../lib/errors.js';
+import { durationFlag } from '../lib/input/values.js';
 import { FORMATS } from '../lib/output/format.js';
+import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/config/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
 
 export function newProgram(output: OutputConfiguration = {}) {
@@ -105,12 +107,17 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** --timeout: a duration (a bare number is ms, as it always was), at least 1 ms. */
+/**
+ * --timeout: a duration (a bare number is ms, as it always was), at least 1 ms, read as every
+ * duration flag is; refused as commander refuses a flag's value, which names the flag already.
+ */
 function timeoutMs(value: string): number {
-  const ms = parseDuration(value, 'ms');
-  if (typeof ms === 'string') throw new InvalidArgumentError(ms);
-  if (ms < 1) throw new InvalidArgumentError('expected at least 1ms');
-  return ms;
+  try {
+    return durationFlag(value, '--timeout', 'ms', 1);
+  } catch (err) {
+    if (err instanceof UsageError) throw new InvalidArgumentError(err.message.replace(/^--timeout:? /, ''));
+    throw err;
+  }
 }
 
 function nonNegativeInt(value: string): number {
@@ -122,35 +129,12 @@ function nonNegativeInt(value: string): number {
  * The secrets a flag can carry, and the variable that carries each instead. A flag shows
  * in the process list and in shell history; the variable, or the file it names, does not.
  */
-export const SECRET_FLAGS: Readonly<Record<string, string>> = {
+const SECRET_FLAGS: Readonly<Record<string, SecretVariable>> = {
   '--api-key': 'OFFRAMP_API_KEY',
   '--secret': 'OFFRAMP_WEBHOOK_SECRET',
   '--webhook-secret': 'OFFRAMP_WEBHOOK_SECRET',
-  '--admin-token': 'OFFRAMP_EMULATOR_ADMIN_TOKEN',
+  '--admin-token': ADMIN_TOKEN_ENV,
 };
-
-/**
- * The environment with each secret's `NAME_FILE` read into `NAME`: the file's content,
- * trimmed, as Docker and Kubernetes mount secrets. Both set, an unreadable or empty file:
- * exit 2 naming the variable (never the content).
- */
-export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  let out = env;
-  for (const name of new Set(Object.values(SECRET_FLAGS))) {
-    const file = env[`${name}_FILE`];
-    if (!file) continue;
-    if (env[name]) throw new UsageError(`${name} and ${name}_FILE are both set`, 'unset one of them');
-    let value: string;
-    try {
-      value = readFileSync(file, 'utf8').trim();
-    } catch (err) {
-      throw new UsageError(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    if (!value) throw new UsageError(`${name}_FILE: ${file} is empty`);
-    out = { ...out, [name]: value };
-  }
-  return out;
-}
 
 /**
  * One warning line per secret flag typed on this command line (a variable does not count):

@@ -9,12 +9,15 @@ import type { ConfigStore } from './config/store.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { SECRET_VARIABLES } from './config/secret-variables.js';
 
 export type Globals = {
   profile?: string;
   apiKey?: string;
   baseUrl?: string;
   json?: boolean;
+  /** --jq was given: what stdout gets is jq's, even with -o ndjson (then json is false). */
+  jq?: boolean;
   output?: string;
   timeout: number;
   /** Whether --timeout was given (tx watch reads it as its overall deadline). */
@@ -93,8 +96,7 @@ export function createContext(deps: ContextDeps): Context {
   let api: Promise<Api> | undefined;
   const clients: HttpClient[] = [];
   io.addSecret(globals.apiKey);
-  io.addSecret(env.OFFRAMP_API_KEY);
-  io.addSecret(env.OFFRAMP_WEBHOOK_SECRET);
+  for (const name of SECRET_VARIABLES) io.addSecret(env[name]);
 
   const ctx: Context = {
     io,

@@ -7,10 +7,3 @@ export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
 /** A whole state sent to `PUT state`: the largest seeded ledger fits. */
 export const STATE_BODY_LIMIT = 512 * 1024 * 1024;
-
-/**
- * The environment variable that carries the control plane's admin token, for the server
- * (`offramp emulator`) and its control subcommands alike: a flag is visible to other local
- * users in the process list.
- */
-export const ADMIN_TOKEN_ENV = 'OFFRAMP_EMULATOR_ADMIN_TOKEN';

@@ -1,7 +1,9 @@
 // --jq EXPR (docs/output.md, "Filtering JSON with --jq"): any command's JSON through a jq
 // expression, as gh's --jq. Checked against the emulator (lists, NDJSON line by line) and a
 // scripted server (a bad expression sends nothing; text from outside on a terminal).
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JqFilter } from '../../src/lib/output/jq.js';
 import { runCli } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { emulatorFor } from '../helpers/emulator.js';
@@ -71,6 +73,36 @@ describe('--jq', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the jq filter', () => {
+  it('takes the next NDJSON line only once a slow stdout has drained', async () => {
+    // A stdout that holds each write until released, and says it is full after one.
+    const written: string[] = [];
+    let release: (() => void) | undefined;
+    let wrote: () => void = () => undefined;
+    const firstWrite = new Promise<void>((resolve) => (wrote = resolve));
+    const out = new Writable({
+      highWaterMark: 1,
+      write(chunk, _encoding, done) {
+        written.push(String(chunk));
+        release = done;
+        wrote();
+      },
+    });
+    const filter = new JqFilter('.n', true, out);
+    let taken = false;
+    filter.stream.write('{"n":1}\n', () => (taken = true));
+    await firstWrite;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    expect(taken).toBe(false);
+    release!();
+    await turn();
+    expect(taken).toBe(true);
+    await filter.finish();
+    expect(written).toEqual(['1\n']);
   });
 });
 

@@ -2,8 +2,8 @@
 // Secret Service: gnome-keyring unlocked inside its own D-Bus session, the built CLI run
 // there, and what it stored read back with secret-tool, as a user would check. The rest
 // in process, where no D-Bus session exists: the file, said so, and the key command.
-import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,7 @@ describe('--api-key-command', () => {
     const doctor = await runMain(['doctor', '--json'], { env });
     expect(JSON.parse(doctor.stdout)).toEqual(expect.arrayContaining([{ name: 'key storage', status: 'pass', detail: 'command (run when a request needs the key)' }]));
     expect((await runMain(['profile', 'show'], { env })).stdout).toContain(`printed by: cat '${file}'`);
+    expect(JSON.parse((await runMain(['profile', 'show', '--json'], { env })).stdout)).toMatchObject({ api_key: null, api_key_in: 'command', api_key_command: `cat '${file}'` });
   });
 
   it('a failing command is one error naming the profile (exit 3), never its output', async () => {
@@ -150,6 +151,32 @@ describe('--api-key-command', () => {
 
   it('a command past its deadline is stopped, with whatever it started', async () => {
     await expect(runKeyCommand('slow', 'sleep 30 & wait', process.env, 50)).rejects.toThrow('profile "slow": its key command did not finish within 50 ms');
+  });
+
+  it.skipIf(process.platform === 'win32')('Ctrl-C while it runs stops it too, though it has no terminal to get the signal from', async () => {
+    const pids = join(mkdtempSync(join(tmpdir(), 'offramp-keycmd-')), 'pids');
+    const env = await withCommand(`sleep 30 & echo $! > '${pids}'; wait`);
+    const child = spawn(process.execPath, [BIN, 'tx', 'list'], { env: { ...env, CI: 'true' }, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    let pid = 0;
+    for (let tries = 0; !pid && tries < 400; tries++) {
+      await new Promise((r) => setTimeout(r, 25));
+      pid = existsSync(pids) ? Number(readFileSync(pids, 'utf8').trim()) : 0;
+    }
+    expect(pid).toBeGreaterThan(0);
+    child.kill('SIGINT');
+    expect(await exited).toBe('SIGINT');
+    // Gone, or a zombie no one has reaped yet (a container's first process may not).
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return false;
+      }
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    };
+    for (let tries = 0; alive() && tries < 200; tries++) await new Promise((r) => setTimeout(r, 25));
+    expect(alive()).toBe(false);
   });
 
   it('does not go with --api-key-stdin or --insecure-storage', async () => {

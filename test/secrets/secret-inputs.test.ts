@@ -1,7 +1,7 @@
 // Secrets never need a flag: each secret flag has a variable and a NAME_FILE variant (the
 // file's content, trimmed, as Docker and Kubernetes mount secrets), and a secret typed as a
 // flag is answered with one warning line: other local users can read it in the process list.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +16,10 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 const dir = mkdtempSync(join(tmpdir(), 'offramp-secret-files-'));
-const secretFile = (name: string, content: string) => {
+const secretFile = (name: string, content: string, mode = 0o600) => {
   const path = join(dir, name);
-  writeFileSync(path, content, { mode: 0o600 });
+  writeFileSync(path, content, { mode });
+  chmodSync(path, mode); // whatever the umask
   return path;
 };
 const BASE = () => ({ OFFRAMP_BASE_URL: emu.env.OFFRAMP_BASE_URL });
@@ -58,6 +59,38 @@ describe('NAME_FILE variables', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('OFFRAMP_API_KEY and OFFRAMP_API_KEY_FILE are both set');
     expect(both.stderr).not.toContain('sk_test_other_key');
+  });
+});
+
+describe('secrets from the environment', () => {
+  it('the admin token is redacted like the key: a token pasted where an ID goes is not echoed', async () => {
+    const token = 'admin-token-from-env-5678';
+    const r = await runMain(['tx', 'get', token], { env: { ...BASE(), OFFRAMP_API_KEY: TEST_KEY, OFFRAMP_EMULATOR_ADMIN_TOKEN: token } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('ID "***" is not a UUID');
+    expect(r.stderr).not.toContain(token);
+  });
+});
+
+describe('a NAME_FILE others could write', () => {
+  const body = JSON.stringify({ id: '5d0e0000-0000-4000-8000-00000000007c', type: 'deposit.detected', data: {} });
+
+  it.skipIf(process.platform === 'win32')('is refused: one error line naming the variable, never the content; nothing verified', async () => {
+    const file = secretFile('whsec-shared', 'whsec_forgeable\n', 0o664);
+    const r = await runMain(['webhooks', 'verify', '--signature', sign(body, 'whsec_forgeable')], { stdin: body, env: { OFFRAMP_WEBHOOK_SECRET_FILE: file } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
+    expect(errors).toEqual([`error: INSECURE_PATH: refusing OFFRAMP_WEBHOOK_SECRET_FILE: ${file} is writable by its group (mode 0664)`]);
+    expect(r.stderr).toContain(`hint: chmod go-w ${file}`);
+    expect(r.stderr).not.toContain('whsec_forgeable');
+  });
+
+  it('a file others may read but not write (0644, as Docker and Kubernetes mount secrets) is used', async () => {
+    const file = secretFile('whsec-0644', 'whsec_mounted\n', 0o644);
+    const r = await runMain(['webhooks', 'verify', '--signature', sign(body, 'whsec_mounted'), '--json'], { stdin: body, env: { OFFRAMP_WEBHOOK_SECRET_FILE: file } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ valid: true });
   });
 });
 

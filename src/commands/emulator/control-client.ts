@@ -6,7 +6,7 @@ import type { HttpClient } from '../../lib/client/http.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
 import type { EmulatorFlags } from './serve.js';
-import { ADMIN_TOKEN_ENV } from '../../lib/emulator-defaults.js';
+import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
 export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;

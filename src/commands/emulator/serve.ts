@@ -12,7 +12,8 @@ import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../../lib/webhooks/signature.
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from './webhook-endpoint.js';
-import { ADMIN_TOKEN_ENV, EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
+import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
+import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import type { GlobalFlags } from '../globals.js';
 
 /** `offramp emulator` itself; its control commands are in emulator/ (emulator/index.ts). --api-key, a global flag, names its partners. */

@@ -1,8 +1,7 @@
 // offramp profile show: secrets masked, and the service's choices the profile records (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
-import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, keyStorage, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { keyStorage } from '../../lib/config/keys.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
@@ -31,7 +30,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         ['name', `${view.name}${view.current ? ' (current)' : ''}`],
         ['env', view.env === 'production' ? 'production  (confirmations on; simulate refused)' : view.env],
         ['base url', view.base_url],
-        ['api key', view.api_key_in === 'file' ? `${view.api_key}  (in the config file)` : view.api_key_in === 'command' ? `printed by: ${profile.apiKeyCommand}` : view.api_key_in === 'keychain' ? 'in the system keychain' : '—'],
+        ['api key', view.api_key_in === 'file' ? `${view.api_key}  (in the config file)` : view.api_key_in === 'command' ? `printed by: ${view.api_key_command}` : view.api_key_in === 'keychain' ? 'in the system keychain' : '—'],
         ['webhook secret', view.webhook_secret],
         ['config', view.config_path],
       ],
@@ -42,7 +41,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
 
 /**
  * A profile as list and show print it: secrets masked, the base URL without credentials,
- * and where the key lives (never the key of the keychain or a command: not even read).
+ * where the key lives, and the command that prints it if one does (never the key of the
+ * keychain or a command: not even read).
  */
 export function maskedView(name: string, p: Profile, current: string | undefined) {
   return {
@@ -52,6 +52,8 @@ export function maskedView(name: string, p: Profile, current: string | undefined
     base_url: displayUrl(p.baseUrl),
     api_key: p.apiKey && !p.keychainAccount && !p.apiKeyCommand ? maskSecret(p.apiKey) : null,
     api_key_in: keyStorage(p),
+    /** The command that prints the key: what it runs, not a key. */
+    api_key_command: p.apiKeyCommand ?? null,
     webhook_secret: p.webhookSecret ? maskSecret(p.webhookSecret) : null,
   };
 }

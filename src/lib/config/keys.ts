@@ -7,16 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthError } from '../errors.js';
-import type { ConfigData, Profile, SettingSources } from './profile.js';
-
-export type KeyStorage = 'keychain' | 'command' | 'file' | 'none';
-
-/** Where a stored profile's key lives. */
-export function keyStorage(profile: Profile): KeyStorage {
-  if (profile.apiKeyCommand) return 'command';
-  if (profile.keychainAccount) return 'keychain';
-  return profile.apiKey ? 'file' : 'none';
-}
+import { keyStorage, type ConfigData, type Profile, type SettingSources } from './profile.js';
 
 /** The credential store's service name every offramp entry is filed under. */
 export const KEYCHAIN_SERVICE = 'offramp-cli';
@@ -75,8 +66,13 @@ export function oneLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
 }
 
-/** How long a key command may take: long enough for a password manager's unlock prompt. */
+/**
+ * How long a key command may take: long enough for a password manager's unlock in its own
+ * window or by fingerprint (the command has no terminal to ask on: see runKeyCommand).
+ */
 export const KEY_COMMAND_TIMEOUT_MS = 60_000;
+/** The signals that end a run while its key command runs. */
+const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** More than any key: output beyond this is not a key. */
 const KEY_COMMAND_MAX_BYTES = 64 * 1024;
 
@@ -88,13 +84,14 @@ export function runKeyCommand(profileName: string, command: string, env: NodeJS.
   const fail = (what: string) =>
     new AuthError(`profile "${profileName}": its key command ${what}`, `check it by hand, or store the key again: offramp profile add ${profileName} --force`);
   return new Promise((resolve, reject) => {
-    // Its own process group, so a deadline stops the shell and whatever it started.
+    // Its own process group, so a deadline stops the shell and whatever it started. Detached, it
+    // is also a new session without a terminal: a password manager may unlock in a window of
+    // its own or by fingerprint, but a command that prompts on the terminal cannot.
     const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'ignore'], detached: process.platform !== 'win32' });
     const chunks: Buffer[] = [];
     let size = 0;
     let failure: AuthError | undefined;
-    const stop = (why: AuthError) => {
-      failure ??= why;
+    const kill = () => {
       try {
         if (process.platform === 'win32') child.kill();
         else process.kill(-child.pid!, 'SIGKILL');
@@ -102,6 +99,21 @@ export function runKeyCommand(profileName: string, command: string, env: NodeJS.
         // Already gone.
       }
     };
+    const stop = (why: AuthError) => {
+      failure ??= why;
+      kill();
+    };
+    // Outside the terminal's process group, Ctrl-C does not reach it: the CLI stops it on the
+    // way out, then lets the signal end the run as it would have.
+    const interrupted = (signal: NodeJS.Signals) => {
+      kill();
+      unwatch();
+      process.kill(process.pid, signal);
+    };
+    const unwatch = () => {
+      for (const signal of EXIT_SIGNALS) process.off(signal, interrupted);
+    };
+    for (const signal of EXIT_SIGNALS) process.once(signal, interrupted);
     const timer = setTimeout(() => stop(fail(`did not finish within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`)), timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -110,10 +122,12 @@ export function runKeyCommand(profileName: string, command: string, env: NodeJS.
     });
     child.on('error', (err) => {
       clearTimeout(timer);
+      unwatch();
       reject(fail(`could not start (${(err as NodeJS.ErrnoException).code ?? 'error'})`));
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      unwatch();
       if (failure) return reject(failure);
       if (code !== 0) return reject(fail(code === null ? `was killed (${signal})` : `failed (exit ${code})`));
       const key = Buffer.concat(chunks).toString('utf8').trim();

@@ -71,10 +71,19 @@ export type Resolved = {
   baseUrl: string;
   apiKey: string;
   /** Where the key came from: a flag, the environment, or where the profile keeps it. */
-  keyFrom: 'flag' | 'environment' | 'keychain' | 'command' | 'file';
+  keyFrom: 'flag' | 'environment' | Exclude<KeyStorage, 'none'>;
   webhookSecret?: string;
   service: ServiceChoices;
 };
+
+export type KeyStorage = 'keychain' | 'command' | 'file' | 'none';
+
+/** Where a stored profile's key lives (docs/configuration.md, "Where keys live"). */
+export function keyStorage(profile: Profile): KeyStorage {
+  if (profile.apiKeyCommand) return 'command';
+  if (profile.keychainAccount) return 'keychain';
+  return profile.apiKey ? 'file' : 'none';
+}
 
 /** Whether a command needs to read the config file at all for these flags and env. */
 export function needsConfig(src: SettingSources): boolean {
@@ -119,12 +128,14 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
     );
   }
   const webhookSecret = src.env.OFFRAMP_WEBHOOK_SECRET || profile?.webhookSecret;
+  // Neither flag nor variable: the key is the profile's, so it keeps one somewhere.
+  const stored = profile ? keyStorage(profile) : 'none';
   return {
     ...(name && profile ? { profileName: name } : {}),
     env: profile?.env ?? 'unknown',
     baseUrl,
     apiKey,
-    keyFrom: src.flags.apiKey ? 'flag' : src.env.OFFRAMP_API_KEY ? 'environment' : profile?.apiKeyCommand ? 'command' : profile?.keychainAccount ? 'keychain' : 'file',
+    keyFrom: src.flags.apiKey ? 'flag' : src.env.OFFRAMP_API_KEY ? 'environment' : stored === 'none' ? 'file' : stored,
     ...(webhookSecret ? { webhookSecret } : {}),
     service: profile?.service ?? {},
   };

@@ -28,14 +28,14 @@ function currentUid(): number | undefined {
 /**
  * Why `path` (whose stats are `st`) cannot be trusted, in one line, or undefined when it
  * can: the wrong kind, another owner (for a directory, root is trusted too, as ssh does:
- * `/var` is root's), or writable by its group or by others.
+ * `/var` is root's; for a file only when `rootMayOwn`), or writable by its group or by others.
  */
-export function distrust(path: string, st: Stats, kind: PathKind, subject: string = path): string | undefined {
+export function distrust(path: string, st: Stats, kind: PathKind, subject: string = path, rootMayOwn = kind === 'directory'): string | undefined {
   if (kind === 'file' && !st.isFile()) return `${subject} is not a regular file`;
   if (kind === 'directory' && !st.isDirectory()) return `${subject} is not a directory`;
   const uid = currentUid();
   if (uid === undefined) return undefined;
-  if (st.uid !== uid && !(kind === 'directory' && st.uid === 0)) return `${subject} is owned by another user (uid ${st.uid}), not by you (uid ${uid})`;
+  if (st.uid !== uid && !(rootMayOwn && st.uid === 0)) return `${subject} is owned by another user (uid ${st.uid}), not by you (uid ${uid})`;
   const writable = st.mode & WRITABLE_BY_OTHERS;
   if (writable) {
     const who = writable === WRITABLE_BY_OTHERS ? 'its group and other users' : writable & 0o020 ? 'its group' : 'other users';
@@ -45,9 +45,9 @@ export function distrust(path: string, st: Stats, kind: PathKind, subject: strin
 }
 
 /** What the user can do about a path `distrust` refused. */
-export function trustHint(path: string, st: Stats, kind: PathKind): string {
+export function trustHint(path: string, st: Stats, kind: PathKind, rootMayOwn = kind === 'directory'): string {
   const uid = currentUid();
-  if (uid !== undefined && st.uid !== uid && !(kind === 'directory' && st.uid === 0)) {
+  if (uid !== undefined && st.uid !== uid && !(rootMayOwn && st.uid === 0)) {
     return kind === 'file'
       ? `another user may have planted it; use a path in a directory only you can write, or remove it if you trust it`
       : `use a directory you own (it is created 0700 when missing)`;

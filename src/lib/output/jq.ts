@@ -2,6 +2,7 @@
 // "Filtering JSON with --jq"). The filter is jq itself, compiled to WebAssembly (jq-wasm,
 // one JavaScript file with nothing native and nothing fetched), loaded only when a run
 // asks for it. Strings come out raw, as `jq -r` and gh print them.
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { terminalSafe } from './sanitize.js';
@@ -51,7 +52,7 @@ export class JqFilter {
   constructor(
     private readonly expr: string,
     private readonly lineByLine: boolean,
-    private readonly out: { write(text: string): unknown; isTTY?: boolean },
+    private readonly out: Writable & { isTTY?: boolean },
   ) {
     this.stream = new Writable({
       decodeStrings: false,
@@ -77,6 +78,7 @@ export class JqFilter {
 
   private async emit(input: string): Promise<void> {
     const text = await runJq(this.expr, input);
-    this.out.write(this.out.isTTY ? text.split('\n').map(terminalSafe).join('\n') : text);
+    // A slow reader (a pager, a full pipe) holds the command back instead of jq's lines piling up here.
+    if (!this.out.write(this.out.isTTY ? text.split('\n').map(terminalSafe).join('\n') : text)) await once(this.out, 'drain');
   }
 }

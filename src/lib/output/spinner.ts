@@ -37,19 +37,20 @@ export type Progress = {
   stop(): void;
 };
 
-/** What decides whether a run shows progress: its IO, and whether it speaks JSON. */
-export type ProgressContext = { io: IO; globals: { json?: boolean } };
+/** What decides whether a run shows progress: its IO, and whether it speaks JSON or goes through jq. */
+export type ProgressContext = { io: IO; globals: { json?: boolean; jq?: boolean } };
 
 /** The count is redrawn at most this often: setting ora's text measures it. */
 const REDRAW_MS = 100;
 const NOTHING: Progress = { step: () => undefined, count: () => undefined, stop: () => undefined };
 
 /**
- * Never with --json, whose stderr a program reads. Ctrl-C and SIGTERM need nothing here: on
+ * Never with --json, whose stderr a program reads, nor with --jq: with -o ndjson its rows reach
+ * a terminal through the filter, which is no terminal, so nothing would stop the count first. Ctrl-C and SIGTERM need nothing here: on
  * the way out ora's cursor restorer writes to stderr, and ora clears its line before any write.
  */
 export async function startProgress(ctx: ProgressContext, what: string, total?: number): Promise<Progress> {
-  const spinner = ctx.globals.json ? undefined : await startSpinner(ctx.io, progressText(what, 0, total));
+  const spinner = ctx.globals.json || ctx.globals.jq ? undefined : await startSpinner(ctx.io, progressText(what, 0, total));
   if (!spinner) return NOTHING;
   let step = { what, total };
   let shown = 0;

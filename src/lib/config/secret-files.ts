@@ -1,0 +1,46 @@
+// A secret's `NAME_FILE` variable: the file's content, trimmed, stands for `NAME`, as Docker
+// and Kubernetes mount secrets. The file is trusted as ssh trusts a key: owned by the user,
+// or by root (those mounts are root's, 0444 or 0644), and writable by no one else: whoever
+// could write it could choose the webhook secret the CLI verifies with, or the key it sends.
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { distrust, InsecurePathError, trustHint } from '../fs/private.js';
+import { SECRET_VARIABLES } from './secret-variables.js';
+
+/**
+ * `env` with each secret variable's `NAME_FILE` read into `NAME`. Both set, an unreadable, empty
+ * or untrusted file: exit 2 naming the variable (never the content).
+ */
+export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  let out = env;
+  for (const name of SECRET_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (!file) continue;
+    if (env[name]) throw new UsageError(`${name} and ${name}_FILE are both set`, 'unset one of them');
+    const value = readSecretFile(`${name}_FILE`, file);
+    if (!value) throw new UsageError(`${name}_FILE: ${file} is empty`);
+    out = { ...out, [name]: value };
+  }
+  return out;
+}
+
+/** The trimmed content of `file`, checked on the opened descriptor, so what is checked is what is read. */
+function readSecretFile(variable: string, file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw new UsageError(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    const st = fstatSync(fd);
+    const reason = distrust(file, st, 'file', file, true);
+    if (reason) throw new InsecurePathError(`refusing ${variable}: ${reason}`, trustHint(file, st, 'file', true));
+    return readFileSync(fd, 'utf8').trim();
+  } catch (err) {
+    if (err instanceof InsecurePathError) throw err;
+    throw new UsageError(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  } finally {
+    closeSync(fd);
+  }
+}
