@@ -13,6 +13,8 @@ export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
 
 export type ControlTarget = {
   origin: string;
+  /** The base URL the origin was taken from (--base-url, OFFRAMP_BASE_URL, the profile's), when it has a path; none for the default. */
+  baseUrl?: string;
   token: string | undefined;
   /** The context's client for the control plane, made by the first call. */
   http?: HttpClient;
@@ -40,6 +42,7 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     base = profile?.baseUrl;
   }
   let origin = DEFAULT_ORIGIN;
+  let baseUrl: string | undefined;
   if (base !== undefined) {
     let url: URL;
     try {
@@ -49,10 +52,11 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`base URL "${base}" must be http:// or https://`);
     origin = url.origin;
+    if (url.pathname !== '/') baseUrl = base;
   }
   const token = adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   ctx.io.addSecret(token);
-  return { origin, token };
+  return { origin, token, ...(baseUrl !== undefined ? { baseUrl } : {}) };
 }
 
 /** The control plane's client: the run's deadline, retries and cap, no API key, direct. */

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
+import { BASE_PATH } from '../../lib/vocabulary.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
@@ -62,9 +63,10 @@ async function waitFor(opts: OptionsOf<typeof command>, ctx: Context, time: { bu
   for (let remaining = left(); remaining > 0; remaining = left()) {
     const tryMs = Math.min(TRY_TIMEOUT_MS, remaining);
     try {
-      const answer = await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
-      const url = (answer.data as { url?: string } | undefined)?.url;
-      ctx.io.print(url ?? target.origin);
+      await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
+      // The URL this run reached, not the one the answer names: the emulator knows only the
+      // address it bound (0.0.0.0 in a container), not the port mapping or service name in front.
+      ctx.io.print(target.baseUrl ?? target.origin + BASE_PATH);
       return;
     } catch (err) {
       if (!notUpYet(err)) throw err;
