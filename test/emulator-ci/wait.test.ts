@@ -74,6 +74,19 @@ describe('offramp emulator wait', () => {
     expect(bare.stdout).toBe(`http://127.0.0.1:${port}/api/v1/partner\n`);
   });
 
+  it('a --timeout beyond what a timer holds (30d) waits without a timer warning', async () => {
+    const emu = await emulatorFor();
+    cleanups.push(emu.close);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    const r = await runMain(['emulator', 'wait', '--timeout', '30d', '--base-url', emu.emulator.url]);
+    expect(r.code).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
+  });
+
   // Under the 1 s one try may take, each try's own limit is what is left of the budget, a
   // fraction of a millisecond off a whole number, which a timer refuses ("delay out of
   // range") unless rounded.
