@@ -74,7 +74,7 @@ describe('offramp emulator webhooks set-url / clear', () => {
     for (const bad of ['not a url', 'ftp://127.0.0.1/x']) {
       const r = await runMain(['emulator', 'webhooks', 'set-url', bad], { env: emu.env });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/^error: USAGE: URL "[^"]+" (is not a URL|must be http:\/\/ or https:\/\/)/);
+      expect(r.stderr).toMatch(/^error: USAGE: URL: ("[^"]+" is not a URL|must be an http:\/\/ or https:\/\/ URL)/);
     }
     expect((await emu.endpoint()).url).toBeNull();
   });
