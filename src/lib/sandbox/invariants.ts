@@ -151,12 +151,13 @@ function unknownStatus(status: string, names: DeliveryNames): boolean {
 }
 
 /**
- * Whether an event's delivery is over for now: delivered, failed, at least one attempt
- * failed, or (when the profile names no words) told in a word the check cannot judge. With
- * the service's words named, any other word is one of its "not yet" words.
+ * Whether an event's delivery is over: delivered, failed, or (when the profile names no
+ * words) told in a word the check cannot judge. With the service's words named, any other
+ * word is one of its "not yet" words. A pending event whose attempt failed is not over: the
+ * service retries it, and may yet deliver it.
  */
 export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
-  return e.delivery_status === names.delivered || e.delivery_status === names.failed || Boolean(e.last_error) || (!names.named && unknownStatus(e.delivery_status, names));
+  return e.delivery_status === names.delivered || e.delivery_status === names.failed || (!names.named && unknownStatus(e.delivery_status, names));
 }
 
 export const deliveries: Invariant = {
