@@ -251,6 +251,7 @@ _offramp() {
     'webhooks replay:--timeout') return 0 ;;
     'webhooks replay:--retries') return 0 ;;
     'webhooks replay:--tx') return 0 ;;
+    'webhooks replay:--ref') return 0 ;;
     'webhooks replay:--from') return 0 ;;
     'webhooks replay:--to') return 0 ;;
     'webhooks replay:--failed-status') COMPREPLY=($(compgen -W 'pending delivered failed' -- "$cur")); return 0 ;;
@@ -581,7 +582,7 @@ _offramp() {
       'webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'webhooks list') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --tx --ref --type --status --from --to --limit --cursor --all --raw-cells -h --help' -- "$cur")) ;;
       'webhooks get') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --failed --tx --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
+      'webhooks replay') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --failed --tx --ref --from --to --failed-status --concurrency -h --help' -- "$cur")) ;;
       'webhooks listen') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --secret --store --forward-to --forward-ca --forward-insecure --allow-insecure-forward --events --strict --scheme --tolerance --no-register -h --help' -- "$cur")) ;;
       'webhooks verify') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret --signature --file --scheme --tolerance --detect --from-store --event -h --help' -- "$cur")) ;;
       'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --event --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;

@@ -440,7 +440,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-in
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed -d 'replay every event whose delivery failed (narrow with --tx/--from/--to)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction (id or its first 8+ characters)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l ref -d 'with --failed: only events about the transaction with this reference' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed: created at or after' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l to -d 'with --failed: created at or before' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed-status -d 'the delivery_status --failed means (default: the profile'\''s, else failed)' -r -f -a 'pending delivered failed'

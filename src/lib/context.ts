@@ -44,6 +44,8 @@ export type ClientFor = {
   direct?: boolean;
   /** Answers up to this size are read whatever OFFRAMP_MAX_RESPONSE_BYTES says (the emulator's state document). */
   maxResponseBytes?: number;
+  /** Instead of --retries: 0 for a caller that tries again on its own (emulator wait). */
+  retries?: number;
 };
 
 export type Context = {
@@ -168,7 +170,7 @@ export function createContext(deps: ContextDeps): Context {
         ...(to.headers ? { headers: to.headers } : {}),
         userAgent: `offramp-cli/${deps.version} node/${process.versions.node}${to.purpose ? ` (${to.purpose})` : ''}`,
         timeoutMs: globals.timeout,
-        retries: globals.retries,
+        retries: to.retries ?? globals.retries,
         ...(to.direct ? {} : { env }),
         maxResponseBytes: Math.max(to.maxResponseBytes ?? 0, maxResponseBytes(env)),
         fullMessages: globals.verbose,

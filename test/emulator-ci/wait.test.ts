@@ -2,6 +2,7 @@
 // resets them at once (Docker's port proxy before the container listens), then starts
 // answering; and `--ready-file F`, which waits for the file, then for the address in it.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -52,8 +53,38 @@ describe('offramp emulator wait', () => {
     const r = await runMain(['emulator', 'wait', '--timeout', '20000', '--base-url', `http://127.0.0.1:${door.port}/api/v1/partner`]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${emu.emulator.url}\n`);
+    // The URL it reached (through the door), not the one the emulator says it bound.
+    expect(r.stdout).toBe(`http://127.0.0.1:${door.port}/api/v1/partner\n`);
     expect(door.turnedAway()).toBe(6);
+  });
+
+  it('prints the URL it reached, whatever URL the health answer names', async () => {
+    const server = createHttpServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ data: { status: 'ok', url: 'http://0.0.0.0:4010/api/v1/partner' } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => server.close(r)));
+    const port = (server.address() as AddressInfo).port;
+    const given = await runMain(['emulator', 'wait', '--timeout', '5000', '--base-url', `http://127.0.0.1:${port}/api/v1/partner`]);
+    expect(given.stderr).toBe('');
+    expect(given.stdout).toBe(`http://127.0.0.1:${port}/api/v1/partner\n`);
+    // Only an origin given: the API's base path beside it.
+    const bare = await runMain(['emulator', 'wait', '--timeout', '5000'], { env: { OFFRAMP_BASE_URL: `http://127.0.0.1:${port}` } });
+    expect(bare.stdout).toBe(`http://127.0.0.1:${port}/api/v1/partner\n`);
+  });
+
+  it('a --timeout beyond what a timer holds (30d) waits without a timer warning', async () => {
+    const emu = await emulatorFor();
+    cleanups.push(emu.close);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    const r = await runMain(['emulator', 'wait', '--timeout', '30d', '--base-url', emu.emulator.url]);
+    expect(r.code).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
   });
 
   // Under the 1 s one try may take, each try's own limit is what is left of the budget, a
@@ -90,7 +121,7 @@ describe('offramp emulator wait', () => {
     const r = await runMain(['emulator', 'wait', '--ready-file', file, '--timeout', '20000'], { sleep });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${emu.emulator.url}\n`);
+    expect(r.stdout).toBe(`http://127.0.0.1:${door.port}/api/v1/partner\n`);
     expect(pauses).toBeGreaterThanOrEqual(3);
     expect(door.turnedAway()).toBe(2);
 

@@ -2,6 +2,8 @@
 // /__emulator/webhooks, `offramp emulator webhooks set-url | clear`, and `webhooks listen`
 // registering itself with an emulator started without --webhook-url, then leaving it as it
 // found it.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verify } from '../../src/lib/webhooks/signature.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
@@ -72,7 +74,7 @@ describe('offramp emulator webhooks set-url / clear', () => {
     for (const bad of ['not a url', 'ftp://127.0.0.1/x']) {
       const r = await runMain(['emulator', 'webhooks', 'set-url', bad], { env: emu.env });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/^error: USAGE: URL "[^"]+" (is not a URL|must be http:\/\/ or https:\/\/)/);
+      expect(r.stderr).toMatch(/^error: USAGE: URL: ("[^"]+" is not a URL|must be an http:\/\/ or https:\/\/ URL)/);
     }
     expect((await emu.endpoint()).url).toBeNull();
   });
@@ -157,6 +159,22 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     const remoteUrl = await remote.url;
     expect(remote.stderr()).toContain(`Give the service this URL (the emulator at http://192.0.2.10:4010 is on another machine and cannot reach 127.0.0.1; nothing registered). To an emulator: offramp emulator webhooks set-url ${remoteUrl}`);
     await remote.stop();
+
+    // A loopback server that answers 200 but is no emulator: listened to as to any other (no INTERNAL).
+    const plain = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ data: { hello: 'world' } }));
+    });
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => plain.close(() => r())));
+    const origin = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+    const stranger = listenInProcess(['--store', store(), '--secret', 'whsec_x_12345'], { ...tempHome().env, OFFRAMP_BASE_URL: `${origin}/api/v1/partner` });
+    const strangerUrl = await stranger.url;
+    expect(stranger.stderr()).toContain(`Give the service this URL (${origin} does not look like an offramp emulator; nothing registered). To an emulator: offramp emulator webhooks set-url ${strangerUrl}`);
+    expect((await stranger.stop()).stderr).not.toContain('INTERNAL');
+    const cleared = await runMain(['emulator', 'webhooks', 'clear', '--base-url', origin]);
+    expect(cleared.code).toBe(1);
+    expect(cleared.stderr).toContain(`error: BAD_RESPONSE: ${origin} answered its webhook endpoint in a shape no offramp emulator sends`);
 
     const home = tempHome();
     const added = await runMain(['profile', 'add', 'live', '--env', 'production', '--base-url', 'https://partner.example.invalid/api/v1/partner', '--api-key-stdin', '--webhook-secret-stdin'], { env: home.env, stdin: 'sk_live_abcdef123456\nwhsec_live_abcdef\n' });

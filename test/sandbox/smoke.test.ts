@@ -189,7 +189,8 @@ describe('offramp smoke', () => {
   });
 
   it('deliveries: skipped without a webhook endpoint, failed when the endpoint refuses them', async () => {
-    const bare = await emulatorFor();
+    // Retried briefly: smoke waits until a refused delivery is failed, not at its first refusal.
+    const bare = await emulatorFor({ webhookRetry: { maxAttempts: 2, baseDelayMs: 5 } });
     const refusing = await webhookReceiver(() => 500);
     try {
       const none = await runMain(['smoke'], { env: bare.env });
@@ -207,6 +208,27 @@ describe('offramp smoke', () => {
     } finally {
       await bare.close();
       await refusing.close();
+    }
+  });
+
+  it('deliveries: an event refused once, then delivered on the retry, passes (smoke waits for the retry)', async () => {
+    const seen = new Set<string>();
+    // Each event's first delivery is refused; its retry is taken.
+    const once = await webhookReceiver((_, d) => {
+      const id = (d.body as { id?: string } | undefined)?.id ?? d.raw;
+      if (seen.has(id)) return 200;
+      seen.add(id);
+      return 503;
+    });
+    const retrying = await emulatorFor({ webhookUrl: once.url, webhookRetry: { maxAttempts: 3, baseDelayMs: 400 } });
+    try {
+      const r = await runMain(['smoke', '--json'], { env: retrying.env });
+      const report = JSON.parse(r.stdout) as Report;
+      expect(report.checks.find((c) => c.id === 'deliveries')).toEqual({ id: 'deliveries', name: expect.any(String), status: 'pass', detail: '5 delivered (5 after a retry)' });
+      expect(r.code).toBe(0);
+    } finally {
+      await retrying.close();
+      await once.close();
     }
   });
 });

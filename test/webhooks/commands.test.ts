@@ -136,8 +136,31 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     expect(r.stderr).toContain(`hint: the others were scheduled; retry just these with: offramp webhooks replay ${ghost}`);
   });
 
+  it('replay takes a short event id, and --failed narrows by --ref as list does', async () => {
+    // The replay of the test before settles first: this transaction's events all delivered.
+    await until('the earlier replay to be delivered', async () => ((await events()).every((e) => e.delivery_status === 'delivered') ? true : undefined));
+    hook.state.accept = false;
+    const other = (await api.create('hooks-2', '20000')).id;
+    const failedOf = async (id: string) => ((await api.get(`/webhooks/events?transaction_id=${id}&limit=100`)).data as Telemetry[]).filter((e) => e.delivery_status === 'failed');
+    await until('the other transaction’s delivery to fail', async () => ((await failedOf(other)).length === 1 ? true : undefined));
+    const none = await cli(['webhooks', 'replay', '--failed', '--ref', 'hooks-1', '--json']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    const byRef = await cli(['webhooks', 'replay', '--failed', '--ref', 'hooks-2', '--json']);
+    expect(byRef.code, byRef.stderr).toBe(0);
+    expect((JSON.parse(byRef.stdout) as { aggregate_id: string }[]).map((r) => r.aggregate_id)).toEqual([other]);
+    const byShortTx = await cli(['webhooks', 'replay', '--failed', '--tx', other.slice(0, 8), '--json']);
+    expect(byShortTx.code, byShortTx.stderr).toBe(0);
+    hook.state.accept = true;
+
+    const first = (await events()).at(-1)!;
+    const short = await cli(['webhooks', 'replay', first.event_id.slice(0, 8)]);
+    expect(short.code, short.stderr).toBe(0);
+    expect(short.stdout).toMatch(new RegExp(`^${first.event_id} +transaction\\.created .* pending$`, 'm'));
+  });
+
   it('replay refuses unclear input before any request', async () => {
-    for (const args of [[], ['--failed', 'x'], ['--tx', '00000000-0000-4000-8000-000000000000'], ['nope'], ['--failed', '--concurrency', '0']]) {
+    for (const args of [[], ['--failed', 'x'], ['--tx', '00000000-0000-4000-8000-000000000000'], ['--ref', 'hooks-1', '00000000-0000-4000-8000-000000000000'], ['nope'], ['5d0e'], ['--failed', '--tx', '0b6f3c1e', '--ref', 'r'], ['--failed', '--concurrency', '0']]) {
       const r = await cli(['webhooks', 'replay', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
     }

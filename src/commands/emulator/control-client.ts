@@ -13,7 +13,11 @@ export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
 
 export type ControlTarget = {
   origin: string;
+  /** The base URL the origin was taken from (--base-url, OFFRAMP_BASE_URL, the profile's), when it has a path; none for the default. */
+  baseUrl?: string;
   token: string | undefined;
+  /** Attempts after the first, instead of --retries (0 for a caller that polls). */
+  retries?: number;
   /** The context's client for the control plane, made by the first call. */
   http?: HttpClient;
 };
@@ -40,6 +44,7 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     base = profile?.baseUrl;
   }
   let origin = DEFAULT_ORIGIN;
+  let baseUrl: string | undefined;
   if (base !== undefined) {
     let url: URL;
     try {
@@ -49,18 +54,21 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`base URL "${base}" must be http:// or https://`);
     origin = url.origin;
+    if (url.pathname !== '/') baseUrl = base;
   }
   const token = adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   ctx.io.addSecret(token);
-  return { origin, token };
+  return { origin, token, ...(baseUrl !== undefined ? { baseUrl } : {}) };
 }
 
 /** The control plane's client: the run's deadline, retries and cap, no API key, direct. */
-function controlClient(ctx: Context, origin: string, token: string | undefined, maxBytes?: number): Promise<HttpClient> {
+function controlClient(ctx: Context, target: ControlTarget, maxBytes?: number): Promise<HttpClient> {
+  const { origin, token, retries } = target;
   return ctx.httpClient({
     baseUrl: `${origin}/__emulator`,
     direct: true,
     ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    ...(retries !== undefined ? { retries } : {}),
     ...(maxBytes !== undefined ? { maxResponseBytes: maxBytes } : {}),
   });
 }
@@ -85,8 +93,8 @@ export type ControlCall = {
  * bounds the whole call, retries included (a poll's one try).
  */
 export async function callControl(ctx: Context, target: ControlTarget, call: ControlCall): Promise<ControlAnswer> {
-  target.http ??= await controlClient(ctx, target.origin, target.token);
-  let http = call.maxBytes !== undefined ? await controlClient(ctx, target.origin, target.token, call.maxBytes) : target.http;
+  target.http ??= await controlClient(ctx, target);
+  let http = call.maxBytes !== undefined ? await controlClient(ctx, target, call.maxBytes) : target.http;
   if (call.timeoutMs !== undefined) {
     const end = performance.now() + call.timeoutMs;
     http = http.withBudget(() => end - performance.now());

@@ -9,6 +9,7 @@ import { writeAside } from '../../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { durationFlag, parseIntFlag } from '../../lib/input/values.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../../lib/webhooks/signature.js';
+import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from './webhook-endpoint.js';
@@ -178,16 +179,7 @@ export function parseOptions(
     }
     settings.apiKeys = [...new Set(opts.apiKey)];
   }
-  if (opts.webhookUrl !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(opts.webhookUrl);
-    } catch {
-      throw new UsageError(`--webhook-url: "${opts.webhookUrl}" is not a URL`, 'e.g. http://127.0.0.1:4020/webhooks');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--webhook-url: must be an http:// or https:// URL');
-    settings.webhookUrl = url.toString();
-  }
+  if (opts.webhookUrl !== undefined) settings.webhookUrl = webhookUrl(opts.webhookUrl, '--webhook-url').toString();
   const secret = opts.webhookSecret ?? env.OFFRAMP_WEBHOOK_SECRET;
   if (secret !== undefined && secret !== '') settings.webhookSecret = secret;
   if (opts.latency !== undefined) settings.latencyMs = durationFlag(opts.latency, '--latency', 'ms', 0, 60_000);

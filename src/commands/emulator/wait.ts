@@ -4,7 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
+import { worthAnotherTry } from '../../lib/client/http.js';
+import { MAX_TIMER_MS } from '../../lib/client/transport.js';
+import { TimeoutError, UsageError } from '../../lib/errors.js';
+import { BASE_PATH } from '../../lib/vocabulary.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from './control-client.js';
 
@@ -25,8 +28,6 @@ export const command = () =>
 const PAUSE_MS = 50;
 /** One try never takes longer than this (a health check answers in milliseconds), so a hung connection is retried. */
 const TRY_TIMEOUT_MS = 1000;
-/** Answers of a proxy or gateway whose backend is not up yet. */
-const NOT_UP_YET = new Set([502, 503, 504]);
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   if (opts.readyFile !== undefined && opts.readyFile.trim() === '') throw new UsageError('--ready-file: give a file path');
@@ -39,11 +40,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // The wait itself keeps the process alive until the deadline: a try's own time limit does
   // not (an unref'd timer), and a try whose connection the other side closed may be left
   // waiting on nothing else, so Node would end the run midway.
-  const hold = setTimeout(() => undefined, budget);
+  // An interval, as no timer waits longer than MAX_TIMER_MS (a longer one fires at once).
+  const hold = setInterval(() => undefined, Math.min(budget, MAX_TIMER_MS));
   try {
     return await waitFor(opts, ctx, { budget, left, pause });
   } finally {
-    clearTimeout(hold);
+    clearInterval(hold);
   }
 }
 
@@ -57,17 +59,21 @@ async function waitFor(opts: OptionsOf<typeof command>, ctx: Context, time: { bu
     }
   }
   // The URL in the file stands where --base-url would.
-  const target = await controlTarget(base !== undefined ? { ...ctx, globals: { ...ctx.globals, baseUrl: base } } : ctx, opts.adminToken);
+  const found = await controlTarget(base !== undefined ? { ...ctx, globals: { ...ctx.globals, baseUrl: base } } : ctx, opts.adminToken);
+  // One attempt per try: the pause between tries, not the client's backoff, keeps the wait short.
+  const target = { ...found, retries: 0 };
   let last: Error | undefined;
   for (let remaining = left(); remaining > 0; remaining = left()) {
     const tryMs = Math.min(TRY_TIMEOUT_MS, remaining);
     try {
-      const answer = await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
-      const url = (answer.data as { url?: string } | undefined)?.url;
-      ctx.io.print(url ?? target.origin);
+      await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
+      // The URL this run reached, not the one the answer names: the emulator knows only the
+      // address it bound (0.0.0.0 in a container), not the port mapping or service name in front.
+      ctx.io.print(target.baseUrl ?? target.origin + BASE_PATH);
       return;
     } catch (err) {
-      if (!notUpYet(err)) throw err;
+      // Not up yet is what the client itself would try again; this loop does the trying.
+      if (!worthAnotherTry(err)) throw err;
       // A try the deadline cut short says less than the failure before it.
       if (!(err instanceof TimeoutError && tryMs < TRY_TIMEOUT_MS && last)) last = err as Error;
     }
@@ -77,10 +83,6 @@ async function waitFor(opts: OptionsOf<typeof command>, ctx: Context, time: { bu
     `the emulator at ${target.origin} did not answer within ${budget} ms${last ? ` (last: ${last.message})` : ''}`,
     'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout (e.g. --timeout 1m)',
   );
-}
-
-function notUpYet(err: unknown): boolean {
-  return err instanceof NetworkError || err instanceof TimeoutError || (err instanceof ApiError && NOT_UP_YET.has(err.status));
 }
 
 /** A ready file that holds something other than a URL is a usage error: waiting longer would not change it. */

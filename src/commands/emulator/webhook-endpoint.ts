@@ -1,6 +1,7 @@
 // Where a running emulator delivers webhooks (docs/emulator.md, "Control plane"), for `emulator
 // webhooks set-url | clear` and for `webhooks listen`, which puts back what it found when it stops.
 import type { Context } from '../../lib/context.js';
+import { SchemaError } from '../../lib/errors.js';
 import { callControl, type ControlTarget } from './control-client.js';
 
 /** The control plane's answer: the secret is a credential, never printed. */
@@ -8,7 +9,7 @@ export type WebhookEndpoint = { url: string | null; secret: string; signature_sc
 
 export async function readEndpoint(ctx: Context, target: ControlTarget, timeoutMs?: number): Promise<WebhookEndpoint> {
   const answer = await callControl(ctx, target, { method: 'GET', path: '/webhooks', ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
-  const endpoint = answer.data as WebhookEndpoint;
+  const endpoint = endpointOf(answer.data, target);
   ctx.io.addSecret(endpoint.secret);
   return endpoint;
 }
@@ -18,7 +19,16 @@ export async function writeEndpoint(ctx: Context, target: ControlTarget, set: { 
   ctx.io.addSecret(set.secret);
   const json = { url: set.url, ...(set.secret !== undefined ? { secret: set.secret } : {}), ...(set.expectUrl !== undefined ? { expect_url: set.expectUrl } : {}) };
   const answer = await callControl(ctx, target, { method: 'PUT', path: '/webhooks', json });
-  return answer.data as WebhookEndpoint;
+  return endpointOf(answer.data, target);
+}
+
+/** A server that answers 200 with anything else is not an emulator: BAD_RESPONSE, not a crash on a missing field. */
+function endpointOf(data: unknown, target: ControlTarget): WebhookEndpoint {
+  const e = data as { url?: unknown; secret?: unknown } | null | undefined;
+  if (typeof e !== 'object' || e === null || typeof e.secret !== 'string' || (e.url !== null && typeof e.url !== 'string')) {
+    throw new SchemaError(`${target.origin} answered its webhook endpoint in a shape no offramp emulator sends`).withHint(`${target.origin} does not look like an offramp emulator`);
+  }
+  return e as WebhookEndpoint;
 }
 
 /** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */

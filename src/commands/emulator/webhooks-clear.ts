@@ -4,15 +4,15 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { writeJson } from '../../lib/output/json.js';
 import { examples, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
-import { endpointJson, shownUrl, type WebhookEndpoint } from './webhook-endpoint.js';
+import { controlTarget, type ControlFlags } from './control-client.js';
+import { endpointJson, shownUrl, writeEndpoint } from './webhook-endpoint.js';
 
 export const command = () =>
   new Command<[], {}, ControlFlags>('clear').description('stop delivering webhooks (events are still recorded)').addHelpText('after', examples('offramp emulator webhooks clear'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const target = await controlTarget(ctx, opts.adminToken);
-  const set = (await callControl(ctx, target, { method: 'DELETE', path: '/webhooks' })).data as WebhookEndpoint;
+  const set = await writeEndpoint(ctx, target, { url: null });
   if (ctx.globals.json) return writeJson(ctx.io, endpointJson(set));
   ctx.io.print(`webhooks: recorded only (no endpoint)${set.previous_url ? `; was ${shownUrl(set.previous_url)}` : '; there was none'}`);
 }

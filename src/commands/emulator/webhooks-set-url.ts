@@ -3,6 +3,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
+import { webhookUrl } from '../../lib/webhooks/url.js';
 import { writeJson } from '../../lib/output/json.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { controlTarget, type ControlFlags } from './control-client.js';
@@ -18,7 +19,7 @@ export const command = () =>
     );
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const url = webhookUrl(opts.url ?? '');
+  const url = webhookUrl(opts.url ?? '', 'URL').toString();
   if (opts.secret !== undefined && (opts.secret === '' || /\s/.test(opts.secret))) throw new UsageError('--secret: give a secret without spaces');
   ctx.io.addSecret(opts.secret);
   const target = await controlTarget(ctx, opts.adminToken);
@@ -28,16 +29,4 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     `webhooks: delivered to ${shownUrl(url)}, signed with ${opts.secret !== undefined ? 'the given secret' : 'the secret in use'} (${set.signature_scheme})` +
       `${set.previous_url ? `; was ${shownUrl(set.previous_url)}` : '; was none'}`,
   );
-}
-
-/** An http(s) URL, checked before anything is sent. */
-export function webhookUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`URL "${raw}" is not a URL`, 'e.g. http://127.0.0.1:3000/webhooks');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`URL "${raw}" must be http:// or https://`);
-  return url.toString();
 }

@@ -8,7 +8,8 @@ import { ask, validator } from '../../lib/input/values.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';
-import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../../lib/tx/short-id.js';
+import { eventIdFromPrefix } from '../../lib/tx/lookup.js';
+import { idOrPrefixProblem, parseIdOrPrefix } from '../../lib/tx/short-id.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -22,16 +23,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const named = parseIdOrPrefix(given, 'EVENT_ID');
   const api = await ctx.api();
   // A short id is looked for among the events the service lists first (docs/transactions.md, "Short ids").
-  const id =
-    'id' in named
-      ? named.id
-      : await findByPrefix(named.prefix, {
-          what: 'webhook event',
-          records: api.webhooks.all({}),
-          idOf: (e) => e.event_id,
-          describe: (e) => `${e.event_type}, transaction ${e.aggregate_id}, ${e.created_at}`,
-          listCommand: 'offramp webhooks list',
-        });
+  const id = 'id' in named ? named.id : await eventIdFromPrefix(api, named.prefix);
   const e = await webhookEvent(api, id);
   if (format === 'json') return writeJson(ctx.io, e);
   const { renderRecord } = await import('../../lib/output/render.js');

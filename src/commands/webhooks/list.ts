@@ -30,7 +30,7 @@ export const command = () =>
     .option('--cursor <cursor>', 'continue from a previous page')
     .option('--all', 'follow every page to the end')
     .option('--raw-cells', "-o csv: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
-    .addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f…91'));
+    .addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f3c1e'));
 
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
 

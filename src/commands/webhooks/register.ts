@@ -2,7 +2,7 @@
 // to the emulator"). When it stops it puts back the URL (and secret) it found, unless someone
 // set another since. Against staging or production nothing can be set from here.
 import type { Context } from '../../lib/context.js';
-import { ApiError, CliError, NetworkError, TimeoutError } from '../../lib/errors.js';
+import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../../lib/errors.js';
 import { isLoopback } from '../../lib/config/profile.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
@@ -32,6 +32,7 @@ export async function findSource(ctx: Context, register: boolean): Promise<Sourc
   } catch (err) {
     if (err instanceof NetworkError || err instanceof TimeoutError) return { kind: 'none', why: `no emulator answered at ${target.origin}` };
     if (err instanceof ApiError) return { kind: 'none', why: `${target.origin} did not take the registration (${err.code}: ${err.message})` };
+    if (err instanceof SchemaError) return { kind: 'none', why: `${target.origin} does not look like an offramp emulator` };
     throw err;
   }
 }

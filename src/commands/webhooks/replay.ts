@@ -6,7 +6,9 @@ import pLimit from 'p-limit';
 import { replayEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
-import { parseIntFlag, parseUuid } from '../../lib/input/values.js';
+import { parseIntFlag } from '../../lib/input/values.js';
+import { eventIdFromPrefix, filterTransactionId } from '../../lib/tx/lookup.js';
+import { parseIdOrPrefix } from '../../lib/tx/short-id.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
 import { counted, startProgress } from '../../lib/output/spinner.js';
@@ -20,15 +22,16 @@ import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './co
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  withArguments(new Command('replay'), new Argument('[event_ids...]', 'events to replay'))
+  withArguments(new Command('replay'), new Argument('[event_ids...]', 'events to replay (ids or their first 8+ characters)'))
     .description('requeue events for redelivery (same event ids)')
     .option('--failed', 'replay every event whose delivery failed (narrow with --tx/--from/--to)')
-    .option('--tx <id>', 'with --failed: only events about this transaction')
+    .option('--tx <id>', 'with --failed: only events about this transaction (id or its first 8+ characters)')
+    .option('--ref <merchant_reference>', 'with --failed: only events about the transaction with this reference')
     .option('--from <date>', 'with --failed: created at or after')
     .option('--to <date>', 'with --failed: created at or before')
     .option('--failed-status <value>', "the delivery_status --failed means (default: the profile's, else failed)")
     .option('--concurrency <n>', 'replays sent at once', '4')
-    .addHelpText('after', examples('offramp webhooks replay 5d0e…7a 91aa…03', 'offramp webhooks replay --failed --from 2026-11-01'));
+    .addHelpText('after', examples('offramp webhooks replay 5d0e2f41 91aa07c3', 'offramp webhooks replay --failed --from 2026-11-01'));
 
 export type Options = OptionsOf<typeof command>;
 
@@ -41,16 +44,23 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const given = opts.eventIds ?? [];
   if (given.length > 0 && opts.failed) throw new UsageError('give event ids or --failed, not both');
   if (given.length === 0 && !opts.failed) throw new UsageError('nothing to replay: give one or more EVENT_IDs, or --failed');
-  if (!opts.failed && (opts.tx !== undefined || opts.from !== undefined || opts.to !== undefined || opts.failedStatus !== undefined)) {
-    throw new UsageError('--tx, --from, --to and --failed-status narrow --failed; with event ids, leave them out');
+  if (!opts.failed && (opts.tx !== undefined || opts.ref !== undefined || opts.from !== undefined || opts.to !== undefined || opts.failedStatus !== undefined)) {
+    throw new UsageError('--tx, --ref, --from, --to and --failed-status narrow --failed; with event ids, leave them out');
   }
-  const ids = [...new Set(given.map((id) => parseUuid(id, 'EVENT_ID').toLowerCase()))];
-  const filters = opts.failed ? eventFilters({ tx: opts.tx, from: opts.from, to: opts.to }) : undefined;
+  const asked = given.map((id) => parseIdOrPrefix(id, 'EVENT_ID'));
+  const filters = opts.failed ? eventFilters({ from: opts.from, to: opts.to }) : undefined;
   const flagStatus = opts.failedStatus !== undefined ? openValue(opts.failedStatus, '--failed-status') : undefined;
   const concurrency = parseIntFlag(opts.concurrency ?? 4, '--concurrency', 1, 16);
   const api = await ctx.api();
+  if (filters) {
+    const txId = await filterTransactionId(ctx, opts.tx, opts.ref);
+    if (txId !== undefined) filters.transaction_id = txId;
+  }
 
-  let targets: Target[] = ids.map((event_id) => ({ event_id }));
+  // A short id is looked for among the events the service lists first (docs/transactions.md, "Short ids").
+  const ids = new Set<string>();
+  for (const n of asked) ids.add(('id' in n ? n.id : await eventIdFromPrefix(api, n.prefix)).toLowerCase());
+  let targets: Target[] = [...ids].map((event_id) => ({ event_id }));
   if (filters) {
     // The spec leaves delivery_status values open: which one means "failed" is a setting.
     const failed = flagStatus ?? api.service.failedStatus ?? DEFAULT_FAILED_STATUS;

@@ -15,7 +15,8 @@ import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
 import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
-import { answerDetail, appUrl, noAnswerReason } from '../../lib/webhooks/forwarder.js';
+import { answerDetail, noAnswerReason } from '../../lib/webhooks/forwarder.js';
+import { webhookUrl } from '../../lib/webhooks/url.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { CertificateRefused } from '../../lib/client/errors.js';
 import { certificateError } from '../../lib/client/certificate.js';
@@ -74,7 +75,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const wanted = opts.event !== undefined ? new Set(opts.event.map((id) => id.trim())) : undefined;
   if (wanted?.has('')) throw new UsageError('--event: give an event id');
   if (opts.to === undefined) throw new UsageError('--to is required', "give your app's webhook endpoint, like http://127.0.0.1:3000/webhooks");
-  const to = appUrl(opts.to, '--to').toString();
+  const to = webhookUrl(opts.to, '--to').toString();
   const extra = parseIntFlag(opts.duplicate ?? 0, '--duplicate', 0, MAX_DUPLICATES);
   const delay = opts.delay !== undefined ? parseDelay(opts.delay) : undefined;
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;

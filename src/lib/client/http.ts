@@ -182,7 +182,7 @@ export class HttpClient {
       this.stop?.throwIfAborted();
       waited = await this.holdFor429(attempt, waited, `${req.method} ${displayUrl(url)}`);
       const left = this.budget?.() ?? Infinity;
-      if (left <= 0) throw new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`);
+      if (left <= 0) throw passing(new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`));
       const started = process.hrtime.bigint();
       const outcome = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
       if ('body' in outcome) {
@@ -210,6 +210,7 @@ export class HttpClient {
       if (!again) {
         // A write that never reached the service is known not to have happened.
         if (outcome.error instanceof NetworkError && !everSent) outcome.error.notSent = true;
+        if (outcome.retryable) passing(outcome.error);
         throw outcome.error;
       }
       this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
@@ -483,6 +484,23 @@ const NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
   'UND_ERR_DESTROYED',
 ]);
+
+/** The failures `send` threw that another attempt might not meet (it stopped for want of retries or time). */
+const PASSING = new WeakSet<Error>();
+
+function passing<E extends Error>(err: E): E {
+  PASSING.add(err);
+  return err;
+}
+
+/**
+ * Whether a request's failure is one the client itself would try again (a 429 or 5xx, no
+ * connection, no answer in time), rather than an answer that will not change (a 4xx, a
+ * refused certificate or proxy): the rule of a caller that polls with single attempts.
+ */
+export function worthAnotherTry(err: unknown): boolean {
+  return err instanceof Error && PASSING.has(err);
+}
 
 /** Failures before any byte of the request left: the service cannot have acted on it. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);

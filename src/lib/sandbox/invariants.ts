@@ -117,13 +117,19 @@ export function missingEvents(events: WebhookEvent[], expected: string[]): strin
   });
 }
 
+/** The events listed about the walk's transaction, or the failure saying why none could be checked. */
+function transactionEvents(f: SmokeFacts, listing: Fact<WebhookEvent[]> | undefined): WebhookEvent[] | ReturnType<Invariant['check']> {
+  if (!listing) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
+  if (!listing.ok) return fail(`could not list the events: ${listing.error}`);
+  return listing.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
+}
+
 export const eventsCoverSteps: Invariant = {
   id: 'events-cover-steps',
   name: 'the events listed for the transaction cover the steps taken, each with its telemetry readable',
   check(f) {
-    if (!f.events) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
-    if (!f.events.ok) return fail(`could not list the events: ${f.events.error}`);
-    const listed = f.events.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
+    const listed = transactionEvents(f, f.events);
+    if (!Array.isArray(listed)) return listed;
     const missing = missingEvents(listed, expectedEventTypes(f.steps));
     if (missing.length) {
       return fail(`no event listed for: ${missing.join(', ')} (listed: ${listed.map((e) => e.event_type).join(', ') || 'none'})`);
@@ -151,22 +157,22 @@ function unknownStatus(status: string, names: DeliveryNames): boolean {
 }
 
 /**
- * Whether an event's delivery is over for now: delivered, failed, at least one attempt
- * failed, or (when the profile names no words) told in a word the check cannot judge. With
- * the service's words named, any other word is one of its "not yet" words.
+ * Whether an event's delivery is over: delivered, failed, or (when the profile names no
+ * words) told in a word the check cannot judge. With the service's words named, any other
+ * word is one of its "not yet" words. A pending event whose attempt failed is not over: the
+ * service retries it, and may yet deliver it.
  */
 export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
-  return e.delivery_status === names.delivered || e.delivery_status === names.failed || Boolean(e.last_error) || (!names.named && unknownStatus(e.delivery_status, names));
+  return e.delivery_status === names.delivered || e.delivery_status === names.failed || (!names.named && unknownStatus(e.delivery_status, names));
 }
 
 export const deliveries: Invariant = {
   id: 'deliveries',
   name: "the transaction's webhook events were delivered to the endpoint",
   check(f) {
-    if (!f.deliveries) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
-    if (!f.deliveries.ok) return fail(`could not list the events: ${f.deliveries.error}`);
+    const events = transactionEvents(f, f.deliveries);
+    if (!Array.isArray(events)) return events;
     const names = f.deliveryNames ?? { delivered: 'delivered', failed: 'failed' };
-    const events = f.deliveries.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
     if (events.length === 0) return fail('no events listed for the transaction');
     // Words the profile does not name (a service's own vocabulary): not a failure of the service.
     const unknown = [...new Set(events.map((e) => e.delivery_status).filter((s) => unknownStatus(s, names)))];

@@ -67,8 +67,8 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     for (const e of facts.events.value) {
       facts.telemetry[e.event_id] = await read(() => webhookEvent(api, e.event_id));
     }
-    // Deliveries run in the background: read again until each is delivered, failed or has
-    // failed once, within the step timeout.
+    // Deliveries run in the background, retried by the service: read again until each is
+    // delivered or failed, within the step timeout.
     const service = api.service ?? {};
     const names = {
       delivered: service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS,

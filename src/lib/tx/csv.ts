@@ -32,14 +32,6 @@ export const TRANSACTION_CSV_COLUMNS = [
 export const transactionCell = guardExceptAmounts(['amount', 'crypto_amount', 'rate']);
 
 /** Writes `rows` to stdout as CSV, header first (even with no row). */
-export async function writeTransactionsCsv(io: IO, rows: AsyncIterable<object> | Iterable<object>, opts: { rawCells: boolean }): Promise<number> {
-  let count = 0;
-  async function* counted() {
-    for await (const row of rows) {
-      count++;
-      yield row;
-    }
-  }
-  await writeCsv(io, TRANSACTION_CSV_COLUMNS, counted(), opts.rawCells ? {} : { guard: transactionCell });
-  return count;
+export async function writeTransactionsCsv(io: IO, rows: AsyncIterable<object> | Iterable<object>, opts: { rawCells: boolean }): Promise<void> {
+  await writeCsv(io, TRANSACTION_CSV_COLUMNS, rows, opts.rawCells ? {} : { guard: transactionCell });
 }

@@ -48,6 +48,17 @@ export function idFromPrefix(api: Api, prefix: string): Promise<string> {
   });
 }
 
+/** The whole id of a webhook event named by a short id, among those the service lists first. */
+export function eventIdFromPrefix(api: Api, prefix: string): Promise<string> {
+  return findByPrefix(prefix, {
+    what: 'webhook event',
+    records: api.webhooks.all({}),
+    idOf: (e) => e.event_id,
+    describe: (e) => `${e.event_type}, transaction ${e.aggregate_id}, ${e.created_at}`,
+    listCommand: 'offramp webhooks list',
+  });
+}
+
 /** The target's whole id: as given, found by prefix, or read by reference. */
 export async function targetId(ctx: Pick<Context, 'api'>, target: Target): Promise<string> {
   if ('id' in target) return target.id;

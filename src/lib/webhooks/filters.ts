@@ -3,15 +3,14 @@
 // filter names are the telemetry's own fields, sent under the names the profile records.
 import type { WebhookListQuery } from '../client/api.js';
 import { UsageError } from '../errors.js';
-import { parseUuid } from '../input/values.js';
 import { windowFilter } from '../input/window.js';
 import { EVENT_TYPES } from '../vocabulary.js';
 
-export type EventFilterFlags = { tx?: string; type?: string; status?: string; from?: string; to?: string };
+/** The transaction (`--tx`, `--ref`) is not among them: lib/tx/lookup's filterTransactionId resolves it. */
+export type EventFilterFlags = { type?: string; status?: string; from?: string; to?: string };
 
 export function eventFilters(opts: EventFilterFlags): WebhookListQuery {
   const query: WebhookListQuery = { ...windowFilter(opts) };
-  if (opts.tx !== undefined) query.transaction_id = parseUuid(opts.tx, '--tx').toLowerCase();
   if (opts.type !== undefined) query.event_type = choiceFlag(opts.type, '--type', EVENT_TYPES);
   if (opts.status !== undefined) query.delivery_status = openValue(opts.status, '--status');
   return query;

@@ -20,6 +20,7 @@ import { UsageError } from '../errors.js';
 import { displayUrl } from '../client/url.js';
 import { VERSION } from '../../version.js';
 import { SIGNATURE_HEADER } from './signature.js';
+import { webhookUrl } from './url.js';
 
 export const FORWARD_PARALLEL = 16;
 export const FORWARD_BACKLOG = 1000;
@@ -92,18 +93,6 @@ export type ForwarderOptions = {
 
 type Queued = ForwardItem & { attempt: number; dueAt: number };
 
-/** A flag naming the partner's app (`--forward-to`, `resend --to`): an http or https URL. */
-export function appUrl(value: string, flag: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${flag}: "${value}" is not a URL`, 'write it like http://127.0.0.1:3000/webhooks');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: only http and https URLs are supported`);
-  return url;
-}
-
 /** An app's answer: nothing of a 2xx body; the first characters of any other, on one line. */
 export function answerDetail(answer: Exchange): string {
   if (answer.status >= 200 && answer.status < 300) return '';
@@ -133,7 +122,7 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
  * anyone on the way replay them to the app.
  */
 export function forwardTarget(value: string, allowInsecure: boolean): URL {
-  const url = appUrl(value, '--forward-to');
+  const url = webhookUrl(value, '--forward-to');
   if (url.protocol === 'http:' && !isLoopback(url) && !allowInsecure) {
     throw new UsageError(
       `--forward-to ${displayUrl(url.toString())} is plain http to another machine: the events would cross the network in clear`,
