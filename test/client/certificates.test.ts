@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateAuthority, haveOpenssl, type Pem } from '../helpers/certificates.js';
 import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/main.js';
 import { KEY, ok, snapshot, TX_ID } from '../tx/fixtures.js';
 import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 
@@ -84,6 +85,15 @@ describe.skipIf(!openssl)('a certificate the CLI refuses', () => {
     expect(r.get[0]).toMatch(/^error: CERTIFICATE: GET https:\/\/127\.0\.0\.1:\d+\/\S+: the server's certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\)$/);
     expect(r.get[1]).toContain('NODE_EXTRA_CA_CERTS');
     expect(r.create[0]).toContain('NODE_EXTRA_CA_CERTS');
+  });
+
+  it('the control plane keeps the refusal hint: emulator wait against an emulator behind an untrusted certificate', async () => {
+    const server = await serve(ca.selfSigned('127.0.0.1', 'IP:127.0.0.1'));
+    const r = await runMain(['emulator', 'wait', '--timeout', '5s', '--base-url', server.baseUrl]);
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/^error: CERTIFICATE: .*\(DEPTH_ZERO_SELF_SIGNED_CERT\)\nhint: .*NODE_EXTRA_CA_CERTS/);
+    expect(r.stderr).not.toContain('is the emulator running there?');
+    expect(server.requests).toEqual([]);
   });
 
   it('for another host: names the host asked and the names the certificate was issued for', async () => {

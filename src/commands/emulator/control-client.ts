@@ -2,6 +2,7 @@
 // base path, at ORIGIN/__emulator/), and one request to it through the context's client, under
 // the run's deadline, retries and cap like any other. No API key is sent: the control plane
 // answers loopback clients, or holders of the admin token.
+import { CertificateRefused } from '../../lib/client/errors.js';
 import type { HttpClient } from '../../lib/client/http.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
@@ -115,7 +116,8 @@ export async function callControl(ctx: Context, target: ControlTarget, call: Con
 }
 
 function withControlHint(err: unknown, origin: string): unknown {
-  if (err instanceof NetworkError || err instanceof TimeoutError) {
+  // A refused certificate keeps its own hint: the emulator is there, its certificate is not trusted.
+  if ((err instanceof NetworkError && !(err instanceof CertificateRefused)) || err instanceof TimeoutError) {
     return err.withHint('is the emulator running there? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
   }
   if (err instanceof ApiError) {
