@@ -97,8 +97,9 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     const r = await run(BINARY_X64, ['emulator', 'wait', '--timeout', '20000'], { env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    // The emulator names the address it bound inside the container.
-    expect(r.stdout).toBe('http://0.0.0.0:4010/api/v1/partner\n');
+    // The address the host reached through the published port: the one to hand on to the
+    // job's next steps (the emulator itself knows only 0.0.0.0:4010, inside the container).
+    expect(r.stdout).toBe(`${env.OFFRAMP_BASE_URL}\n`);
   });
 
   it('says at start how its control plane is protected', () => {
