@@ -6,7 +6,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runKeyCommand } from '../../src/lib/config/keys.js';
 import { BIN, tempHome } from '../helpers/cli.js';
@@ -158,12 +158,7 @@ describe('--api-key-command', () => {
     const env = await withCommand(`sleep 30 & echo $! > '${pids}'; wait`);
     const child = spawn(process.execPath, [BIN, 'tx', 'list'], { env: { ...env, CI: 'true' }, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    let pid = 0;
-    for (let tries = 0; !pid && tries < 400; tries++) {
-      await new Promise((r) => setTimeout(r, 25));
-      pid = existsSync(pids) ? Number(readFileSync(pids, 'utf8').trim()) : 0;
-    }
-    expect(pid).toBeGreaterThan(0);
+    const pid = await vi.waitUntil(() => (existsSync(pids) ? Number(readFileSync(pids, 'utf8').trim()) : 0), { timeout: 10_000, interval: 25 });
     child.kill('SIGINT');
     expect(await exited).toBe('SIGINT');
     // Gone, or a zombie no one has reaped yet (a container's first process may not).
@@ -175,8 +170,7 @@ describe('--api-key-command', () => {
       }
       return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     };
-    for (let tries = 0; alive() && tries < 200; tries++) await new Promise((r) => setTimeout(r, 25));
-    expect(alive()).toBe(false);
+    await vi.waitUntil(() => !alive(), { timeout: 5_000, interval: 25 });
   });
 
   it('does not go with --api-key-stdin or --insecure-storage', async () => {
