@@ -30,4 +30,13 @@ describe('help', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'nope'");
   });
+
+  it('a mistyped emulator command is a usage error naming its commands, which its usage lists too', async () => {
+    const r = await runMain(['emulator', 'clok']);
+    expect(r.code).toBe(2);
+    const names = ['clock', 'reset', 'fault', 'state', 'webhooks', 'wait'];
+    expect(r.stderr).toContain(`unknown command 'clok' for 'offramp emulator' (its commands: ${names.join(', ')})`);
+    const help = await runMain(['emulator', '--help']);
+    expect(help.stdout).toContain(`offramp emulator ${names.join('|')} ...`);
+  });
 });

@@ -11,11 +11,14 @@ import * as wait from './wait.js';
 import * as webhooksClear from './webhooks-clear.js';
 import * as webhooksSetUrl from './webhooks-set-url.js';
 
-export const command = (runtime: Runtime) =>
-  verb(serve, runtime)
+export const command = (runtime: Runtime) => {
+  const emulator = verb(serve, runtime)
     .addCommand(group('clock', "move the emulator's business time", runtime, [clock]))
     .addCommand(verb(reset, runtime))
     .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runtime, [faultAdd, faultClear]))
     .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runtime, [stateExport, stateImport]))
     .addCommand(group('webhooks', 'where the running emulator delivers webhooks, changed without a restart', runtime, [webhooksSetUrl, webhooksClear]))
     .addCommand(verb(wait, runtime));
+  // Its usage names the commands just added, so a new one cannot be left out of it.
+  return emulator.usage(`[options]\n       offramp emulator ${emulator.commands.map((c) => c.name()).join('|')} ...`);
+};

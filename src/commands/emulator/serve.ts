@@ -54,10 +54,9 @@ export const command = () =>
     // With both an action and subcommands, a mistyped subcommand reaches the server's action
     // as an argument: it is taken (undescribed, so help lists none) to say what it is.
     .argument('[subcommand...]')
-    .usage('[options]\n       offramp emulator clock|reset|fault|state|webhooks|wait ...')
     .hook('preAction', (self, acting) => {
       if (acting === self && self.args.length > 0) {
-        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: clock, reset, fault, state, webhooks, wait)`);
+        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: ${self.commands.map((c) => c.name()).join(', ')})`);
       }
     });
 
