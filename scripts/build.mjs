@@ -63,7 +63,7 @@ try {
   writeFileSync(`${outdir}/sbom.cdx.json`, `${JSON.stringify(sbom(result.metafile), null, 1)}\n`);
   const render = `${outdir}/help-render.js`;
   const { renderHelpSnapshot } = createRequire(import.meta.url)(render);
-  writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
+  writeFileSync(`${outdir}/help.json`, `${JSON.stringify(await renderHelpSnapshot())}\n`);
   rmSync(render);
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });
