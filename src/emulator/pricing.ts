@@ -2,6 +2,7 @@
 // spread that makes the executable rate, and how amounts are derived and rounded. Every
 // number here is a "not shown" of the spec; docs/emulator.md lists them.
 import { Decimal, divide } from '../lib/money.js';
+import { SANDBOX_PAIR } from '../lib/vocabulary.js';
 import { badRequest } from './envelope.js';
 import type { Mode } from './types.js';
 
@@ -20,7 +21,7 @@ const MAX_TOKEN_PLACES = 18;
 const MAX_INTEGER_DIGITS = 15;
 
 /** the spec, Limits: sandbox pair is usdt on bep20 only. */
-export const STAGING_PAIRS: Record<string, readonly string[]> = { usdt: ['bep20'] };
+export const STAGING_PAIRS: Record<string, readonly string[]> = { [SANDBOX_PAIR.crypto_currency]: [SANDBOX_PAIR.network] };
 /** Production mode accepts a small set of common stablecoin pairs (the spec names none). */
 export const PRODUCTION_PAIRS: Record<string, readonly string[]> = {
   usdt: ['bep20', 'trc20', 'erc20', 'polygon'],

@@ -1,9 +1,13 @@
 // The emulator's documented defaults (docs/emulator.md): its key and webhook secret (public
-// test values), and the largest state it takes back. Here, below both, because the emulator
+// test values), the port `offramp emulator` listens on, and the largest state it takes back. Here, below both, because the emulator
 // answers to them and the CLI relies on them: so the published emulator never loads the
 // CLI's config, and the two cannot drift apart.
 
 export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
+/** `offramp emulator`'s port when --port is not given (a `local` profile's, the OpenAPI document's server); programmatic use takes a free one. */
+export const EMULATOR_DEFAULT_PORT = 4010;
+/** Where `offramp emulator` listens when given no --port or --host. */
+export const EMULATOR_DEFAULT_ORIGIN = `http://127.0.0.1:${EMULATOR_DEFAULT_PORT}`;
 /** A whole state sent to `PUT state`: the largest seeded ledger fits. */
 export const STATE_BODY_LIMIT = 512 * 1024 * 1024;

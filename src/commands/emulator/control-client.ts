@@ -8,6 +8,7 @@ import type { Context } from '../../lib/context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
 import type { EmulatorFlags } from './serve.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
+import { EMULATOR_DEFAULT_ORIGIN } from '../../lib/emulator-defaults.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
 export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
@@ -23,8 +24,6 @@ export type ControlTarget = {
   http?: HttpClient;
 };
 
-/** Where `offramp emulator` listens by default, for a machine with no profile at all. */
-const DEFAULT_ORIGIN = 'http://127.0.0.1:4010';
 
 /** The emulator to talk to; refuses (exit 2, nothing sent) a profile that is not a local one. */
 export async function controlTarget(ctx: Context, adminToken: string | undefined): Promise<ControlTarget> {
@@ -44,7 +43,8 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     }
     base = profile?.baseUrl;
   }
-  let origin = DEFAULT_ORIGIN;
+  // Where `offramp emulator` listens by default, for a machine with no profile at all.
+  let origin = EMULATOR_DEFAULT_ORIGIN;
   let baseUrl: string | undefined;
   if (base !== undefined) {
     let url: URL;

@@ -13,7 +13,7 @@ import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from './webhook-endpoint.js';
-import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT } from '../../lib/emulator-defaults.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import type { GlobalFlags } from '../globals.js';
 
@@ -21,7 +21,7 @@ import type { GlobalFlags } from '../globals.js';
 export const command = () =>
   new Command<[], {}, Pick<GlobalFlags, 'apiKey'>>('emulator')
     .description('run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, webhooks, wait)')
-    .option('--port <port>', 'port', '4010')
+    .option('--port <port>', 'port', String(EMULATOR_DEFAULT_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--webhook-url <url>', 'deliver webhooks here')
     .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')

@@ -3,12 +3,13 @@
 import { AuthError, UsageError } from '../errors.js';
 import { displayUrl } from '../client/url.js';
 import { BASE_PATH } from '../vocabulary.js';
+import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** Default base URL of a `local` profile: `offramp emulator`'s default port. */
-export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
+export const LOCAL_BASE_URL = `${EMULATOR_DEFAULT_ORIGIN}${BASE_PATH}`;
 
 /** What a service chose on the spec's open points (docs/api.md); empty means the emulator's; `conform --save` fills it. */
 export type ServiceChoices = {
