@@ -31,6 +31,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The emulator's delivery_status values; others are accepted (the spec leaves them open). */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** The one pair the sandbox accepts (the spec, Limits): what the walk, conform and the prompts use. */
 export const SANDBOX_PAIR = { crypto_currency: 'usdt', network: 'bep20' } as const;

@@ -13,7 +13,7 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
-import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
@@ -171,7 +171,7 @@ async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
     const headers = {
       'content-type': 'application/json',
       [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
-      'x-svc-webhook-id': d.event.id,
+      [WEBHOOK_HEADERS.id]: d.event.id,
       'user-agent': s.userAgent,
     };
     const answer = await s.transport.exchange(new URL(s.to), { method: 'POST', body: d.event.body, headers }, { timeoutMs: s.timeoutMs });

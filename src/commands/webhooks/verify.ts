@@ -8,7 +8,7 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
-import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
@@ -17,7 +17,7 @@ export const command = () =>
   new Command('verify')
     .description('check the signature of one delivery offline (body on stdin by default)')
     .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
-    .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
+    .option('--signature <sig>', `the ${WEBHOOK_HEADERS.signature} header value`)
     .option('--file <body>', 'read the raw body from this file')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
     .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
@@ -117,11 +117,11 @@ async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
   let signature = opts.signature?.trim();
   if (!signature) {
     if (!io.canPrompt() || opts.file === undefined) {
-      throw new UsageError('--signature is required', 'give the X-SVC-Webhook-Signature header value with --signature');
+      throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
     }
     const { input } = await ctx.prompts();
-    signature = (await input({ message: 'X-SVC-Webhook-Signature value:' }, { output: io.stderr })).trim();
-    if (!signature) throw new UsageError('--signature is required', 'give the X-SVC-Webhook-Signature header value with --signature');
+    signature = (await input({ message: `${WEBHOOK_HEADERS.signature} value:` }, { output: io.stderr })).trim();
+    if (!signature) throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
   }
   let body: Buffer;
   if (opts.file !== undefined) {

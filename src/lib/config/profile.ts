@@ -2,7 +2,7 @@
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
 import { displayUrl } from '../client/url.js';
-import { BASE_PATH } from '../vocabulary.js';
+import { BASE_PATH, type DeliveryStatus } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;
@@ -39,11 +39,11 @@ export type RevenueFilter = (typeof FILTERS.revenue)[number];
 export type FilteredList = keyof typeof FILTERS;
 
 /** The delivery_status `--failed` means unless the profile says otherwise (the emulator's). */
-export const DEFAULT_FAILED_STATUS = 'failed';
+export const DEFAULT_FAILED_STATUS: DeliveryStatus = 'failed';
 /** The delivery_status of a delivered event unless the profile says otherwise (the emulator's). */
-export const DEFAULT_DELIVERED_STATUS = 'delivered';
+export const DEFAULT_DELIVERED_STATUS: DeliveryStatus = 'delivered';
 /** The emulator's word for an event not yet delivered (waiting for its first try or a retry). */
-export const PENDING_STATUS = 'pending';
+export const PENDING_STATUS: DeliveryStatus = 'pending';
 
 export type Profile = {
   env: Environment;

@@ -5,6 +5,7 @@
 import { BASE_PATH } from '../vocabulary.js';
 import { EVENT_TYPES, type EventType } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_PORT } from '../emulator-defaults.js';
+import { WEBHOOK_HEADERS } from '../webhooks/signature.js';
 import { OPEN, openExtension } from './open-points.js';
 import { componentSchemas, schemaRef, type JsonSchema } from './schemas.js';
 
@@ -294,7 +295,7 @@ function parameters(): Record<string, unknown> {
     WebhookEventsLimit: limit('20'),
     RevenueLimit: limit('50'),
     WebhookSignature: {
-      name: 'X-SVC-Webhook-Signature',
+      name: WEBHOOK_HEADERS.signature,
       in: 'header',
       required: true,
       description: 'The signature of the raw body, to verify before anything else (the brand part of the real header name is replaced by SVC). Its computation is not shown by the spec.',
