@@ -186,6 +186,12 @@ export function codeForStatus(status: number): string {
   return (CODE_OF_STATUS as Record<number, string>)[status] ?? `HTTP_${status}`;
 }
 
+/** What went wrong in one piece: `CODE: message` for the CLI's errors, else the message. */
+export function describeError(err: unknown): string {
+  if (err instanceof CliError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function exitCodeOf(err: unknown): ExitCode {
   return err instanceof CliError ? err.exitCode : EXIT.failure;
 }

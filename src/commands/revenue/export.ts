@@ -39,6 +39,7 @@ import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenu
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
+import { humanDuration } from '../../lib/output/time.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -289,7 +290,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     if (err instanceof ApiError && err.status === 429) {
       const waited = refusedFor.get(err);
       const attempts = ctx.globals.retries + 1;
-      err.message += ` (a page was refused at ${attempts === 1 ? 'its only attempt' : `all ${attempts} attempts`}${waited !== undefined ? `, over ${seconds(waited)} of waiting` : ''}: lower --concurrency for a tighter limit, or raise --retries)`;
+      err.message += ` (a page was refused at ${attempts === 1 ? 'its only attempt' : `all ${attempts} attempts`}${waited !== undefined ? `, over ${humanDuration(waited)} of waiting` : ''}: lower --concurrency for a tighter limit, or raise --retries)`;
     }
     // Keep the error's class (exit code, request id, envelope); say what happened to FILE.
     if (err instanceof CliError) throw withHint(err, notWritten, resumeHint);
@@ -309,12 +310,6 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
   err.message += notWritten;
   err.hint = resumeHint;
   return err;
-}
-
-/** "95 s", "2 min 5 s" */
-function seconds(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 async function writeManifest(path: string, manifest: object): Promise<void> {

@@ -5,7 +5,7 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { replayEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
+import { CliError, describeError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { eventIdFromPrefix, filterTransactionId } from '../../lib/tx/lookup.js';
 import { parseIdOrPrefix } from '../../lib/tx/short-id.js';
@@ -115,7 +115,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       typeColumn((o) => o.result?.event_type ?? o.target.event_type),
       transactionColumn((o) => o.result?.aggregate_id ?? o.target.aggregate_id, 2),
       { header: 'ATTEMPTS', value: (o) => o.result?.attempts, fit: { drop: 1 } },
-      reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describe(o.error)}`, 24),
+      reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describeError(o.error)}`, 24),
     ], outcomes);
   }
   if (failures.length === 0) {
@@ -125,7 +125,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const codes = new Set(failures.map((f) => exitCodeOf(f.error)));
   const exitCode: ExitCode = codes.size === 1 ? [...codes][0]! : EXIT.failure;
   const errorCodes = new Set(failures.map((f) => (f.error instanceof CliError ? f.error.code : 'INTERNAL')));
-  const named = failures.map((f) => `${f.target.event_id} (${describe(f.error)})`).join(', ');
+  const named = failures.map((f) => `${f.target.event_id} (${describeError(f.error)})`).join(', ');
   throw new CliError(
     `${failures.length} of ${outcomes.length} event${outcomes.length === 1 ? '' : 's'} did not replay: ${named}`,
     errorCodes.size === 1 ? [...errorCodes][0]! : 'REPLAY_FAILED',
@@ -138,7 +138,3 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   );
 }
 
-function describe(error: unknown): string {
-  if (error instanceof CliError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,7 +1,7 @@
 // URLs as they may be printed: a base URL or a proxy URL can carry a password, and
 // nothing the CLI writes (errors, traces, tables) may show one.
 
-/** `url` with a password replaced by `***` (a user name stays); anything unparsable as given. */
+/** `url` with a password replaced by `***` (a user name stays), even in one that does not parse (a mistyped proxy). */
 export function displayUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -9,6 +9,6 @@ export function displayUrl(url: string): string {
     u.password = '***';
     return u.toString();
   } catch {
-    return url;
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
   }
 }

@@ -5,8 +5,9 @@
 // the run creates one transaction (a `conform-…` reference) and walks it to completion with
 // the simulator, and creates a second one to cancel: everything else reads what those made.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { headerValue, REQUEST_ID_HEADERS, type HttpClient, type Query } from '../client/http.js';
-import { readPage, type RawPage } from '../client/paginate.js';
+import { REQUEST_ID_HEADERS, type HttpClient, type Query } from '../client/http.js';
+import { headerValue } from '../client/transport.js';
+import { isObject, readPage, type RawPage } from '../client/paginate.js';
 import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { ApiError, SchemaError } from '../errors.js';
 import { SANDBOX_PAIR } from '../vocabulary.js';
@@ -135,7 +136,6 @@ export const CANDIDATE_NAMES: { [L in FilteredList]: Record<(typeof FILTERS)[L][
 const UNKNOWN_PARAMETER = 'conform_unknown_parameter';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** The wrapper's `data`, or the body itself when it has none. */
 const dataOf = (body: unknown): unknown => (isObject(body) && 'data' in body ? body.data : body);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
