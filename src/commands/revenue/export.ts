@@ -32,7 +32,7 @@ import {
   type SliceReport,
 } from '../../lib/revenue/export.js';
 import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
-import { monthTotals, renderChecks } from '../../lib/revenue/report.js';
+import { monthTotals, renderChecks } from '../../lib/revenue/tables.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
 import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';

@@ -15,7 +15,7 @@ import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
-import { border, renderGroups } from '../../lib/revenue/report.js';
+import { border, renderGroups } from '../../lib/revenue/tables.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { DecimalSum } from '../../lib/money.js';
