@@ -72,8 +72,9 @@ export type Context = {
   /**
    * Asks before a change on a production profile (or whenever `always`); --yes skips. A
    * No ends the run (exit 0) saying `declined`, what did not happen ("… not cancelled").
+   * The answer offered is No on production, else `yes` (a summary the user just built).
    */
-  confirm(question: string, declined: string, opts?: { always?: boolean }): Promise<void>;
+  confirm(question: string, declined: string, opts?: { always?: boolean; yes?: boolean }): Promise<void>;
   /** Refuses sandbox-only operations on a production profile, before any request. */
   refuseProduction(what: string): Promise<void>;
   close(): Promise<void>;
@@ -199,7 +200,7 @@ export function createContext(deps: ContextDeps): Context {
         throw new AuthError(`refusing to ${question}${where} without confirmation`, 'pass --yes to confirm');
       }
       const { confirm } = await ctx.prompts();
-      const ok = await confirm({ message: `${question}${where}?`, default: false }, { output: io.stderr });
+      const ok = await confirm({ message: `${question}${where}?`, default: !production && opts.yes === true }, { input: io.stdin, output: io.stderr });
       if (!ok) throw new Declined(declined);
     },
 

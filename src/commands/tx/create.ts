@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { Declined, UsageError } from '../../lib/errors.js';
+import { UsageError } from '../../lib/errors.js';
 import {
   ask,
   generateReference,
@@ -14,7 +14,6 @@ import {
   parseReference,
   parseSymbol,
   parseUuid,
-  promptContext,
   referenceProblem,
   textProblem,
   shellQuote,
@@ -224,15 +223,7 @@ async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Pro
     ...(body.seller_phone !== undefined ? [`  seller phone ${body.seller_phone}`] : []),
   ];
   for (const line of lines) ctx.io.err(line);
-  if (ctx.globals.yes) return;
-  const s = await ctx.settings();
-  const production = s.env === 'production';
-  const { confirm } = await ctx.prompts();
-  const ok = await confirm(
-    { message: `Create this transaction${production ? ` on PRODUCTION (profile ${s.profileName})` : ''}?`, default: !production },
-    promptContext(ctx.io),
-  );
-  if (!ok) throw new Declined(notCreated(body.merchant_reference));
+  await ctx.confirm('Create this transaction', notCreated(body.merchant_reference), { always: true, yes: true });
 }
 
 const notCreated = (ref: string) => `transaction ${JSON.stringify(ref)} not created`;
