@@ -102,6 +102,8 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     if (err instanceof StateFileError) {
       throw new CliError(err.message, 'STATE_FILE', EXIT.usage, 'nothing was loaded and the file was left as it is; start without --state, or with another file');
     }
+    // An option the emulator's own rules refuse (those the flags above did not already check).
+    if (err instanceof RangeError) throw new UsageError(err.message);
     throw err;
   }
   // Listening for the stop before anything announces the emulator: a CI script may signal
@@ -192,10 +194,8 @@ export function parseOptions(
   }
   if (opts.seed !== undefined) settings.seed = parseIntFlag(opts.seed, '--seed', 0, 0xffff_ffff);
   if (opts.seedRevenue !== undefined) settings.seedRevenue = parseIntFlag(opts.seedRevenue, '--seed-revenue', 0, 2_000_000);
-  if (opts.mode !== undefined) {
-    if (opts.mode !== 'staging' && opts.mode !== 'production') throw new UsageError(`--mode: must be staging or production, got "${opts.mode}"`);
-    settings.mode = opts.mode;
-  }
+  // Its choices are commander's; startEmulator refuses any other mode a caller from code gives.
+  if (opts.mode !== undefined) settings.mode = opts.mode;
   if (opts.rate !== undefined) {
     if (!/^\d+(\.\d+)?$/.test(opts.rate) || /^0+(\.0+)?$/.test(opts.rate)) {
       throw new UsageError(`--rate: "${opts.rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`);
