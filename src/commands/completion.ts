@@ -5,17 +5,17 @@
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeProgram } from '../lib/completion/spec.js';
 import { scriptFor } from '../lib/completion/scripts.js';
-import { examples, withArguments, type Runtime } from './command.js';
+import { examples, withArguments, type Runner } from './command.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export const command = (runtime: Runtime) => {
+export const command = (runner: Runner) => {
   const cmd = withArguments(new Command('completion'), new Argument('<shell>', 'shell').choices(SHELLS))
     .description('print a shell completion script')
     .addHelpText('after', examples('offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'));
   return cmd.action(() =>
-    runtime.run(cmd, async (ctx) => {
+    runner.run(cmd, async (ctx) => {
       let program: CommandUnknownOpts = cmd;
       while (program.parent) program = program.parent;
       ctx.io.out(completionScript(program, cmd.processedArgs[0]));

@@ -5,7 +5,7 @@
 // `help X`, no command, a typo and `completion` (which describes every command) get the
 // whole program; so do the help snapshot and the shell completions.
 import type { OutputConfiguration } from '@commander-js/extra-typings';
-import { build, type Runtime } from './command.js';
+import { build, type Runner } from './command.js';
 import { addTopLevel, commandWord, newProgram, type Program } from './globals.js';
 
 /** The top-level commands by name, in the order of `offramp --help`, each with its module. */
@@ -42,22 +42,22 @@ const HEADINGS: Partial<Record<Name, string>> = {
 /** Commands that need the whole program to run: `completion` describes it. */
 const WHOLE: readonly Name[] = ['completion'];
 
-export async function createProgram(runtime: Runtime, output: OutputConfiguration = {}): Promise<Program> {
+export async function createProgram(runner: Runner, output: OutputConfiguration = {}): Promise<Program> {
   const program = newProgram(output);
   const names = Object.keys(TOP_LEVEL) as Name[];
   const modules = await Promise.all(names.map((name) => TOP_LEVEL[name]()));
   names.forEach((name, i) => {
     const heading = HEADINGS[name];
     if (heading) program.commandsGroup(heading);
-    addTopLevel(program, build(modules[i]!, runtime));
+    addTopLevel(program, build(modules[i]!, runner));
   });
   return program;
 }
 
-export async function loadProgram(runtime: Runtime, output: OutputConfiguration, argv: readonly string[]): Promise<Program> {
+export async function loadProgram(runner: Runner, output: OutputConfiguration, argv: readonly string[]): Promise<Program> {
   const program = newProgram(output);
   const word = commandWord(program, argv);
-  if (word === undefined || !Object.hasOwn(TOP_LEVEL, word) || WHOLE.includes(word as Name)) return createProgram(runtime, output);
-  addTopLevel(program, build(await TOP_LEVEL[word as Name](), runtime));
+  if (word === undefined || !Object.hasOwn(TOP_LEVEL, word) || WHOLE.includes(word as Name)) return createProgram(runner, output);
+  addTopLevel(program, build(await TOP_LEVEL[word as Name](), runner));
   return program;
 }

@@ -5,9 +5,9 @@ import { commandWord, newProgram } from '../../src/commands/globals.js';
 import { createProgram, loadProgram, TOP_LEVEL } from '../../src/commands/load.js';
 import { runMain } from '../helpers/main.js';
 
-const runtime = { run: async () => undefined };
+const runner = { run: async () => undefined };
 const TOP_LEVEL_COMMANDS = Object.keys(TOP_LEVEL);
-const topLevel = async (argv: string[]) => (await loadProgram(runtime, {}, argv)).commands.map((c) => c.name());
+const topLevel = async (argv: string[]) => (await loadProgram(runner, {}, argv)).commands.map((c) => c.name());
 
 describe('commandWord', () => {
   const program = newProgram();
@@ -30,13 +30,13 @@ describe('commandWord', () => {
 
 describe('loadProgram', () => {
   it('knows every top-level command by its name, in order', async () => {
-    expect((await createProgram(runtime)).commands.map((c) => c.name())).toEqual(TOP_LEVEL_COMMANDS);
+    expect((await createProgram(runner)).commands.map((c) => c.name())).toEqual(TOP_LEVEL_COMMANDS);
   });
 
   it.each(TOP_LEVEL_COMMANDS.filter((name) => name !== 'completion').map((name) => [name]))('%s loads that command alone, whole', async (name) => {
-    const program = await loadProgram(runtime, {}, ['--json', name]);
+    const program = await loadProgram(runner, {}, ['--json', name]);
     expect(program.commands.map((c) => c.name())).toEqual([name]);
-    const full = (await createProgram(runtime)).commands.find((c) => c.name() === name)!;
+    const full = (await createProgram(runner)).commands.find((c) => c.name() === name)!;
     const help = (cmd: typeof full): string[] => [cmd.helpInformation(), ...cmd.commands.flatMap(help)];
     expect(help(program.commands[0]!)).toEqual(help(full));
   });

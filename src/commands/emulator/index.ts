@@ -1,5 +1,5 @@
 // offramp emulator: the server (serve.ts) and the control commands, in the order its help lists them.
-import { group, verb, type Runtime } from '../command.js';
+import { group, verb, type Runner } from '../command.js';
 import * as serve from './serve.js';
 import * as clock from './clock.js';
 import * as faultAdd from './fault-add.js';
@@ -11,14 +11,14 @@ import * as wait from './wait.js';
 import * as webhooksClear from './webhooks-clear.js';
 import * as webhooksSetUrl from './webhooks-set-url.js';
 
-export const command = (runtime: Runtime) => {
-  const emulator = verb(serve, runtime)
-    .addCommand(group('clock', "move the emulator's business time", runtime, [clock]))
-    .addCommand(verb(reset, runtime))
-    .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runtime, [faultAdd, faultClear]))
-    .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runtime, [stateExport, stateImport]))
-    .addCommand(group('webhooks', 'where the running emulator delivers webhooks, changed without a restart', runtime, [webhooksSetUrl, webhooksClear]))
-    .addCommand(verb(wait, runtime));
+export const command = (runner: Runner) => {
+  const emulator = verb(serve, runner)
+    .addCommand(group('clock', "move the emulator's business time", runner, [clock]))
+    .addCommand(verb(reset, runner))
+    .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runner, [faultAdd, faultClear]))
+    .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runner, [stateExport, stateImport]))
+    .addCommand(group('webhooks', 'where the running emulator delivers webhooks, changed without a restart', runner, [webhooksSetUrl, webhooksClear]))
+    .addCommand(verb(wait, runner));
   // Its usage names the commands just added, so a new one cannot be left out of it.
   return emulator.usage(`[options]\n       offramp emulator ${emulator.commands.map((c) => c.name()).join('|')} ...`);
 };
