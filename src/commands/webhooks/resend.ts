@@ -53,7 +53,7 @@ const MAX_DUPLICATES = 100;
 /** --delay ceiling per delivery: ten minutes. */
 const MAX_DELAY_MS = 600_000;
 
-type Delivery = { event: StoredEvent; copy: number; copies: number };
+type Copy = { event: StoredEvent; copy: number; copies: number };
 
 export type ResendResult = {
   id: string;
@@ -110,7 +110,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw new UsageError(`${flag}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
   }
 
-  const plan: Delivery[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
+  const plan: Copy[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
   if (opts.shuffle) shuffle(plan);
   io.err(
     `Resending ${plan.length} deliver${plan.length === 1 ? 'y' : 'ies'} of ${chosen.length} event${chosen.length === 1 ? '' : 's'} to ${to} under ${scheme}` +
@@ -164,7 +164,7 @@ async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
 type Sender = { to: string; secret: string; scheme: SchemeName; transport: Transport; timeoutMs: number; now: Date; userAgent: string };
 
 /** One POST, as the service delivers: the stored body, a fresh signature, the event id. */
-async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
+async function deliver(d: Copy, s: Sender): Promise<ResendResult> {
   const started = performance.now();
   const base = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies };
   try {

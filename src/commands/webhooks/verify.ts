@@ -30,7 +30,7 @@ export type Options = OptionsOf<typeof command>;
 
 
 /** What is checked: the body, the header value, and the clock a timestamp is judged by. */
-type Delivery = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
+type Signed = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   resolveFormat(ctx.globals, ['table', 'json']);
@@ -52,7 +52,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
 /** How a signature is judged: the scheme it must be in (any without one), the timestamp window, and the time now. */
 type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
 
-async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secret = await ctx.webhookSecret(opts.secret);
   if (!secret) {
@@ -88,7 +88,7 @@ async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Contex
   }
 }
 
-async function runDetect(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secrets = await secretsAtHand(opts, ctx);
   if (secrets.length === 0) {
@@ -112,7 +112,7 @@ async function runDetect(d: Delivery, options: Check, opts: Options, ctx: Contex
 }
 
 /** --signature and --file (or stdin), as before the store existed. */
-async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
+async function fromFlags(opts: Options, ctx: Context): Promise<Signed> {
   const { io } = ctx;
   let signature = opts.signature?.trim();
   if (!signature) {
@@ -142,7 +142,7 @@ async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
  * signature is judged against the time the listener received it: that is when it was
  * checked, and a stored delivery is older than any tolerance.
  */
-async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
+async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
   const file = opts.fromStore!;
   if (file.trim() === '') throw new UsageError('--from-store: give a file name');
   if (opts.signature !== undefined || opts.file !== undefined) {
