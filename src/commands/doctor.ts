@@ -29,7 +29,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   add('node', major > 20 || (major === 20 && minor >= 19) ? 'pass' : 'fail', `v${process.versions.node} (needs >= 20.19)`);
 
   // The mode as found, before opening the store puts a too-open file right (with a warning).
-  const path = (await import('../lib/config/store.js')).configPath(ctx.env);
+  const path = (await import('../lib/config/file.js')).configPath(ctx.env);
   let mode: number | undefined;
   try {
     mode = statSync(path).mode & 0o777;

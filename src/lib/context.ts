@@ -5,7 +5,7 @@
 // for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
-import type { ConfigStore } from './config/store.js';
+import type { ConfigStore } from './config/file.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
@@ -111,7 +111,7 @@ export function createContext(deps: ContextDeps): Context {
     ...(deps.signal ? { signal: deps.signal } : {}),
 
     config() {
-      store ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env, (line) => io.err(line)));
+      store ??= import('./config/file.js').then(({ ConfigStore }) => new ConfigStore(env, (line) => io.err(line)));
       return store;
     },
 

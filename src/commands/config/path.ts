@@ -10,6 +10,6 @@ export const command = () =>
 export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, ['table', 'json']);
   // Not through the store: the path is known even when the file cannot be read.
-  const path = (await import('../../lib/config/store.js')).configPath(ctx.env);
+  const path = (await import('../../lib/config/file.js')).configPath(ctx.env);
   ctx.io.out(ctx.globals.json ? `${JSON.stringify({ path })}\n` : `${path}\n`);
 }

@@ -16,7 +16,7 @@ const MAX_KEPT = 200;
 
 /** Beside the config file (store.ts is loaded only here: it brings `conf`, which a run with a key in the environment never needs). */
 async function quotesPath(env: NodeJS.ProcessEnv): Promise<string> {
-  const { configPath } = await import('../config/store.js');
+  const { configPath } = await import('../config/file.js');
   return join(dirname(configPath(env)), 'quotes.json');
 }
 
