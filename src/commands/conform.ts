@@ -136,10 +136,10 @@ async function save(
   settings: Setting[],
   apply: typeof import('../lib/conform/verdicts.js').applySettings,
 ): Promise<{ profile: string; service: unknown; settings: string[] }> {
-  const store = await ctx.config();
-  const profile = store.read().profiles[name];
+  const file = await ctx.config();
+  const profile = file.read().profiles[name];
   if (!profile) throw new UsageError(`no profile named "${name}"`);
   const service = apply(profile.service ?? {}, settings);
-  store.setProfile(name, { ...profile, service });
+  file.setProfile(name, { ...profile, service });
   return { profile: name, service, settings: [] };
 }

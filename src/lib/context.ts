@@ -5,7 +5,7 @@
 // for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
-import type { ConfigStore } from './config/file.js';
+import type { ConfigFile } from './config/file.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
 import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
@@ -57,7 +57,7 @@ export type Context = {
   sleep(ms: number): Promise<void>;
   /** Stops a command that runs until interrupted (webhooks listen, emulator) as Ctrl-C does: for a run in process. */
   signal?: AbortSignal;
-  config(): Promise<ConfigStore>;
+  config(): Promise<ConfigFile>;
   settings(): Promise<Resolved>;
   /** Webhook secret: the flag, else OFFRAMP_WEBHOOK_SECRET, else the profile's; no API key needed. */
   webhookSecret(flag?: string): Promise<string | undefined>;
@@ -94,7 +94,7 @@ export type ContextDeps = {
 
 export function createContext(deps: ContextDeps): Context {
   const { io, env, globals } = deps;
-  let store: Promise<ConfigStore> | undefined;
+  let configFile: Promise<ConfigFile> | undefined;
   let settings: Promise<Resolved> | undefined;
   let api: Promise<Api> | undefined;
   const clients: HttpClient[] = [];
@@ -111,8 +111,8 @@ export function createContext(deps: ContextDeps): Context {
     ...(deps.signal ? { signal: deps.signal } : {}),
 
     config() {
-      store ??= import('./config/file.js').then(({ ConfigStore }) => new ConfigStore(env, (line) => io.err(line)));
-      return store;
+      configFile ??= import('./config/file.js').then(({ ConfigFile }) => new ConfigFile(env, (line) => io.err(line)));
+      return configFile;
     },
 
     settings() {

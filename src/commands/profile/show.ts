@@ -15,14 +15,14 @@ export const command = () =>
     .addHelpText('after', examples('offramp profile show', 'offramp profile show staging --json'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const store = await ctx.config();
-  const data = store.read();
+  const file = await ctx.config();
+  const data = file.read();
   const name = opts.name ?? ctx.globals.profile ?? ctx.env.OFFRAMP_PROFILE ?? data.current;
   const profile = name ? data.profiles[name] : undefined;
   if (!name || !profile) {
     throw new UsageError(name ? `no profile named "${name}"` : 'no current profile', 'list them with: offramp profile list');
   }
-  const view = { ...maskedView(name, profile, data.current), config_path: store.path, service: profile.service ?? {} };
+  const view = { ...maskedView(name, profile, data.current), config_path: file.path, service: profile.service ?? {} };
   if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, view);
   renderRecord(ctx.io, [
     {
