@@ -4,7 +4,7 @@ import { Argument, Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError } from '../../lib/errors.js';
 import { durationFlag } from '../../lib/input/values.js';
-import { isTerminal } from '../../lib/lifecycle.js';
+import { isFinal } from '../../lib/lifecycle.js';
 import { resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
@@ -22,7 +22,7 @@ export const command = () =>
   withArguments(new Command('watch'), new Argument('[id]', 'transaction id or its first 8+ characters'))
     .description('poll a transaction and show every status change until it ends')
     .option('--ref <merchant_reference>', 'watch by merchant reference')
-    .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
+    .addOption(new Option('--until <status>', 'stop when this status is reached (default: any final status)').choices(TRANSACTION_STATUSES))
     .option('--interval <duration>', 'time between polls: 500ms, 2s, 1m (a bare number is ms)', '2s')
     .addHelpText('after', '\n--timeout DURATION (global) is, for watch, the overall deadline (exit 7 when it passes).')
     .addHelpText('after', examples('offramp tx watch 0b6f3c1e', 'offramp tx watch --ref order-1042 --until completed --timeout 10m'));
@@ -49,7 +49,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const { chalkFor, statusColor } = await import('../../lib/output/render.js');
   const c = chalkFor(ctx.io);
   const color = (status: string) => statusColor(c, status);
-  const goal = until ?? 'a terminal status';
+  const goal = until ?? 'a final status';
 
   let tx: Transaction | undefined;
   const changes = new ChangeLog();
@@ -85,13 +85,13 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         spinner.render();
       }
 
-      if (until === undefined ? isTerminal(tx.status) : tx.status === until || reached) {
+      if (until === undefined ? isFinal(tx.status) : tx.status === until || reached) {
         spinner?.stop();
         showFinal(ctx, format, tx, color);
         ctx.io.err(until === undefined || tx.status === until ? `reached ${tx.status}` : `reached ${until} at ${reached!.changed_at} (now ${tx.status})`);
         return;
       }
-      if (isTerminal(tx.status)) {
+      if (isFinal(tx.status)) {
         spinner?.stop();
         showFinal(ctx, format, tx, color);
         throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);

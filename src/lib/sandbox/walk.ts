@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { simulateEvent, transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, CheckFailed, CliError, EXIT, UsageError } from '../errors.js';
-import { eventsValidFrom, isTerminal, TRANSITIONS } from '../lifecycle.js';
+import { eventsValidFrom, isFinal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
 import { SANDBOX_PAIR, type SimulatorEvent } from '../vocabulary.js';
@@ -229,7 +229,7 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   if (tx.status === expected) return tx;
   if (answer.status === expected) return answer;
   // A final status other than the one the step started from will not change any more.
-  const settledElsewhere = () => tx.status !== before && isTerminal(tx.status);
+  const settledElsewhere = () => tx.status !== before && isFinal(tx.status);
   while (!settledElsewhere()) {
     const left = deadline - opts.now().getTime();
     if (left <= 0) break;
