@@ -3,7 +3,7 @@
 // (docs/api.md, "Find out what the service chose").
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, UsageError } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
@@ -32,7 +32,7 @@ const WRONG_KEY = 'conform-invalid-key';
 const TARGET_SETTLE_MS = 500;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('conform'));
   const { io } = ctx;
   const settings = await ctx.settings();
   // Everything that can be refused is refused before the first request.

@@ -5,7 +5,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { simulateEvent, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { ApiError, CliError, EXIT, UsageError } from '../../lib/errors.js';
 import { ask } from '../../lib/input/values.js';
 import { refusal } from '../../lib/lifecycle.js';
@@ -31,7 +31,7 @@ export const command = () =>
 const EVENT_LIST = `events: ${SIMULATOR_EVENTS.join(', ')}`;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('simulate'));
   // With --ref the one positional argument is the event.
   const [idArg, eventArg] = opts.ref !== undefined && opts.event === undefined ? [undefined, opts.txId] : [opts.txId, opts.event];
   // Everything given is checked first; only then is anything missing asked for.

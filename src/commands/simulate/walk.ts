@@ -2,7 +2,7 @@
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome } from '../../lib/sandbox/walk.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
@@ -20,7 +20,7 @@ export const command = () =>
     .addHelpText('after', examples('offramp simulate walk', 'offramp simulate walk 0b6f3c1e --outcome refunded', 'offramp simulate walk --ref order-1042'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('simulate walk'));
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
   await ctx.refuseProduction('simulate walk');

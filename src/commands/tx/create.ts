@@ -21,7 +21,7 @@ import {
   validator,
 } from '../../lib/input/values.js';
 import { amountProblem, parseAmount } from '../../lib/money.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
@@ -56,7 +56,7 @@ const PHONE = /^\+?[0-9][0-9 ()-]{2,31}$/;
 type Plan = { mode: 'quote'; quoteId: string; network: string } | { mode: 'direct'; fiat: string; token: string; network: string };
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals);
+  const format = resolveFormat(ctx.globals, formatsOf('tx create'));
 
   // 1. Every flag that was given is checked before anything else happens.
   if (opts.quote !== undefined && opts.fiatAmount !== undefined) {

@@ -5,7 +5,7 @@ import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError } from '../../lib/errors.js';
 import { durationFlag } from '../../lib/input/values.js';
 import { isFinal } from '../../lib/lifecycle.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { localTime } from '../../lib/output/time.js';
@@ -31,7 +31,7 @@ export const command = () =>
 export const MIN_INTERVAL_MS = 100;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  const format = resolveFormat(ctx.globals, formatsOf('tx watch'));
   // No timer waits longer than MAX_TIMER_MS (a longer one would fire at once, in a loop).
   const interval = Math.min(durationFlag(opts.interval ?? '2s', '--interval', 'ms', MIN_INTERVAL_MS), MAX_TIMER_MS);
   // --until is one of the statuses: commander checks its choices.

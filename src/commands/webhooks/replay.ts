@@ -9,7 +9,7 @@ import { CliError, describeError, EXIT, UsageError, exitCodeOf, type ExitCode } 
 import { parseIntFlag } from '../../lib/input/values.js';
 import { eventIdFromPrefix, filterTransactionId } from '../../lib/tx/lookup.js';
 import { parseIdOrPrefix } from '../../lib/tx/short-id.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
 import { counted, startProgress } from '../../lib/output/spinner.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -40,7 +40,7 @@ type Outcome = { target: Target; result?: ReplayResult; error?: unknown };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;
-  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks replay'));
   const given = opts.eventIds ?? [];
   if (given.length > 0 && opts.failed) throw new UsageError('give event ids or --failed, not both');
   if (given.length === 0 && !opts.failed) throw new UsageError('nothing to replay: give one or more EVENT_IDs, or --failed');

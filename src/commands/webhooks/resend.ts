@@ -9,7 +9,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
@@ -68,7 +68,7 @@ export type ResendResult = {
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks resend'));
   if (opts.fromStore !== undefined && opts.fromStore.trim() === '') throw new UsageError('--from-store: give a file name', 'a store `webhooks listen --store FILE` wrote');
   const store = opts.fromStore ?? DEFAULT_STORE;
   const flag = opts.fromStore !== undefined ? `--from-store ${store}` : `${store} (the store \`webhooks listen\` writes by default)`;

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -33,7 +33,7 @@ export type Options = OptionsOf<typeof command>;
 type Signed = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('webhooks verify'));
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   // --detect searches: only an explicit --scheme narrows it, not the profile's pin.
   const scheme =
