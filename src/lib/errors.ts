@@ -186,6 +186,12 @@ export function codeForStatus(status: number): string {
   return (CODE_OF_STATUS as Record<number, string>)[status] ?? `HTTP_${status}`;
 }
 
+/** Output that could not be written to `where`: DISK_FULL on a full disk (or quota), else OUTPUT; exit 1 either way. */
+export function outputFailed(err: NodeJS.ErrnoException, where: string): CliError {
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') return new CliError(`no space left on the device (${where})`, 'DISK_FULL', EXIT.failure);
+  return new CliError(`could not write to ${where} (${err.code ?? err.message}); the output is incomplete`, 'OUTPUT', EXIT.failure);
+}
+
 /** What went wrong in one piece: `CODE: message` for the CLI's errors, else the message. */
 export function describeError(err: unknown): string {
   if (err instanceof CliError) return `${err.code}: ${err.message}`;

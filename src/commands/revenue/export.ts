@@ -11,7 +11,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/fs/atomic.js';
 import type { Window } from '../../lib/input/dates.js';
-import { ApiError, CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
+import { ApiError, CheckFailed, CliError, EXIT, Interrupted, outputFailed, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import { nothingMatched, stillOpenNote } from '../../lib/revenue/periods.js';
@@ -281,10 +281,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     if (cause) {
       // The reader went away (e.g. `| head`): what it wanted it got.
       if (!file && cause.code === 'EPIPE' && outputError) return 0;
-      if (cause.code === 'ENOSPC' || cause.code === 'EDQUOT') {
-        throw withHint(new CliError(`no space left on the device (${outputError ? (opts.out ?? 'stdout') : 'spools'})`, 'DISK_FULL', EXIT.failure), notWritten, resumeHint);
-      }
-      throw withHint(new CliError(`writing the export failed: ${cause.message}`, 'OUTPUT', EXIT.failure), notWritten, resumeHint);
+      throw withHint(outputFailed(cause, outputError ? (opts.out ?? 'stdout') : 'spools'), notWritten, resumeHint);
     }
     if (err instanceof CheckFailed) throw err;
     if (err instanceof ApiError && err.status === 429) {
