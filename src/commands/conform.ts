@@ -60,7 +60,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
     stored = await signatures.readStore(opts.store);
   }
-  const overlay = opts.overlay === undefined ? undefined : await import('../lib/openapi/overlay.js');
+  const overlay = opts.overlay === undefined ? undefined : await import('../lib/conform/overlay.js');
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
   const readOnly = settings.env === 'production';

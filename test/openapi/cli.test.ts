@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { openapiDocument } from '../../src/lib/openapi/document.js';
-import { overlayFor, type ConformReport } from '../../src/lib/openapi/overlay.js';
+import { overlayFor, type ConformReport } from '../../src/lib/conform/overlay.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { DOCUMENT_PATH } from '../helpers/openapi.js';

@@ -1,5 +1,5 @@
 // What `offramp conform` observed, as an OpenAPI Overlay over docs/openapi.yaml (issue 24,
-// item 6; src/lib/openapi/overlay.ts). From hand-made reports: which finding becomes which
+// item 6; src/lib/conform/overlay.ts). From hand-made reports: which finding becomes which
 // action, and that nothing unobserved does. End to end: conform (main in process) against
 // the emulator and against the variant server, each overlay applied with openapi-format,
 // both results linted clean by Redocly, the two overlays differing exactly on the points
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Answered } from '../../src/emulator/index.js';
 import { openapiDocument } from '../../src/lib/openapi/document.js';
-import { jsonPath, overlayFor, writeOverlay, type ConformReport, type Overlay, type OverlayAction } from '../../src/lib/openapi/overlay.js';
+import { jsonPath, overlayFor, writeOverlay, type ConformReport, type Overlay, type OverlayAction } from '../../src/lib/conform/overlay.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { documentChecker, DOCUMENT_PATH } from '../helpers/openapi.js';
@@ -223,7 +223,7 @@ beforeAll(async () => {
 
 const VARIANT_SECRET = 'whsec_variant_overlay';
 
-/** The points the overlay carries (src/lib/openapi/overlay.ts). */
+/** The points the overlay carries (src/lib/conform/overlay.ts). */
 const CARRIED = /^(status|list|page size|filter|values): |^error: 401 |^Retry-After$|^signature scheme$/;
 
 describe('conform --overlay against the emulator and the variant', { timeout: 60_000 }, () => {

@@ -11,13 +11,13 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
-import { CALLS, ERROR_POINT, LIST_LABEL, LOCATION_TEXT, type CallName, type Finding } from '../conform/verdicts.js';
+import { CALLS, ERROR_POINT, LIST_LABEL, LOCATION_TEXT, type CallName, type Finding } from './verdicts.js';
 import { UsageError } from '../errors.js';
 import { SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
-import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from './document.js';
-import { toJson, toYaml } from './render.js';
-import { schemaRef, type JsonSchema } from './schemas.js';
+import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from '../openapi/document.js';
+import { toJson, toYaml } from '../openapi/render.js';
+import { schemaRef, type JsonSchema } from '../openapi/schemas.js';
 
 /** What `offramp conform --json` prints (its `saved` aside). */
 export type ConformReport = { target: string; env: string; findings: Finding[] };
