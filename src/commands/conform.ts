@@ -110,7 +110,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
 
   if (overlay && opts.overlay !== undefined) {
-    const actions = await overlay.writeOverlay(opts.overlay, report);
+    const actions = await overlay.writeOverlay(opts.overlay, { ...report, observed });
     if (!ctx.globals.json) io.err(`conform: the overlay (${actions} action${actions === 1 ? '' : 's'}) is in ${opts.overlay}`);
   }
 
