@@ -2,7 +2,7 @@
 // names its top-level command. Loaded by every run that parses a command line, so it loads
 // only commander and small modules of plain values (the flag value parsers, the output formats,
 // the secret variables' names, the version, the error classes): no Node module, and none of
-// the commands, which are in program.ts.
+// the commands, which load.ts loads.
 import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
 import { UsageError } from '../lib/errors.js';
 import { durationFlag } from '../lib/input/values.js';
