@@ -16,6 +16,7 @@ import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 import { OUTCOMES } from '../lib/sandbox/walk.js';
 import { examples, type OptionsOf } from './command.js';
+import { refuseProduction } from '../lib/config/production.js';
 
 export const command = () =>
   new Command('smoke')
@@ -30,7 +31,7 @@ export type Options = OptionsOf<typeof command>;
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const outcome = checkOutcome(opts.outcome, false);
   const github = opts.report === 'github';
-  await ctx.refuseProduction('smoke');
+  await refuseProduction(ctx, 'smoke');
   const api = await ctx.api();
   const timeline = await Timeline.create(ctx.io);
   const startedAt = ctx.now();

@@ -7,7 +7,6 @@ import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
 import type { ConfigFile } from './config/file.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
-import { AuthError, Declined, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { SECRET_VARIABLES } from './config/secret-variables.js';
 
@@ -69,14 +68,6 @@ export type Context = {
   /** An HTTP client under the run's rules (--timeout, --retries, the answer cap, the trace), closed with the context. */
   httpClient(to: ClientFor): Promise<HttpClient>;
   prompts(): Promise<Prompts>;
-  /**
-   * Asks before a change on a production profile (or whenever `always`); --yes skips. A
-   * No ends the run (exit 0) saying `declined`, what did not happen ("… not cancelled").
-   * The answer offered is No on production, else `yes` (a summary the user just built).
-   */
-  confirm(question: string, declined: string, opts?: { always?: boolean; yes?: boolean }): Promise<void>;
-  /** Refuses sandbox-only operations on a production profile, before any request. */
-  refuseProduction(what: string): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -188,30 +179,6 @@ export function createContext(deps: ContextDeps): Context {
     async prompts() {
       const [prompts, { safePrompts }] = await Promise.all([import('@inquirer/prompts'), import('./output/prompts.js')]);
       return safePrompts(prompts);
-    },
-
-    async confirm(question, declined, opts = {}) {
-      if (globals.yes) return;
-      const s = await ctx.settings();
-      const production = s.env === 'production';
-      if (!production && !opts.always) return;
-      const where = production ? ` on PRODUCTION (profile ${s.profileName})` : '';
-      if (!io.canPrompt()) {
-        throw new AuthError(`refusing to ${question}${where} without confirmation`, 'pass --yes to confirm');
-      }
-      const { confirm } = await ctx.prompts();
-      const ok = await confirm({ message: `${question}${where}?`, default: !production && opts.yes === true }, { input: io.stdin, output: io.stderr });
-      if (!ok) throw new Declined(declined);
-    },
-
-    async refuseProduction(what) {
-      const s = await ctx.settings();
-      if (s.env === 'production') {
-        throw new AuthError(
-          `${what} is staging-only and profile "${s.profileName}" is production; nothing was sent`,
-          'use a staging or local profile (--profile NAME)',
-        );
-      }
     },
 
     async close() {

@@ -15,6 +15,7 @@ import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderTransaction } from '../../lib/tx/render.js';
 import { SIMULATOR_EVENTS, type SimulatorEvent } from '../../lib/vocabulary.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { refuseProduction } from '../../lib/config/production.js';
 
 /** `offramp simulate` itself (its `walk` is in walk.ts). */
 export const command = () =>
@@ -40,7 +41,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (givenEvent === undefined && !ctx.io.canPrompt()) {
     throw new UsageError('missing EVENT: offramp simulate TX_ID EVENT', EVENT_LIST);
   }
-  await ctx.refuseProduction('simulate');
+  await refuseProduction(ctx, 'simulate');
   const txId = await targetId(ctx, target);
   const api = await ctx.api();
   const event = givenEvent ?? (await pickEvent(ctx, txId));

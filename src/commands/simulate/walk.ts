@@ -10,6 +10,7 @@ import { OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { refuseProduction } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('walk'), new Argument('[tx_id]', 'existing transaction id or its first 8+ characters'))
@@ -23,7 +24,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   resolveFormat(ctx.globals, formatsOf('simulate walk'));
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
-  await ctx.refuseProduction('simulate walk');
+  await refuseProduction(ctx, 'simulate walk');
   const txId = target ? await targetId(ctx, target) : undefined;
   const api = await ctx.api();
   const timeline = await Timeline.create(ctx.io);

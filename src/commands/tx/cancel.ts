@@ -14,6 +14,7 @@ import type { Transaction, TransactionSummary } from '../../lib/schemas.js';
 import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('cancel'), new Argument('[id]', 'transaction id or its first 8+ characters (asked for on a terminal when left out)'))
@@ -27,7 +28,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const target = await resolveTarget(ctx, opts.id, opts.ref, { message: 'Transaction id to cancel' });
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
   const id = await targetId(ctx, target);
-  await ctx.confirm(`cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
+  await confirm(ctx, `cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
   ctx.io.err(`idempotency-key: ${key}`);
 
   const api = await ctx.api();

@@ -28,6 +28,7 @@ import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
 import { recallQuote, type RememberedQuote } from '../../lib/tx/quotes.js';
 import { examples, type OptionsOf } from '../command.js';
+import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   new Command('create')
@@ -158,7 +159,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   };
 
   if (asked) await confirmSummary(ctx, body);
-  else await ctx.confirm(`create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
+  else await confirm(ctx, `create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, body, key);
@@ -223,7 +224,7 @@ async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Pro
     ...(body.seller_phone !== undefined ? [`  seller phone ${body.seller_phone}`] : []),
   ];
   for (const line of lines) ctx.io.err(line);
-  await ctx.confirm('Create this transaction', notCreated(body.merchant_reference), { always: true, yes: true });
+  await confirm(ctx, 'Create this transaction', notCreated(body.merchant_reference), { always: true, yes: true });
 }
 
 const notCreated = (ref: string) => `transaction ${JSON.stringify(ref)} not created`;

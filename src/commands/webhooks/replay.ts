@@ -20,6 +20,7 @@ import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
 import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('replay'), new Argument('[event_ids...]', 'events to replay (ids or their first 8+ characters)'))
@@ -86,7 +87,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     }
   }
   const chosen = `${targets.length} webhook event${targets.length === 1 ? '' : 's'}`;
-  await ctx.confirm(`replay ${chosen}`, `${chosen} not replayed`);
+  await confirm(ctx, `replay ${chosen}`, `${chosen} not replayed`);
 
   const limit = pLimit(concurrency);
   const progress = await startProgress(ctx, 'replaying', targets.length);
