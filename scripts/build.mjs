@@ -28,6 +28,8 @@ try {
       main: 'src/main.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
       emulator: 'src/emulator/index.ts',
+      // Required by bin/offramp.js before the compile cache is on: Node's modules only.
+      ancestry: 'src/lib/fs/ancestry.ts',
       // Build-time only: renders dist/help.json, then is removed (src/help/snapshot.ts).
       'help-render': 'src/help/render.ts',
     },
