@@ -103,8 +103,11 @@ export function buildExecutable(arch, { main = join(work, 'offramp.cjs'), codeCa
       disableExperimentalSEAWarning: true,
       useCodeCache: codeCache,
       useSnapshot: false,
-      // Node's options stay the user's (NODE_OPTIONS), as with `node bin/offramp.js`.
-      execArgvExtension: 'env',
+      // No Node flags from outside: NODE_OPTIONS is ignored (no --require of someone's code,
+      // no --inspect), nor is --node-options read from the command line, and SIGUSR1 opens
+      // no debugger. gh and the Stripe CLI have no such switch either (docs/install.md).
+      execArgv: ['--disable-sigusr1'],
+      execArgvExtension: 'none',
       assets: { 'help.json': join(root, 'dist', 'help.json') },
     }),
   );
