@@ -1,11 +1,11 @@
 // Files only their owner can change, refused otherwise, as ssh treats its keys: a file the
 // CLI trusts (the listener's store, what an export writes and reads back) must be owned by
 // the user and writable by no one else, and so must its directory (whoever can write the
-// directory can replace the file), and so must every directory above it (./ancestry.ts).
-// What the CLI creates is private from the start (0700,
-// 0600, O_EXCL), so a file planted under that name a moment earlier is never opened as ours.
+// directory can replace the file), and every directory above it (./ancestry.ts). What the CLI
+// creates is private from the start (0700, 0600, O_EXCL), so a file planted under that name a
+// moment earlier is never opened as ours.
 // Where POSIX owners and modes do not exist (Windows), nothing is checked.
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
@@ -54,9 +54,9 @@ export function trustHint(path: string, st: Stats, kind: PathKind, rootMayOwn = 
 }
 
 /** Throws InsecurePathError when `st` (of `path`) is not trusted. */
-function check(path: string, st: Stats, kind: PathKind, what: string, subject: string = path): void {
-  const reason = distrust(path, st, kind, subject);
-  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(path, st, kind));
+function check(path: string, st: Stats, kind: PathKind, what: string, subject: string = path, rootMayOwn = kind === 'directory'): void {
+  const reason = distrust(path, st, kind, subject, rootMayOwn);
+  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(path, st, kind, rootMayOwn));
 }
 
 /** Throws InsecurePathError when a directory above `path` lets someone else replace it (./ancestry.ts). */
@@ -149,13 +149,9 @@ export function readTrustedFile(path: string, what: string): string {
   const absolute = resolve(path);
   const fd = openSync(absolute, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    const st = fstatSync(fd);
-    const reason = distrust(absolute, st, 'file', path, true);
-    if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(absolute, st, 'file', true));
+    check(absolute, fstatSync(fd), 'file', what, path, true);
+    // Once no directory above it is another's, no one else can have swapped it since the open.
     checkAncestry(absolute, what);
-    // The name still leads to what was opened: nothing was swapped in meanwhile.
-    const now = statSync(absolute, { throwIfNoEntry: false });
-    if (now?.ino !== st.ino || now.dev !== st.dev) throw new InsecurePathError(`refusing ${what}: ${path} changed while it was being read`, 'is another process replacing it?');
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
