@@ -5,7 +5,7 @@
 // secret file must be a regular file: a FIFO is refused at once, not waited on. Parts that
 // need a second user (root gives files to nobody, uid 65534) run as root only.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,16 @@ describe.skipIf(!posix)('a directory above others can write, without the sticky 
     // Fixed as the hint says, the same directory is trusted.
     chmodSync(parent, 0o755);
     expect((await runMain(['profile', 'list'], { env: { OFFRAMP_CONFIG_DIR: config } })).code).toBe(0);
+  });
+
+  it("a config.json that links into it is refused too: the link's target could be swapped", async () => {
+    const parent = dirWithMode(0o777);
+    const target = fileIn(parent, 'config.json', JSON.stringify({ profiles: {} }));
+    const config = mkdtempSync(join(tmpdir(), 'offramp-linked-config-'));
+    symlinkSync(target, join(config, 'config.json'));
+    const r = await runMain(['profile', 'list'], { env: { OFFRAMP_CONFIG_DIR: config } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`error: CONFIG_UNSAFE: refusing the config directory ${config}: ${parent} is writable by its group and other users (mode 0777)`);
   });
 
   it('a secret file in it is refused, even 0600: whoever writes the directory can swap the file', async () => {

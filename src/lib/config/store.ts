@@ -52,7 +52,8 @@ export class ConfigStore {
     // conf's read (src/lib/fs/ancestry.ts); once none can, what is checked is what is read.
     const dirStat = statSync(dir, { throwIfNoEntry: false });
     if (dirStat) trusted(dir, dirStat, 'directory');
-    const above = distrustAncestry(dir);
+    // The file's path, not the directory's: where config.json is a link, its target's directories count too.
+    const above = distrustAncestry(this.path);
     if (above) throw new UnsafeConfig(`refusing the config directory ${dir}: ${above.reason}`, `${above.hint} (or set OFFRAMP_CONFIG_DIR)`);
     const fileStat = statSync(this.path, { throwIfNoEntry: false });
     if (fileStat) {
