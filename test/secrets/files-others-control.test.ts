@@ -6,6 +6,8 @@
 // need a second user (root gives files to nobody, uid 65534) run as root only.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -143,5 +145,20 @@ describe.skipIf(!posix)('a secret file that is not a regular file', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`error: INSECURE_PATH: refusing OFFRAMP_API_KEY_FILE: ${fifo} is not a regular file (a FIFO)\nhint: give the path of a regular file\n`);
     expect(performance.now() - started).toBeLessThan(8000);
+  });
+
+  it('a socket or a device is refused the same way', async () => {
+    const socketPath = join(fifoDir, 'key.sock');
+    const server = createServer().listen(socketPath);
+    await once(server, 'listening');
+    try {
+      for (const [file, kind] of [[socketPath, 'a socket'], ['/dev/zero', 'a device']] as const) {
+        const r = await runMain(['tx', 'list'], { env: { OFFRAMP_API_KEY_FILE: file, OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`error: INSECURE_PATH: refusing OFFRAMP_API_KEY_FILE: ${file} is not a regular file (${kind})\nhint: give the path of a regular file\n`);
+      }
+    } finally {
+      server.close();
+    }
   });
 });

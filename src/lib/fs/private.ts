@@ -147,7 +147,14 @@ export async function openPrivateFile(path: string, opts: OpenPrivateOptions): P
  */
 export function readTrustedFile(path: string, what: string): string {
   const absolute = resolve(path);
-  const fd = openSync(absolute, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  let fd: number;
+  try {
+    fd = openSync(absolute, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    // A Unix socket cannot be opened at all: said as what it is, like a FIFO or a device.
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw new InsecurePathError(`refusing ${what}: ${path} is not a regular file (a socket)`, 'give the path of a regular file');
+    throw err;
+  }
   try {
     check(absolute, fstatSync(fd), 'file', what, path, true);
     // Once no directory above it is another's, no one else can have swapped it since the open.
