@@ -72,7 +72,7 @@ function walk(path: string, uid: number): Distrust | undefined {
 
 function distrustDirectory(dir: string, st: Stats, entry: string, uid: number): Distrust | undefined {
   const elsewhere = 'use a path in a directory only you (or root) can write, such as one under your home directory';
-  if (st.uid !== uid && st.uid !== 0) return { reason: `${dir} is owned by another user (uid ${st.uid}), who could replace what is in it`, hint: elsewhere };
+  if (st.uid !== uid && st.uid !== 0) return { reason: `${dir} is owned by another user (uid ${st.uid})`, hint: elsewhere };
   const who = writers(st.mode);
   if (!who) return undefined;
   if (st.mode & STICKY) {
@@ -82,7 +82,7 @@ function distrustDirectory(dir: string, st: Stats, entry: string, uid: number): 
     return { reason: `${entry} is owned by another user (uid ${inside.uid}) in the shared directory ${dir}`, hint: elsewhere };
   }
   return {
-    reason: `${dir} is writable by ${who} (mode ${octal(st.mode)}), who could replace what is in it`,
+    reason: `${dir} is writable by ${who} (mode ${octal(st.mode)})`,
     // Never a change to a directory that is not the user's: they cannot make it, and should not.
     hint: st.uid === uid ? `chmod go-w ${dir}, or ${elsewhere}` : elsewhere,
   };
