@@ -16,7 +16,8 @@ export type Manifest = {
   generated_at: string;
   cli: { name: 'offramp-cli'; version: string };
   api: { version: string | null; base_url: string };
-  window: { from: string; to: string };
+  /** The window as instants, and the zone of its days and months (--tz). */
+  window: { from: string; to: string; tz: string };
   filters: { token: string | null; network: string | null };
   format: string;
   options: { excel: boolean; raw_cells: boolean };
@@ -38,6 +39,7 @@ export type ManifestInput = {
   cliVersion: string;
   baseUrl: string;
   window: Window;
+  zone: string;
   filters: RevenueFilters;
   format: string;
   excel: boolean;
@@ -81,7 +83,7 @@ export function buildManifest(m: ManifestInput): Manifest {
     generated_at: m.now.toISOString(),
     cli: { name: 'offramp-cli', version: m.cliVersion },
     api: { version: apiVersion(m.baseUrl), base_url: publicUrl(m.baseUrl) },
-    window: { from: m.window.from.toISOString(), to: m.window.to.toISOString() },
+    window: { from: m.window.from.toISOString(), to: m.window.to.toISOString(), tz: m.zone },
     filters: { token: m.filters.crypto_currency ?? null, network: m.filters.network ?? null },
     format: m.format,
     options: { excel: m.excel, raw_cells: m.rawCells },

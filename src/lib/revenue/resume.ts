@@ -32,6 +32,8 @@ export type Binding = {
   partner: string;
   from: string;
   to: string;
+  /** --tz: the zone of the --summary table's and the workbook's months. */
+  tz: string;
   filters: RevenueFilters;
   format: string;
   excel: boolean;
@@ -97,6 +99,7 @@ function queryWords(q: { from: string; to: string; filters: RevenueFilters }): s
 /** What decides the file's content, as flags; -o only when `withFormat`. */
 function contentWords(b: Binding, withFormat: boolean): string[] {
   const words = withFormat ? ['-o', b.format] : [];
+  if (b.tz !== 'UTC') words.push('--tz', shellQuote(b.tz));
   if (b.excel) words.push('--excel');
   if (b.raw_cells) words.push('--raw-cells');
   if (b.summary) words.push('--summary');
@@ -108,6 +111,7 @@ const FIELD_NAMES: Record<keyof Binding, string> = {
   partner: 'the API key',
   from: '--from',
   to: '--to',
+  tz: '--tz',
   filters: '--token/--network',
   format: '-o',
   excel: '--excel',
@@ -143,7 +147,8 @@ export async function readCheckpoint(out: string): Promise<Checkpoint | undefine
     if (await notPrivate(dir)) return undefined;
     const file = JSON.parse(await readFile(join(dir, CHECKPOINT), { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW })) as Checkpoint & { kind: string; version: number };
     if (file.kind !== KIND || file.version !== VERSION || !Array.isArray(file.slices) || typeof file.binding !== 'object') return undefined;
-    return { binding: file.binding, slices: file.slices };
+    // A checkpoint from before --tz was one of an export in UTC.
+    return { binding: { ...file.binding, tz: file.binding.tz ?? 'UTC' }, slices: file.slices };
   } catch {
     return undefined;
   }
