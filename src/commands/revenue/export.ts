@@ -31,7 +31,8 @@ import {
   type RevenueFilters,
   type SliceReport,
 } from '../../lib/revenue/export.js';
-import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
+import { buildManifest } from '../../lib/revenue/manifest.js';
+import { publicUrl } from '../../lib/client/url.js';
 import { monthTotals, renderChecks } from '../../lib/revenue/report.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';

@@ -11,7 +11,7 @@ import { AtomicFile } from '../../lib/fs/atomic.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import type { Grouping } from '../../lib/revenue/groups.js';
-import { publicUrl } from '../../lib/revenue/manifest.js';
+import { publicUrl } from '../../lib/client/url.js';
 import { checkZone, nothingMatched, partialPeriods, periodsIn, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { exportCommandWords } from '../../lib/revenue/resume.js';
 import { groupRows } from '../../lib/revenue/rows.js';

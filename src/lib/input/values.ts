@@ -2,7 +2,7 @@
 // checks a flag and a prompt as the user types; parsers turn a problem into a UsageError
 // naming the flag; `ask` is the one rule for a missing value (the CLI contract, "Global
 // behaviour"): prompt when the session is interactive, otherwise exit 2 naming the flag.
-import type { Context, Prompts } from '../context.js';
+import type { Context, Globals, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RevenueFilters } from '../client/filters.js';
@@ -148,6 +148,17 @@ export function generateReference(now: Date): string {
 /** Quotes a value for a POSIX shell, so a printed command can be pasted as is. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `offramp` and the global flags that chose the service when they were given (`service`: the
+ * base URL to name, without credentials), never a key: how a command to paste begins.
+ */
+export function offrampWords(globals: Pick<Globals, 'profile' | 'baseUrl'>, service: string): string[] {
+  const words = ['offramp'];
+  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
+  if (globals.baseUrl) words.push('--base-url', shellQuote(service));
+  return words;
 }
 
 /** --token and --network under the row's own field names (the spec leaves the filter names "not shown"), lower-cased. */

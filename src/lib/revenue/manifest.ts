@@ -1,5 +1,6 @@
 // `revenue export --manifest FILE.json`: what an auditor files beside the export
 // (docs/finance.md, "`--manifest`, progress, `--summary`, filters").
+import { publicUrl } from '../client/url.js';
 import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';
@@ -54,18 +55,6 @@ export type ManifestInput = {
   /** With -o xlsx: the amount cells the workbook holds as text. */
   textAmounts?: TextAmounts;
 };
-
-/** The base URL without credentials (a proxy-style `user:pass@` never reaches a file). */
-export function publicUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '';
-  }
-}
 
 /** The API version in the base path (`/api/v1/partner` → `v1`), when it has one. */
 export function apiVersion(url: string): string | null {

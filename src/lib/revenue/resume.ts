@@ -14,7 +14,7 @@ import { lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
 import type { Globals } from '../context.js';
-import { shellQuote } from '../input/values.js';
+import { offrampWords, shellQuote } from '../input/values.js';
 import { extensionOf } from '../output/format.js';
 import { writeAside } from '../fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
@@ -64,10 +64,7 @@ export function exportCommandWords(
   globals: Pick<Globals, 'profile' | 'baseUrl'>,
   service: string,
 ): string[] {
-  const words = ['offramp'];
-  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
-  if (globals.baseUrl) words.push('--base-url', shellQuote(service));
-  return [...words, 'revenue', 'export', ...queryWords(query)];
+  return [...offrampWords(globals, service), 'revenue', 'export', ...queryWords(query)];
 }
 
 /**

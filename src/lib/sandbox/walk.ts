@@ -247,6 +247,15 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   );
 }
 
+/**
+ * The command that continues a walk of transaction `txId` stopped part-way (`prefix`: `offramp`
+ * and the global flags that chose the service): a walk of an existing transaction reads it
+ * first and takes the rest of the path from there (remainingEvents).
+ */
+export function continuingWalk(prefix: string[], txId: string, outcome: Outcome, settle: boolean): string {
+  return [...prefix, 'simulate', 'walk', txId, '--outcome', outcome, ...(settle ? ['--settle'] : [])].join(' ');
+}
+
 /** --settle sends payout.settled, which only follows a completion. */
 export function checkOutcome(value: string | undefined, settle: boolean | undefined): Outcome {
   const outcome = (value ?? 'completed') as Outcome;
