@@ -25,11 +25,18 @@ export function uuidProblem(value: string): string | null {
   return UUID.test(v) ? null : `"${value}" is not a UUID (like 0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91)`;
 }
 
+/**
+ * `.` and `..` (also percent-encoded): GET /transactions/reference/{merchant_reference} would
+ * be another path, as URL parsers, clients' and the emulator's router alike, resolve dot segments.
+ */
+export const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
 export function referenceProblem(value: string): string | null {
   const v = value.trim();
   if (v === '') return 'must not be empty';
   if (v.length > MAX_REFERENCE_LENGTH) return `is ${v.length} characters; at most ${MAX_REFERENCE_LENGTH}`;
   if (/[\u0000-\u001f\u007f]/.test(v)) return 'must not contain control characters';
+  if (DOT_SEGMENT.test(v)) return `must not be "${v}": read back by reference it is a path segment every URL folds away (docs/transactions.md, "Input rules")`;
   return textProblem(v);
 }
 
