@@ -131,15 +131,15 @@ describe('merchant_reference', () => {
 });
 
 describe('merchant_reference and dot segments', () => {
-  it('refuses "." and ".." (plain or percent-encoded): as a path segment they are folded away, so they could not be read back', async () => {
+  it('refuses "." and "..": as a path segment they are folded away, even percent-encoded, so they could not be read back', async () => {
     const api = await startApi();
-    for (const dots of ['.', '..', '%2e%2E', '.%2E']) {
+    for (const dots of ['.', '..']) {
       const refused = await api.post('/transactions', directBody({ merchant_reference: dots }), { idempotencyKey: idemKey() });
       expectError(refused, 400, 'BAD_REQUEST', `merchant_reference must not be "${dots}": as a path segment it is folded away, so it could not be read back by reference`);
     }
     expect(expectOk(await api.get('/transactions'), 200, TxPage).data).toEqual([]);
-    // Dots that are not a whole segment round-trip by the path form.
-    for (const dotted of ['...', '.hidden', 'a..b']) {
+    // Dots that are not a whole segment round-trip by the path form, and so does a literal %2e (sent as %252e).
+    for (const dotted of ['...', '.hidden', 'a..b', '%2e%2E']) {
       const created = await createTx(api, { merchant_reference: dotted });
       expect(expectOk(await api.get(`/transactions/reference/${encodeURIComponent(dotted)}`), 200, Transaction).id).toBe(created.id);
     }

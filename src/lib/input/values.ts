@@ -26,10 +26,11 @@ export function uuidProblem(value: string): string | null {
 }
 
 /**
- * `.` and `..` (also percent-encoded): GET /transactions/reference/{merchant_reference} would
- * be another path, as URL parsers, clients' and the emulator's router alike, resolve dot segments.
+ * `.` and `..`: GET /transactions/reference/{merchant_reference} would be another path, as
+ * URL parsers, clients' and the emulator's router alike, resolve dot segments (even
+ * percent-encoded, so encoding cannot carry them; a literal `%2e` is sent as `%252e` and kept).
  */
-export const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+export const DOT_SEGMENT = /^\.{1,2}$/;
 
 export function referenceProblem(value: string): string | null {
   const v = value.trim();
