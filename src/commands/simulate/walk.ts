@@ -9,7 +9,7 @@ import { Timeline } from '../../lib/sandbox/timeline.js';
 import { continuingWalk, OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
 import { isOutage } from '../../lib/client/errors.js';
 import { CliError } from '../../lib/errors.js';
-import { offrampWords } from '../../lib/input/values.js';
+import { offrampWords, pasteable } from '../../lib/input/values.js';
 import { publicUrl } from '../../lib/client/url.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
@@ -45,7 +45,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     // where it is (docs/sandbox.md, "When a walk stops").
     if (err instanceof WalkInterrupted && err.transactionId && isOutage(cause) && cause instanceof CliError) {
       const prefix = offrampWords(ctx.globals, publicUrl((await ctx.settings()).baseUrl));
-      cause.hint = `continue it with: ${continuingWalk(prefix, err.transactionId, outcome, Boolean(opts.settle))}${ctx.globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
+      cause.hint = `continue it with: ${pasteable([...prefix, ...continuingWalk(err.transactionId, outcome, Boolean(opts.settle))], ctx.globals)}`;
     }
     throw cause;
   }

@@ -169,6 +169,11 @@ export function offrampWords(globals: Pick<Globals, 'profile' | 'baseUrl'>, serv
   return words;
 }
 
+/** A command's words as one line to paste; a key given as --api-key is never among them, so the line says to add it. */
+export function pasteable(words: string[], globals: Pick<Globals, 'apiKey'>): string {
+  return `${words.join(' ')}${globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
+}
+
 /** --token and --network under the row's own field names (the spec leaves the filter names "not shown"), lower-cased. */
 export function filterFlags(opts: { token?: string; network?: string }): RevenueFilters {
   const token = opts.token !== undefined ? parseSymbol(opts.token, '--token') : undefined;

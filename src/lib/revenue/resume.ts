@@ -14,7 +14,7 @@ import { lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
 import type { Globals } from '../context.js';
-import { offrampWords, shellQuote } from '../input/values.js';
+import { offrampWords, pasteable, shellQuote } from '../input/values.js';
 import { extensionOf } from '../output/format.js';
 import { writeAside } from '../fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
@@ -82,7 +82,7 @@ export function continuingCommand(
   words.push('--out', shellQuote(files.out));
   if (files.manifest) words.push('--manifest', shellQuote(files.manifest));
   words.push('--resume');
-  return `${words.join(' ')}${globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
+  return pasteable(words, globals);
 }
 
 /** The window and the filters, as flags. */

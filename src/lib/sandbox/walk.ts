@@ -248,12 +248,12 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
 }
 
 /**
- * The command that continues a walk of transaction `txId` stopped part-way (`prefix`: `offramp`
- * and the global flags that chose the service): a walk of an existing transaction reads it
- * first and takes the rest of the path from there (remainingEvents).
+ * The words after `offramp` and its global flags that continue a walk of transaction `txId`
+ * stopped part-way: a walk of an existing transaction reads it first and takes the rest of
+ * the path from there (remainingEvents).
  */
-export function continuingWalk(prefix: string[], txId: string, outcome: Outcome, settle: boolean): string {
-  return [...prefix, 'simulate', 'walk', txId, '--outcome', outcome, ...(settle ? ['--settle'] : [])].join(' ');
+export function continuingWalk(txId: string, outcome: Outcome, settle: boolean): string[] {
+  return ['simulate', 'walk', txId, '--outcome', outcome, ...(settle ? ['--settle'] : [])];
 }
 
 /** --settle sends payout.settled, which only follows a completion. */
