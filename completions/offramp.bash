@@ -172,6 +172,7 @@ _offramp() {
     'revenue export:--retries') return 0 ;;
     'revenue export:--from') return 0 ;;
     'revenue export:--to') return 0 ;;
+    'revenue export:--tz') return 0 ;;
     'revenue export:--token') return 0 ;;
     'revenue export:--network') return 0 ;;
     'revenue export:--out') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
@@ -575,7 +576,7 @@ _offramp() {
       'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref -h --help' -- "$cur")) ;;
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --until --interval -h --help' -- "$cur")) ;;
       'revenue') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
+      'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tz --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
       'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --by --tz --token --network --no-chart -h --help' -- "$cur")) ;;
       'revenue report') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --out --tz --token --network -h --help' -- "$cur")) ;;
       'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tx --ref -h --help' -- "$cur")) ;;

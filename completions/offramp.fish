@@ -290,8 +290,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s y -l y
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l tz -d 'IANA time zone of days and months (e.g. Africa/Lagos)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token -d 'only rows of this token' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l network -d 'only rows of this network' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l out -d 'write to this file (atomically) instead of stdout; its name says the format (.csv, .json, .ndjson, .xlsx)' -r -F

@@ -6,7 +6,11 @@ import { resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome } from '../../lib/sandbox/walk.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
-import { OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { continuingWalk, OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { isOutage } from '../../lib/client/errors.js';
+import { CliError } from '../../lib/errors.js';
+import { offrampWords, pasteable } from '../../lib/input/values.js';
+import { publicUrl } from '../../lib/client/url.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
@@ -37,6 +41,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   } catch (err) {
     const cause = err instanceof WalkInterrupted ? err.cause : err;
     timeline.fail();
+    // The service stopped answering once the transaction existed: the walk can go on from
+    // where it is (docs/sandbox.md, "When a walk stops").
+    if (err instanceof WalkInterrupted && err.transactionId && isOutage(cause) && cause instanceof CliError) {
+      const prefix = offrampWords(ctx.globals, publicUrl((await ctx.settings()).baseUrl));
+      cause.hint = `continue it with: ${pasteable([...prefix, ...continuingWalk(err.transactionId, outcome, Boolean(opts.settle))], ctx.globals)}`;
+    }
     throw cause;
   }
   if (ctx.globals.json) return writeJson(ctx.io, { transaction: result.transaction, steps: result.steps });

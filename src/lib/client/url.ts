@@ -12,3 +12,15 @@ export function displayUrl(url: string): string {
     return url;
   }
 }
+
+/** The base URL without credentials (a proxy-style `user:pass@` never reaches a file). */
+export function publicUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '';
+  }
+}

@@ -69,16 +69,16 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
   return { slices, total };
 }
 
-/** The rows an export writes, summed by UTC month as they pass (tapRows): what its --summary table shows. */
-export function monthTotals(window: Window): Grouping {
-  return new Grouping({ by: ['month'], zone: 'UTC', window });
+/** The rows an export writes, summed by month of `zone` as they pass (tapRows): what its --summary table shows. */
+export function monthTotals(window: Window, zone: string): Grouping {
+  return new Grouping({ by: ['month'], zone, window });
 }
 
 export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
 
 /** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
 export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[] {
-  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', 'UTC')));
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', months.zone)));
   return months.rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
 }
 
