@@ -6,7 +6,8 @@
 // The order of checks is in docs/emulator.md ("Wire"); unknown paths answer 404 before the
 // key is looked at, so a typo in a path is reported as such. The control plane (control.ts)
 // has none of the API's checks, faults or latency: it must keep working while a test makes
-// the API misbehave.
+// the API misbehave. Before any of it, a guard refuses what is not addressed to the emulator
+// (`guard`).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
+import { isLoopbackHost, parseHost } from '../lib/client/url.js';
+import { ALLOWED_HOSTS_ENV } from '../lib/emulator-defaults.js';
 import { iso } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { authorize, bodyLimitFor, CONTROL_PATH, controlRequest } from './control.js';
@@ -33,6 +36,8 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export type HttpOptions = {
   rt: Runtime;
   host: string;
+  /** Hostnames (as parseHost gives them) answered at any port. */
+  allowedHosts: ReadonlySet<string>;
   port: number;
   latencyMs: number;
   rateLimitPerSecond: number;
@@ -73,6 +78,7 @@ export async function listen(opts: HttpOptions): Promise<HttpServer> {
 
 function buildApp(opts: HttpOptions): Hono<Env> {
   const app = new Hono<Env>();
+  app.use((c, next) => guard(opts, c, next));
   for (const route of ROUTES) {
     app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
   }
@@ -156,6 +162,40 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
   tell(opts, c, `${route.method} ${route.path}`, write(outgoing, requestId, result, closeAfter));
   logLine(opts, c, String(result.status), started, requestId);
   return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * Who may ask, for every route (docs/emulator.md, "Who it answers"): a request addressed to
+ * the emulator's own names, and not sent by a web page. Without it any page in a browser on
+ * this machine can POST here unread (no-cors), and a name its author controls, made to
+ * resolve to 127.0.0.1, reads everything (DNS rebinding); Host and Origin are the headers a
+ * page cannot set. Refused before the body is read; neither header is echoed.
+ */
+async function guard(opts: HttpOptions, c: Context<Env>, next: () => Promise<void>): Promise<Response | void> {
+  const { incoming } = c.env;
+  const sent = incoming.headers.host ?? '';
+  const host = parseHost(sent);
+  const port = incoming.socket.localPort;
+  let problem: ApiProblem | undefined;
+  if (!host || !(opts.allowedHosts.has(host.hostname) || (isLoopbackHost(host.hostname) && Number(host.port || 80) === port))) {
+    problem = new ApiProblem('FORBIDDEN', `the emulator answers requests addressed to 127.0.0.1:${port}, [::1]:${port} or localhost:${port}, or to a name it was started with --allow-host (or ${ALLOWED_HOSTS_ENV})`);
+  } else if (incoming.headers.origin !== undefined && !sameOrigin(incoming.headers.origin, sent)) {
+    problem = new ApiProblem('FORBIDDEN', 'the emulator answers no web page (the request has an Origin header): it is for backends, test suites and the CLI');
+  }
+  if (!problem) return next();
+  const started = performance.now();
+  const requestId = newRequestId();
+  write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), true);
+  logLine(opts, c, '403', started, requestId);
+  return RESPONSE_ALREADY_SENT;
+}
+
+function sameOrigin(origin: string, host: string): boolean {
+  try {
+    return new URL(origin).origin === new URL(`http://${host}`).origin;
+  } catch {
+    return false;
+  }
 }
 
 /** Hands an answer of the API to `onAnswer` (types.ts); a throwing observer is logged, the answer already went. */

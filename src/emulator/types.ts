@@ -108,6 +108,12 @@ export type EmulatorOptions = {
   port?: number;
   /** Default 127.0.0.1: the emulator never leaves loopback unless told to. */
   host?: string;
+  /**
+   * Names it answers at any port, besides 127.0.0.1, [::1] and localhost at its own port
+   * (a Docker port map, a CI service alias such as `emulator`): any other `Host` is refused,
+   * as is any request a web page sends (docs/emulator.md, "Who it answers").
+   */
+  allowedHosts?: readonly string[];
   /** Each key is its own partner. Default: [DEFAULT_API_KEY]. */
   apiKeys?: readonly string[];
   /** Where webhooks are delivered; without one, events are recorded and marked failed. */
@@ -152,7 +158,7 @@ export type EmulatorOptions = {
   log?: (line: string) => void;
   /**
    * Called with every answer of the partner API as it is sent (not the control plane's,
-   * nor a dropped connection): for test suites that check answers, as this project's own
+   * nor a refused request or a dropped connection): for test suites that check answers, as this project's own
    * check each against the OpenAPI document. What it throws is logged, never answered.
    */
   onAnswer?: (answer: Answered) => void;
