@@ -6,8 +6,7 @@
 // The order of checks is in docs/emulator.md ("Wire"); unknown paths answer 404 before the
 // key is looked at, so a typo in a path is reported as such. The control plane (control.ts)
 // has none of the API's checks, faults or latency: it must keep working while a test makes
-// the API misbehave. Before any of it, a guard refuses what is not addressed to the emulator
-// (`guard`).
+// the API misbehave. Before any of it, `guard` refuses what is not addressed to the emulator.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -165,21 +164,18 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
 }
 
 /**
- * Who may ask, for every route (docs/emulator.md, "Who it answers"): a request addressed to
- * the emulator's own names, and not sent by a web page. Without it any page in a browser on
- * this machine can POST here unread (no-cors), and a name its author controls, made to
- * resolve to 127.0.0.1, reads everything (DNS rebinding); Host and Origin are the headers a
- * page cannot set. Refused before the body is read; neither header is echoed.
+ * Who may ask, on every route (docs/emulator.md, "Who it answers"): without it a page in a
+ * browser here can POST unread (no-cors), and a name made to resolve to 127.0.0.1 reads all
+ * (DNS rebinding). Host and Origin are what a page cannot set; neither is echoed.
  */
 async function guard(opts: HttpOptions, c: Context<Env>, next: () => Promise<void>): Promise<Response | void> {
   const { incoming } = c.env;
-  const sent = incoming.headers.host ?? '';
-  const host = parseHost(sent);
+  const host = parseHost(incoming.headers.host ?? '');
   const port = incoming.socket.localPort;
   let problem: ApiProblem | undefined;
   if (!host || !(opts.allowedHosts.has(host.hostname) || (isLoopbackHost(host.hostname) && Number(host.port || 80) === port))) {
     problem = new ApiProblem('FORBIDDEN', `the emulator answers requests addressed to 127.0.0.1:${port}, [::1]:${port} or localhost:${port}, or to a name it was started with --allow-host (or ${ALLOWED_HOSTS_ENV})`);
-  } else if (incoming.headers.origin !== undefined && !sameOrigin(incoming.headers.origin, sent)) {
+  } else if (incoming.headers.origin !== undefined && incoming.headers.origin !== new URL(`http://${host.hostname}:${host.port || 80}`).origin) {
     problem = new ApiProblem('FORBIDDEN', 'the emulator answers no web page (the request has an Origin header): it is for backends, test suites and the CLI');
   }
   if (!problem) return next();
@@ -188,14 +184,6 @@ async function guard(opts: HttpOptions, c: Context<Env>, next: () => Promise<voi
   write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), true);
   logLine(opts, c, '403', started, requestId);
   return RESPONSE_ALREADY_SENT;
-}
-
-function sameOrigin(origin: string, host: string): boolean {
-  try {
-    return new URL(origin).origin === new URL(`http://${host}`).origin;
-  } catch {
-    return false;
-  }
 }
 
 /** Hands an answer of the API to `onAnswer` (types.ts); a throwing observer is logged, the answer already went. */

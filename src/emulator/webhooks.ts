@@ -36,21 +36,10 @@ export const ATTEMPT_TIMEOUT_MS = 5000;
 const MAX_PARALLEL_DELIVERIES = 8;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 /**
- * A failed attempt's last_error in words of our own: the status, or why no answer came (any
- * other error by its code alone). Never the endpoint's body nor an error's message: anyone
- * holding the partner's key reads last_error, and an endpoint may be an internal service
- * whose answer is not theirs to read.
+ * Why no answer came, in last_error: our words, or the code alone; never an error's message
+ * nor the endpoint's body (anyone with the partner's key reads it; docs/emulator.md, "Webhooks").
  */
-const NO_ANSWER: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection closed',
-  UND_ERR_SOCKET: 'connection closed',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host not found',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-};
+const NO_ANSWER: Record<string, string> = { ECONNREFUSED: 'connection refused', ECONNRESET: 'connection reset', EPIPE: 'connection closed', UND_ERR_SOCKET: 'connection closed' };
 export const NO_ENDPOINT_ERROR = `${NO_ENDPOINT} (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)`;
 /** The longest a chaos-held event waits for a later one (or twice the chaos delay, if longer). */
 export const HOLD_MS = 2000;

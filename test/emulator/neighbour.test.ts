@@ -4,7 +4,7 @@
 // page of another origin; and a real browser runs such a page.
 import { mkdtempSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +120,25 @@ describe('the emulator answers only its own names', () => {
     }
     expect(await snapshot()).toEqual(before);
     expect((await send(emu.port, 'GET', '/__emulator/health', { host: own, origin: `http://${own}` })).status).toBe(200);
+  });
+
+  it('behind a port forward (kubectl port-forward, socat) the CLI is refused until the name is allowed, and told how (exit 3)', async () => {
+    const door = createNetServer((client) => {
+      const upstream = connect(emu.port, '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => door.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(door.address() as AddressInfo).port}/api/v1/partner`;
+      const r = await runMain(['emulator', 'wait', '--timeout', '5000', '--base-url', base]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(`error: FORBIDDEN: the emulator answers requests addressed to 127.0.0.1:${emu.port}`);
+      expect(r.stderr).toContain('hint: start the emulator with --allow-host 127.0.0.1, the name this run used');
+    } finally {
+      await new Promise((r) => door.close(r));
+    }
   });
 
   it('the CLI flags: --allow-host (repeatable) and OFFRAMP_EMULATOR_ALLOWED_HOSTS add names; a name with a port is refused (exit 2)', async () => {

@@ -14,33 +14,21 @@ export function displayUrl(url: string): string {
   }
 }
 
-let loopback: BlockList | undefined;
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
 
 /**
- * Whether a host is loopback: an IP literal in 127.0.0.0/8 or ::1 (IPv4-mapped too), or
- * exactly `localhost`. Decided from the parsed host (a URL's hostname, a bind or peer
- * address; IPv6 bracketed or bare), never from its text: `127.example.invalid` is a name
- * that may resolve anywhere.
+ * Whether a host (a URL's hostname, a bind or peer address) is loopback: an IP literal in
+ * 127.0.0.0/8 or ::1 (IPv4-mapped too), or exactly `localhost`; `127.example.invalid` is not.
  */
 export function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (bare.toLowerCase() === 'localhost') return true;
+  const bare = (host ?? '').replace(/^\[(.*)\]$/, '$1');
   const family = isIP(bare);
-  if (family === 0) return false;
-  if (!loopback) {
-    loopback = new BlockList();
-    loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-    loopback.addAddress('::1', 'ipv6');
-  }
-  return loopback.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  return bare.toLowerCase() === 'localhost' || (family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6'));
 }
 
-/**
- * A `Host` header, or a host name alone, as a browser reads it: the hostname (lowercase,
- * IPv6 bracketed, IPv4 normalised) and the port as written ('' when none); undefined when
- * it is not a host. A bare IPv6 address is taken as one.
- */
+/** A `Host` header or a host name, as a browser reads it: hostname (normalised) and port as written ('' when none). */
 export function parseHost(text: string): { hostname: string; port: string } | undefined {
   const host = isIP(text) === 6 ? `[${text}]` : text;
   if (/[\s/?#@\\]/.test(host)) return undefined;

@@ -441,25 +441,15 @@ function parseEvent(raw: Buffer): { id: string; type: string; data: Record<strin
   return event?.type !== undefined && event.data ? { id: event.id, type: event.type, data: event.data } : undefined;
 }
 
-/**
- * Hands over the raw body, or undefined as soon as it is known to be over MAX_BODY_BYTES: at
- * once for a Content-Length over it, at the cap for a chunked one; the rest is never read
- * (events and a callback: no promise per request).
- */
+/** The raw body, or undefined once it is known to be over MAX_BODY_BYTES, the rest unread (a callback: no promise per request). */
 function readBody(req: IncomingMessage, done: (raw: Buffer | undefined) => void, fail: (err: Error) => void): void {
   req.on('error', fail);
-  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
-    done(undefined);
-    return;
-  }
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return done(undefined);
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= MAX_BODY_BYTES) {
-      chunks.push(chunk);
-      return;
-    }
+    if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
     req.off('data', onData).off('end', onEnd);
     chunks.length = 0;
     done(undefined);
