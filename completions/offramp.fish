@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -632,6 +632,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l state -d 'lo
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l ready-file -d 'write the base URL to this file once the emulator accepts connections' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-chaos -d 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l admin-token -d 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l allow-host -d 'answer requests addressed to this name too, at any port (repeatable; or OFFRAMP_EMULATOR_ALLOWED_HOSTS, comma-separated)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -a 'advance' -d 'move business time forward; what became due happens (quotes and deposits expire, with their webhooks)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s V -l version -d 'print the version and the API version it speaks'

@@ -6,6 +6,7 @@
 // the state.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,7 @@ const KEY = 'sk_test_image_1';
 const SECRET = 'whsec_image_test';
 const name = `offramp-image-test-${process.pid}`;
 const volume = `${name}-data`;
+const network = `${name}-net`;
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
@@ -83,6 +85,7 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
 
   afterAll(async () => {
     spawnSync('docker', ['rm', '--force', name], { stdio: 'ignore' });
+    spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
     spawnSync('docker', ['volume', 'rm', '--force', volume], { stdio: 'ignore' });
     await receiver?.close();
   });
@@ -124,6 +127,26 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     await delivered;
     const completed = events.find((e) => e.type === 'transaction.completed')!;
     expect(completed).toMatchObject({ verified: true, transactionId: txId, httpStatus: 200 });
+  });
+
+  it('answers a CI service alias (offramp-emulator, emulator) from another container, at a published port of any number, and no other name', async () => {
+    docker('network', 'create', network);
+    docker('network', 'connect', '--alias', 'offramp-emulator', '--alias', 'emulator', '--alias', 'elsewhere', network, name);
+    const waitFor = (host: string) =>
+      spawnSync('docker', ['run', '--rm', '--network', network, '--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`, '--entrypoint', 'offramp', IMAGE, 'emulator', 'wait', '--timeout', '20000', '--base-url', `http://${host}:4010/api/v1/partner`], { encoding: 'utf8' });
+    for (const host of ['offramp-emulator', 'emulator']) {
+      const r = waitFor(host);
+      expect(r.stderr, host).toBe('');
+      expect(r.stdout).toBe(`http://${host}:4010/api/v1/partner\n`);
+    }
+    const refused = waitFor('elsewhere');
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toContain('--allow-host');
+    // A rebound DNS name at the published port (the host's 127.0.0.1:<random>): refused, unread.
+    const rebound = await new Promise<number | undefined>((resolve, reject) =>
+      httpGet({ host: '127.0.0.1', port, path: '/api/v1/partner/transactions', headers: { host: `evil.example:${port}`, 'x-api-key': KEY } }, (res) => resolve(res.resume().statusCode)).on('error', reject),
+    );
+    expect(rebound).toBe(403);
   });
 
   it('the health check (offramp emulator wait inside the container) reports healthy', async () => {

@@ -102,8 +102,8 @@ export function commandMeant(program: Program, word: string): string | undefined
   return Object.hasOwn(COMMAND_SYNONYMS, word) ? COMMAND_SYNONYMS[word] : undefined;
 }
 
-/** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
-function collect(value: string, previous: string[] | undefined): string[] {
+/** A repeatable flag's values: `--api-key` (the emulator serves several partners; calls use the last one), the emulator's `--allow-host`. */
+export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 

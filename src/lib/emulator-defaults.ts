@@ -1,9 +1,17 @@
 // The emulator's documented defaults (docs/emulator.md): its key and webhook secret (public
-// test values), and the largest state it takes back. Here, below both, because the emulator
-// answers to them and the CLI relies on them: so the published emulator never loads the
-// CLI's config, and the two cannot drift apart.
+// test values), the largest state it takes back, what an admin token must be, the names it
+// answers. Here, below both, because the emulator answers to them and the CLI relies on
+// them: so the published emulator never loads the CLI's config, and the two cannot drift
+// apart.
 
 export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
+/** Names the emulator answers besides its loopback ones, comma-separated (docs/emulator.md, "Who it answers"). */
+export const ALLOWED_HOSTS_ENV = 'OFFRAMP_EMULATOR_ALLOWED_HOSTS';
 /** A whole state sent to `PUT state`: the largest seeded ledger fits. */
 export const STATE_BODY_LIMIT = 512 * 1024 * 1024;
+
+/** What an admin token must be (at least 8 characters, no spaces): false when it is not that. */
+export function isAdminToken(token: string): boolean {
+  return token.length >= 8 && !/\s/.test(token);
+}

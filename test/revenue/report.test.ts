@@ -2,12 +2,12 @@
 // figures are the ledger's exact sums, whose SHA-256 is the export's, and which a real
 // browser renders: Debian's chromium, headless, prints the page's DOM (the figures read
 // from it equal `revenue summary --by month --json`) and a screenshot that is not blank.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browser, CHROMIUM } from '../helpers/chromium.js';
 import { tempHome } from '../helpers/cli.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
@@ -18,7 +18,6 @@ const KEY = 'sk_test_report_0001';
 const FROM = '2026-01-01';
 const TO = '2026-06-30';
 
-const CHROMIUM = ['chromium', 'chromium-browser'].find((c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0);
 
 let server: Awaited<ReturnType<typeof ledgerServer>>;
 let ledger: Row[];
@@ -118,7 +117,7 @@ describe('revenue report', { timeout: 120_000 }, () => {
     type Line = { month: string; transactions: number; amount: string; platform_fee: string; share: string };
     const want = JSON.parse(summary.stdout) as { rows: Line[]; total: Omit<Line, "month"> };
 
-    const dom = browser(dir, ['--dump-dom', `file://${page}`]).stdout;
+    const dom = (await browser(dir, ['--dump-dom', `file://${page}`])).stdout;
     const months = rowsOf(dom, 'months');
     expect(months.map((r) => r.key)).toEqual([...want.rows.map((r) => r.month), 'total']);
     for (const [i, w] of [...want.rows, { ...want.total, month: 'total' } as Line].entries()) {
@@ -134,7 +133,7 @@ describe('revenue report', { timeout: 120_000 }, () => {
     expect(dom).toMatch(/<figure id="chart"[^>]*>\s*<svg/);
 
     const shot = join(dir, 'report.png');
-    browser(dir, [`--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`]);
+    await browser(dir, [`--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`]);
     expect(existsSync(shot) && statSync(shot).size > 0).toBe(true);
     const colours = distinctColours(readFileSync(shot));
     // A blank page is one colour; the page has text, rules and the chart's blue.
@@ -196,19 +195,13 @@ describe('revenue report names its source, its units and the periods the window 
       expect(text(html, 'environment')).toMatch(/^emulator \(offramp \S+, answered its health check\)$/);
       expect(text(html, 'service')).toBe(emu.emulator.url);
       if (!CHROMIUM) return;
-      const dom = browser(dir, ['--dump-dom', `file://${out}`]).stdout;
+      const dom = (await browser(dir, ['--dump-dom', `file://${out}`])).stdout;
       expect(text(dom, 'source-mark')).toMatch(mark);
     } finally {
       await emu.close();
     }
   });
 });
-
-function browser(dir: string, args: string[]) {
-  const r = spawnSync(CHROMIUM!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${join(dir, 'profile')}`, ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir });
-  expect(r.status, r.stderr).toBe(0);
-  return r;
-}
 
 /** The rows of table `id` in the rendered DOM: each row's key and its figures as shown, thousands separators removed. */
 function rowsOf(dom: string, id: string): { key: string; fields: Record<string, string> }[] {

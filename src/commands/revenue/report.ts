@@ -17,7 +17,8 @@ import { exportCommandWords } from '../../lib/revenue/resume.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl } from '../emulator/control-client.js';
-import { isLoopback, type Resolved } from '../../lib/config/profile.js';
+import type { Resolved } from '../../lib/config/profile.js';
+import { isLoopbackHost } from '../../lib/client/url.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import { FIAT_CURRENCY } from '../../lib/revenue/manifest.js';
 import type { ReportSource } from '../../lib/revenue/html-report.js';
@@ -109,7 +110,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
 async function sourceOf(ctx: Context, settings: Resolved): Promise<ReportSource> {
   const base = new URL(settings.baseUrl);
   let emulator: string | undefined;
-  if (isLoopback(base)) {
+  if (isLoopbackHost(base.hostname)) {
     const health = await callControl(ctx, { origin: base.origin, token: ctx.env[ADMIN_TOKEN_ENV] || undefined, retries: 0 }, { method: 'GET', path: '/health', timeoutMs: 2000 }).catch(() => undefined);
     const data = health?.data as { status?: unknown; offramp_version?: unknown } | undefined;
     if (health?.status === 200 && data?.status === 'ok' && typeof data.offramp_version === 'string') emulator = data.offramp_version;
