@@ -61,8 +61,10 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
   };
 
   // Before parsing, so that a line commander refuses (an unknown command or flag) is
-  // reported as the error envelope too when JSON was asked for.
-  const jsonAsked = wantsJson(argv);
+  // reported as the error envelope too when JSON was asked for. A person at a terminal reads
+  // stderr: there the error stays one line and its hint; a script (stderr not a terminal)
+  // gets the envelope (docs/output.md, "Errors and exit codes").
+  const jsonAsked = wantsJson(argv) && !streams.stderr.isTTY;
   const output: OutputConfiguration = {
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
@@ -143,7 +145,7 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
     return EXIT.sigint;
   }
   const verbose = globals?.verbose ?? false;
-  const json = globals?.json ?? jsonAsked;
+  const json = globals ? globals.json && !io.stderrIsTTY : jsonAsked;
   if (err instanceof CliError) {
     if (json) {
       const body = 'envelope' in err && err.envelope ? err.envelope : envelope(err.code, err.message);

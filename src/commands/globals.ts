@@ -14,7 +14,10 @@ export function newProgram(output: OutputConfiguration = {}) {
   return new Command('offramp')
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
     .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
-    .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
+    // Not commander's .env(): it reads process.env (not the run's environment) and takes an
+    // empty OFFRAMP_PROFILE as a name. profileNameFor (lib/config/profile.ts) reads the
+    // variable, empty meaning unset, in one place.
+    .option('--profile <name>', 'stored profile to use (env: OFFRAMP_PROFILE)')
     .addOption(
       new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)').argParser(collect),
     )
