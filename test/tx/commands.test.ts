@@ -117,7 +117,7 @@ describe('transactions against the emulator', () => {
 
     const all = await cli(['tx', 'list', '--all', '--limit', '2', '--json']);
     expect(all.code).toBe(0);
-    expect(JSON.parse(all.stdout)).toEqual(await api.all());
+    expect(JSON.parse(all.stdout)).toEqual({ data: await api.all(), has_more: false, limit: 2, next_cursor: null });
     const nd = await cli(['tx', 'list', '--all', '--limit', '3', '-o', 'ndjson']);
     const items = nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(items.map((t) => t.id)).toEqual((await api.all()).map((t) => t.id));

@@ -66,7 +66,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
   it('lists with filters, pages, and prints the API data with --json', async () => {
     const failed = await cli(['webhooks', 'list', '--status', 'failed', '--tx', txId, '--all', '--json']);
     expect(failed.code, failed.stderr).toBe(0);
-    const all = JSON.parse(failed.stdout) as Telemetry[];
+    const all = (JSON.parse(failed.stdout) as { data: Telemetry[] }).data;
     expect(all.map((e) => e.event_type)).toEqual(['transaction.completed', 'deposit.confirmed', 'deposit.detected', 'transaction.created']);
     expect(all).toEqual(await events());
 
