@@ -5,7 +5,7 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runtime } from './commands/command.js';
-import { commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
+import { bareGroup, commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -85,6 +85,13 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
     const word = commandWord(program, argv);
     const meant = word !== undefined ? commandMeant(program, word) : undefined;
     if (meant) throw new UsageError(`unknown command '${word}'`, `did you mean ${meant}? (offramp ${meant} --help)`);
+    // `offramp` or `offramp tx` alone asks what there is: its help on stdout, exit 0, as gh
+    // answers (commander would print it as an error).
+    const group = bareGroup(program, argv);
+    if (group) {
+      group.outputHelp();
+      return exitCode;
+    }
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     exitCode = report(err, io, globals, jsonAsked);
