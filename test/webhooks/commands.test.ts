@@ -203,7 +203,7 @@ describe('webhooks replay against a scripted server', () => {
     );
     const refused = await runMain(['webhooks', 'replay', ID_A], { env: home.env });
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain('refusing to replay 1 webhook event on PRODUCTION (profile live) without confirmation');
+    expect(refused.stderr).toContain('error: PRODUCTION: refusing to replay 1 webhook event on PRODUCTION (profile live) without confirmation; nothing was sent');
     expect(server.requests).toHaveLength(0);
     const confirmed = await runMain(['webhooks', 'replay', ID_A, '--yes'], { env: home.env });
     await server.close();
