@@ -14,9 +14,8 @@ export function newProgram(output: OutputConfiguration = {}) {
   return new Command('offramp')
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
     .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
-    // Not commander's .env(): it reads process.env (not the run's environment) and takes an
-    // empty OFFRAMP_PROFILE as a name. profileNameFor (lib/config/profile.ts) reads the
-    // variable, empty meaning unset, in one place.
+    // Not commander's .env(), which reads process.env and takes an empty value as a name:
+    // profileNameFor (lib/config/profile.ts) reads it, empty meaning unset, in one place.
     .option('--profile <name>', 'stored profile to use (env: OFFRAMP_PROFILE)')
     .addOption(
       new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)').argParser(collect),
@@ -55,21 +54,12 @@ function programFlags(cmd: CommandUnknownOpts): Option[] {
   return root.options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
 }
 
-/**
- * Help lists what there is to run before the flags, as gh's does: commander's sections
- * (usage, description, arguments, options, global options, commands), the command groups
- * moved ahead of the flags. A command without commands below it is unchanged.
- */
+/** Help lists the commands before the flags, as gh's does; a command with none below it is unchanged. */
 function commandsFirst(text: string, cmd: CommandUnknownOpts, helper: Help): string {
-  const commandHeadings = new Set(helper.visibleCommands(cmd).map((c) => c.helpGroup() || 'Commands:'));
-  const optionHeadings = new Set(['Options:', 'Global Options:', ...cmd.options.flatMap((o) => o.helpGroupHeading ?? [])]);
-  // Commander ends each section with a blank line, and no line of a section is blank.
-  const sections = text.replace(/\n+$/, '').split('\n\n');
-  const heading = (section: string) => section.split('\n', 1)[0]!;
-  const commands = sections.filter((s) => commandHeadings.has(heading(s)));
-  const options = sections.filter((s) => optionHeadings.has(heading(s)));
-  const rest = sections.filter((s) => !commands.includes(s) && !options.includes(s));
-  return `${[...rest, ...commands, ...options].join('\n\n')}\n`;
+  const groups = new Set(helper.visibleCommands(cmd).map((c) => c.helpGroup() || 'Commands:'));
+  const rank = (section: string) => (groups.has(section.split('\n', 1)[0]!) ? 1 : /^(Global )?Options:\n/.test(section) ? 2 : 0);
+  // Commander ends each section with a blank line, and no line of a section is blank; sort is stable.
+  return `${text.trimEnd().split('\n\n').sort((a, b) => rank(a) - rank(b)).join('\n\n')}\n`;
 }
 
 export type Program = ReturnType<typeof newProgram>;
