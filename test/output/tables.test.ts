@@ -220,7 +220,7 @@ describe('webhooks listen --forward-to in a 100-column terminal', () => {
       expect(forwards.length, r.screen).toBeGreaterThanOrEqual(2);
       for (const line of forwards) {
         expect(cells(line), line).toBeLessThanOrEqual(100);
-        expect(line).toMatch(/^ {2}→ 6f1c2a3b\S* {2}503 in \d+ ms: maintenance: the payments service[^;]*…; still owed, next try in /);
+        expect(line).toMatch(/^ {2}→ 6f1c2a3b\S* {2}503 in \d+ ms( \(try \d+\))?: maintenance: the payments[^;]*…; still owed, next try in /);
       }
     } finally {
       await new Promise((r) => app.close(r));
