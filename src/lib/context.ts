@@ -7,7 +7,7 @@ import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
 import type { ConfigStore } from './config/store.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
-import { AuthError, Declined, UsageError } from './errors.js';
+import { Declined, ProductionGuard, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { SECRET_VARIABLES } from './config/secret-variables.js';
 
@@ -196,7 +196,7 @@ export function createContext(deps: ContextDeps): Context {
       if (!production && !opts.always) return;
       const where = production ? ` on PRODUCTION (profile ${s.profileName})` : '';
       if (!io.canPrompt()) {
-        throw new AuthError(`refusing to ${question}${where} without confirmation`, 'pass --yes to confirm');
+        throw new ProductionGuard(`refusing to ${question}${where} without confirmation; nothing was sent`, 'pass --yes to confirm');
       }
       const { confirm } = await ctx.prompts();
       const ok = await confirm({ message: `${question}${where}?`, default: false }, { output: io.stderr });
@@ -206,7 +206,7 @@ export function createContext(deps: ContextDeps): Context {
     async refuseProduction(what) {
       const s = await ctx.settings();
       if (s.env === 'production') {
-        throw new AuthError(
+        throw new ProductionGuard(
           `${what} is staging-only and profile "${s.profileName}" is production; nothing was sent`,
           'use a staging or local profile (--profile NAME)',
         );

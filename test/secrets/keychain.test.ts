@@ -99,14 +99,14 @@ describe('no credential store here (no D-Bus session)', () => {
     const home = tempHome();
     const add = await runMain(['profile', 'add', 'st', '--env', 'local', '--base-url', emu.url, '--api-key-stdin'], { env: home.env, stdin: `${KEY}\n` });
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stderr).toContain('note: no system keychain here (no D-Bus session, so no Secret Service): the key is kept in the config file');
+    expect(add.stderr).toContain('note: the key is kept in the config file, a 0600 file readable by you alone: no D-Bus session, so no Secret Service');
     expect(add.stderr).toContain('key stored in the config file');
     expect(JSON.parse((await runMain(['profile', 'list', '--json'], { env: home.env })).stdout)).toEqual([expect.objectContaining({ name: 'st', api_key: 'sk_…5678', api_key_in: 'file' })]);
     expect((await runMain(['profile', 'show'], { env: home.env })).stdout).toMatch(/api key\s+sk_…5678 {2}\(in the config file\)/);
 
     const migrate = await runMain(['profile', 'migrate'], { env: home.env });
     expect(migrate.code).toBe(3);
-    expect(migrate.stderr).toContain('no system keychain here (no D-Bus session, so no Secret Service); nothing was moved');
+    expect(migrate.stderr).toContain('cannot move keys to the system keychain: no D-Bus session, so no Secret Service; nothing was moved');
     expect(readFileSync(join(home.configDir, 'config.json'), 'utf8')).toContain(KEY);
   });
 });

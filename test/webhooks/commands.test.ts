@@ -66,7 +66,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
   it('lists with filters, pages, and prints the API data with --json', async () => {
     const failed = await cli(['webhooks', 'list', '--status', 'failed', '--tx', txId, '--all', '--json']);
     expect(failed.code, failed.stderr).toBe(0);
-    const all = JSON.parse(failed.stdout) as Telemetry[];
+    const all = (JSON.parse(failed.stdout) as { data: Telemetry[] }).data;
     expect(all.map((e) => e.event_type)).toEqual(['transaction.completed', 'deposit.confirmed', 'deposit.detected', 'transaction.created']);
     expect(all).toEqual(await events());
 
@@ -203,7 +203,7 @@ describe('webhooks replay against a scripted server', () => {
     );
     const refused = await runMain(['webhooks', 'replay', ID_A], { env: home.env });
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain('refusing to replay 1 webhook event on PRODUCTION (profile live) without confirmation');
+    expect(refused.stderr).toContain('error: PRODUCTION: refusing to replay 1 webhook event on PRODUCTION (profile live) without confirmation; nothing was sent');
     expect(server.requests).toHaveLength(0);
     const confirmed = await runMain(['webhooks', 'replay', ID_A, '--yes'], { env: home.env });
     await server.close();

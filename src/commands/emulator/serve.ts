@@ -152,7 +152,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   await emulator.close();
   if (readyFile) await rm(readyFile, { force: true }).catch(() => undefined);
   if (settings.statePath) io.err(`state written to ${settings.statePath}`);
-  io.err('emulator stopped');
+  io.err(settings.statePath ? 'emulator stopped' : 'emulator stopped; its data is gone (held in memory only): start it with --state FILE to keep it across restarts');
   return signal ? exitCodeForSignal(signal) : 0;
 }
 

@@ -133,7 +133,7 @@ async function storeKey(ctx: Context, profile: Profile, key: string, account: st
       ctx.io.err(`warning: the system keychain did not take the key (${oneLine(err)})`);
     }
   } else {
-    ctx.io.err(`note: no system keychain here (${keychain.unavailable}): the key is kept in the config file, readable by you alone`);
+    ctx.io.err(`note: the key is kept in the config file, a 0600 file readable by you alone: ${keychain.unavailable}`);
   }
   profile.apiKey = key;
   return 'key stored in the config file';

@@ -12,6 +12,8 @@ import { CliError } from '../../lib/errors.js';
 import { offrampWords, pasteable } from '../../lib/input/values.js';
 import { publicUrl } from '../../lib/client/url.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
+import { isNotFound } from '../../lib/tx/errors.js';
+import type { ApiError } from '../../lib/errors.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
@@ -28,7 +30,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
   await ctx.refuseProduction('simulate walk');
-  const txId = target ? await targetId(ctx, target) : undefined;
+  const txId = target
+    ? await targetId(ctx, target).catch((err: unknown) => {
+        // `--ref R` may be read as "walk a new transaction called R": it names an existing one.
+        throw 'ref' in target && isNotFound(err) ? (err as ApiError).withHint("--ref names an existing transaction's reference; leave it out and simulate walk creates a transaction") : err;
+      })
+    : undefined;
   const api = await ctx.api();
   const timeline = await Timeline.create(ctx.io);
   let result;

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthError } from '../errors.js';
 import { keyStorage, type ConfigData, type Profile, type SettingSources } from './profile.js';
+import { STANDALONE } from '../../version.js';
 
 /** The credential store's service name every offramp entry is filed under. */
 export const KEYCHAIN_SERVICE = 'offramp-cli';
@@ -26,6 +27,8 @@ export type Keychain = {
 
 /** The platform's credential store, or why there is none here (one line). */
 export async function openKeychain(env: NodeJS.ProcessEnv): Promise<Keychain | { unavailable: string }> {
+  // The keychain module is native code, which an executable of one file cannot load (docs/install.md).
+  if (STANDALONE) return { unavailable: 'the standalone executable keeps keys there, not in the system keychain (the npm package uses the keychain)' };
   // Without a session bus there is no Secret Service to reach, and asking would have
   // libdbus start a bus of its own: not tried at all.
   if (process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS && !(env.XDG_RUNTIME_DIR && existsSync(join(env.XDG_RUNTIME_DIR, 'bus')))) {
