@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -172,6 +172,7 @@ _offramp() {
     'revenue export:--retries') return 0 ;;
     'revenue export:--from') return 0 ;;
     'revenue export:--to') return 0 ;;
+    'revenue export:--tz') return 0 ;;
     'revenue export:--token') return 0 ;;
     'revenue export:--network') return 0 ;;
     'revenue export:--out') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
@@ -361,6 +362,7 @@ _offramp() {
     'emulator:--ready-file') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'emulator:--webhook-chaos') return 0 ;;
     'emulator:--admin-token') return 0 ;;
+    'emulator:--allow-host') return 0 ;;
     'emulator clock:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator clock:--api-key') return 0 ;;
     'emulator clock:--base-url') return 0 ;;
@@ -575,7 +577,7 @@ _offramp() {
       'tx history') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref -h --help' -- "$cur")) ;;
       'tx watch') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --until --interval -h --help' -- "$cur")) ;;
       'revenue') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
-      'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
+      'revenue export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tz --token --network --out --summary --concurrency --raw-cells --excel --manifest --resume -h --help' -- "$cur")) ;;
       'revenue summary') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --by --tz --token --network --no-chart -h --help' -- "$cur")) ;;
       'revenue report') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --out --tz --token --network -h --help' -- "$cur")) ;;
       'reconcile') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from --to --tx --ref -h --help' -- "$cur")) ;;
@@ -590,7 +592,7 @@ _offramp() {
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --outcome --settle -h --help' -- "$cur")) ;;
       'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report -h --help' -- "$cur")) ;;
       'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --store --save --overlay -h --help' -- "$cur")) ;;
-      'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme --state --ready-file --webhook-chaos --admin-token -h --help' -- "$cur")) ;;
+      'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme --state --ready-file --webhook-chaos --admin-token --allow-host -h --help' -- "$cur")) ;;
       'emulator clock') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator clock advance') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator reset') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --partner -h --help' -- "$cur")) ;;

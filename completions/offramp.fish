@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -91,7 +91,7 @@ complete -c offramp -n '__fish_offramp_path_is ""' -a 'openapi' -d 'print the Op
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'doctor' -d 'check Node, config, profile, reachability, key and clock'
 complete -c offramp -n '__fish_offramp_path_is ""' -a 'completion' -d 'print a shell completion script'
 complete -c offramp -n '__fish_offramp_path_is ""' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is ""' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is ""' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is ""' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is ""' -l json -d 'print exactly the API data as JSON'
@@ -106,7 +106,7 @@ complete -c offramp -n '__fish_offramp_path_is ""' -l no-color -d 'no colour (al
 complete -c offramp -n '__fish_offramp_path_is ""' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is ""' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''quote'\''' -l json -d 'print exactly the API data as JSON'
@@ -131,7 +131,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'cancel' -d 'cance
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'history' -d 'show a transaction'\''s status history'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -a 'watch' -d 'poll a transaction and show every status change until it ends'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l json -d 'print exactly the API data as JSON'
@@ -146,7 +146,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l no-color -d 'no co
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l json -d 'print exactly the API data as JSON'
@@ -170,7 +170,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l seller-phon
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -l idempotency-key -d 'reuse a key to retry a create safely (default: a fresh UUID)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx create'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l json -d 'print exactly the API data as JSON'
@@ -186,7 +186,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l wide -d 'table
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -l ref -d 'look up by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l json -d 'print exactly the API data as JSON'
@@ -208,7 +208,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l all -d 'follo
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -l raw-cells -d '-o csv: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l json -d 'print exactly the API data as JSON'
@@ -225,7 +225,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l ref -d 'by 
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -l idempotency-key -d 'reuse a key to retry a cancel safely (default: a fresh UUID)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx cancel'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l json -d 'print exactly the API data as JSON'
@@ -241,7 +241,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l wide -d 't
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -l ref -d 'by merchant reference instead' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx history'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l json -d 'print exactly the API data as JSON'
@@ -262,7 +262,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'export' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'summary' -d 'revenue totals for a date range, whole or by period, token, network, merchant or terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'report' -d 'a self-contained HTML page of the window: totals, months with a chart, tokens, networks'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l json -d 'print exactly the API data as JSON'
@@ -277,7 +277,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l no-color -d '
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l json -d 'print exactly the API data as JSON'
@@ -290,8 +290,9 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s y -l y
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l from -d 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l to -d 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l tz -d 'IANA time zone of days and months (e.g. Africa/Lagos)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l token -d 'only rows of this token' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l network -d 'only rows of this network' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l out -d 'write to this file (atomically) instead of stdout; its name says the format (.csv, .json, .ndjson, .xlsx)' -r -F
@@ -303,7 +304,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l manife
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -l resume -d 'continue an interrupted export to --out from its checkpoint'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue export'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l json -d 'print exactly the API data as JSON'
@@ -325,7 +326,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l netwo
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -l no-chart -d 'no bar column in a table by period'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue summary'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l json -d 'print exactly the API data as JSON'
@@ -346,7 +347,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l token 
 complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -l network -d 'only rows of this network' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''revenue report'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''reconcile'\''' -l json -d 'print exactly the API data as JSON'
@@ -371,7 +372,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'listen' -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'verify' -d 'check the signature of one delivery offline (body on stdin by default)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -a 'resend' -d 're-sign stored events and deliver them to your app, duplicated, shuffled and late on request'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l json -d 'print exactly the API data as JSON'
@@ -386,7 +387,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l no-color -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l json -d 'print exactly the API data as JSON'
@@ -411,7 +412,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l all -d 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -l raw-cells -d '-o csv: write cells exactly as received (no '\'' before a cell a spreadsheet would run as a formula)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l json -d 'print exactly the API data as JSON'
@@ -426,7 +427,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l no-color
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks get'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l json -d 'print exactly the API data as JSON'
@@ -448,7 +449,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l faile
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l concurrency -d 'replays sent at once' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l json -d 'print exactly the API data as JSON'
@@ -475,7 +476,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l toler
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-register -d 'leave the emulator'\''s webhook URL alone (by default it is pointed here while this runs)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l json -d 'print exactly the API data as JSON'
@@ -498,7 +499,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l json -d 'print exactly the API data as JSON'
@@ -523,7 +524,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l delay
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -a 'walk' -d 'walk a transaction (a new one unless given) to an outcome, step by step'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l json -d 'print exactly the API data as JSON'
@@ -542,7 +543,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -l hash -d 'sim
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate'\''' -f -a 'deposit.detected deposit.confirmed transaction.completed transaction.failed transaction.expired transaction.refunded payout.settled'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l json -d 'print exactly the API data as JSON'
@@ -560,7 +561,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l outcome
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -l settle -d 'also send payout.settled after completion'
 complete -c offramp -n '__fish_offramp_path_is '\''simulate walk'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l json -d 'print exactly the API data as JSON'
@@ -578,7 +579,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l junit -d 'write
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l report -d 'also report for a CI system: github (::error annotations, $GITHUB_STEP_SUMMARY table)' -r -f -a 'github'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l json -d 'print exactly the API data as JSON'
@@ -602,7 +603,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'webhooks' -d 'where the running emulator delivers webhooks, changed without a restart'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l json -d 'print exactly the API data as JSON'
@@ -631,10 +632,11 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l state -d 'lo
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l ready-file -d 'write the base URL to this file once the emulator accepts connections' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l webhook-chaos -d 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l admin-token -d 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l allow-host -d 'answer requests addressed to this name too, at any port (repeatable; or OFFRAMP_EMULATOR_ALLOWED_HOSTS, comma-separated)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -a 'advance' -d 'move business time forward; what became due happens (quotes and deposits expire, with their webhooks)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l json -d 'print exactly the API data as JSON'
@@ -649,7 +651,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l no-col
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l json -d 'print exactly the API data as JSON'
@@ -664,7 +666,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator clock advance'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -l json -d 'print exactly the API data as JSON'
@@ -682,7 +684,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator reset'\''' -s h -l h
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'add' -d 'add a fault rule'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -a 'clear' -d 'remove every fault rule'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l json -d 'print exactly the API data as JSON'
@@ -697,7 +699,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l no-col
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l json -d 'print exactly the API data as JSON'
@@ -719,7 +721,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l dr
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -l latency -d 'delay the answer: 500ms, 5s (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -l json -d 'print exactly the API data as JSON'
@@ -736,7 +738,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator fault clear'\''' -s 
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'export' -d 'write the whole state to FILE (- for stdout)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -a 'import' -d 'replace the whole state with FILE (- for stdin)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l json -d 'print exactly the API data as JSON'
@@ -751,7 +753,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l no-col
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l json -d 'print exactly the API data as JSON'
@@ -767,7 +769,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -l
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state export'\''' -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l json -d 'print exactly the API data as JSON'
@@ -785,7 +787,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'set-url' -d 'deliver webhooks to URL from now on (no restart)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'clear' -d 'stop delivering webhooks (events are still recorded)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l json -d 'print exactly the API data as JSON'
@@ -800,7 +802,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l no-
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l json -d 'print exactly the API data as JSON'
@@ -816,7 +818,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l secret -d 'sign with this secret from now on (default: keep the one in use)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l json -d 'print exactly the API data as JSON'
@@ -831,7 +833,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' 
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks clear'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l json -d 'print exactly the API data as JSON'
@@ -847,7 +849,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l wide -d
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -l ready-file -d 'first wait for this file (offramp emulator --ready-file), then for the URL in it' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''emulator wait'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''demo'\''' -l json -d 'print exactly the API data as JSON'
@@ -868,7 +870,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'use' -d 'mak
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'remove' -d 'delete a profile'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -a 'migrate' -d 'move keys from the config file into the system keychain'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l json -d 'print exactly the API data as JSON'
@@ -883,7 +885,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l no-color -d '
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l json -d 'print exactly the API data as JSON'
@@ -904,7 +906,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l api-key-c
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -l force -d 'replace a profile of that name without asking'
 complete -c offramp -n '__fish_offramp_path_is '\''profile add'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l json -d 'print exactly the API data as JSON'
@@ -919,7 +921,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l no-color
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''profile list'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l json -d 'print exactly the API data as JSON'
@@ -935,7 +937,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -l wide -d 
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile show'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l json -d 'print exactly the API data as JSON'
@@ -951,7 +953,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -l wide -d '
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile use'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l json -d 'print exactly the API data as JSON'
@@ -967,7 +969,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -l wide -
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''profile remove'\''' -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l json -d 'print exactly the API data as JSON'
@@ -983,7 +985,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -l wide 
 complete -c offramp -n '__fish_offramp_path_is '\''profile migrate'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -a 'path' -d 'print where the config file lives'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l json -d 'print exactly the API data as JSON'
@@ -998,7 +1000,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l no-color -d 'n
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''config'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l json -d 'print exactly the API data as JSON'
@@ -1013,7 +1015,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l no-color 
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''config path'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l json -d 'print exactly the API data as JSON'
@@ -1031,7 +1033,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l idempotency-key -
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -l paginate -d 'follow next_cursor and print every item'
 complete -c offramp -n '__fish_offramp_path_is '\''api'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l json -d 'print exactly the API data as JSON'
@@ -1046,7 +1048,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l no-color -d '
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''openapi'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l json -d 'print exactly the API data as JSON'
@@ -1061,7 +1063,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l no-color -d 'n
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''doctor'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -s V -l version -d 'print the version and the API version it speaks'
-complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l profile -d 'stored profile to use' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''completion'\''' -l json -d 'print exactly the API data as JSON'

@@ -5,7 +5,7 @@
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
 import type { Runner } from './commands/command.js';
-import { commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
+import { bareGroup, commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
 import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
@@ -61,8 +61,10 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
   };
 
   // Before parsing, so that a line commander refuses (an unknown command or flag) is
-  // reported as the error envelope too when JSON was asked for.
-  const jsonAsked = wantsJson(argv);
+  // reported as the error envelope too when JSON was asked for. A person at a terminal reads
+  // stderr: there the error stays one line and its hint; a script (stderr not a terminal)
+  // gets the envelope (docs/output.md, "Errors and exit codes").
+  const jsonAsked = wantsJson(argv) && !streams.stderr.isTTY;
   const output: OutputConfiguration = {
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
@@ -83,6 +85,13 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
     const word = commandWord(program, argv);
     const meant = word !== undefined ? commandMeant(program, word) : undefined;
     if (meant) throw new UsageError(`unknown command '${word}'`, `did you mean ${meant}? (offramp ${meant} --help)`);
+    // `offramp` or `offramp tx` alone asks what there is: its help on stdout, exit 0, as gh
+    // answers (commander would print it as an error).
+    const group = bareGroup(program, argv);
+    if (group) {
+      group.outputHelp();
+      return exitCode;
+    }
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     exitCode = report(err, io, globals, jsonAsked);
@@ -143,7 +152,7 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
     return EXIT.sigint;
   }
   const verbose = globals?.verbose ?? false;
-  const json = globals?.json ?? jsonAsked;
+  const json = globals ? globals.json && !io.stderrIsTTY : jsonAsked;
   if (err instanceof CliError) {
     if (json) {
       const body = 'envelope' in err && err.envelope ? err.envelope : envelope(err.code, err.message);

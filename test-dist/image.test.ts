@@ -5,7 +5,8 @@
 // one address of the host a container reaches; a container restarted on the volume keeps
 // the state.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,7 @@ const KEY = 'sk_test_image_1';
 const SECRET = 'whsec_image_test';
 const name = `offramp-image-test-${process.pid}`;
 const volume = `${name}-data`;
+const network = `${name}-net`;
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
@@ -83,6 +85,7 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
 
   afterAll(async () => {
     spawnSync('docker', ['rm', '--force', name], { stdio: 'ignore' });
+    spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
     spawnSync('docker', ['volume', 'rm', '--force', volume], { stdio: 'ignore' });
     await receiver?.close();
   });
@@ -126,6 +129,26 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     expect(completed).toMatchObject({ verified: true, transactionId: txId, httpStatus: 200 });
   });
 
+  it('answers a CI service alias (offramp-emulator, emulator) from another container, at a published port of any number, and no other name', async () => {
+    docker('network', 'create', network);
+    docker('network', 'connect', '--alias', 'offramp-emulator', '--alias', 'emulator', '--alias', 'elsewhere', network, name);
+    const waitFor = (host: string) =>
+      spawnSync('docker', ['run', '--rm', '--network', network, '--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`, '--entrypoint', 'offramp', IMAGE, 'emulator', 'wait', '--timeout', '20000', '--base-url', `http://${host}:4010/api/v1/partner`], { encoding: 'utf8' });
+    for (const host of ['offramp-emulator', 'emulator']) {
+      const r = waitFor(host);
+      expect(r.stderr, host).toBe('');
+      expect(r.stdout).toBe(`http://${host}:4010/api/v1/partner\n`);
+    }
+    const refused = waitFor('elsewhere');
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toContain('--allow-host');
+    // A rebound DNS name at the published port (the host's 127.0.0.1:<random>): refused, unread.
+    const rebound = await new Promise<number | undefined>((resolve, reject) =>
+      httpGet({ host: '127.0.0.1', port, path: '/api/v1/partner/transactions', headers: { host: `evil.example:${port}`, 'x-api-key': KEY } }, (res) => resolve(res.resume().statusCode)).on('error', reject),
+    );
+    expect(rebound).toBe(403);
+  });
+
   it('the health check (offramp emulator wait inside the container) reports healthy', async () => {
     expect(await health()).toBe('healthy');
   });
@@ -158,5 +181,43 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     const r = spawnSync('docker', ['run', '--rm', IMAGE], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('OFFRAMP_EMULATOR_ADMIN_TOKEN');
+  });
+
+  it("holds nothing of a build host's /proc or /sys: its files, listed by docker export, have none below proc/ or sys/", () => {
+    expect(listing(IMAGE).filter((f) => /^(proc|sys)\/./.test(f))).toEqual([]);
+    // The listing is the image's whole root: its mount points, and the executable.
+    expect(listing(IMAGE)).toEqual(expect.arrayContaining(['proc/', 'sys/', 'usr/local/bin/offramp']));
+  });
+});
+
+/** Every path in the image `tag`, from a container created (never started) and exported. */
+function listing(tag: string): string[] {
+  const id = docker('create', tag, '/bin/true');
+  try {
+    return execFileSync('sh', ['-c', 'docker export "$1" | tar -t', 'sh', id], { encoding: 'utf8', maxBuffer: 1 << 26 }).split('\n').filter(Boolean);
+  } finally {
+    docker('rm', id);
+  }
+}
+
+describe.skipIf(!DOCKER)('a base tag is checked before it is reused (scripts/debian-root.sh)', () => {
+  const script = new URL('../scripts/debian-root.sh', import.meta.url).pathname;
+  const polluted = `offramp-test-polluted-base:${process.pid}`;
+  afterAll(() => spawnSync('docker', ['image', 'rm', '--force', polluted], { stdio: 'ignore' }));
+
+  it("a tag holding a host's /proc is refused by check, so `image` would make it again; the local base passes", { timeout: 900_000 }, () => {
+    const root = mkdtempSync(join(tmpdir(), 'offramp-polluted-'));
+    mkdirSync(join(root, 'proc', '1'), { recursive: true });
+    writeFileSync(join(root, 'proc', '1', 'cmdline'), 'someone --password hunter2');
+    mkdirSync(join(root, 'etc'));
+    writeFileSync(join(root, 'etc', 'os-release'), 'ID=debian\n');
+    execFileSync('sh', ['-c', 'tar -C "$1" -c . | docker import - "$2"', 'sh', root, polluted], { stdio: 'ignore' });
+    const bad = spawnSync(script, ['check', polluted], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain(`${polluted} holds what a build host had mounted (e.g. proc/1/ proc/1/cmdline )`);
+    execFileSync(script, ['image'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const base = spawnSync(script, ['check', 'debian:bookworm-slim'], { encoding: 'utf8' });
+    expect(base.stderr).toBe('');
+    expect(base.status).toBe(0);
   });
 });

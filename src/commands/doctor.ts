@@ -56,11 +56,18 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   }
 
   const url = new URL(settings.baseUrl);
-  const [{ isLoopback }, { displayUrl }] = await Promise.all([import('../lib/config/profile.js'), import('../lib/client/http.js')]);
+  const { isLoopbackHost, displayUrl } = await import('../lib/client/url.js');
   const shown = displayUrl(settings.baseUrl);
+  const loopback = isLoopbackHost(url.hostname);
   if (url.protocol === 'https:') add('base url', 'pass', shown);
-  else add('base url', isLoopback(url) ? 'pass' : 'fail', `${shown}${isLoopback(url) ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
+  else add('base url', loopback ? 'pass' : 'fail', `${shown}${loopback ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
   if (!url.pathname.replace(/\/+$/, '').endsWith('/api/v1/partner')) add('base url path', 'warn', 'does not end in /api/v1/partner');
+
+  // Node's switch for every certificate check: offramp states its own, other Node programs obey
+  // it (docs/configuration.md, "Certificates").
+  if (ctx.env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
+    add('certificates', 'warn', 'NODE_TLS_REJECT_UNAUTHORIZED=0 is set: offramp still checks certificates, but other Node programs here accept any certificate; unset it, and trust a private CA with NODE_EXTRA_CA_CERTS');
+  }
 
   await checkNetwork(ctx, url, add);
 

@@ -3,7 +3,7 @@
 // only commander and small modules of plain values (the flag value parsers, the output formats,
 // the secret variables' names, the version, the error classes): no Node module, and none of
 // the commands, which load.ts loads.
-import { Command, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
+import { Command, Help, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
 import { UsageError } from '../lib/errors.js';
 import { durationFlag } from '../lib/input/values.js';
 import { COMMAND_FORMATS, FORMATS } from '../lib/output/format.js';
@@ -14,7 +14,9 @@ export function newProgram(output: OutputConfiguration = {}) {
   return new Command('offramp')
     .description('Command-line tool for the partner offramp API (stablecoin in, NGN out).')
     .version(VERSION_TEXT, '-V, --version', 'print the version and the API version it speaks')
-    .addOption(new Option('--profile <name>', 'stored profile to use').env('OFFRAMP_PROFILE'))
+    // Not commander's .env(), which reads process.env and takes an empty value as a name:
+    // profileNameFor (lib/config/profile.ts) reads it, empty meaning unset, in one place.
+    .option('--profile <name>', 'stored profile to use (env: OFFRAMP_PROFILE)')
     .addOption(
       new Option('--api-key <key>', 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)').argParser(collect),
     )
@@ -32,7 +34,13 @@ export function newProgram(output: OutputConfiguration = {}) {
     // Every command's help lists the program's flags it takes, under their own heading (as
     // gh's INHERITED FLAGS): `emulator wait --help` shows --timeout and --base-url. Only the
     // program's: a group's own flags (`emulator --port`) start that group, not its commands.
-    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: programFlags })
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleGlobalOptions: programFlags,
+      formatHelp(cmd, helper) {
+        return commandsFirst(Help.prototype.formatHelp.call(this, cmd, helper), cmd, helper);
+      },
+    })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output);
@@ -44,6 +52,14 @@ function programFlags(cmd: CommandUnknownOpts): Option[] {
   let root = cmd.parent;
   while (root.parent) root = root.parent;
   return root.options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
+}
+
+/** Help lists the commands before the flags, as gh's does; a command with none below it is unchanged. */
+function commandsFirst(text: string, cmd: CommandUnknownOpts, helper: Help): string {
+  const groups = new Set(helper.visibleCommands(cmd).map((c) => c.helpGroup() || 'Commands:'));
+  const rank = (section: string) => (groups.has(section.split('\n', 1)[0]!) ? 1 : /^(Global )?Options:\n/.test(section) ? 2 : 0);
+  // Commander ends each section with a blank line, and no line of a section is blank; sort is stable.
+  return `${text.trimEnd().split('\n\n').sort((a, b) => rank(a) - rank(b)).join('\n\n')}\n`;
 }
 
 export type Program = ReturnType<typeof newProgram>;
@@ -76,13 +92,42 @@ export function commandWord(program: Program, argv: readonly string[]): string |
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (!word.startsWith('-') || word === '-') return word;
-    if (word === '--') return undefined;
-    const [flag] = word.split('=', 1);
-    const option = program.options.find((o) => o.long === flag || o.short === flag);
-    if (!option) return undefined;
-    if ((option.required || option.optional) && !word.includes('=')) i++;
+    const words = flagWords(program.options, argv, i);
+    if (words === 0) return undefined;
+    i += words - 1;
   }
   return undefined;
+}
+
+/**
+ * The group a command line names and stops at (`offramp`, `offramp tx`, `offramp --json
+ * webhooks`): a command with commands below it and no arguments of its own, which has
+ * nothing to run but its help. Undefined for anything else, left to commander.
+ */
+export function bareGroup(program: Program, argv: readonly string[]): CommandUnknownOpts | undefined {
+  let cmd: CommandUnknownOpts = program;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word.startsWith('-')) {
+      const words = flagWords([...cmd.options, ...program.options], argv, i);
+      if (words === 0) return undefined;
+      i += words - 1;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) return undefined;
+    cmd = sub;
+  }
+  return cmd.commands.length > 0 && cmd.registeredArguments.length === 0 ? cmd : undefined;
+}
+
+/** How many words of argv the flag at `i` takes (itself and its value), 0 when it is none of `options` (or `--`). */
+function flagWords(options: CommandUnknownOpts['options'], argv: readonly string[], i: number): number {
+  const word = argv[i]!;
+  const [flag] = word.split('=', 1);
+  const option = options.find((o) => o.long === flag || o.short === flag);
+  if (!option) return 0;
+  return (option.required || option.optional) && !word.includes('=') ? 2 : 1;
 }
 
 /**
@@ -106,8 +151,8 @@ export function commandMeant(program: Program, word: string): string | undefined
   return Object.hasOwn(COMMAND_SYNONYMS, word) ? COMMAND_SYNONYMS[word] : undefined;
 }
 
-/** `--api-key` may repeat (the emulator serves several partners); calls use the last one. */
-function collect(value: string, previous: string[] | undefined): string[] {
+/** A repeatable flag's values: `--api-key` (the emulator serves several partners; calls use the last one), the emulator's `--allow-host`. */
+export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 

@@ -15,7 +15,7 @@ import type { Runtime } from './runtime.js';
 import type { DecodedState } from './state-codec.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
 import type { StateFile } from './state-file.js';
-import { isLoopbackAddress } from './loopback.js';
+import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
 
 export const CONTROL_PATH = '/__emulator';
@@ -51,7 +51,7 @@ export function authorize(settings: ControlSettings, req: Pick<ControlRequest, '
     }
     return;
   }
-  if (!isLoopbackAddress(req.remoteAddress)) {
+  if (!isLoopbackHost(req.remoteAddress)) {
     throw new ApiProblem('FORBIDDEN', 'the control plane answers loopback clients only (start the emulator with --admin-token to allow others)');
   }
 }

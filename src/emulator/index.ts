@@ -2,7 +2,7 @@
 // code"). Nothing here runs at import time. What this module exports is declared in terms of
 // types.ts, clock.ts and errors.ts only: those declarations are what the package ships, and
 // they must not reach modules that need our dependencies' types.
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHOOK_SECRET, isAdminToken } from '../lib/emulator-defaults.js';
 import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
@@ -11,7 +11,7 @@ import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { CONTROL_PATH } from './control.js';
-import { isAdminToken, isLoopbackHost } from './loopback.js';
+import { isLoopbackHost, parseHost } from '../lib/client/url.js';
 import { FaultRules } from './fault-rules.js';
 import { FaultInjector } from './faults.js';
 import { DEFAULT_RATE as PRICING_DEFAULT_RATE, pairsFor, ratesFrom } from './pricing.js';
@@ -31,7 +31,7 @@ export { ManualClock, systemClock } from './clock.js';
 export { StateFileError } from './errors.js';
 export { describeChaos, parseChaos } from './chaos.js';
 export { faultProblem, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
-export { isAdminToken, isLoopbackHost } from './loopback.js';
+export { isAdminToken } from '../lib/emulator-defaults.js';
 export { STATE_FORMAT } from './types.js';
 export type {
   AdvanceResult,
@@ -87,6 +87,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!isLoopbackHost(host) && options.adminToken === undefined) {
     throw new RangeError(`an adminToken is required when host is not a loopback address (${host})`);
   }
+  const allowedHosts = new Set<string>();
+  for (const name of options.allowedHosts ?? []) {
+    const parsed = parseHost(name);
+    if (parsed?.port !== '') throw new RangeError(`allowedHosts: "${name}" is not a host name alone (any port is answered for one)`);
+    allowedHosts.add(parsed.hostname);
+  }
   // A clock that can move (a ManualClock) is moved by the control plane; any other gets an offset on top.
   const base = options.clock ?? systemClock;
   const clock: Clock = typeof base.advance === 'function' ? base : new OffsetClock(base);
@@ -126,6 +132,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       server = await listen({
         rt,
         host,
+        allowedHosts,
         port: options.port ?? 0,
         latencyMs,
         rateLimitPerSecond: rateLimit,

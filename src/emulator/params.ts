@@ -2,7 +2,8 @@
 // parameters and path ids. Every failure is a 400 BAD_REQUEST whose message names the
 // field, so a partner can fix the call without reading our source.
 import * as z from 'zod/mini';
-import { DateTime, Uuid } from '../lib/schemas.js';
+import { rfc3339Ms } from '../lib/input/dates.js';
+import { Uuid } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
 
 export type Query = { get(name: string): string | undefined };
@@ -83,8 +84,8 @@ export function parseLimit(query: Query, fallback: number): number {
 export function parseDateParam(query: Query, name: string): number | undefined {
   const raw = query.get(name);
   if (raw === undefined || raw === '') return undefined;
-  const ms = Date.parse(raw);
-  if (!DateTime.safeParse(raw).success || Number.isNaN(ms)) {
+  const ms = rfc3339Ms(raw);
+  if (ms === undefined) {
     throw badRequest(`${name} must be an RFC 3339 date-time such as 2026-01-31T23:59:59Z, got "${truncate(raw)}"`);
   }
   return ms;

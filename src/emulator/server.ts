@@ -6,7 +6,7 @@
 // The order of checks is in docs/emulator.md ("Wire"); unknown paths answer 404 before the
 // key is looked at, so a typo in a path is reported as such. The control plane (control.ts)
 // has none of the API's checks, faults or latency: it must keep working while a test makes
-// the API misbehave.
+// the API misbehave. Before any of it, `guard` refuses what is not addressed to the emulator.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
+import { isLoopbackHost, parseHost } from '../lib/client/url.js';
+import { ALLOWED_HOSTS_ENV } from '../lib/emulator-defaults.js';
 import { iso } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { authorize, bodyLimitFor, CONTROL_PATH, controlRequest } from './control.js';
@@ -35,6 +37,8 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export type HttpOptions = {
   rt: Runtime;
   host: string;
+  /** Hostnames (as parseHost gives them) answered at any port. */
+  allowedHosts: ReadonlySet<string>;
   port: number;
   latencyMs: number;
   rateLimitPerSecond: number;
@@ -75,6 +79,9 @@ export async function listen(opts: HttpOptions): Promise<HttpServer> {
 
 function buildApp(opts: HttpOptions): Hono<Env> {
   const app = new Hono<Env>();
+  // Verdicts by Host as sent: parsing one costs a share of a request's time (a few kept: any more are parsed again).
+  const hosts = new Map<string, boolean>();
+  app.use((c, next) => guard(opts, hosts, c, next));
   for (const route of ROUTES) {
     app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
   }
@@ -157,6 +164,38 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
   }
   tell(opts, c, `${route.method} ${route.path}`, write(outgoing, requestId, result, closeAfter));
   logLine(opts, c, String(result.status), started, requestId);
+  return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * Who may ask, on every route (docs/emulator.md, "Who it answers"): without it a page in a
+ * browser here can POST unread (no-cors), and a name made to resolve to 127.0.0.1 reads all
+ * (DNS rebinding). Host and Origin are what a page cannot set; neither is echoed.
+ */
+async function guard(opts: HttpOptions, hosts: Map<string, boolean>, c: Context<Env>, next: () => Promise<void>): Promise<Response | void> {
+  const { incoming } = c.env;
+  const sent = incoming.headers.host ?? '';
+  const port = incoming.socket.localPort;
+  let ours = hosts.get(sent);
+  if (ours === undefined) {
+    const host = parseHost(sent);
+    ours = host !== undefined && (opts.allowedHosts.has(host.hostname) || (isLoopbackHost(host.hostname) && Number(host.port || 80) === port));
+    if (hosts.size < 16) hosts.set(sent, ours);
+  }
+  let problem: ApiProblem | undefined;
+  if (!ours) {
+    problem = new ApiProblem('FORBIDDEN', `the emulator answers requests addressed to 127.0.0.1:${port}, [::1]:${port} or localhost:${port}, or to a name it was started with --allow-host (or ${ALLOWED_HOSTS_ENV})`);
+  } else if (incoming.headers.origin !== undefined) {
+    const host = parseHost(sent)!;
+    if (incoming.headers.origin !== new URL(`http://${host.hostname}:${host.port || 80}`).origin) {
+      problem = new ApiProblem('FORBIDDEN', 'the emulator answers no web page (the request has an Origin header): it is for backends, test suites and the CLI');
+    }
+  }
+  if (!problem) return next();
+  const started = performance.now();
+  const requestId = newRequestId();
+  write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), true);
+  logLine(opts, c, '403', started, requestId);
   return RESPONSE_ALREADY_SENT;
 }
 

@@ -9,6 +9,7 @@ import type { CreateTransactionRequest, Page, StatusHistory, Transaction, Transa
 import { TRANSACTION_STATUSES } from '../lib/schemas.js';
 import type { Step } from '../lib/lifecycle.js';
 import { CANCEL_STEP, CANCELLABLE, CREATED_STEP, EXPIRY_STEP } from '../lib/lifecycle.js';
+import { DOT_SEGMENT, MAX_REFERENCE_LENGTH } from '../lib/input/values.js';
 import { Decimal } from '../lib/money.js';
 import { depositAddress } from './addresses.js';
 import { iso } from './clock.js';
@@ -23,7 +24,6 @@ import type { PartnerState, TxRecord } from './store.js';
 /** the spec: the deposit deadline is 30 minutes after creation. */
 export const DEPOSIT_WINDOW_MS = 30 * 60_000;
 export const DEFAULT_TRANSACTIONS_LIMIT = 20;
-const MAX_REFERENCE_LENGTH = 128;
 const MAX_PHONE_LENGTH = 32;
 /** Shared by every direct-mode creation row (read-only). */
 const DIRECT_MODE = Object.freeze({ mode: 'direct' });
@@ -45,6 +45,9 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
   checkLength('terminal_id', body.terminal_id, MAX_REFERENCE_LENGTH);
   checkLength('seller_phone', body.seller_phone, MAX_PHONE_LENGTH);
   if (body.merchant_reference.trim() === '') throw badRequest('merchant_reference must not be blank');
+  if (DOT_SEGMENT.test(body.merchant_reference)) {
+    throw badRequest(`merchant_reference must not be "${body.merchant_reference}": as a path segment it is folded away, so it could not be read back by reference`);
+  }
   const refKey = body.merchant_reference.toLowerCase();
   const existing = partner.byReference.get(refKey);
   if (existing) {

@@ -108,6 +108,8 @@ export type EmulatorOptions = {
   port?: number;
   /** Default 127.0.0.1: the emulator never leaves loopback unless told to. */
   host?: string;
+  /** Names answered at any port besides its loopback ones at its own (docs/emulator.md, "Who it answers"). */
+  allowedHosts?: readonly string[];
   /** Each key is its own partner. Default: [DEFAULT_API_KEY]. */
   apiKeys?: readonly string[];
   /** Where webhooks are delivered; without one, events are recorded and marked failed. */
@@ -151,9 +153,9 @@ export type EmulatorOptions = {
   /** One line per request (method, path, status, ms, request id). Silent when absent. */
   log?: (line: string) => void;
   /**
-   * Called with every answer of the partner API as it is sent (not the control plane's,
-   * nor a dropped connection): for test suites that check answers, as this project's own
-   * check each against the OpenAPI document. What it throws is logged, never answered.
+   * Called with every answer of the partner API as it is sent (not the control plane's, a
+   * refusal's, nor a dropped connection): for test suites that check answers, as this
+   * project's own check each against the OpenAPI document. What it throws is logged, never answered.
    */
   onAnswer?: (answer: Answered) => void;
 };

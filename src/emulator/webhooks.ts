@@ -33,6 +33,11 @@ export const RETRY_CAP_MS = 60_000;
 export const ATTEMPT_TIMEOUT_MS = 5000;
 const MAX_PARALLEL_DELIVERIES = 8;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * Why no answer came, in last_error: our words, or the code alone; never an error's message
+ * nor the endpoint's body (anyone with the partner's key reads it; docs/emulator.md, "Webhooks").
+ */
+const NO_ANSWER: Record<string, string> = { ECONNREFUSED: 'connection refused', ECONNRESET: 'connection reset', EPIPE: 'connection closed', UND_ERR_SOCKET: 'connection closed' };
 export const NO_ENDPOINT_ERROR = `${NO_ENDPOINT} (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)`;
 /** The longest a chaos-held event waits for a later one (or twice the chaos delay, if longer). */
 export const HOLD_MS = 2000;
@@ -365,17 +370,13 @@ export class Webhooks {
         bodyTimeout: this.settings.timeoutMs,
         signal: AbortSignal.any([this.stop.signal, timeout]),
       });
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        await res.body.dump();
-        return null;
-      }
-      const text = (await res.body.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 120);
-      return `endpoint answered HTTP ${res.statusCode}${text ? `: ${text}` : ''}`;
+      await res.body.dump();
+      return res.statusCode >= 200 && res.statusCode < 300 ? null : `endpoint answered HTTP ${res.statusCode}`;
     } catch (err) {
-      const e = err as { code?: string; message?: string };
+      const code = (err as { code?: string }).code ?? '';
       // Whichever of undici's timers or ours fires first, it is the same failure.
-      if (timeout.aborted || (e.code !== undefined && TIMEOUT_CODES.has(e.code))) return `no answer within ${this.settings.timeoutMs} ms`;
-      return `delivery failed: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}`;
+      if (timeout.aborted || TIMEOUT_CODES.has(code)) return `no answer within ${this.settings.timeoutMs} ms`;
+      return `delivery failed: ${NO_ANSWER[code] ?? (/^[A-Z][A-Z0-9_]*$/.test(code) ? code : 'no answer')}`;
     }
   }
 }

@@ -49,6 +49,16 @@ export class AuthError extends CliError {
   }
 }
 
+/**
+ * The production guard refused a staging-only command or an unconfirmed change: exit 3 as
+ * the contract's table puts it, but nothing was sent, so nothing is UNAUTHORIZED.
+ */
+export class ProductionGuard extends CliError {
+  constructor(message: string, hint: string) {
+    super(message, 'PRODUCTION', EXIT.auth, hint);
+  }
+}
+
 /** A check the user asked for did not hold (smoke, reconcile, verify, export --summary). */
 export class CheckFailed extends CliError {
   constructor(message: string, hint?: string) {

@@ -47,7 +47,8 @@ async function flakyDoor(target: number, refuse: number): Promise<{ port: number
 
 describe('offramp emulator wait', () => {
   it('keeps waiting through closed and reset connections, then answers with the base URL', async () => {
-    const emu = await emulatorFor();
+    // Behind the door the port differs, as behind a Docker port map: its Host is allowed.
+    const emu = await emulatorFor({ allowedHosts: ['127.0.0.1'] });
     cleanups.push(emu.close);
     const door = await flakyDoor(emu.emulator.port, 6);
     const r = await runMain(['emulator', 'wait', '--timeout', '20000', '--base-url', `http://127.0.0.1:${door.port}/api/v1/partner`]);
@@ -109,7 +110,7 @@ describe('offramp emulator wait', () => {
   it('--ready-file waits for the file, then for the address written in it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-wait-'));
     const file = join(dir, 'emulator.url');
-    const emu = await emulatorFor();
+    const emu = await emulatorFor({ allowedHosts: ['127.0.0.1'] });
     cleanups.push(emu.close);
     const door = await flakyDoor(emu.emulator.port, 2);
     // The file appears while the command waits (the fake sleep writes it on the third pause).

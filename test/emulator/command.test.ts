@@ -69,7 +69,8 @@ describe('offramp emulator', () => {
     expect(cli.stderr()).toContain('1 partner, one per --api-key');
 
     await cli.stop();
-    expect(cli.stderr()).toMatch(/emulator stopped\n$/);
+    // Without --state, what it held is gone, and the line says how to keep it.
+    expect(cli.stderr()).toMatch(/emulator stopped; its data is gone \(held in memory only\): start it with --state FILE to keep it across restarts\n$/);
     await expect(fetch(`${cli.url}/transactions`, { headers: { 'x-api-key': key } })).rejects.toThrow();
     for (const text of [cli.stdout(), cli.stderr()]) {
       expect(text).not.toContain(key);
@@ -165,7 +166,7 @@ describe('offramp emulator', () => {
     expect((await fetch(`${url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } })).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
-    expect(stderr).toMatch(/stopping emulator\nemulator stopped\n$/);
+    expect(stderr).toMatch(/stopping emulator\nemulator stopped; its data is gone \(held in memory only\): start it with --state FILE to keep it across restarts\n$/);
   });
 });
 

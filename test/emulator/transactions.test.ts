@@ -130,6 +130,40 @@ describe('merchant_reference', () => {
   });
 });
 
+describe('merchant_reference and dot segments', () => {
+  it('refuses "." and "..": as a path segment they are folded away, even percent-encoded, so they could not be read back', async () => {
+    const api = await startApi();
+    for (const dots of ['.', '..']) {
+      const refused = await api.post('/transactions', directBody({ merchant_reference: dots }), { idempotencyKey: idemKey() });
+      expectError(refused, 400, 'BAD_REQUEST', `merchant_reference must not be "${dots}": as a path segment it is folded away, so it could not be read back by reference`);
+    }
+    expect(expectOk(await api.get('/transactions'), 200, TxPage).data).toEqual([]);
+    // Dots that are not a whole segment round-trip by the path form, and so does a literal %2e (sent as %252e).
+    for (const dotted of ['...', '.hidden', 'a..b', '%2e%2E']) {
+      const created = await createTx(api, { merchant_reference: dotted });
+      expect(expectOk(await api.get(`/transactions/reference/${encodeURIComponent(dotted)}`), 200, Transaction).id).toBe(created.id);
+    }
+  });
+});
+
+describe('RFC 3339 date-times in the query', () => {
+  it('takes lower-case t and z, and a leap second (23:59:60 UTC, in any offset); refuses :60 elsewhere and days that do not exist', async () => {
+    const clock = createManualClock(Date.parse('2016-12-31T23:59:59.500Z'));
+    const api = await startApi({ clock });
+    const tx = await createTx(api);
+    const ids = async (query: string) => expectOk(await api.get(`/transactions?${query}`), 200, TxPage).data.map((t) => t.id);
+    expect(await ids('from=2016-12-31t23:59:59z&to=2017-01-01t00:00:00z')).toEqual([tx.id]);
+    // The leap second ends the minute: a window up to it holds the transaction made in its last second.
+    expect(await ids('to=2016-12-31T23:59:60Z')).toEqual([tx.id]);
+    expect(await ids('to=2017-01-01T00:59:60.5%2B01:00')).toEqual([tx.id]);
+    expect(await ids('from=2016-12-31T23:59:60Z')).toEqual([]);
+    for (const bad of ['2016-12-31T22:59:60Z', '2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01 00:00:00Z']) {
+      expectError(await api.get(`/transactions?from=${encodeURIComponent(bad)}`), 400, 'BAD_REQUEST', /^from must be an RFC 3339 date-time/);
+    }
+    expectOk(await api.get('/revenue?from=2016-12-01t00:00:00z&to=2016-12-31T23:59:60Z'), 200, z.unknown());
+  });
+});
+
 describe('reads', () => {
   it('GET /transactions/{id} answers the full snapshot, with null deposit fields before any deposit', async () => {
     const clock = createManualClock(Date.parse('2026-05-01T08:00:00.000Z'));

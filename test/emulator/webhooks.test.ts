@@ -113,7 +113,8 @@ describe('retries', () => {
       return got;
     });
     expect(t.attempts).toBe(2);
-    expect(t.last_error).toMatch(/endpoint answered HTTP 500: receiver says no/);
+    // The status only: the endpoint's words (an internal service's page) are not the partner's to read.
+    expect(t.last_error).toBe('endpoint answered HTTP 500');
   });
 
   it('backs off between attempts and marks the event failed at the ceiling', async () => {
@@ -150,7 +151,7 @@ describe('retries', () => {
     const dead = await startApi({ webhookUrl: `http://127.0.0.1:${deadPort}/x`, webhookRetry: { maxAttempts: 1, baseDelayMs: 1 } });
     await createTx(dead);
     const [refused] = await events(dead);
-    await eventually(async () => expect((await telemetry(dead, refused!.event_id)).last_error).toMatch(/ECONNREFUSED/));
+    await eventually(async () => expect((await telemetry(dead, refused!.event_id)).last_error).toBe('delivery failed: connection refused'));
 
     const silent = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));

@@ -32,6 +32,34 @@ describe('help', () => {
     expect(r.stderr).toContain("unknown command 'nope'");
   });
 
+  it('lists the commands before the flags, as gh does, in process and from the built snapshot', async () => {
+    for (const args of [['--help'], ['tx', '--help'], ['webhooks', '--help']]) {
+      const r = await runMain(args);
+      expect(r.code).toBe(0);
+      const commands = r.stdout.search(/^(Transactions|Commands):$/m);
+      expect(commands).toBeGreaterThan(0);
+      expect(r.stdout.indexOf('\nOptions:\n')).toBeGreaterThan(commands);
+      expect((await runCli(args)).stdout).toBe(r.stdout);
+    }
+    // A command with nothing below it keeps its flags where they were.
+    const leaf = await runMain(['tx', 'list', '--help']);
+    expect(leaf.stdout).toMatch(/^Usage: offramp tx list \[options\]\n\nlist transactions, newest first\n\nOptions:\n/);
+  });
+
+  it('a group named alone prints its help on stdout and exits 0', async () => {
+    for (const [args, usage] of [[[], 'Usage: offramp [options] [command]'], [['tx'], 'Usage: offramp tx [options] [command]'], [['--json', 'webhooks'], 'Usage: offramp webhooks']] as const) {
+      const r = await runMain([...args]);
+      expect(r, r.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(r.stdout.startsWith(usage)).toBe(true);
+      expect(r.stdout).toBe((await runMain([...args, '--help'])).stdout);
+    }
+    const built = await runCli(['tx']);
+    expect(built).toMatchObject({ code: 0, stderr: '' });
+    expect(built.stdout).toContain('  create [options]');
+    // A group that runs something of its own still does; a word that is no command is still refused.
+    expect((await runMain(['tx', 'nope'])).code).toBe(2);
+  });
+
   it('a mistyped emulator command is a usage error naming its commands, which its usage lists too', async () => {
     const r = await runMain(['emulator', 'clok']);
     expect(r.code).toBe(2);

@@ -12,6 +12,17 @@ describe('date arguments', () => {
     expect(parseDateArg('2026-10-01T12:00:00.250Z', 'end', '--to').toISOString()).toBe('2026-10-01T12:00:00.250Z');
   });
 
+  it('reads every RFC 3339 form: lower-case t and z, a space for the T, a leap second as the last millisecond of its minute', () => {
+    expect(parseDateArg('2026-10-01t12:00:00z', 'start', '--from').toISOString()).toBe('2026-10-01T12:00:00.000Z');
+    expect(parseDateArg('2026-10-01 12:00:00+01:00', 'start', '--from').toISOString()).toBe('2026-10-01T11:00:00.000Z');
+    expect(parseDateArg('2016-12-31T23:59:60Z', 'end', '--to').toISOString()).toBe('2016-12-31T23:59:59.999Z');
+    expect(parseDateArg('2017-01-01T05:29:60+05:30', 'end', '--to').toISOString()).toBe('2016-12-31T23:59:59.999Z');
+  });
+
+  it.each(['2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2016-12-31T12:59:60Z'])('rejects %j, which names no instant', (input) => {
+    expect(() => parseDateArg(input, 'start', '--from')).toThrow(/--from: ".*" is not a date/);
+  });
+
   it.each(['2026-02-30', '2026-13-01', 'yesterday', '2026-10-01T12:00:00', '1700000000'])('rejects %j naming the flag', (input) => {
     expect(() => parseDateArg(input, 'start', '--from')).toThrow(/--from/);
   });

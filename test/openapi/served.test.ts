@@ -66,6 +66,33 @@ describe('an answer the document forbids', () => {
     expect(check(answer('GET /transactions', 200, { success: true, data: [] }, { 'content-type': 'text/html' }))[0]).toMatch(/content type text\/html is not the document's/);
   });
 
+  it('is no looser than the spec where it is precise: an object as data, the create and cancel subsets, the notices, the ledger strings', () => {
+    const id = '0f8e2b1c-4d5a-4b6c-8d7e-9f0a1b2c3d4e';
+    const summary = { id, deposit_address: '0xabc', network: 'bep20', expires_at: '2026-01-31T12:30:00.000Z', status: 'awaiting_deposit', rate: '1542.25', amount: '20000.00', crypto_amount: '12.967984', crypto_currency: 'usdt', merchant_reference: 'order-1', merchant_id: null, terminal_id: null };
+    const cancelled = { ...summary, status: 'cancelled' };
+    const at = 'POST /api/v1/partner';
+    expect(check(answer('POST /transactions', 201, { success: true, data: summary }))).toEqual([]);
+    expect(check(answer('POST /transactions', 201, { success: true, data: { ...summary, status: 'completed' } }))).toEqual([`${at}/transactions → 201: body/data/status must be equal to constant`]);
+    const { merchant_id: _m, terminal_id: _t, ...bare } = summary;
+    expect(check(answer('POST /transactions', 201, { success: true, data: bare }))).toEqual([
+      `${at}/transactions → 201: body/data must have required property 'merchant_id', body/data must have required property 'terminal_id'`,
+    ]);
+    const cancel = 'POST /transactions/:id/cancel';
+    expect(check(answer(cancel, 200, { success: true, data: cancelled, message: 'Transaction cancelled' }))).toEqual([]);
+    expect(check(answer(cancel, 200, { success: true, data: cancelled }))[0]).toMatch(/must have required property 'message'/);
+    expect(check(answer(cancel, 200, { success: true, data: summary, message: 'Transaction cancelled' }))[0]).toMatch(/body\/data\/status must be equal to constant/);
+    const replay = { event_id: id, aggregate_id: id, event_type: 'deposit.detected', attempts: 2, publish_status: 'pending', replay_scheduled_at: '2026-01-31T12:00:00.000Z' };
+    expect(check(answer('POST /webhooks/events/:event_id/replay', 200, { success: true, data: replay, message: 'Webhook replay scheduled' }))).toEqual([]);
+    expect(check(answer('POST /webhooks/events/:event_id/replay', 200, { success: true, data: replay, message: null }))[0]).toMatch(/body\/message must be string/);
+    // The wrapper's data is an object: a bare list of items is not it.
+    expect(check(answer('GET /transactions', 200, { success: true, data: [] }))).toEqual(['GET /api/v1/partner/transactions → 200: body/data must be object']);
+    expect(check(answer('GET /webhooks/events', 200, { success: true, data: [] }))).toEqual(['GET /api/v1/partner/webhooks/events → 200: body/data must be object']);
+    const row = { transaction_id: id, merchant_id: '', merchant_reference: 'order-1', terminal_id: '', crypto_currency: 'usdt', network: 'bep20', crypto_amount: '1.5', amount: '2300.00', platform_fee: '23.00', share: '5.75', ts: '2026-01-31T12:00:00.000Z' };
+    const page = (r: object) => ({ success: true, data: { data: [r], has_more: false, limit: 50, next_cursor: null } });
+    expect(check(answer('GET /revenue', 200, page(row)))).toEqual([]);
+    expect(check(answer('GET /revenue', 200, page({ ...row, merchant_reference: null })))).toEqual(['GET /api/v1/partner/revenue → 200: body/data/data/0/merchant_reference must be string']);
+  });
+
   it('holds a webhook delivery to its entry under webhooks: the body for its type, the signature header', () => {
     const body = { id: '0f8e2b1c-4d5a-4b6c-8d7e-9f0a1b2c3d4e', type: 'deposit.detected', data: { id: 'x' } };
     const signed = { 'x-svc-webhook-signature': 'a'.repeat(64) };

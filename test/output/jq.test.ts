@@ -106,6 +106,14 @@ describe('the jq filter', () => {
   });
 });
 
+describe('--jq on a terminal', () => {
+  it('@tsv shows its tabs as tabs; other control characters stay shown, not obeyed', async () => {
+    const r = await runMain(['tx', 'list', '--jq', '.data[] | [.merchant_reference, .status, "bell\u0007"] | @tsv'], { env: emu.env, columns: 100 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n').sort()).toEqual(refs.map((ref) => `${ref}\tawaiting_deposit\tbell\\x07`));
+  });
+});
+
 describe('--jq in the built offramp', () => {
   it('filters as in process: dist/ is CommonJS, and jq-wasm is loaded from there', async () => {
     const r = await runCli(['tx', 'list', '--jq', '.data[].merchant_reference'], { env: emu.env });

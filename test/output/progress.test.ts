@@ -151,7 +151,7 @@ describe('no progress where nobody watches a terminal', { timeout: 60_000 }, () 
     expect(ci).toMatchObject({ code: 0, stderr: '' });
     const json = await cli(['tx', 'list', '--all', '--limit', '5', '--json'], terminal(false));
     expect(json).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(json.stdout)).toHaveLength(N);
+    expect(JSON.parse(json.stdout).data).toHaveLength(N);
     // --jq with -o ndjson prints rows, not --json's document, but through jq: no count among them.
     const jq = await cli([...args, '--jq', '.id'], terminal(false));
     expect(jq).toMatchObject({ code: 0, stderr: '' });

@@ -5,6 +5,11 @@
 // meaning stay whole or long enough (issue #21): the new status of each change, references
 // that differ only at their end, the last error of a delivery, a profile's base URL, a
 // webhooks listen line.
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chalk } from 'chalk';
 import { fitWidths, layout } from '../../src/lib/output/render.js';
@@ -14,7 +19,8 @@ import type { DeliveryInfo } from '../../src/lib/webhooks/receiver.js';
 import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
-import { runInPty } from '../helpers/pty.js';
+import { KEYS, runInPty } from '../helpers/pty.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
 import { broken, cells } from './cells.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
@@ -190,5 +196,34 @@ describe('fitWidths', () => {
     expect(layout([36, 20, 40], undefined, fits, 60)).toMatchObject({ widths: [9, 20, 29], gap: 1 });
     // The last-resort column gives only when no other can.
     expect(layout([36, 20, 40], undefined, fits, 30)).toMatchObject({ widths: [9, 10, 10], gap: 1 });
+  });
+});
+
+describe('webhooks listen --forward-to in a 100-column terminal', () => {
+  it('a forward line never wraps: the URL given at start goes, then the app\'s answer is cut', async () => {
+    const secret = 'whsec_forward_lines_100';
+    // The app is down for maintenance and says so at length, at a long address.
+    const app = createServer((_req, res) => res.writeHead(503).end(`maintenance: ${'the payments service is being upgraded; '.repeat(4)}`));
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+    const target = `http://127.0.0.1:${(app.address() as AddressInfo).port}/partner/integrations/offramp/webhooks?source=offramp-cli&tenant=acme`;
+    const store = join(mkdtempSync(join(tmpdir(), 'offramp-forward-lines-')), 'events.ndjson');
+    const s = runInPty(['webhooks', 'listen', '--port', '0', '--store', store, '--forward-to', target], { ...tempHome().env, OFFRAMP_WEBHOOK_SECRET: secret, OFFRAMP_RETRY_BASE_MS: '200' }, 20_000, 100);
+    try {
+      await s.waitFor(/Listening for webhooks on http:\/\/127\.0\.0\.1:\d+\//);
+      const url = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(s.output)![1]!;
+      const body = JSON.stringify({ id: '6f1c2a3b-5d4e-4f00-8a1b-2c3d4e5f6a7b', type: 'transaction.created', data: { id: '0b6f3c1e-8d2a-4f51-9c3e-7a1b2c3d4e5f', status: 'awaiting_deposit' } });
+      expect((await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-svc-webhook-signature': sign(body, secret) } })).status).toBe(200);
+      await s.waitFor(/still owed[^\n]*\n[^]*still owed/);
+      s.type(KEYS.ctrlC);
+      const r = await s.done;
+      const forwards = r.screen.split('\n').filter((l) => l.includes(' → '));
+      expect(forwards.length, r.screen).toBeGreaterThanOrEqual(2);
+      for (const line of forwards) {
+        expect(cells(line), line).toBeLessThanOrEqual(100);
+        expect(line).toMatch(/^ {2}→ 6f1c2a3b\S* {2}503 in \d+ ms( \(try \d+\))?: maintenance: the payments[^;]*…; still owed, next try in /);
+      }
+    } finally {
+      await new Promise((r) => app.close(r));
+    }
   });
 });

@@ -1,6 +1,6 @@
 // Profiles that refuse mistakes (issue #16, items 2 and 3): no key as an argument, no
 // silent replacement, no base URL that would send the key in clear or miss the API path.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
@@ -42,6 +42,31 @@ describe('profile add', () => {
     s.type(`n${KEYS.enter}`);
     expect((await s.done).code).toBe(0);
     expect(config(home.configDir).profiles.dev!.baseUrl).toBe('http://127.0.0.1:5000/api/v1/partner');
+  });
+
+  it.each(['staging', 'production'])('on a terminal, a %s profile asks for the webhook secret, hidden; it is stored, never shown; empty skips it', { timeout: 40_000 }, async (env) => {
+    const home = tempHome();
+    // No keychain in this session: the key and the secret are in the 0600 config file.
+    const add = (name: string, secret: string) => {
+      const s = runInPty(['profile', 'add', name, '--env', env, '--base-url', 'https://api.example.com/api/v1/partner'], { ...home.env, DBUS_SESSION_BUS_ADDRESS: undefined, XDG_RUNTIME_DIR: undefined }, 20_000, 100);
+      return (async () => {
+        await s.waitFor('API key (hidden; empty to skip)');
+        s.type(`sk_test_typed_key_0001${KEYS.enter}`);
+        await s.waitFor('Webhook secret (hidden; empty to skip)');
+        s.type(`${secret}${KEYS.enter}`);
+        return s.done;
+      })();
+    };
+    const typed = await add('hooks', 'whsec_typed_secret_0001');
+    expect(typed.code, typed.output).toBe(0);
+    expect(typed.output).not.toContain('whsec_typed_secret_0001');
+    expect(typed.output).toContain('webhook secret stored in the config file');
+    const file = config(home.configDir) as { profiles: Record<string, { webhookSecret?: string }> };
+    expect(file.profiles.hooks!.webhookSecret).toBe('whsec_typed_secret_0001');
+    expect(statSync(join(home.configDir, 'config.json')).mode & 0o777).toBe(0o600);
+    const skipped = await add('plain', '');
+    expect(skipped.code, skipped.output).toBe(0);
+    expect((config(home.configDir) as typeof file).profiles.plain!.webhookSecret).toBeUndefined();
   });
 
   it('refuses plain http off loopback and a path without /api/v1/partner, suggesting the URL meant', async () => {

@@ -3,10 +3,11 @@
 // switching and removing, the local default key, and no key at all (exit 3, nothing sent).
 import { existsSync, statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { scriptedServer } from '../helpers/server.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 
 describe('profiles', () => {
   it('stores a key from stdin in a 0600 file and only ever shows it masked', async () => {
@@ -79,5 +80,27 @@ describe('profiles', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/no API key/);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('an empty OFFRAMP_PROFILE', () => {
+  it('means unset: the current profile is used, by every command', async () => {
+    const { emulator, home, close } = await emulatorFor();
+    try {
+      const add = await runMain(['profile', 'add', 'dev', '--env', 'local', '--base-url', emulator.url, '--api-key-stdin'], { env: home.env, stdin: TEST_KEY });
+      expect(add.code).toBe(0);
+      // The parser once read the process's own environment, the context the run's: both empty here.
+      vi.stubEnv('OFFRAMP_PROFILE', '');
+      const env = { ...home.env, OFFRAMP_PROFILE: '' };
+      const list = await runMain(['tx', 'list', '--json'], { env });
+      expect(list.stderr).toBe('');
+      expect(list.code).toBe(0);
+      const show = await runMain(['profile', 'show'], { env });
+      expect(show.code).toBe(0);
+      expect(show.stdout).toContain('dev (current)');
+    } finally {
+      vi.unstubAllEnvs();
+      await close();
+    }
   });
 });

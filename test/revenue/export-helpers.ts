@@ -71,7 +71,8 @@ export async function gate(upstream: string, passing: number) {
   const held: (() => void)[] = [];
   const server = createServer((req, res) => {
     const forward = () => {
-      const up = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      // The upstream's own Host, as a reverse proxy sends by default (nginx's proxy_pass).
+      const up = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });

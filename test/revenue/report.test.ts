@@ -2,13 +2,14 @@
 // figures are the ledger's exact sums, whose SHA-256 is the export's, and which a real
 // browser renders: Debian's chromium, headless, prints the page's DOM (the figures read
 // from it equal `revenue summary --by month --json`) and a screenshot that is not blank.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browser, CHROMIUM } from '../helpers/chromium.js';
 import { tempHome } from '../helpers/cli.js';
+import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { freshDir, ledgerRow } from './export-helpers.js';
 import { ledgerServer, randomLedger, type Row } from './ledger-server.js';
@@ -17,7 +18,6 @@ const KEY = 'sk_test_report_0001';
 const FROM = '2026-01-01';
 const TO = '2026-06-30';
 
-const CHROMIUM = ['chromium', 'chromium-browser'].find((c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0);
 
 let server: Awaited<ReturnType<typeof ledgerServer>>;
 let ledger: Row[];
@@ -43,8 +43,9 @@ describe('revenue report', { timeout: 120_000 }, () => {
     const dir = freshDir('offramp-report-');
     const html = readFileSync(await report(dir), 'utf8');
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
-    // The only addresses are the SVG namespaces, which are names, not fetched.
-    expect(html.match(/https?:\/\/[^"'\s)]+/g)?.filter((u) => !/^http:\/\/www\.w3\.org\//.test(u)) ?? []).toEqual([]);
+    // The only addresses are the SVG namespaces, which are names, not fetched, and the service's, as text.
+    expect(html.match(/https?:\/\/[^"'\s)<]+/g)?.filter((u) => !/^http:\/\/www\.w3\.org\//.test(u)) ?? []).toEqual([server.baseUrl]);
+    expect(html).toContain(`<dd id="service">${server.baseUrl}</dd>`);
     expect(html).toContain('@media print');
     expect(html).not.toContain('<b>x</b>');
     expect(html).toContain('&lt;b&gt;x&lt;/b&gt;');
@@ -116,7 +117,7 @@ describe('revenue report', { timeout: 120_000 }, () => {
     type Line = { month: string; transactions: number; amount: string; platform_fee: string; share: string };
     const want = JSON.parse(summary.stdout) as { rows: Line[]; total: Omit<Line, "month"> };
 
-    const dom = browser(dir, ['--dump-dom', `file://${page}`]).stdout;
+    const dom = (await browser(dir, ['--dump-dom', `file://${page}`])).stdout;
     const months = rowsOf(dom, 'months');
     expect(months.map((r) => r.key)).toEqual([...want.rows.map((r) => r.month), 'total']);
     for (const [i, w] of [...want.rows, { ...want.total, month: 'total' } as Line].entries()) {
@@ -132,7 +133,7 @@ describe('revenue report', { timeout: 120_000 }, () => {
     expect(dom).toMatch(/<figure id="chart"[^>]*>\s*<svg/);
 
     const shot = join(dir, 'report.png');
-    browser(dir, [`--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`]);
+    await browser(dir, [`--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`]);
     expect(existsSync(shot) && statSync(shot).size > 0).toBe(true);
     const colours = distinctColours(readFileSync(shot));
     // A blank page is one colour; the page has text, rules and the chart's blue.
@@ -141,11 +142,66 @@ describe('revenue report', { timeout: 120_000 }, () => {
   });
 });
 
-function browser(dir: string, args: string[]) {
-  const r = spawnSync(CHROMIUM!, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${join(dir, 'profile')}`, ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir });
-  expect(r.status, r.stderr).toBe(0);
-  return r;
-}
+describe('revenue report names its source, its units and the periods the window cuts', { timeout: 120_000 }, () => {
+  const text = (html: string, id: string) => new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1];
+
+  it('a service with no profile: its URL without credentials, no profile, environment not known, said so on top', async () => {
+    const dir = freshDir('offramp-report-source-');
+    const out = join(dir, 'r.html');
+    const withUser = server.baseUrl.replace('http://', 'http://auditor:hunter2@');
+    const r = await runMain(['revenue', 'report', '--from', '2026-01-05', '--to', '2026-02-10', '--out', out], { env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: withUser } });
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(text(html, 'service')).toBe(server.baseUrl);
+    expect(html).not.toContain('hunter2');
+    expect(text(html, 'profile')).toBe('none (the base URL and key came from flags or the environment)');
+    expect(text(html, 'environment')).toBe('unknown');
+    expect(text(html, 'source-mark')).toBe('Environment not known (no profile names this service): check the service before relying on these figures');
+    // Five weeks and a bit: charted by ISO week, in NGN; 5 Jan 2026 is a Monday, 10 Feb a Tuesday.
+    expect(html).toContain('<h2>Partner share by ISO week</h2>');
+    expect(html).toContain('Partner share in NGN by ISO week (UTC). * partial ISO week (2026-W07): the window holds only part of it.');
+    expect(html).toMatch(/<svg[\s\S]*>NGN<[\s\S]*>2026-W02<[\s\S]*>2026-W07 \*</);
+    expect(html).toContain('<tr data-key="2026-01"><td>2026-01 (partial)</td>');
+    expect(html).toContain('<tr data-key="2026-02"><td>2026-02 (partial)</td>');
+    expect(html).toContain('<th>Token amount (in the token)</th>');
+  });
+
+  it('a staging profile: named, with its environment, marked as not production', async () => {
+    const dir = freshDir('offramp-report-staging-');
+    const home = tempHome();
+    const add = await runMain(['profile', 'add', 'books', '--env', 'staging', '--base-url', server.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${KEY}\n` });
+    expect(add.code, add.stderr).toBe(0);
+    const out = join(dir, 'r.html');
+    const r = await runMain(['--profile', 'books', 'revenue', 'report', '--from', FROM, '--to', TO, '--out', out], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect([text(html, 'profile'), text(html, 'environment'), text(html, 'source-mark')]).toEqual(['books', 'staging', 'STAGING: figures of a staging service, not of production']);
+    // Six whole months: by month, none partial.
+    expect(html).toContain('<h2>Partner share by month</h2>');
+    expect(html).not.toContain('partial');
+  });
+
+  it('the emulator: found by its health check, marked EMULATOR on the page as chromium shows it', async () => {
+    const emu = await emulatorFor({ seedRevenue: 300, seed: 5, rateLimit: 0 });
+    try {
+      const dir = freshDir('offramp-report-emulator-');
+      const out = join(dir, 'r.html');
+      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      const r = await runMain(['revenue', 'report', '--from', day(-40), '--to', day(-1), '--out', out], { env: emu.env });
+      expect(r.code, r.stderr).toBe(0);
+      const html = readFileSync(out, 'utf8');
+      const mark = /^EMULATOR: synthetic figures from the offramp emulator \S+, not a ledger of the service$/;
+      expect(text(html, 'source-mark')).toMatch(mark);
+      expect(text(html, 'environment')).toMatch(/^emulator \(offramp \S+, answered its health check\)$/);
+      expect(text(html, 'service')).toBe(emu.emulator.url);
+      if (!CHROMIUM) return;
+      const dom = (await browser(dir, ['--dump-dom', `file://${out}`])).stdout;
+      expect(text(dom, 'source-mark')).toMatch(mark);
+    } finally {
+      await emu.close();
+    }
+  });
+});
 
 /** The rows of table `id` in the rendered DOM: each row's key and its figures as shown, thousands separators removed. */
 function rowsOf(dom: string, id: string): { key: string; fields: Record<string, string> }[] {

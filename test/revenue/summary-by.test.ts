@@ -253,4 +253,23 @@ describe('revenue summary tables', { timeout: 60_000 }, () => {
       await server.close();
     }
   });
+
+  it('--by month,token in an 80-column terminal: no row wraps; the token amount gives way, the NGN figures never', async () => {
+    const server = await ledgerServer(randomLedger(2, `${FROM}T00:00:00Z`, `${TO}T23:59:59Z`, 400));
+    try {
+      const args = ['revenue', 'summary', '--from', FROM, '--to', TO, '--by', 'month,token'];
+      const r = await runInPty(args, { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: server.baseUrl, OFFRAMP_CONFIG_DIR: freshDir('offramp-pty-cfg-') }, 30_000, 80).done;
+      expect(r.code, r.output).toBe(0);
+      const table = r.screen.split('\n').filter((l) => /^(MONTH|20\d\d-\d\d|total)/.test(l));
+      expect(table).toHaveLength(10);
+      for (const line of table) expect([...line].length, line).toBeLessThanOrEqual(80);
+      expect(table[0]).toMatch(/^MONTH +TOKEN +TXNS +VOLUME \(NGN\) +FEE \(NGN\) +SHARE \(NGN\)$/);
+      expect(table.at(-1)).toMatch(/^total +— +57 +8,152,328,633\.77 +30,147,832\.10 +40,050,347\.6336$/);
+      // Wide enough, or piped, the token amounts are there.
+      const wide = await cli(server, args, 120);
+      expect(wide.stdout.split('\n')[0]).toContain(' CRYPTO');
+    } finally {
+      await server.close();
+    }
+  });
 });

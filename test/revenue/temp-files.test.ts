@@ -46,7 +46,7 @@ describe('spools and the resume directory', () => {
 
   it('the resume directory is private (0700), its checkpoint 0600; it is found again, then removed whole', async () => {
     const out = join(freshDir('offramp-resume-dir-'), 'ledger.csv');
-    const binding = { service: 'http://127.0.0.1/api/v1/partner', partner: 'p', from: 'a', to: 'b', filters: {}, format: 'csv', excel: false, raw_cells: false, summary: false, page_size: 100 };
+    const binding = { service: 'http://127.0.0.1/api/v1/partner', partner: 'p', from: 'a', to: 'b', tz: 'UTC', filters: {}, format: 'csv', excel: false, raw_cells: false, summary: false, page_size: 100 };
     const dir = await ResumeDir.take(out);
     expect(lstatSync(dir.path).mode & 0o777).toBe(0o700);
     await dir.save({ binding, slices: [] });

@@ -26,7 +26,8 @@ describe('production guard', () => {
       );
       for (const r of runs) {
         expect(r.code).toBe(3);
-        expect(r.stderr).toMatch(/staging-only and profile "live" is production; nothing was sent/);
+        // Nothing was sent, so nothing was refused as unauthorized: the guard names itself.
+        expect(r.stderr).toMatch(/^error: PRODUCTION: .* is staging-only and profile "live" is production; nothing was sent\nhint: use a staging or local profile/m);
       }
       expect(server.requests).toHaveLength(0);
     } finally {

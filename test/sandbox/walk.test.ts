@@ -7,6 +7,7 @@ import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain, type MainResult } from '../helpers/main.js';
 import { runInPty } from '../helpers/pty.js';
 import { scriptedServer } from '../helpers/server.js';
+import { breakingProxy } from './breaking-proxy.js';
 
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 beforeAll(async () => {
@@ -78,6 +79,34 @@ describe('offramp simulate walk', () => {
     expect(stuck.code).toBe(5);
     expect(stuck.stderr).toMatch(/error: CONFLICT: transaction .* is expired; it cannot be walked to completed from there/);
     expect(stuck.stderr).toMatch(/hint: no simulator event is valid from expired/);
+  });
+
+  it('stopped by an outage once its transaction exists: the hint is the exact command that continues it, which does', async () => {
+    // Up until the walk's first event, down from then on, until the test brings it back.
+    let phase: 'up' | 'down' | 'back' = 'up';
+    const proxy = await breakingProxy(new URL(emu.emulator.url).origin, {
+      answer: (req) => {
+        if (phase === 'up' && req.path.endsWith('/sandbox/simulate')) phase = 'down';
+        return phase === 'down' ? { status: 503, body: { success: false, error: { code: 'UNAVAILABLE', message: 'down for maintenance' } } } : undefined;
+      },
+    });
+    try {
+      const stopped = await runMain(['--base-url', proxy.baseUrl, 'simulate', 'walk', '--outcome', 'refunded', '--retries', '1'], { env: emu.env });
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toContain('error: INTERNAL_ERROR: POST /api/v1/partner/sandbox/simulate answered HTTP 503');
+      const id = /tx ([0-9a-f-]{36})/.exec(stopped.stderr)![1]!;
+      const hint = /^hint: continue it with: (.*)$/m.exec(stopped.stderr)?.[1];
+      expect(hint).toBe(`offramp --base-url ${proxy.baseUrl} simulate walk ${id} --outcome refunded`);
+      // The service is back: the command, run as printed, takes the transaction the rest of the way.
+      phase = 'back';
+      const go = await runMain([...hint!.split(' ').slice(1), '--json'], { env: { ...emu.env, OFFRAMP_BASE_URL: undefined } });
+      expect(go.code, go.stderr).toBe(0);
+      const walked = JSON.parse(go.stdout) as WalkJson;
+      expect(walked.transaction).toMatchObject({ id, status: 'refunded' });
+      expect(statuses(walked.steps)[0]).toBe('read:awaiting_deposit');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('checks its flags before sending anything', async () => {

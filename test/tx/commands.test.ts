@@ -1,7 +1,7 @@
 // Every transaction command against the emulator, in process (main → command → client →
 // emulator on loopback): output, `--json` equal to the API's data, and the exit codes
 // 2/3/4/5/7/8.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../../src/emulator/index.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
@@ -42,7 +42,7 @@ describe('transactions against the emulator', () => {
     const table = await cli(['tx', 'get', tx.id]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^transaction\n {2}id +[0-9a-f-]{36}\n {2}status +awaiting_deposit/);
-    for (const line of [/^deposit$/m, /^partner$/m, /^ {2}address +0x[0-9a-f]{40}$/m, /^ {2}deposit id +—$/m, /^ {2}deadline +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in 30 min\)$/m, /^ {2}reference +e2e-quote-1$/m]) {
+    for (const line of [/^deposit$/m, /^partner$/m, /^ {2}address +0x[0-9a-f]{40}$/m, /^ {2}deposit id +—$/m, /^ {2}deadline +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (UTC|[+-]\d\d:\d\d) \(in 30 min\)$/m, /^ {2}reference +e2e-quote-1$/m]) {
       expect(table.stdout).toMatch(line);
     }
 
@@ -65,6 +65,28 @@ describe('transactions against the emulator', () => {
     const againJson = await cli(['tx', 'cancel', tx.id, '--json']);
     expect(againJson.code).toBe(0);
     expect(JSON.parse(againJson.stdout)).toEqual(await api.get(`/transactions/${tx.id}`));
+  });
+
+  it('local times say their zone; a transaction no longer awaiting its deposit shows no countdown', async () => {
+    vi.stubEnv('TZ', 'Africa/Lagos');
+    try {
+      const args = ['tx', 'create', '--fiat-amount', '5000', '--token', 'usdt', '--network', 'bep20', '--ref', 'e2e-zone-1', '--json'];
+      const tx = JSON.parse((await cli(args)).stdout) as { id: string; expires_at: string };
+      const lagos = new Date(new Date(tx.expires_at).getTime() + 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
+      const open = await runMain(['tx', 'get', tx.id], { env: emu.env, columns: 100 });
+      expect(open.stdout).toMatch(new RegExp(`^ {2}deadline +${lagos} \\+01:00 \\(in 30 min\\)$`, 'm'));
+      const cancelled = await cli(['tx', 'cancel', tx.id]);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      expect(cancelled.stdout).toMatch(new RegExp(`^ {2}deadline +${lagos} \\+01:00$`, 'm'));
+      const got = await runMain(['tx', 'get', tx.id], { env: emu.env, columns: 100 });
+      expect(got.stdout).toMatch(/^ {2}created +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+01:00 \(\d+ s ago\)$/m);
+      expect(got.stdout).toMatch(/^ {2}deadline +\S+ \S+ \+01:00$/m);
+      expect(got.stdout).not.toContain('(in 30 min)');
+      const history = await runMain(['tx', 'history', tx.id], { env: emu.env, columns: 160 });
+      expect(history.stdout).toMatch(/^awaiting_deposit → cancelled +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+01:00 \(/m);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('direct create shows the deposit; quote shows rates and time left; duplicates and the staging pair explain themselves', async () => {
@@ -117,7 +139,7 @@ describe('transactions against the emulator', () => {
 
     const all = await cli(['tx', 'list', '--all', '--limit', '2', '--json']);
     expect(all.code).toBe(0);
-    expect(JSON.parse(all.stdout)).toEqual(await api.all());
+    expect(JSON.parse(all.stdout)).toEqual({ data: await api.all(), has_more: false, limit: 2, next_cursor: null });
     const nd = await cli(['tx', 'list', '--all', '--limit', '3', '-o', 'ndjson']);
     const items = nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(items.map((t) => t.id)).toEqual((await api.all()).map((t) => t.id));

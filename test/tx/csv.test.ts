@@ -36,7 +36,7 @@ describe.each(['emulator', 'variant'])('tx list -o csv against %s', (name) => {
   ])('%s: one record per transaction, every record the same columns, amounts as sent', async (_kind, flags) => {
     const t = targets.find((x) => x.name === name)!;
     const json = await runMain(['tx', 'list', '--all', '--json'], { env: t.env });
-    const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
+    const listed = (JSON.parse(json.stdout) as { data: Record<string, unknown>[] }).data;
     const r = await runMain(['tx', 'list', '--all', '-o', 'csv', ...flags], { env: t.env });
     expect(r.code, r.stderr).toBe(0);
     const records = readCsv(r.stdout, [',', ';', '\t']);

@@ -35,6 +35,8 @@ const cases: [string, string[], RegExp][] = [
   ['create: bad quote id', ['tx', 'create', '--quote', 'q-1', '--network', 'bep20', '--ref', 'r'], /--quote "q-1" is not a UUID/],
   ['create: bad amount', ['tx', 'create', '--fiat-amount', '10.999', '--token', 'usdt', '--network', 'bep20', '--ref', 'r'], /3 decimal places/],
   ['create: blank ref', ['tx', 'create', ...DIRECT, '--ref', '   '], /--ref must not be empty/],
+  ['create: ref ..', ['tx', 'create', ...DIRECT, '--ref', '..'], /--ref must not be "\.\.": read back by reference it is a path segment every URL folds away/],
+  ['get: ref .', ['tx', 'get', '--ref', '.'], /--ref must not be "\.": read back by reference/],
   ['create: long ref', ['tx', 'create', ...DIRECT, '--ref', 'r'.repeat(129)], /--ref is 129 characters; at most 128/],
   ['create: bad key', ['tx', 'create', ...DIRECT, '--ref', 'r', '--idempotency-key', 'a b'], /--idempotency-key must be visible ASCII/],
   ['create: bad phone', ['tx', 'create', ...DIRECT, '--ref', 'r', '--seller-phone', 'call me'], /--seller-phone "call me" is not a phone number/],

@@ -96,7 +96,7 @@ describe.each(['emulator', 'variant', 'variant-reversed'])('naming a transaction
     expect(JSON.parse(history.stdout).id).toBe(id);
     const events = await run(t, ['webhooks', 'list', '--tx', shown.slice(0, 8), '--all', '--json']);
     expect(events.code, events.stderr).toBe(0);
-    const listed = JSON.parse(events.stdout) as { event_id: string; aggregate_id: string }[];
+    const listed = (JSON.parse(events.stdout) as { data: { event_id: string; aggregate_id: string }[] }).data;
     expect(listed.map((e) => e.aggregate_id)).toEqual([id]);
 
     // A webhook event's short id works the same way.
@@ -114,7 +114,7 @@ describe.each(['emulator', 'variant', 'variant-reversed'])('naming a transaction
 
     const events = await run(t, ['webhooks', 'list', '--ref', ref('get'), '--all', '--json']);
     expect(events.code, events.stderr).toBe(0);
-    expect((JSON.parse(events.stdout) as { aggregate_id: string }[]).map((e) => e.aggregate_id)).toEqual([tx(name, 'get').id]);
+    expect((JSON.parse(events.stdout) as { data: { aggregate_id: string }[] }).data.map((e) => e.aggregate_id)).toEqual([tx(name, 'get').id]);
 
     const simulated = await run(t, ['simulate', '--ref', ref('simulate'), 'deposit.detected', '--json']);
     expect(simulated.code, simulated.stderr).toBe(0);

@@ -114,7 +114,7 @@ describe('tx watch on a terminal', { timeout: 60_000 }, () => {
     await api.simulate(tx.id, 'deposit.detected');
     const r = await s.done;
     expect(r.code, r.output).toBe(0);
-    expect(r.output).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}awaiting_deposit → deposit_confirming {2}deposit:detected/);
+    expect(r.output).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (UTC|[+-]\d\d:\d\d) {2}awaiting_deposit → deposit_confirming {2}deposit:detected/);
     expect(r.output).toMatch(/final status: deposit_confirming, deposit detected/);
     expect(r.output).toContain('reached deposit_confirming');
   });

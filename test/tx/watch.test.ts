@@ -1,5 +1,7 @@
 // tx watch's loop, in process with a fake clock against a scripted server: which polls
 // and history reads are made, what is shown per change, and the exit codes 0 / 7 / 8.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/main.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
@@ -160,5 +162,73 @@ describe('tx watch', () => {
       expect(server.requests).toHaveLength(3);
       expect(Date.now() - started).toBeLessThan(1500 + 5000);
     }
+  });
+
+  describe('an outage', () => {
+    /** A service on a fixed loopback port that can go away (connections refused) and come back, answering `answers` in turn. */
+    async function flaky(answers: Answer[]) {
+      let served = 0;
+      const server = createServer((req, res) => {
+        const answer = answers[served++];
+        if (answer) void answer({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: Date.now() }, res);
+        else res.writeHead(599).end();
+      });
+      const listen = (port = 0) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+      const port = await listen();
+      return {
+        baseUrl: `http://127.0.0.1:${port}/api/v1/partner`,
+        served: () => served,
+        down: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+        up: () => listen(port),
+      };
+    }
+
+    it('is ridden out: said once on stderr when it starts and once when it ends, and the watch goes on to exit 0', async () => {
+      const service = await flaky([at('awaiting_deposit'), upTo(['awaiting_deposit']), at('completed'), upTo(['awaiting_deposit', 'deposit_confirming', 'selling_crypto', 'order_filled', 'completed'])]);
+      let t = Date.parse('2026-11-22T10:00:00Z');
+      let sleeps = 0;
+      let outageLeft = -1;
+      const r = await runMain(['tx', 'watch', TX_ID, '--interval', '2s'], {
+        env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: service.baseUrl },
+        now: () => new Date(t),
+        sleep: async (ms) => {
+          t += ms;
+          sleeps++;
+          // After the first poll the service goes away for 20 pauses (polls and the client's own retries), then comes back.
+          if (sleeps === 1) {
+            await service.down();
+            outageLeft = 20;
+          } else if (outageLeft > 0 && --outageLeft === 0) await service.up();
+        },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.match(/does not answer/g)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^warning: the service does not answer \(.*\); still watching, a read every 2000 ms until Ctrl-C$/m);
+      expect(r.stderr).toMatch(/^the service answers again, after \d+ s; still watching$/m);
+      expect(r.stderr).toContain('reached completed');
+      expect(r.stdout).toContain('final status: completed');
+      expect(service.served()).toBe(4);
+      await service.down();
+    });
+
+    it('lasts no longer than --timeout: exit 7 at the deadline, naming the status it was last seen in', async () => {
+      const service = await flaky([at('awaiting_deposit'), upTo(['awaiting_deposit'])]);
+      let t = Date.parse('2026-11-22T10:00:00Z');
+      let first = true;
+      const r = await runMain(['tx', 'watch', TX_ID, '--interval', '1s', '--timeout', '30s'], {
+        env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: service.baseUrl },
+        now: () => new Date(t),
+        sleep: async (ms) => {
+          t += ms;
+          if (first) await service.down();
+          first = false;
+        },
+      });
+      expect(r.code).toBe(7);
+      expect(r.stderr.match(/does not answer/g)).toHaveLength(1);
+      expect(r.stderr).toMatch(/still watching, a read every 1000 ms until --timeout passes$/m);
+      expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 30000 ms passed before a terminal status; transaction \S+ is still awaiting_deposit/);
+      expect(t - Date.parse('2026-11-22T10:00:00Z')).toBe(30_000);
+    });
   });
 });

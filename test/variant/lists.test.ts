@@ -78,9 +78,27 @@ describe.each(each())('lists against %s', (name) => {
     const t = byName(name);
     const r = await runMain(['tx', 'list', '--all', '--limit', '7', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
-    const ids = (JSON.parse(r.stdout) as { id: string }[]).map((tx) => tx.id);
+    const ids = (JSON.parse(r.stdout) as { data: { id: string }[] }).data.map((tx) => tx.id);
     expect(ids).toHaveLength(TX_COUNT);
     expect(new Set(ids)).toEqual(new Set(facts.get(name)!.ids));
+  });
+
+  it('--json is one page object with and without --all: .data[].id reads both alike', async () => {
+    const t = byName(name);
+    const keys = ['data', 'has_more', 'limit', 'next_cursor'];
+    for (const list of [['tx', 'list'], ['webhooks', 'list']]) {
+      const one = await runMain([...list, '--limit', '100', '--json'], { env: env(t) });
+      const all = await runMain([...list, '--all', '--limit', '7', '--json'], { env: env(t) });
+      for (const r of [one, all]) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(Object.keys(JSON.parse(r.stdout) as object).sort()).toEqual(keys);
+      }
+      expect(JSON.parse(all.stdout)).toMatchObject({ has_more: false, limit: 7, next_cursor: null });
+      const ids = async (...more: string[]) => (await runMain([...list, ...more, '--jq', '.data[] | (.id // .event_id)'], { env: env(t) })).stdout.split('\n').sort();
+      const whole = await ids('--limit', '100');
+      expect(whole.length).toBeGreaterThan(7);
+      expect(await ids('--all', '--limit', '7')).toEqual(whole);
+    }
   });
 
   it('one page prints the command for the next; the printed cursor continues where it stopped', async () => {
@@ -102,7 +120,7 @@ describe.each(each())('lists against %s', (name) => {
     const t = byName(name);
     const r = await runMain(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
-    const listed = JSON.parse(r.stdout) as { id: string; status: string }[];
+    const listed = (JSON.parse(r.stdout) as { data: { id: string; status: string }[] }).data;
     expect(new Set(listed.map((tx) => tx.id))).toEqual(new Set(facts.get(name)!.cancelled));
     if (t.variant) expect(r.stderr).toBe('warning: the service ignored --status (sent as status=cancelled): it returned records that do not match, and they were left out here. `offramp conform --save` finds the name this service reads\n');
     else expect(r.stderr).toBe('');
@@ -112,7 +130,7 @@ describe.each(each())('lists against %s', (name) => {
     const t = byName(name);
     const r = await runMain(['tx', 'list', '--from', '2099-01-01', '--all', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(JSON.parse(r.stdout)).toEqual({ data: [], has_more: false, limit: 100, next_cursor: null });
   });
 
   it('webhooks list --tx lists only that transaction’s events', async () => {
@@ -120,7 +138,7 @@ describe.each(each())('lists against %s', (name) => {
     const { completed } = facts.get(name)!;
     const r = await runMain(['webhooks', 'list', '--tx', completed, '--all', '--json'], { env: env(t) });
     expect(r.code, r.stderr).toBe(0);
-    const events = JSON.parse(r.stdout) as { aggregate_id: string; event_type: string }[];
+    const events = (JSON.parse(r.stdout) as { data: { aggregate_id: string; event_type: string }[] }).data;
     expect(events.map((e) => e.event_type).sort()).toEqual(['deposit.confirmed', 'deposit.detected', 'transaction.completed', 'transaction.created']);
     expect(new Set(events.map((e) => e.aggregate_id))).toEqual(new Set([completed]));
     if (t.variant) expect(r.stderr).toMatch(/^warning: the service ignored --tx \(sent as transaction_id=/);
@@ -232,7 +250,7 @@ describe('filter names saved in the profile', () => {
     const r = await runMain(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: { ...home.env, OFFRAMP_PROFILE: 'variant' } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    expect(new Set((JSON.parse(r.stdout) as { id: string }[]).map((tx) => tx.id))).toEqual(new Set(facts.get('variant-beside')!.cancelled));
+    expect(new Set((JSON.parse(r.stdout) as { data: { id: string }[] }).data.map((tx) => tx.id))).toEqual(new Set(facts.get('variant-beside')!.cancelled));
     const sent = t.variant!.requests.slice(before).filter((q) => q.path.endsWith('/transactions'));
     expect(sent.every((q) => q.query.get('state') === 'cancelled' && !q.query.has('status'))).toBe(true);
   });

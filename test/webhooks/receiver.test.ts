@@ -124,6 +124,55 @@ describe('startReceiver', () => {
     expect(r.stats).toMatchObject({ received: 2, stored: 1 });
   });
 
+  /** A raw connection to the receiver: what it answered, and a promise of its end. */
+  async function rawConnection(r: Receiver) {
+    const socket = connect(r.port, '127.0.0.1');
+    await once(socket, 'connect');
+    const got = { answer: '' };
+    socket.setEncoding('utf8').on('data', (d: string) => (got.answer += d));
+    // Writing on after the receiver hung up fails (EPIPE, ECONNRESET): that is the point.
+    socket.on('error', () => undefined);
+    return { socket, got, closed: new Promise((resolve) => socket.once('close', resolve)) };
+  }
+
+  it('a Content-Length over the cap is answered 413 at once, the body unread and the connection closed', async () => {
+    const { r, events } = await start();
+    const { socket, got, closed } = await rawConnection(r);
+    socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${300 * 1024 * 1024}\r\n\r\n`);
+    // A sender that drips its 300 MB: the answer must not wait for them.
+    const drip = setInterval(() => socket.writable && socket.write('x'), 10);
+    try {
+      await closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(got.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(got.answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(r.stats).toMatchObject({ received: 1, tooLarge: 1, rejected: 1 });
+    expect(events).toMatchObject([{ outcome: 'too_large', httpStatus: 413, error: `body over ${1024 * 1024} bytes` }]);
+  });
+
+  it('a chunked body is cut at the cap: 413 while the sender is still sending, the rest unread', async () => {
+    const { r, events } = await start();
+    const { socket, got, closed } = await rawConnection(r);
+    socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const size = 64 * 1024;
+    const chunk = `${size.toString(16)}\r\n${'x'.repeat(size)}\r\n`;
+    let sent = 0;
+    // Sends until answered or cut off; a receiver that read it all would take 64 MiB and never answer.
+    while (got.answer === '' && !socket.destroyed && sent < 64 * 1024 * 1024) {
+      sent += size;
+      if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+    }
+    await closed;
+    expect(got.answer).toMatch(/^HTTP\/1\.1 413 /);
+    // The cap (1 MiB) and what the sockets' buffers held, not the 64 MiB on offer.
+    expect(sent).toBeLessThan(16 * 1024 * 1024);
+    expect(events).toMatchObject([{ outcome: 'too_large', httpStatus: 413 }]);
+    // The receiver goes on: the next delivery is taken.
+    expect((await post(r.url, event('after', 'transaction.created'))).status).toBe(200);
+  });
+
   it('after a restart, ids already in the store are duplicates and statuses are restored; a torn last line is set aside and cut', async () => {
     const store = tmp();
     const first = await start({ storePath: store });

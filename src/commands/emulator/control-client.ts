@@ -122,6 +122,8 @@ function withControlHint(err: unknown, origin: string): unknown {
   }
   if (err instanceof ApiError) {
     if (err.status === 401) err.withHint(`give the admin token the emulator was started with: ${ADMIN_TOKEN_ENV}=…`);
+    // Two refusals: a name or port it does not answer (its message names --allow-host), or a peer off loopback.
+    else if (err.status === 403 && err.message.includes('--allow-host')) err.withHint(`start the emulator with --allow-host ${new URL(origin).hostname}, the name this run used`);
     else if (err.status === 403) err.withHint('from another machine, start the emulator with --admin-token and send it');
     else if (err.status === 404 && !err.enveloped) err.withHint(`${origin} does not look like an offramp emulator`);
   }

@@ -13,9 +13,10 @@ import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from './webhook-endpoint.js';
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT } from '../../lib/emulator-defaults.js';
+import { ALLOWED_HOSTS_ENV, EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT } from '../../lib/emulator-defaults.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
-import type { GlobalFlags } from '../globals.js';
+import { collect, type GlobalFlags } from '../globals.js';
+import { isLoopbackHost, parseHost } from '../../lib/client/url.js';
 
 /** `offramp emulator` itself; its control commands are in emulator/ (emulator/index.ts). --api-key, a global flag, names its partners. */
 export const command = () =>
@@ -37,11 +38,14 @@ export const command = () =>
     .option('--ready-file <path>', 'write the base URL to this file once the emulator accepts connections')
     .option('--webhook-chaos <spec>', 'deliver webhooks duplicated, reordered, late: duplicate=R,reorder=R,delay=MIN-MAXms')
     .option('--admin-token <token>', 'require this bearer token on the control plane (or OFFRAMP_EMULATOR_ADMIN_TOKEN)')
+    .addOption(new Option('--allow-host <name>', `answer requests addressed to this name too, at any port (repeatable; or ${ALLOWED_HOSTS_ENV}, comma-separated)`).argParser(collect))
     .addHelpText(
       'after',
       `\n--api-key K (repeatable) gives each key its own partner; without it the public test key ${EMULATOR_DEFAULT_API_KEY} is used.\n` +
         'The subcommands drive the emulator behind the current profile or --base-url through its control plane\n' +
-        '(loopback only, or with the admin token from OFFRAMP_EMULATOR_ADMIN_TOKEN).',
+        '(loopback only, or with the admin token from OFFRAMP_EMULATOR_ADMIN_TOKEN).\n' +
+        'It answers only requests addressed to 127.0.0.1, [::1] or localhost at its port, or to an --allow-host name,\n' +
+        'and none a web page sends (Origin header): no other site can drive it from a browser.',
     )
     .addHelpText(
       'after',
@@ -85,7 +89,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // A ready file left by an earlier run must not announce this one before it is up.
   if (readyFile) await rm(readyFile, { force: true });
 
-  const { startEmulator, DEFAULT_CLI_PORT, StateFileError, describeChaos, isLoopbackHost } = emu;
+  const { startEmulator, DEFAULT_CLI_PORT, StateFileError, describeChaos } = emu;
   let emulator;
   try {
     emulator = await startEmulator({
@@ -149,7 +153,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   await emulator.close();
   if (readyFile) await rm(readyFile, { force: true }).catch(() => undefined);
   if (settings.statePath) io.err(`state written to ${settings.statePath}`);
-  io.err('emulator stopped');
+  io.err(settings.statePath ? 'emulator stopped' : 'emulator stopped; its data is gone (held in memory only): start it with --state FILE to keep it across restarts');
   return signal ? exitCodeForSignal(signal) : 0;
 }
 
@@ -166,7 +170,7 @@ async function writeReadyFile(path: string, content: string): Promise<void> {
 export function parseOptions(
   opts: EmulatorCommandOptions,
   env: NodeJS.ProcessEnv,
-  { parseChaos, isAdminToken, isLoopbackHost }: Pick<typeof Emulator, 'parseChaos' | 'isAdminToken' | 'isLoopbackHost'>,
+  { parseChaos, isAdminToken }: Pick<typeof Emulator, 'parseChaos' | 'isAdminToken'>,
 ): Emulator.EmulatorOptions {
   const settings: Emulator.EmulatorOptions = {};
   if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
@@ -223,6 +227,13 @@ export function parseOptions(
     if (!isAdminToken(token)) throw new UsageError('--admin-token: at least 8 characters, no spaces');
     settings.adminToken = token;
   }
+  const allowed = [...(env[ALLOWED_HOSTS_ENV] ?? '').split(','), ...(opts.allowHost ?? [])].map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of allowed) {
+    if (parseHost(name)?.port !== '') {
+      throw new UsageError(`--allow-host / ${ALLOWED_HOSTS_ENV}: "${name}" is not a host name`, 'give the name alone, like emulator or 127.0.0.1: any port is answered for it');
+    }
+  }
+  if (allowed.length > 0) settings.allowedHosts = allowed;
   if (settings.host !== undefined && !isLoopbackHost(settings.host) && settings.adminToken === undefined) {
     throw new UsageError(
       `--host ${settings.host} is not a loopback address: the control plane then needs --admin-token`,

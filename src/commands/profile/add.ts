@@ -81,6 +81,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (opts.webhookSecretStdin) {
     profile.webhookSecret = lines.shift();
     if (!profile.webhookSecret) throw new UsageError('--webhook-secret-stdin: no secret on stdin');
+  } else if (env !== 'local' && ctx.io.canPrompt()) {
+    // Without it `webhooks listen` on this profile fails later; a local profile has the
+    // emulator's public one. Kept where --webhook-secret-stdin keeps it (docs/configuration.md).
+    const { password } = await ctx.prompts();
+    const typed = await password({ message: 'Webhook secret (hidden; empty to skip)', mask: false }, { output: ctx.io.stderr });
+    if (typed.trim()) profile.webhookSecret = typed.trim();
   }
   ctx.io.addSecret(key);
   ctx.io.addSecret(profile.webhookSecret);
@@ -106,7 +112,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (first) file.setCurrent(name);
   // The key this profile kept in the keychain before, if it keeps it elsewhere now.
   if (existing?.keychainAccount && existing.keychainAccount !== profile.keychainAccount) await forgetKey(ctx, existing.keychainAccount);
-  const notes = [where, first ? 'now the current profile' : ''].filter(Boolean);
+  const notes = [where, profile.webhookSecret ? 'webhook secret stored in the config file' : '', first ? 'now the current profile' : ''].filter(Boolean);
   ctx.io.err(`${existing ? 'Replaced' : 'Saved'} profile "${name}" (${env}, ${displayUrl(profile.baseUrl)}); ${notes.join(', ')}.`);
   if (env === 'production') ctx.io.err('Production profile: changes will ask for confirmation, and simulate is refused.');
 }
@@ -127,7 +133,7 @@ async function storeKey(ctx: Context, profile: Profile, key: string, account: st
       ctx.io.err(`warning: the system keychain did not take the key (${oneLine(err)})`);
     }
   } else {
-    ctx.io.err(`note: no system keychain here (${keychain.unavailable}): the key is kept in the config file, readable by you alone`);
+    ctx.io.err(`note: the key is kept in the config file, a 0600 file readable by you alone: ${keychain.unavailable}`);
   }
   profile.apiKey = key;
   return 'key stored in the config file';

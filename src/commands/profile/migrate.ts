@@ -24,7 +24,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     return;
   }
   const keychain = await openKeychain(ctx.env);
-  if ('unavailable' in keychain) throw new AuthError(`no system keychain here (${keychain.unavailable}); nothing was moved`, 'the keys stay in the config file, readable by you alone');
+  if ('unavailable' in keychain) throw new AuthError(`cannot move keys to the system keychain: ${keychain.unavailable}; nothing was moved`, 'the keys stay in the config file, a 0600 file readable by you alone');
   for (const name of moving) {
     const { apiKey, ...rest } = profiles[name]!;
     ctx.io.addSecret(apiKey);

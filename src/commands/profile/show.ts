@@ -17,7 +17,7 @@ export const command = () =>
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const file = await ctx.config();
   const data = file.read();
-  const name = opts.name ?? ctx.globals.profile ?? ctx.env.OFFRAMP_PROFILE ?? data.current;
+  const name = opts.name ?? (await ctx.profile()).name;
   const profile = name ? data.profiles[name] : undefined;
   if (!name || !profile) {
     throw new UsageError(name ? `no profile named "${name}"` : 'no current profile', 'list them with: offramp profile list');

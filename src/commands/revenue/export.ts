@@ -14,7 +14,7 @@ import type { Window } from '../../lib/input/dates.js';
 import { ApiError, CheckFailed, CliError, EXIT, Interrupted, outputFailed, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
-import { nothingMatched, stillOpenNote } from '../../lib/revenue/periods.js';
+import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import type { Api } from '../../lib/client/api.js';
@@ -31,7 +31,8 @@ import {
   type RevenueFilters,
   type SliceReport,
 } from '../../lib/revenue/export.js';
-import { buildManifest, publicUrl } from '../../lib/revenue/manifest.js';
+import { buildManifest } from '../../lib/revenue/manifest.js';
+import { publicUrl } from '../../lib/client/url.js';
 import { monthTotals, renderChecks } from '../../lib/revenue/tables.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
@@ -45,8 +46,9 @@ import { examples, type OptionsOf } from '../command.js';
 export const command = () =>
   new Command('export')
     .description('export ledger rows for any date range (windows over 90 days are split for you)')
-    .option('--from <date>', 'start: YYYY-MM-DD (UTC day) or RFC 3339 date-time, inclusive')
-    .option('--to <date>', 'end: YYYY-MM-DD (whole UTC day) or RFC 3339 date-time, inclusive')
+    .option('--from <date>', 'start: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive')
+    .option('--to <date>', 'end: YYYY-MM-DD (a day in --tz) or RFC 3339, inclusive')
+    .option('--tz <zone>', 'IANA time zone of days and months (e.g. Africa/Lagos)', 'UTC')
     .option('--token <symbol>', 'only rows of this token')
     .option('--network <network>', 'only rows of this network')
     .option('--out <file>', 'write to this file (atomically) instead of stdout; its name says the format (.csv, .json, .ndjson, .xlsx)')
@@ -61,6 +63,7 @@ export const command = () =>
       examples(
         'offramp revenue export --from 2026-10-01 --to 2026-10-31 --out october.csv --summary',
         'offramp revenue export --from 2026-01-01 --to 2026-12-31 --out 2026.xlsx --manifest 2026.json --resume',
+        'offramp revenue export --from 2026-10-01 --to 2026-10-31 --tz Africa/Lagos -o xlsx --out october.xlsx',
         'offramp revenue export --from 2026-01-01 --to 2026-06-30 -o ndjson',
       ),
     );
@@ -72,7 +75,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const format = exportFormat(ctx.globals, opts.out);
-  const window = await windowFlags(opts, ctx);
+  const zone = checkZone(opts.tz ?? 'UTC');
+  const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);
   const concurrency = parseIntFlag(opts.concurrency ?? DEFAULT_CONCURRENCY, '--concurrency', 1, MAX_CONCURRENCY);
   const filters = filterFlags(opts);
   checkFlags(opts, format, io.stdoutIsTTY);
@@ -80,13 +84,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const api = await ctx.api();
   const settings = await ctx.settings();
   keepHeapSmall();
-  const open = stillOpenNote(window, ctx.now());
+  const open = stillOpenNote(window, ctx.now(), zone);
   if (open) io.err(`warning: ${open}`);
   const binding: Binding = {
     service: publicUrl(settings.baseUrl),
     partner: partnerOf(settings.apiKey),
     from: window.from.toISOString(),
     to: window.to.toISOString(),
+    tz: zone,
     filters,
     format,
     excel: Boolean(opts.excel),
@@ -178,10 +183,10 @@ async function exportTo(r: ExportRun): Promise<number> {
   const { ctx, opts, file, resumeDir } = r;
   const { io } = ctx;
   const dest = file?.stream ?? io.stdout;
-  const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters }) : undefined;
+  const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, zone: r.binding.tz, filters: r.filters }) : undefined;
   const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
-  // --summary's table is by calendar month: the rows are summed by month as they pass.
-  const months = monthTotals(r.window);
+  // --summary's table is by calendar month of --tz: the rows are summed by month as they pass.
+  const months = monthTotals(r.window, r.binding.tz);
 
   // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
   // (A reader that closed stdout ends the process at once: src/main.ts.)
@@ -256,6 +261,7 @@ async function exportTo(r: ExportRun): Promise<number> {
         cliVersion: ctx.version,
         baseUrl: (await ctx.settings()).baseUrl,
         window: r.window,
+        zone: r.binding.tz,
         filters: r.filters,
         format: r.format,
         excel: Boolean(opts.excel),

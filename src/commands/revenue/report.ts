@@ -11,11 +11,17 @@ import { AtomicFile } from '../../lib/fs/atomic.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import type { Grouping } from '../../lib/revenue/groups.js';
-import { publicUrl } from '../../lib/revenue/manifest.js';
-import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
+import { publicUrl } from '../../lib/client/url.js';
+import { checkZone, nothingMatched, partialPeriods, periodsIn, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { exportCommandWords } from '../../lib/revenue/resume.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { examples, type OptionsOf } from '../command.js';
+import { callControl } from '../emulator/control-client.js';
+import type { Resolved } from '../../lib/config/profile.js';
+import { isLoopbackHost } from '../../lib/client/url.js';
+import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
+import { FIAT_CURRENCY } from '../../lib/revenue/manifest.js';
+import type { ReportSource } from '../../lib/revenue/html-report.js';
 
 export const command = () =>
   new Command('report')
@@ -40,6 +46,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);
   const filters = filterFlags(opts);
   const api = await ctx.api();
+  const settings = await ctx.settings();
   // Checked before the rows are read; the file itself is made only once they are, so a run
   // stopped while reading (Ctrl-C) leaves nothing behind.
   await access(dirname(resolve(opts.out)), constants.W_OK).catch((err: NodeJS.ErrnoException) => {
@@ -47,8 +54,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   });
   const open = stillOpenNote(window, ctx.now(), zone);
   if (open) ctx.io.err(`warning: ${open}`);
-  const read = await groupRows(ctx, api, { window, filters, zone }, [['month'], ['token'], ['network']], true);
-  const [months, tokens, networks] = read.groupings as [Grouping, Grouping, Grouping];
+  // A quarter or less is charted by week (one bar a month says little), a longer window by month.
+  const chartPeriod = periodsIn(window, 'month', zone).length <= 3 ? 'week' : 'month';
+  const read = await groupRows(ctx, api, { window, filters, zone }, [['month'], ['token'], ['network'], [chartPeriod]], true);
+  const [months, tokens, networks, bars] = read.groupings as [Grouping, Grouping, Grouping, Grouping];
+  const partial = partialPeriods(window, chartPeriod, zone);
   const monthRows = months.rows();
   const rows = months.total().transactions;
   if (rows === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
@@ -61,14 +71,18 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     cliVersion: ctx.version,
     sha256: read.sha256!,
     // The export whose CSV the SHA-256 is of: the same window (as instants), filters and service.
-    exportCommand: [...exportCommandWords({ from: window.from.toISOString(), to: window.to.toISOString(), filters }, ctx.globals, publicUrl((await ctx.settings()).baseUrl)), '-o', 'csv'].join(' '),
+    exportCommand: [...exportCommandWords({ from: window.from.toISOString(), to: window.to.toISOString(), filters }, ctx.globals, publicUrl(settings.baseUrl)), '-o', 'csv'].join(' '),
+    source: await sourceOf(ctx, settings),
+    chartPeriod,
+    partial,
+    partialMonths: partialPeriods(window, 'month', zone),
     months: monthRows,
     tokens: tokens.rows(),
     networks: networks.rows(),
     total: months.total(),
     chartSvg: barChartSvg(
-      monthRows.map((m) => ({ label: m.group.month!, value: m.share })),
-      CHART,
+      bars.rows().map((b) => ({ label: `${b.group[chartPeriod]!}${partial.includes(b.group[chartPeriod]!) ? ' *' : ''}`, value: b.share })),
+      { ...CHART, unit: FIAT_CURRENCY },
     ),
   });
   let file: AtomicFile;
@@ -86,4 +100,20 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     await file.abort();
   }
   ctx.io.err(`Wrote ${resolve(opts.out)}: ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} summarised`);
+}
+
+/**
+ * The service the report read (docs/finance.md, "The report's source"). It is the emulator
+ * when the emulator's own health check answers at the base URL's origin; that is asked (once,
+ * without the API key) only of a service on this machine, so no stray request reaches a remote one.
+ */
+async function sourceOf(ctx: Context, settings: Resolved): Promise<ReportSource> {
+  const base = new URL(settings.baseUrl);
+  let emulator: string | undefined;
+  if (isLoopbackHost(base.hostname)) {
+    const health = await callControl(ctx, { origin: base.origin, token: ctx.env[ADMIN_TOKEN_ENV] || undefined, retries: 0 }, { method: 'GET', path: '/health', timeoutMs: 2000 }).catch(() => undefined);
+    const data = health?.data as { status?: unknown; offramp_version?: unknown } | undefined;
+    if (health?.status === 200 && data?.status === 'ok' && typeof data.offramp_version === 'string') emulator = data.offramp_version;
+  }
+  return { url: publicUrl(settings.baseUrl), profile: settings.profileName, environment: settings.env, emulator };
 }

@@ -7,7 +7,7 @@ import { simulateEvent, transactionById } from '../../lib/client/checked-calls.j
 import type { Context } from '../../lib/context.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { ApiError, CliError, EXIT, UsageError } from '../../lib/errors.js';
-import { ask } from '../../lib/input/values.js';
+import { ask, shellQuote } from '../../lib/input/values.js';
 import { refusal } from '../../lib/lifecycle.js';
 import { writeJson } from '../../lib/output/json.js';
 import { explainConflict, validEventsHint } from '../../lib/sandbox/conflict.js';
@@ -35,6 +35,9 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   resolveFormat(ctx.globals, formatsOf('simulate'));
   // With --ref the one positional argument is the event.
   const [idArg, eventArg] = opts.ref !== undefined && opts.event === undefined ? [undefined, opts.txId] : [opts.txId, opts.event];
+  if (idArg !== undefined && eventArg !== undefined && isEvent(idArg) && !isEvent(eventArg)) {
+    throw new UsageError(`TX_ID comes first, then EVENT ("${idArg}" is an event)`, `did you mean: offramp simulate ${shellQuote(eventArg)} ${idArg}`);
+  }
   // Everything given is checked first; only then is anything missing asked for.
   const givenEvent = eventArg !== undefined ? checkEvent(eventArg) : undefined;
   const target = await resolveTarget(ctx, idArg, opts.ref, { name: 'TX_ID' });
@@ -80,8 +83,12 @@ async function pickEvent(ctx: Context, txId: string): Promise<SimulatorEvent> {
 
 /** Refused before any request unless it is one of the seven (the service would answer 400). */
 function checkEvent(value: string): SimulatorEvent {
-  if (!(SIMULATOR_EVENTS as readonly string[]).includes(value)) {
+  if (!isEvent(value)) {
     throw new UsageError(`unknown simulator event "${value}"`, EVENT_LIST);
   }
   return value as SimulatorEvent;
+}
+
+function isEvent(value: string): value is SimulatorEvent {
+  return (SIMULATOR_EVENTS as readonly string[]).includes(value);
 }

@@ -6,8 +6,14 @@ import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome } from '../../lib/sandbox/walk.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
-import { OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { continuingWalk, OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
+import { isOutage } from '../../lib/client/errors.js';
+import { CliError } from '../../lib/errors.js';
+import { offrampWords, pasteable } from '../../lib/input/values.js';
+import { publicUrl } from '../../lib/client/url.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
+import { isNotFound } from '../../lib/tx/errors.js';
+import type { ApiError } from '../../lib/errors.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { refuseProduction } from '../../lib/config/production.js';
@@ -25,7 +31,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
   await refuseProduction(ctx, 'simulate walk');
-  const txId = target ? await targetId(ctx, target) : undefined;
+  const txId = target
+    ? await targetId(ctx, target).catch((err: unknown) => {
+        // `--ref R` may be read as "walk a new transaction called R": it names an existing one.
+        throw 'ref' in target && isNotFound(err) ? (err as ApiError).withHint("--ref names an existing transaction's reference; leave it out and simulate walk creates a transaction") : err;
+      })
+    : undefined;
   const api = await ctx.api();
   const timeline = await Timeline.create(ctx.io);
   let result;
@@ -38,6 +49,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   } catch (err) {
     const cause = err instanceof WalkInterrupted ? err.cause : err;
     timeline.fail();
+    // The service stopped answering once the transaction existed: the walk can go on from
+    // where it is (docs/sandbox.md, "When a walk stops").
+    if (err instanceof WalkInterrupted && err.transactionId && isOutage(cause) && cause instanceof CliError) {
+      const prefix = offrampWords(ctx.globals, publicUrl((await ctx.settings()).baseUrl));
+      cause.hint = `continue it with: ${pasteable([...prefix, ...continuingWalk(err.transactionId, outcome, Boolean(opts.settle))], ctx.globals)}`;
+    }
     throw cause;
   }
   if (ctx.globals.json) return writeJson(ctx.io, { transaction: result.transaction, steps: result.steps });

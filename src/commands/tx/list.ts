@@ -7,8 +7,8 @@ import { UsageError } from '../../lib/errors.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { counted } from '../../lib/output/spinner.js';
-import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
-import type { TransactionListQuery } from '../../lib/client/api.js';
+import { pageJson, writeJson, writeJsonPage, writeNdjsonLine } from '../../lib/output/json.js';
+import { FULL_PAGE, type TransactionListQuery } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import { windowFilter } from '../../lib/input/window.js';
 import { examples, type OptionsOf } from '../command.js';
@@ -45,14 +45,14 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // The table renderer (chalk, string-width) loads only for a table.
   const table = format === 'table' ? (await import('../../lib/tx/render.js')).listTable(ctx.io, ctx.now()) : undefined;
 
-  // One page unless --all, rows written as they arrive. --json is the API's data: for one
-  // page, the page as the service shaped it; with --all, one array written item by item.
+  // One page unless --all, rows written as they arrive. --json is the page object either way:
+  // one page as the service sent it; with --all, every item in one, written as they come.
   const page = opts.all ? undefined : await api.transactions.list({ ...query, limit: limit ?? DEFAULT_PAGE });
   const txs = page ? page.items : counted(ctx, 'reading transactions', api.transactions.all({ ...query, ...(limit !== undefined ? { limit } : {}) }), true);
   let count = 0;
   if (format === 'json') {
-    if (page) writeJson(ctx.io, page.data);
-    else await writeJsonArray(ctx.io, txs);
+    if (page) writeJson(ctx.io, pageJson(page, limit ?? DEFAULT_PAGE));
+    else await writeJsonPage(ctx.io, txs, limit ?? FULL_PAGE);
   } else if (format === 'csv') {
     await (await import('../../lib/tx/csv.js')).writeTransactionsCsv(ctx.io, txs, { rawCells: Boolean(opts.rawCells) });
   } else {

@@ -3,6 +3,7 @@
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError } from '../../lib/errors.js';
+import { isOutage } from '../../lib/client/errors.js';
 import { durationFlag } from '../../lib/input/values.js';
 import { isFinal } from '../../lib/lifecycle.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
@@ -70,16 +71,41 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     const where = tx ? `transaction ${tx.id} is still ${tx.status}` : 'the transaction was not read';
     return new TimeoutError(`--timeout ${ctx.globals.timeout} ms passed before ${goal}; ${where}`, 'raise --timeout, or leave it out to watch until the transaction ends');
   };
+  /** When the service stopped answering, while it does not answer. */
+  let downSince: number | undefined;
+  const pause = async () => {
+    const now = ctx.now().getTime();
+    if (deadline !== undefined && now >= deadline) throw passed();
+    await ctx.sleep(deadline === undefined ? interval : Math.min(interval, deadline - now));
+  };
   try {
     // The first read may be by reference or short id; after that the id is known.
     let current = target;
     for (;;) {
-      tx = await fetchTarget(reads, current);
-      current = { id: tx.id };
-      // Changed since the last poll (or never read): the history says how, step by step.
-      const stamp = `${tx.status}|${tx.updated_at}`;
-      if (stamp !== lastRead || changes.last !== tx.status) await catchUp(tx);
-      lastRead = stamp;
+      try {
+        tx = await fetchTarget(reads, current);
+        current = { id: tx.id };
+        // Changed since the last poll (or never read): the history says how, step by step.
+        const stamp = `${tx.status}|${tx.updated_at}`;
+        if (stamp !== lastRead || changes.last !== tx.status) await catchUp(tx);
+        lastRead = stamp;
+      } catch (err) {
+        // An outage is ridden out until the watch's own deadline (none: until Ctrl-C), said
+        // once when it starts and once when it ends (docs/transactions.md, "offramp tx watch").
+        if (!isOutage(err) || (deadline !== undefined && ctx.now().getTime() >= deadline)) throw err;
+        if (downSince === undefined) {
+          downSince = ctx.now().getTime();
+          spinner?.clear();
+          ctx.io.err(`warning: the service does not answer (${(err as Error).message}); still watching, a read every ${interval} ms until ${deadline === undefined ? 'Ctrl-C' : '--timeout passes'}`);
+        }
+        await pause();
+        continue;
+      }
+      if (downSince !== undefined) {
+        spinner?.clear();
+        ctx.io.err(`the service answers again, after ${Math.round((ctx.now().getTime() - downSince) / 1000)} s; still watching`);
+        downSince = undefined;
+      }
       if (spinner) {
         spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}${depositNote(tx)}, waiting for ${goal}`);
         spinner.render();
@@ -97,9 +123,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
       }
 
-      const now = ctx.now().getTime();
-      if (deadline !== undefined && now >= deadline) throw passed();
-      await ctx.sleep(deadline === undefined ? interval : Math.min(interval, deadline - now));
+      await pause();
     }
   } catch (err) {
     // A read the deadline cut short is the deadline passing, said as such.

@@ -1,6 +1,7 @@
 // offramp webhooks list: the partner's webhook event history with delivery telemetry, in the
 // order the service pages it (docs/webhooks.md, "Finding events").
 import { Command } from '@commander-js/extra-typings';
+import { FULL_PAGE } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
@@ -9,7 +10,7 @@ import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
 import { counted } from '../../lib/output/spinner.js';
-import { writeJson, writeJsonArray, writeNdjsonLine } from '../../lib/output/json.js';
+import { pageJson, writeJson, writeJsonPage, writeNdjsonLine } from '../../lib/output/json.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { filterTransactionId } from '../../lib/tx/lookup.js';
@@ -46,15 +47,15 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (txId !== undefined) query.transaction_id = txId;
   const api = await ctx.api();
 
-  // One page unless --all; --json of one page is the page as the service shaped it.
+  // One page unless --all; --json is the page object either way (as tx list).
   const page = opts.all ? undefined : await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-  if (page && format === 'json') return writeJson(io, page.data);
+  if (page && format === 'json') return writeJson(io, pageJson(page, limit ?? DEFAULT_PAGE));
   // A table waits for every event; the other formats print each as it comes.
   const events = page ? page.items : counted(ctx, 'reading webhook events', api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) }), format !== 'table');
   if (format === 'ndjson') {
     for await (const event of events) writeNdjsonLine(io, event);
   } else if (format === 'json') {
-    await writeJsonArray(io, events);
+    await writeJsonPage(io, events, limit ?? FULL_PAGE);
   } else if (format === 'csv') {
     // Spreadsheet-safe cells as in the ledger export (last_error is the service's free text), unless --raw-cells.
     await writeCsv(io, CSV_COLUMNS, events, opts.rawCells ? {} : { guard: spreadsheetSafe });

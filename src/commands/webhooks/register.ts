@@ -3,7 +3,7 @@
 // set another since. Against staging or production nothing can be set from here.
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../../lib/errors.js';
-import { isLoopback } from '../../lib/config/profile.js';
+import { isLoopbackHost } from '../../lib/client/url.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
 
@@ -26,7 +26,7 @@ export async function findSource(ctx: Context, register: boolean): Promise<Sourc
   }
   const target = await controlTarget(ctx, undefined);
   // The listener binds 127.0.0.1: an emulator on another machine could not deliver to it.
-  if (!isLoopback(new URL(target.origin))) return { kind: 'none', why: `the emulator at ${target.origin} is on another machine and cannot reach 127.0.0.1` };
+  if (!isLoopbackHost(new URL(target.origin).hostname)) return { kind: 'none', why: `the emulator at ${target.origin} is on another machine and cannot reach 127.0.0.1` };
   try {
     return { kind: 'emulator', target, found: await readEndpoint(ctx, target, Math.min(ctx.globals.timeout, PROBE_TIMEOUT_MS)) };
   } catch (err) {

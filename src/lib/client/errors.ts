@@ -1,5 +1,5 @@
 // The client's own failures, beside the shared ones of src/lib/errors.ts.
-import { CliError, EXIT, NetworkError } from '../errors.js';
+import { ApiError, CliError, EXIT, NetworkError, TimeoutError } from '../errors.js';
 
 /**
  * A proxy that opened no tunnel (refused, wants credentials, down, unknown, silent): the
@@ -15,6 +15,12 @@ export class ProxyError extends NetworkError {
  */
 export class CertificateRefused extends NetworkError {
   override readonly code = 'CERTIFICATE';
+}
+
+/** A request the service did not answer (no connection, no answer in time, a 5xx): worth trying again later, not a refusal. */
+export function isOutage(err: unknown): boolean {
+  if (err instanceof CertificateRefused) return false;
+  return err instanceof NetworkError || err instanceof TimeoutError || (err instanceof ApiError && err.status >= 500);
 }
 
 /** A 2xx answer longer than the cap on one answer: not read further (docs/configuration.md, "Timeouts and limits"). */

@@ -2,7 +2,7 @@
 // production profile is confirmed (or --yes), and sandbox-only operations are refused there
 // before any request.
 import type { Context } from '../context.js';
-import { AuthError, Declined } from '../errors.js';
+import { Declined, ProductionGuard } from '../errors.js';
 
 /**
  * Asks before a change on a production profile (or whenever `always`); --yes skips. A No
@@ -21,7 +21,7 @@ export async function confirm(
   if (!production && !opts.always) return;
   const where = production ? ` on PRODUCTION (profile ${s.profileName})` : '';
   if (!ctx.io.canPrompt()) {
-    throw new AuthError(`refusing to ${question}${where} without confirmation`, 'pass --yes to confirm');
+    throw new ProductionGuard(`refusing to ${question}${where} without confirmation; nothing was sent`, 'pass --yes to confirm');
   }
   const prompts = await ctx.prompts();
   const ok = await prompts.confirm({ message: `${question}${where}?`, default: !production && opts.yes === true }, { input: ctx.io.stdin, output: ctx.io.stderr });
@@ -32,6 +32,6 @@ export async function confirm(
 export async function refuseProduction(ctx: Pick<Context, 'settings'>, what: string): Promise<void> {
   const s = await ctx.settings();
   if (s.env === 'production') {
-    throw new AuthError(`${what} is staging-only and profile "${s.profileName}" is production; nothing was sent`, 'use a staging or local profile (--profile NAME)');
+    throw new ProductionGuard(`${what} is staging-only and profile "${s.profileName}" is production; nothing was sent`, 'use a staging or local profile (--profile NAME)');
   }
 }

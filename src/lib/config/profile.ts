@@ -1,7 +1,7 @@
 // Profiles and where a call's settings come from. Pure: no file access here, so the
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
-import { displayUrl } from '../client/url.js';
+import { displayUrl, isLoopbackHost } from '../client/url.js';
 import { BASE_PATH, type DeliveryStatus } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
@@ -162,7 +162,7 @@ export function checkBaseUrl(value: string): URL {
     throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
   }
   const shown = displayUrl(url.toString());
-  if (url.protocol === 'http:' && !isLoopback(url)) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     const https = new URL(url);
     https.protocol = 'https:';
     throw new UsageError(`base URL ${shown} is plain http: the API key would cross the network in clear`, `use ${displayUrl(https.toString())} (http is accepted only for loopback addresses, such as the emulator)`);
@@ -176,10 +176,6 @@ export function checkBaseUrl(value: string): URL {
     throw new UsageError(`base URL ${shown} does not end in ${BASE_PATH}`, `did you mean ${displayUrl(fixed.toString())}?`);
   }
   return url;
-}
-
-export function isLoopback(url: URL): boolean {
-  return ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(url.hostname) || url.hostname.startsWith('127.');
 }
 
 /** `sk_live_abcdef123456` → `sk_…3456`: enough to tell keys apart, never enough to use one. */

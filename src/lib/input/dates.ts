@@ -3,7 +3,24 @@
 import { UsageError } from '../errors.js';
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 date-time (section 5.6: `T` and `Z` in either case, any offset) as epoch ms, or
+ * undefined when it is not one or names no real instant (30 February, hour 24). A leap second,
+ * `:60` where the time is 23:59:60 in UTC, is the last millisecond of the minute it ends (a
+ * Date has no 61st second); fractions beyond the millisecond are cut, as Date.parse cuts them.
+ */
+export function rfc3339Ms(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s, oh = 0, om = 0] = [1, 2, 3, 4, 5, 6, 9, 10].map((i) => (m[i] === undefined ? undefined : Number(m[i]))) as number[];
+  const day = new Date(0).setUTCFullYear(y!, mo! - 1, d!);
+  if (mo! < 1 || mo! > 12 || new Date(day).getUTCDate() !== d || h! > 23 || mi! > 59 || s! > 60 || oh > 23 || om > 59) return undefined;
+  const ms = day + ((h! * 60 + mi!) * 60 + Math.min(s!, 59)) * 1000 - (m[8] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+  if (s === 60) return new Date(ms).toISOString().endsWith('T23:59:59.000Z') ? ms + 999 : undefined;
+  return ms + Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+}
 
 export const DAY_MS = 86_400_000;
 /** the spec: a revenue window may not exceed 90 days. */
@@ -19,10 +36,9 @@ export function parseDateArg(input: string, edge: 'start' | 'end', flag: string)
     }
     return edge === 'start' ? date : new Date(date.getTime() + DAY_MS - 1);
   }
-  if (RFC3339.test(value)) {
-    const date = new Date(value);
-    if (!Number.isNaN(date.getTime())) return date;
-  }
+  // A space for the T, as RFC 3339's note allows for readability.
+  const ms = rfc3339Ms(value.replace(' ', 'T'));
+  if (ms !== undefined) return new Date(ms);
   if (/^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value)) {
     // The commonest slip: a date-time without its zone, which would be read in no zone at all.
     throw new UsageError(`${flag}: "${input}" has no time zone; add Z for UTC or an offset, like ${value.replace(' ', 'T')}Z or ${value.replace(' ', 'T')}+01:00`);

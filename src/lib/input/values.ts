@@ -2,7 +2,7 @@
 // checks a flag and a prompt as the user types; parsers turn a problem into a UsageError
 // naming the flag; `ask` is the one rule for a missing value (the CLI contract, "Global
 // behaviour"): prompt when the session is interactive, otherwise exit 2 naming the flag.
-import type { Context, Prompts } from '../context.js';
+import type { Context, Globals, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RevenueFilters } from '../client/filters.js';
@@ -25,11 +25,19 @@ export function uuidProblem(value: string): string | null {
   return UUID.test(v) ? null : `"${value}" is not a UUID (like 0b6f3c1e-8d2a-4f51-9c1e-2a7d5e9b1c91)`;
 }
 
+/**
+ * `.` and `..`: GET /transactions/reference/{merchant_reference} would be another path, as
+ * URL parsers, clients' and the emulator's router alike, resolve dot segments (even
+ * percent-encoded, so encoding cannot carry them; a literal `%2e` is sent as `%252e` and kept).
+ */
+export const DOT_SEGMENT = /^\.{1,2}$/;
+
 export function referenceProblem(value: string): string | null {
   const v = value.trim();
   if (v === '') return 'must not be empty';
   if (v.length > MAX_REFERENCE_LENGTH) return `is ${v.length} characters; at most ${MAX_REFERENCE_LENGTH}`;
   if (/[\u0000-\u001f\u007f]/.test(v)) return 'must not contain control characters';
+  if (DOT_SEGMENT.test(v)) return `must not be "${v}": read back by reference it is a path segment every URL folds away (docs/transactions.md, "Input rules")`;
   return textProblem(v);
 }
 
@@ -151,6 +159,22 @@ export function generateReference(now: Date): string {
 /** Quotes a value for a POSIX shell, so a printed command can be pasted as is. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `offramp` and the global flags that chose the service when they were given (`service`: the
+ * base URL to name, without credentials), never a key: how a command to paste begins.
+ */
+export function offrampWords(globals: Pick<Globals, 'profile' | 'baseUrl'>, service: string): string[] {
+  const words = ['offramp'];
+  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
+  if (globals.baseUrl) words.push('--base-url', shellQuote(service));
+  return words;
+}
+
+/** A command's words as one line to paste; a key given as --api-key is never among them, so the line says to add it. */
+export function pasteable(words: string[], globals: Pick<Globals, 'apiKey'>): string {
+  return `${words.join(' ')}${globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
 }
 
 /** --token and --network under the row's own field names (the spec leaves the filter names "not shown"), lower-cased. */

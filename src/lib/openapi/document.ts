@@ -83,8 +83,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Transactions',
     body: 'CreateTransactionRequest',
     idempotent: true,
-    answer: 'TransactionSummaryResponse',
+    answer: 'CreateTransactionResponse',
     answerDescription: 'The created transaction (the create subset), status awaiting_deposit.',
+    // The spec shows no errors here: these are the emulator's (the open point says which).
+    errors: ['BadRequest', 'Conflict'],
     extra: openExtension(OPEN.createErrors),
   },
   'GET /transactions': {
@@ -95,6 +97,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [ref('parameters', 'TransactionsLimit'), ref('parameters', 'Cursor')],
     answer: 'TransactionListResponse',
     answerDescription: 'One page of transactions.',
+    errors: ['BadRequest'],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /transactions/reference/:merchant_reference': {
@@ -115,7 +118,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [TX_ID],
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot.',
-    errors: ['NotFound'],
+    errors: ['BadRequest', 'NotFound'],
   },
   'POST /transactions/:id/cancel': {
     operationId: 'cancelTransaction',
@@ -125,9 +128,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: 'Transactions',
     parameters: [TX_ID],
     idempotent: true,
-    answer: 'TransactionSummaryResponse',
+    answer: 'CancelTransactionResponse',
     answerDescription: 'The cancelled transaction (the create subset), status cancelled; message is a cancelled notice.',
-    errors: ['NotFound', 'Conflict'],
+    errors: ['BadRequest', 'NotFound', 'Conflict'],
     extra: openExtension(OPEN.cancellable),
   },
   'GET /transactions/:id/status-history': {
@@ -138,7 +141,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [TX_ID],
     answer: 'StatusHistoryResponse',
     answerDescription: 'The status history.',
-    errors: ['NotFound'],
+    errors: ['BadRequest', 'NotFound'],
   },
   'GET /revenue': {
     operationId: 'listRevenue',
@@ -166,6 +169,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [ref('parameters', 'WebhookEventsLimit'), ref('parameters', 'Cursor')],
     answer: 'WebhookEventListResponse',
     answerDescription: 'One page of webhook events.',
+    errors: ['BadRequest'],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /webhooks/events/:event_id': {
@@ -176,7 +180,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [EVENT_ID],
     answer: 'WebhookEventResponse',
     answerDescription: 'The delivery telemetry.',
-    errors: ['NotFound'],
+    errors: ['BadRequest', 'NotFound'],
   },
   'POST /webhooks/events/:event_id/replay': {
     operationId: 'replayWebhookEvent',
@@ -186,7 +190,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [EVENT_ID],
     answer: 'ReplayResultResponse',
     answerDescription: 'The replay, scheduled; message is a replay-scheduled notice.',
-    errors: ['NotFound'],
+    errors: ['BadRequest', 'NotFound'],
   },
   'POST /sandbox/simulate': {
     operationId: 'simulate',

@@ -21,10 +21,6 @@ export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name
 const TransactionPage = S.pageOf(S.Transaction);
 const WebhookEventPage = S.pageOf(S.WebhookEvent);
 
-/** A list answer as the spec leaves it open: a page object in `data`, or the items themselves. */
-const openList = <T extends z.core.$ZodType>(page: z.core.$ZodType, item: T) =>
-  z.looseObject({ success: z.literal(true), data: z.union([page, z.array(item)]), message: z.nullish(z.string()) });
-
 /** Every component schema, by name, in the order the document lists them. */
 const COMPONENTS: [string, z.core.$ZodType][] = [
   ['Quote', S.Quote],
@@ -48,10 +44,11 @@ const COMPONENTS: [string, z.core.$ZodType][] = [
   ['TransactionSummaryResponse', S.successWrapper(S.TransactionSummary)],
   ['TransactionResponse', S.successWrapper(S.Transaction)],
   ['StatusHistoryResponse', S.successWrapper(S.StatusHistory)],
-  ['TransactionListResponse', openList(TransactionPage, S.Transaction)],
+  // The wrapper's data is an object (the spec, Response wrapper): the page, whose keys are the emulator's.
+  ['TransactionListResponse', S.successWrapper(TransactionPage)],
   ['RevenueListResponse', S.successWrapper(S.RevenuePage)],
   ['WebhookEventResponse', S.successWrapper(S.WebhookEvent)],
-  ['WebhookEventListResponse', openList(WebhookEventPage, S.WebhookEvent)],
+  ['WebhookEventListResponse', S.successWrapper(WebhookEventPage)],
   ['ReplayResultResponse', S.successWrapper(S.ReplayResult)],
 ];
 
@@ -69,6 +66,8 @@ type Rules = {
   modes?: Mode[];
   /** Fields a client must never send (the service sets them). */
   never?: string[];
+  /** Fields the spec says are there, beyond those the client's schema requires. */
+  required?: string[];
   extra?: JsonSchema;
 };
 
@@ -85,8 +84,9 @@ const SPEC_RULES: Record<string, Rules> = {
     },
   },
   TransactionSummary: {
-    description: 'The subset of a transaction that creation and cancellation answer.',
+    description: 'The subset of a transaction that creation and cancellation answer: merchant_reference, merchant_id and terminal_id are always there (null when none was given).',
     properties: transactionFields(),
+    required: ['merchant_reference', 'merchant_id', 'terminal_id'],
   },
   Transaction: {
     description: 'A transaction snapshot (read by id, by reference, listed, and answered by the simulator).',
@@ -114,8 +114,10 @@ const SPEC_RULES: Record<string, Rules> = {
   RevenueRow: {
     description: 'One row of the revenue ledger.',
     properties: {
-      merchant_id: openExtension(OPEN.ledgerNulls),
-      terminal_id: openExtension(OPEN.ledgerNulls),
+      // Strings, as the spec types them; the CLI's tolerance of a null is the open point's.
+      merchant_id: { type: 'string', ...openExtension(OPEN.ledgerNulls) },
+      merchant_reference: { type: 'string' },
+      terminal_id: { type: 'string', ...openExtension(OPEN.ledgerNulls) },
       amount: { description: 'NGN.' },
       share: { description: "The partner's share." },
       ts: { description: 'Ledger time.' },
@@ -199,6 +201,7 @@ const SPEC_RULES: Record<string, Rules> = {
       blockchain_hash: { description: 'An override of the simulated chain data (deposit events).' },
     },
   },
+  ReplayResultResponse: { properties: { message: { type: 'string', description: 'A replay-scheduled notice.' } }, required: ['message'] },
   TransactionListResponse: { extra: openExtension(OPEN.listShape) },
   WebhookEventListResponse: { extra: openExtension(OPEN.listShape) },
 };
@@ -242,8 +245,21 @@ export function componentSchemas(): Record<string, JsonSchema> {
   for (const [id] of COMPONENTS) {
     const { $schema: _dialect, $id: _id, ...schema } = schemas[id] as JsonSchema;
     out[id] = withRules(id, schema);
+    if (id === 'TransactionSummaryResponse') {
+      out.CreateTransactionResponse = summaryAnswer('awaiting_deposit');
+      out.CancelTransactionResponse = summaryAnswer('cancelled', 'A cancelled notice.');
+    }
   }
   return out;
+}
+
+/** The create or cancel answer: the create subset in the status the spec gives it, and with `notice`, a message that is there. */
+function summaryAnswer(status: string, notice?: string): JsonSchema {
+  const message = notice ? { message: { type: 'string', description: notice } } : {};
+  return {
+    description: `The create subset in status ${status}${notice ? ', with the notice as message' : ''}.`,
+    allOf: [schemaRef('TransactionSummaryResponse'), { properties: { data: { properties: { status: { const: status } } }, ...message }, ...(notice ? { required: ['message'] } : {}) }],
+  };
 }
 
 function withRules(id: string, schema: JsonSchema): JsonSchema {
@@ -263,7 +279,8 @@ function withRules(id: string, schema: JsonSchema): JsonSchema {
     required: mode.requires,
     properties: Object.fromEntries([...mode.requires.map((name) => [name, property(name)]), ...mode.forbids.map((name) => [name, false])]),
   }));
-  return { ...(rules.description ? { description: rules.description } : {}), ...schema, ...(oneOf ? { oneOf } : {}), ...rules.extra };
+  const required = rules.required ? { required: [...((schema.required as string[] | undefined) ?? []), ...rules.required] } : {};
+  return { ...(rules.description ? { description: rules.description } : {}), ...schema, ...required, ...(oneOf ? { oneOf } : {}), ...rules.extra };
 }
 
 /**

@@ -79,6 +79,9 @@ export class JqFilter {
   private async emit(input: string): Promise<void> {
     const text = await runJq(this.expr, input);
     // A slow reader (a pager, a full pipe) holds the command back instead of jq's lines piling up here.
-    if (!this.out.write(this.out.isTTY ? text.split('\n').map(terminalSafe).join('\n') : text)) await once(this.out, 'drain');
+    // A tab stays a tab on a terminal: it moves nothing but the cursor along the line, and it is
+    // what `@tsv` separates with (jq escapes a tab inside a field itself).
+    const shown = this.out.isTTY ? text.split('\n').map((line) => line.split('\t').map(terminalSafe).join('\t')).join('\n') : text;
+    if (!this.out.write(shown)) await once(this.out, 'drain');
   }
 }

@@ -18,14 +18,19 @@ export function humanDuration(ms: number): string {
   return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** Local wall-clock time, e.g. "2026-11-22 15:04:05". */
+/**
+ * Local wall-clock time with its zone, so a reader never takes it for UTC or for theirs:
+ * "2026-11-22 15:04:05 +01:00", or "2026-11-22 14:04:05 UTC" where local time is UTC.
+ */
 export function localTime(value: Date | string): string {
   const d = new Date(value);
   const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const east = -d.getTimezoneOffset();
+  const zone = east === 0 ? 'UTC' : `${east < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(east) / 60))}:${pad(Math.abs(east) % 60)}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`;
 }
 
-/** A time cell: "2026-11-22 15:04:05 (in 29 min)" on a terminal, the ISO string otherwise. */
+/** A time cell: "2026-11-22 15:04:05 +01:00 (in 29 min)" on a terminal, the ISO string otherwise. */
 export function timeCell(value: string | null | undefined, now: Date, friendly: boolean): string {
   if (!value) return '—';
   return friendly ? `${localTime(value)} (${relative(value, now)})` : value;

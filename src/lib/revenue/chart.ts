@@ -15,16 +15,16 @@ export type Bar = { label: string; value: string };
  * The bars as an SVG document. A bar's height is a length on the page, so its value goes to
  * the renderer as a JavaScript number; the exact figures are in the tables beside it.
  */
-export function barChartSvg(bars: Bar[], o: { width: number; height: number; color: string }): string {
+export function barChartSvg(bars: Bar[], o: { width: number; height: number; color: string; unit: string }): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: o.width, height: o.height });
   try {
     chart.setOption({
       animation: false,
       textStyle: { fontFamily: 'system-ui, sans-serif' },
       // Room for the axis labels (the longest value label is about 10 characters).
-      grid: { left: 80, right: 16, top: 16, bottom: bars.length > 12 ? 64 : 32 },
+      grid: { left: 80, right: 16, top: 32, bottom: bars.length > 12 ? 64 : 32 },
       xAxis: { type: 'category', data: bars.map((b) => b.label), axisTick: { alignWithLabel: true }, axisLabel: { interval: 0, rotate: bars.length > 12 ? 45 : 0 } },
-      yAxis: { type: 'value', axisLabel: { formatter: (v: number) => v.toLocaleString('en-US') } },
+      yAxis: { type: 'value', name: o.unit, axisLabel: { formatter: (v: number) => v.toLocaleString('en-US') } },
       series: [{ type: 'bar', data: bars.map((b) => new Decimal(b.value).toNumber()), itemStyle: { color: o.color }, barMaxWidth: 48 }],
     });
     return chart.renderToSVGString();

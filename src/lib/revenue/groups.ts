@@ -101,6 +101,10 @@ export class Grouping {
     return this.o.by;
   }
 
+  get zone(): string {
+    return this.o.zone;
+  }
+
   /** Counts a row into its group. */
   readonly add = (row: GroupedRow): void => {
     const keys = this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]));

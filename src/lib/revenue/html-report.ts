@@ -6,7 +6,14 @@ import type { Window } from '../input/dates.js';
 import { groupThousands } from '../output/figures.js';
 import type { Figures, GroupRow } from './groups.js';
 import { FIAT_CURRENCY } from './manifest.js';
-import { periodOf } from './periods.js';
+import { periodOf, type Period } from './periods.js';
+
+/**
+ * Which service the rows came from (docs/finance.md, "The report's source"): its base URL
+ * without credentials, the profile and its environment, and the emulator's version when the
+ * emulator's own health check answered at that address.
+ */
+export type ReportSource = { url: string; profile: string | undefined; environment: string; emulator: string | undefined };
 
 export type ReportData = {
   window: Window;
@@ -22,7 +29,12 @@ export type ReportData = {
   tokens: GroupRow[];
   networks: GroupRow[];
   total: Figures;
-  /** The bar chart of the months' partner share (chart.ts). */
+  source: ReportSource;
+  /** The chart's period, and the labels of those the window cuts (partial); the months it cuts. */
+  chartPeriod: Period;
+  partial: string[];
+  partialMonths: string[];
+  /** The bar chart of the partner share by `chartPeriod` (chart.ts). */
   chartSvg: string;
 };
 
@@ -55,6 +67,7 @@ tfoot td { font-weight: 700; border-top: 2px solid var(--ink); border-bottom: no
 figure { margin: 1rem 0; }
 figure svg { width: 100%; height: auto; }
 code { font-size: .85em; overflow-wrap: anywhere; }
+.mark { border: 3px solid #b3261e; color: #b3261e; font-weight: 700; padding: .5rem .8rem; margin: 0 0 1rem; }
 footer { margin-top: 2rem; color: var(--muted); font-size: .8rem; }
 @page { size: A4; margin: 14mm; }
 @media print {
@@ -79,13 +92,13 @@ const FIGURES: Column[] = [
 ];
 
 /** A table of groups keyed by `key`, its figures in columns, a total line at the foot. */
-function groupTable(id: string, keyHeader: string, key: string, rows: GroupRow[], total: Figures, extra: Column[] = []): string {
+function groupTable(id: string, keyHeader: string, key: string, rows: GroupRow[], total: Figures, extra: Column[] = [], partial = new Set<string>()): string {
   const columns = [...FIGURES, ...extra];
   const cells = (f: Figures) => columns.map((c) => `<td data-field="${c.field}">${c.cell(f)}</td>`).join('');
   const body = rows
     .map((r) => {
       const name = r.group[key as keyof GroupRow['group']] ?? '—';
-      return `<tr data-key="${escapeHtml(name)}"><td>${escapeHtml(name)}</td>${cells(r)}</tr>`;
+      return `<tr data-key="${escapeHtml(name)}"><td>${escapeHtml(name)}${partial.has(name) ? ' (partial)' : ''}</td>${cells(r)}</tr>`;
     })
     .join('\n');
   return `<table id="${id}">
@@ -97,6 +110,14 @@ ${body}
 </table>`;
 }
 
+/** The banner of a report whose figures are not a production ledger's; none for production. */
+function sourceMark(s: ReportSource): string | undefined {
+  if (s.emulator) return `EMULATOR: synthetic figures from the offramp emulator ${s.emulator}, not a ledger of the service`;
+  if (s.environment === 'production') return undefined;
+  if (s.environment === 'unknown') return 'Environment not known (no profile names this service): check the service before relying on these figures';
+  return `${s.environment.toUpperCase()}: figures of a ${s.environment} service, not of production`;
+}
+
 export function reportHtml(d: ReportData): string {
   const from = d.window.from.toISOString();
   const to = d.window.to.toISOString();
@@ -104,7 +125,10 @@ export function reportHtml(d: ReportData): string {
   // The window's first and last days on the zone's calendar.
   const title = `Revenue report, ${periodOf(from, 'day', d.zone)} to ${periodOf(to, 'day', d.zone)}`;
   const total = d.total;
-  const crypto: Column = { header: 'Token amount', field: 'crypto_amount', cell: (f) => money(Object.values(f.crypto_amounts)[0] ?? '0') };
+  const mark = sourceMark(d.source);
+  const unit = d.chartPeriod === 'week' ? 'ISO week' : d.chartPeriod;
+  const partial = d.partial.length > 0 ? ` * partial ${unit}${d.partial.length > 1 ? 's' : ''} (${escapeHtml(d.partial.join(', '))}): the window holds only part of ${d.partial.length > 1 ? 'them' : 'it'}.` : '';
+  const crypto: Column = { header: 'Token amount (in the token)', field: 'crypto_amount', cell: (f) => money(Object.values(f.crypto_amounts)[0] ?? '0') };
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -117,8 +141,11 @@ export function reportHtml(d: ReportData): string {
 <body>
 <header>
 <h1>${escapeHtml(title)}</h1>
-<p class="lede">Revenue ledger totals by calendar month (${escapeHtml(d.zone)}), from the ledger's own rows.</p>
+${mark ? `<p class="mark" id="source-mark">${escapeHtml(mark)}</p>\n` : ''}<p class="lede">Revenue ledger totals by calendar month (${escapeHtml(d.zone)}), from the ledger's own rows.</p>
 <dl class="facts">
+<dt>Service</dt><dd id="service">${escapeHtml(d.source.url)}</dd>
+<dt>Profile</dt><dd id="profile">${escapeHtml(d.source.profile ?? 'none (the base URL and key came from flags or the environment)')}</dd>
+<dt>Environment</dt><dd id="environment">${escapeHtml(d.source.emulator ? `emulator (offramp ${d.source.emulator}, answered its health check)` : d.source.environment)}</dd>
 <dt>Window</dt><dd id="window">${escapeHtml(from)} … ${escapeHtml(to)}</dd>
 <dt>Time zone</dt><dd id="zone">${escapeHtml(d.zone)}</dd>
 <dt>Filters</dt><dd id="filters">${escapeHtml(filters)}</dd>
@@ -135,11 +162,12 @@ ${FIGURES.map((c) => `<div data-field="${c.field}"><span>${escapeHtml(c.header)}
 </div>
 </section>
 <section>
-<h2>Partner share by month</h2>
-<figure id="chart" aria-label="Partner share by month, bar chart">
+<h2>Partner share by ${unit}</h2>
+<figure id="chart" aria-label="Partner share (${FIAT_CURRENCY}) by ${unit}, bar chart">
 ${d.chartSvg}
+<figcaption>Partner share in ${FIAT_CURRENCY} by ${unit} (${escapeHtml(d.zone)}).${partial}</figcaption>
 </figure>
-${groupTable('months', `Month (${d.zone})`, 'month', d.months, total)}
+${groupTable('months', `Month (${d.zone})`, 'month', d.months, total, [], new Set(d.partialMonths))}
 </section>
 <section>
 <h2>By token</h2>

@@ -1,5 +1,6 @@
 // `revenue export --manifest FILE.json`: what an auditor files beside the export
 // (docs/finance.md, "`--manifest`, progress, `--summary`, filters").
+import { publicUrl } from '../client/url.js';
 import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';
@@ -16,7 +17,8 @@ export type Manifest = {
   generated_at: string;
   cli: { name: 'offramp-cli'; version: string };
   api: { version: string | null; base_url: string };
-  window: { from: string; to: string };
+  /** The window as instants, and the zone of its days and months (--tz). */
+  window: { from: string; to: string; tz: string };
   filters: { token: string | null; network: string | null };
   format: string;
   options: { excel: boolean; raw_cells: boolean };
@@ -38,6 +40,7 @@ export type ManifestInput = {
   cliVersion: string;
   baseUrl: string;
   window: Window;
+  zone: string;
   filters: RevenueFilters;
   format: string;
   excel: boolean;
@@ -52,18 +55,6 @@ export type ManifestInput = {
   /** With -o xlsx: the amount cells the workbook holds as text. */
   textAmounts?: TextAmounts;
 };
-
-/** The base URL without credentials (a proxy-style `user:pass@` never reaches a file). */
-export function publicUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '';
-  }
-}
 
 /** The API version in the base path (`/api/v1/partner` → `v1`), when it has one. */
 export function apiVersion(url: string): string | null {
@@ -81,7 +72,7 @@ export function buildManifest(m: ManifestInput): Manifest {
     generated_at: m.now.toISOString(),
     cli: { name: 'offramp-cli', version: m.cliVersion },
     api: { version: apiVersion(m.baseUrl), base_url: publicUrl(m.baseUrl) },
-    window: { from: m.window.from.toISOString(), to: m.window.to.toISOString() },
+    window: { from: m.window.from.toISOString(), to: m.window.to.toISOString(), tz: m.zone },
     filters: { token: m.filters.crypto_currency ?? null, network: m.filters.network ?? null },
     format: m.format,
     options: { excel: m.excel, raw_cells: m.rawCells },

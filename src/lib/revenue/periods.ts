@@ -86,6 +86,12 @@ export function periodsIn(window: Window, period: Period, zone: string): string[
   return out;
 }
 
+/** The window's first and last periods when the window holds only part of them (the instant beyond its edge is in the same period). */
+export function partialPeriods(window: Window, period: Period, zone: string): string[] {
+  const cut = (edge: number, beyond: number) => (periodOf(edge, period, zone) === periodOf(beyond, period, zone) ? [periodOf(edge, period, zone)] : []);
+  return [...new Set([...cut(window.from.getTime(), window.from.getTime() - 1), ...cut(window.to.getTime(), window.to.getTime() + 1)])];
+}
+
 /** The instant a calendar day (YYYY-MM-DD) begins in `zone`. */
 export function startOfDay(day: string, zone: string): Date {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];

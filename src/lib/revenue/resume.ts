@@ -14,7 +14,7 @@ import { lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
 import type { Globals } from '../context.js';
-import { shellQuote } from '../input/values.js';
+import { offrampWords, pasteable, shellQuote } from '../input/values.js';
 import { extensionOf } from '../output/format.js';
 import { writeAside } from '../fs/atomic.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
@@ -32,6 +32,8 @@ export type Binding = {
   partner: string;
   from: string;
   to: string;
+  /** --tz: the zone of the --summary table's and the workbook's months. */
+  tz: string;
   filters: RevenueFilters;
   format: string;
   excel: boolean;
@@ -62,10 +64,7 @@ export function exportCommandWords(
   globals: Pick<Globals, 'profile' | 'baseUrl'>,
   service: string,
 ): string[] {
-  const words = ['offramp'];
-  if (globals.profile) words.push('--profile', shellQuote(globals.profile));
-  if (globals.baseUrl) words.push('--base-url', shellQuote(service));
-  return [...words, 'revenue', 'export', ...queryWords(query)];
+  return [...offrampWords(globals, service), 'revenue', 'export', ...queryWords(query)];
 }
 
 /**
@@ -83,7 +82,7 @@ export function continuingCommand(
   words.push('--out', shellQuote(files.out));
   if (files.manifest) words.push('--manifest', shellQuote(files.manifest));
   words.push('--resume');
-  return `${words.join(' ')}${globals.apiKey ? ' (with your --api-key, as before)' : ''}`;
+  return pasteable(words, globals);
 }
 
 /** The window and the filters, as flags. */
@@ -97,6 +96,7 @@ function queryWords(q: { from: string; to: string; filters: RevenueFilters }): s
 /** What decides the file's content, as flags; -o only when `withFormat`. */
 function contentWords(b: Binding, withFormat: boolean): string[] {
   const words = withFormat ? ['-o', b.format] : [];
+  if (b.tz !== 'UTC') words.push('--tz', shellQuote(b.tz));
   if (b.excel) words.push('--excel');
   if (b.raw_cells) words.push('--raw-cells');
   if (b.summary) words.push('--summary');
@@ -108,6 +108,7 @@ const FIELD_NAMES: Record<keyof Binding, string> = {
   partner: 'the API key',
   from: '--from',
   to: '--to',
+  tz: '--tz',
   filters: '--token/--network',
   format: '-o',
   excel: '--excel',
@@ -143,7 +144,8 @@ export async function readCheckpoint(out: string): Promise<Checkpoint | undefine
     if (await notPrivate(dir)) return undefined;
     const file = JSON.parse(await readFile(join(dir, CHECKPOINT), { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW })) as Checkpoint & { kind: string; version: number };
     if (file.kind !== KIND || file.version !== VERSION || !Array.isArray(file.slices) || typeof file.binding !== 'object') return undefined;
-    return { binding: file.binding, slices: file.slices };
+    // A checkpoint from before --tz was one of an export in UTC.
+    return { binding: { ...file.binding, tz: file.binding.tz ?? 'UTC' }, slices: file.slices };
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@
 import type { IO } from '../io.js';
 import { Decimal, DecimalSum } from '../money.js';
 import { bar, groupThousands } from '../output/figures.js';
-import { cell, GAP, renderTable, type Column } from '../output/render.js';
+import { cell, GAP, renderTable, type Column, type Fit } from '../output/render.js';
 import { pad, textWidth } from '../output/width.js';
 import type { Window } from '../input/dates.js';
 import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
@@ -69,16 +69,16 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
   return { slices, total };
 }
 
-/** The rows an export writes, summed by UTC month as they pass (tapRows): what its --summary table shows. */
-export function monthTotals(window: Window): Grouping {
-  return new Grouping({ by: ['month'], zone: 'UTC', window });
+/** The rows an export writes, summed by month of `zone` as they pass (tapRows): what its --summary table shows. */
+export function monthTotals(window: Window, zone: string): Grouping {
+  return new Grouping({ by: ['month'], zone, window });
 }
 
 export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
 
 /** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
 export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[] {
-  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', 'UTC')));
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', months.zone)));
   return months.rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
 }
 
@@ -142,18 +142,22 @@ export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupT
   const byToken = o.by.includes('token');
   type Line = { group: GroupRow['group'] | undefined; f: Figures };
   const lines: Line[] = [...rows.map((r) => ({ group: r.group, f: r as Figures })), { group: undefined, f: total }];
-  const figureColumns: [string, (f: Figures, line: Line) => string][] = [
+  // A figure is never cut. The token amount (up to 18 decimals) is the one left out when the
+  // row would not fit the terminal otherwise: the NGN figures are what the summary is for.
+  type FigureColumn = [string, (f: Figures, line: Line) => string, Fit?];
+  const crypto: FigureColumn = ['CRYPTO', (f, line) => (line.group ? num(Object.values(f.crypto_amounts)[0] ?? '0') : ''), { drop: 1 }];
+  const figureColumns: FigureColumn[] = [
     ['TXNS', (f) => num(f.transactions)],
     ['VOLUME (NGN)', (f) => num(f.amount)],
     ['FEE (NGN)', (f) => num(f.platform_fee)],
     ['SHARE (NGN)', (f) => num(f.share)],
-    ...(byToken ? ([['CRYPTO', (f, line) => (line.group ? num(Object.values(f.crypto_amounts)[0] ?? '0') : '')]] as [string, (f: Figures, line: Line) => string][]) : []),
+    ...(byToken ? [crypto] : []),
   ];
   // Right-aligned: each figure padded to its column's widest, header included.
-  const aligned = figureColumns.map(([header, value]) => {
+  const aligned = figureColumns.map(([header, value, fit]) => {
     const cells = lines.map((line) => value(line.f, line));
     const width = Math.max(textWidth(header), ...cells.map(textWidth));
-    return { header: terminal ? pad(header, width, 'right') : header, cells: cells.map((c) => (terminal ? pad(c, width, 'right') : c)), width };
+    return { header: terminal ? pad(header, width, 'right') : header, cells: cells.map((c) => (terminal ? pad(c, width, 'right') : c)), width, fit };
   });
   const dimColumns: Column<number>[] = o.by.map((d, i) => ({
     header: HEADERS[d],
@@ -164,7 +168,7 @@ export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupT
     },
     fit: { min: 8, cut: 'middle' },
   }));
-  const columns: Column<number>[] = [...dimColumns, ...aligned.map((a) => ({ header: a.header, value: (n: number) => a.cells[n] }))];
+  const columns: Column<number>[] = [...dimColumns, ...aligned.map((a) => ({ header: a.header, value: (n: number) => a.cells[n], ...(a.fit ? { fit: a.fit } : {}) }))];
   const period = o.by.some(isPeriod);
   if (terminal && o.chart && period) {
     const dimWidth = dimColumns.reduce((w, c) => w + Math.max(textWidth(c.header), ...lines.map((_, n) => textWidth(cell(c.value(n))))), 0);

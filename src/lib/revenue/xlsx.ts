@@ -24,8 +24,8 @@ export const SHEETS = { rows: 'revenue', totals: 'totals', byMonth: 'by month' }
 /** Amount cells written as text (so a spreadsheet SUM skips them): how many, and per column. */
 export type TextAmounts = { cells: number; columns: Record<string, number> };
 
-/** What the totals sheet says the rows are: the export's window and filters. */
-export type XlsxScope = { window: Window; filters: RevenueFilters };
+/** What the totals sheet says the rows are: the export's window and filters; `zone` cuts the months. */
+export type XlsxScope = { window: Window; zone: string; filters: RevenueFilters };
 
 const TS_FORMAT = 'yyyy-mm-dd hh:mm:ss.000';
 
@@ -134,8 +134,8 @@ export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxSt
 
   const textAmounts: TextAmounts = { cells: 0, columns: {} };
   const totals = new TokenTotals();
-  // UTC months: a spreadsheet's dates have no zone, and the export's window is in UTC.
-  const months = new Grouping({ by: ['month', 'token'], zone: 'UTC', window: scope.window });
+  // Months of --tz (the `ts` cells stay UTC: a spreadsheet's dates have no zone).
+  const months = new Grouping({ by: ['month', 'token'], zone: scope.zone, window: scope.window });
   let rows = 0;
   const rowsIn = new Writable({
     objectMode: true,
@@ -191,14 +191,14 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
 }
 
 /**
- * The `by month` sheet: one row per UTC month and token (a month without a row shows
+ * The `by month` sheet: one row per month of the export's zone and token (a month without a row shows
  * zeros), exact sums as on the `totals` sheet, whose figures its columns add up to.
  */
 function writeByMonth(workbook: Pick<Workbook, 'addWorksheet'>, months: Grouping): void {
   const sheet = workbook.addWorksheet(SHEETS.byMonth, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = [{ width: 10 }, { width: 10 }, { width: 10 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
   const text = (value: string | null): Cell => ({ value });
-  addCells(sheet, ['month (UTC)', 'token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
+  addCells(sheet, [`month (${months.zone})`, 'token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
   for (const g of months.rows()) {
     const token = g.group.token ?? null;
     addCells(sheet, [text(g.group.month ?? null), text(token), { value: g.transactions }, token ? amountCell(g.crypto_amounts[token] ?? '0') : text(null), amountCell(g.amount), amountCell(g.platform_fee), amountCell(g.share)]);

@@ -246,6 +246,15 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   );
 }
 
+/**
+ * The words after `offramp` and its global flags that continue a walk of transaction `txId`
+ * stopped part-way: a walk of an existing transaction reads it first and takes the rest of
+ * the path from there (remainingEvents).
+ */
+export function continuingWalk(txId: string, outcome: Outcome, settle: boolean): string[] {
+  return ['simulate', 'walk', txId, '--outcome', outcome, ...(settle ? ['--settle'] : [])];
+}
+
 /** --settle sends payout.settled, which only follows a completion. */
 export function checkOutcome(value: string | undefined, settle: boolean | undefined): Outcome {
   const outcome = (value ?? 'completed') as Outcome;

@@ -5,7 +5,7 @@ import { transactionById, transactionByReference } from '../client/checked-calls
 import type { Api } from '../client/api.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { ask, parseReference, validator } from '../input/values.js';
+import { ask, parseReference, shellQuote, validator } from '../input/values.js';
 import type { Transaction } from '../schemas.js';
 import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from './short-id.js';
 
@@ -29,7 +29,14 @@ export async function resolveTarget(ctx: Pick<Context, 'io' | 'prompts'>, id: st
     throw new UsageError(`give either a transaction ${name} or --ref, not both`);
   }
   if (ref !== undefined) return { ref: parseReference(ref, '--ref') };
-  if (id !== undefined) return parseIdOrPrefix(id, name);
+  if (id !== undefined) {
+    try {
+      return parseIdOrPrefix(id, name);
+    } catch (err) {
+      // Not even the head of an id (`tx get order-1`): most likely the transaction's reference.
+      throw err instanceof UsageError && !/^[\s0-9a-f{}-]*$/i.test(id) ? err.withHint(`did you mean --ref ${shellQuote(id.trim())}? A reference is given with --ref`) : err;
+    }
+  }
   if (flags.optional) return undefined;
   const asked = await ask(ctx, `${name} (or --ref MERCHANT_REFERENCE)`, undefined, (p, c) =>
     p.input({ message: flags.message ?? 'Transaction id', validate: validator(idOrPrefixProblem) }, c),

@@ -6,6 +6,7 @@ import type { IO } from '../io.js';
 import { cell, chalkFor, layout, renderRecord, renderTable, statusColor, type CellValue, type Fit, type Section } from '../output/render.js';
 import { paint, terminalSafe } from '../output/sanitize.js';
 import { localTime, relative, timeCell } from '../output/time.js';
+import { CANCELLABLE } from '../lifecycle.js';
 import { pad, shorten, textWidth } from '../output/width.js';
 
 /** Fields the record shows (the schema's); anything else the service sends lands in an "other" section. */
@@ -14,8 +15,8 @@ const KNOWN = new Set(Object.keys(Transaction.shape));
 const token = (tx: { crypto_currency: string }) => tx.crypto_currency.toUpperCase();
 
 /**
- * The deposit deadline is what a person acts on, so it is always shown as local time plus
- * how long is left ("2026-11-22 15:04:05 (in 29 min)"), piped or not.
+ * A deadline someone acts on (a deposit's, a quote's) is always shown as local time plus
+ * how long is left ("2026-11-22 15:04:05 +01:00 (in 29 min)"), piped or not.
  */
 export function deadlineCell(value: string, now: Date): string {
   return `${localTime(value)} (${relative(value, now)})`;
@@ -28,6 +29,7 @@ export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, 
   const t = tx as Partial<Transaction> & TransactionSummary;
   const time = (v: string | null | undefined) => timeCell(v, now, friendly);
   const status = paint(t.status, (s) => statusColor(c, s));
+  const expecting = (CANCELLABLE as readonly string[]).includes(t.status);
 
   const transaction: Section = {
     title: 'transaction',
@@ -46,12 +48,14 @@ export function renderTransaction(io: IO, tx: TransactionSummary | Transaction, 
     fields: [
       ['address', t.deposit_address],
       ['network', t.network],
-      ['deadline', deadlineCell(t.expires_at, now)],
+      // The countdown only while a deposit is expected: past that (cancelled, received,
+      // finished) nothing is due by the deadline, so it is only a time.
+      ['deadline', expecting ? deadlineCell(t.expires_at, now) : localTime(t.expires_at)],
     ],
   };
   // Only while a deposit is expected: a cancelled or finished transaction must not read as
   // an invitation to send funds.
-  if (t.status === 'awaiting_deposit' || t.status === 'pending') deposit.fields.splice(2, 0, ['send', `${t.crypto_amount} ${token(t)} on ${t.network}`]);
+  if (expecting) deposit.fields.splice(2, 0, ['send', `${t.crypto_amount} ${token(t)} on ${t.network}`]);
   if (kind === 'snapshot') {
     const confirmations =
       t.confirmations === null || t.confirmations === undefined

@@ -13,8 +13,8 @@ import type { DeliveryInfo, ReceiverStats } from './receiver.js';
 
 export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: LineFit };
 
-/** How lines give way on a terminal: the space between fields, the ids' widths, whether the scheme shows. */
-type LineFit = { gap: number; id: number; tx: number; scheme: boolean };
+/** How lines give way on a terminal: its width, the space between fields, the ids' widths, whether the scheme shows. */
+type LineFit = { width: number; gap: number; id: number; tx: number; scheme: boolean };
 
 const ID_WIDTH = 36;
 const longest = (names: readonly string[]) => Math.max(...names.map(textWidth));
@@ -30,7 +30,7 @@ export function lineStyle(color: ChalkInstance, friendlyTime: boolean, width: nu
   if (width === undefined) return { color, friendlyTime };
   const natural = [friendlyTime ? 8 : 24, 3, TYPE_WIDTH, ID_WIDTH, 'tx '.length + ID_WIDTH, longest(TRANSACTION_STATUSES), longest(SCHEMES)];
   const plan = layout(natural, undefined, [undefined, undefined, undefined, { min: 9, giveWay: 'first' }, { min: 12, giveWay: 'first' }, undefined, { drop: 1 }], width);
-  return { color, friendlyTime, fit: { gap: plan.gap, id: plan.widths[3]!, tx: plan.widths[4]! - 'tx '.length, scheme: plan.keep[6]! } };
+  return { color, friendlyTime, fit: { width, gap: plan.gap, id: plan.widths[3]!, tx: plan.widths[4]! - 'tx '.length, scheme: plan.keep[6]! } };
 }
 
 /** A field the delivery claims, terminal-safe, cut to `width` when the line must fit. */
@@ -79,20 +79,31 @@ export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
   };
 }
 
-/** `  → EVENT_ID  STATUS from URL in N ms`, with what happens next when the app did not take it. */
+/**
+ * `  → EVENT_ID  STATUS from URL in N ms`, with what happens next when the app did not take it.
+ * On a terminal the line never wraps: the URL goes first (listen printed it at start, and it
+ * is the same on every line), then the app's answer is cut, then the line's end.
+ */
 export function forwardLine(result: ForwardResult, style: LineStyle): string {
   const c = style.color;
   const id = field(result.id, style.fit?.id);
-  const tries = result.attempt > 1 ? ` (try ${result.attempt})` : '';
-  const next = result.retryInMs !== undefined ? `; still owed, next try in ${humanDuration(result.retryInMs)}` : '';
-  const detail = result.detail ? `: ${result.detail}` : '';
+  const tries = result.attempt > 1 && !result.dropped ? ` (try ${result.attempt})` : '';
+  const next = result.retryInMs !== undefined && !result.dropped ? `; still owed, next try in ${humanDuration(result.retryInMs)}` : '';
   const copy = result.duplicate ? ' (duplicate)' : '';
-  if (result.dropped) return terminalLine([`  → ${id}  `, paint('not forwarded', c.red), `${detail}${copy}`]);
-  if (result.status === undefined) {
-    return terminalLine([`  → ${id}  `, paint('no answer', c.red), ` from ${result.url}${tries}${detail}${next}${copy}`]);
-  }
-  const status = paint(result.status, result.ok ? c.green : c.red);
-  return terminalLine([`  → ${id}  `, status, ` from ${result.url} in ${result.ms} ms${tries}${result.ok ? '' : detail}${next}${copy}`]);
+  const from = result.dropped ? '' : ` from ${result.url}`;
+  const [mark, timing, detail] = result.dropped
+    ? [paint('not forwarded', c.red), '', result.detail]
+    : result.status === undefined
+      ? [paint('no answer', c.red), '', result.detail]
+      : [paint(result.status, result.ok ? c.green : c.red), ` in ${result.ms} ms`, result.ok ? undefined : result.detail];
+  const line = (url: string, answer: string | undefined) => terminalLine([`  → ${id}  `, mark, `${url}${timing}${tries}${answer ? `: ${answer}` : ''}${next}${copy}`]);
+  const whole = line(from, detail);
+  const width = style.fit?.width;
+  if (width === undefined || textWidth(whole) <= width) return whole;
+  const bare = line('', undefined);
+  const room = width - textWidth(bare) - ': '.length;
+  const cut = line('', detail && room > 1 ? shorten(terminalSafe(detail), room) : undefined);
+  return textWidth(cut) <= width ? cut : shorten(cut, width);
 }
 
 export function forwardJson(result: ForwardResult): Record<string, unknown> {

@@ -15,9 +15,8 @@ import { backoffDelay, type Backoff } from '../client/backoff.js';
 import { certificateError } from '../client/certificate.js';
 import type { CertificateRefused } from '../client/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
-import { isLoopback } from '../config/profile.js';
 import { UsageError } from '../errors.js';
-import { displayUrl } from '../client/url.js';
+import { displayUrl, isLoopbackHost } from '../client/url.js';
 import { VERSION } from '../../version.js';
 import { SIGNATURE_HEADER, WEBHOOK_HEADERS } from './signature.js';
 import { webhookUrl } from './url.js';
@@ -123,7 +122,7 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
  */
 export function forwardTarget(value: string, allowInsecure: boolean): URL {
   const url = webhookUrl(value, '--forward-to');
-  if (url.protocol === 'http:' && !isLoopback(url) && !allowInsecure) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecure) {
     throw new UsageError(
       `--forward-to ${displayUrl(url.toString())} is plain http to another machine: the events would cross the network in clear`,
       'use an https:// URL, or pass --allow-insecure-forward if that network is yours',

@@ -243,7 +243,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     req: IncomingMessage, res: ServerResponse, receivedAt: Date, httpStatus: number, code: string, error: string,
     claimed?: { id?: string; type?: string }, scheme?: SchemeName,
   ): undefined => {
-    reply(res, httpStatus, { error: { code, message: error } });
+    // Over the cap the rest of the body is never read: the connection goes with the answer.
+    reply(res, httpStatus, { error: { code, message: error } }, httpStatus === 413 ? { connection: 'close' } : {});
     const outcome: Outcome = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
     emit({
       receivedAt, path: req.url ?? '/', outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
@@ -441,18 +442,21 @@ function parseEvent(raw: Buffer): { id: string; type: string; data: Record<strin
   return event?.type !== undefined && event.data ? { id: event.id, type: event.type, data: event.data } : undefined;
 }
 
-/** Hands over the raw body, or undefined when it is over MAX_BODY_BYTES (events and a callback: no promise per request). */
+/** The raw body, or undefined once it is known to be over MAX_BODY_BYTES, the rest unread (a callback: no promise per request). */
 function readBody(req: IncomingMessage, done: (raw: Buffer | undefined) => void, fail: (err: Error) => void): void {
+  req.on('error', fail);
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return done(undefined);
   const chunks: Buffer[] = [];
   let size = 0;
-  let tooLarge = false;
-  req.on('data', (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) tooLarge = true;
-    else chunks.push(chunk);
-  });
-  req.on('end', () => done(tooLarge ? undefined : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-  req.on('error', fail);
+    if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+    req.off('data', onData).off('end', onEnd);
+    chunks.length = 0;
+    done(undefined);
+  };
+  const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  req.on('data', onData).on('end', onEnd);
 }
 
 async function drain(req: IncomingMessage): Promise<void> {
