@@ -227,7 +227,7 @@ describe('tx watch', () => {
       expect(r.code).toBe(7);
       expect(r.stderr.match(/does not answer/g)).toHaveLength(1);
       expect(r.stderr).toMatch(/still watching, a read every 1000 ms until --timeout passes$/m);
-      expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 30000 ms passed before a terminal status; transaction \S+ is still awaiting_deposit/);
+      expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 30000 ms passed before a final status; transaction \S+ is still awaiting_deposit/);
       expect(t - Date.parse('2026-11-22T10:00:00Z')).toBe(30_000);
     });
   });
