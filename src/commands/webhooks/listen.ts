@@ -18,8 +18,8 @@ import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 import { DEFAULT_STORE } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
-import { shownUrl } from '../emulator/webhook-endpoint.js';
-import { findSource, register } from './register.js';
+import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
+import { findSource, register } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')

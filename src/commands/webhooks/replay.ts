@@ -18,7 +18,7 @@ import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
 import { eventFilters, openValue } from '../../lib/webhooks/filters.js';
 import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
-import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
+import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from '../../lib/webhooks/columns.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>

@@ -1,7 +1,7 @@
 // Where a running emulator delivers webhooks (docs/emulator.md, "Control plane"), for `emulator
 // webhooks set-url | clear` and for `webhooks listen`, which puts back what it found when it stops.
-import type { Context } from '../../lib/context.js';
-import { SchemaError } from '../../lib/errors.js';
+import type { Context } from '../context.js';
+import { SchemaError } from '../errors.js';
 import { callControl, type ControlTarget } from './control-client.js';
 
 /** The control plane's answer: the secret is a credential, never printed. */

@@ -1,9 +1,9 @@
 // What `webhooks listen` does about where the service delivers (docs/webhooks.md, "Listening
 // to the emulator"). When it stops it puts back the URL (and secret) it found, unless someone
 // set another since. Against staging or production nothing can be set from here.
-import type { Context } from '../../lib/context.js';
-import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../../lib/errors.js';
-import { isLoopback } from '../../lib/config/profile.js';
+import type { Context } from '../context.js';
+import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { isLoopback } from '../config/profile.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
 
