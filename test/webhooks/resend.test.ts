@@ -161,6 +161,25 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     expect(a.got).toHaveLength(2);
   });
 
+  it('--event takes the 8-hex prefix a list shows, in resend and in verify --from-store, as get and replay do', async () => {
+    const ids = ['43a52e42-5d0e-4a2b-9c1e-2a7d5e9b1c91', '91aa03c4-0b6f-4c1e-8d2a-4f519c1e2a7d', '91aa03c4-77aa-4c1e-8d2a-4f519c1e2a7d'];
+    const store = storeOf(ids);
+    const a = await app();
+    const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', '43a52e42', '--secret', SECRET]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(a.got.map((g) => [g.id, g.valid])).toEqual([[ids[0], true]]);
+    const verified = await runMain(['webhooks', 'verify', '--from-store', store, '--event', '91AA03C4-77', '--json'], { env: { OFFRAMP_WEBHOOK_SECRET: 'service-secret' } });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ valid: true, id: ids[2] });
+    const both = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', '91aa03c4', '--secret', SECRET]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`error: USAGE: 91aa03c4 matches 2 stored events: ${ids[1]} (deposit.detected, received 2026-11-20T10:00:00.000Z), ${ids[2]}`);
+    const none = await runMain(['webhooks', 'verify', '--from-store', store, '--event', 'deadbeef'], { env: { OFFRAMP_WEBHOOK_SECRET: 'service-secret' } });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain(`error: NOT_FOUND: no stored event id starting with deadbeef among any of the 3 stored events in ${store}`);
+    expect(a.got).toHaveLength(1);
+  });
+
   it("reads listen's default store when --from-store is not given", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-resend-cwd-'));
     writeFileSync(join(dir, 'webhooks.ndjson'), readFileSync(storeOf(['d-1', 'd-2']), 'utf8'), { mode: 0o600 });

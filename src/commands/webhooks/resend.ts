@@ -21,7 +21,7 @@ import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { CertificateRefused } from '../../lib/client/errors.js';
 import { certificateError } from '../../lib/client/certificate.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { DEFAULT_STORE, readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, readStoredEvents, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
 
@@ -29,7 +29,7 @@ export const command = () =>
   new Command('resend')
     .description("re-sign stored events and deliver them to your app, duplicated, shuffled and late on request")
     .option('--from-store <file>', `a \`webhooks listen\` store: the events to send (default: listen's, ${DEFAULT_STORE})`)
-    .option('--event <id>', 'only this stored event (repeatable)', (id: string, ids: string[] = []) => [...ids, id])
+    .option('--event <id>', 'only this stored event, by id or its first 8+ characters (repeatable)', (id: string, ids: string[] = []) => [...ids, id])
     .option('--to <url>', "your app's webhook endpoint")
     .option('--secret <secret>', 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
     .option('--scheme <name>', "sign under this scheme of the catalogue (default: the profile's, else hmac-sha256-hex)")
@@ -85,11 +85,9 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw new UsageError('no webhook secret to sign with', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
 
-  const chosen: StoredEvent[] = [];
+  let chosen: StoredEvent[] = [];
   try {
-    for await (const event of readStoredEvents(store)) {
-      if ((!events || events.matches(event.type)) && (!wanted || wanted.has(event.id))) chosen.push(event);
-    }
+    for await (const event of readStoredEvents(store)) if (!events || events.matches(event.type)) chosen.push(event);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') {
@@ -100,10 +98,16 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   }
   if (wanted) {
     // Nothing is sent unless every event asked for is there.
-    const found = new Set(chosen.map((e) => e.id));
-    const missing = [...wanted].filter((id) => !found.has(id));
+    const found = new Set<string>();
+    const missing: string[] = [];
+    for (const given of wanted) {
+      const id = await storedEventId(chosen, given, store);
+      if (id === undefined) missing.push(given);
+      else found.add(id);
+    }
+    chosen = chosen.filter((e) => found.has(e.id));
     if (missing.length > 0) {
-      throw new UsageError(`${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`, 'the store holds one event a line; --event takes its "id"');
+      throw new UsageError(`${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`, 'the store holds one event a line; --event takes its "id" or its first 8+ characters');
     }
   }
   if (chosen.length === 0) {

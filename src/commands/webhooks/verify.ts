@@ -10,7 +10,7 @@ import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+import { readStoredEvents, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -23,7 +23,7 @@ export const command = () =>
     .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
     .option('--detect', 'print every scheme (and which secret) the delivery verifies under')
     .option('--from-store <file>', "take body and signature from a `webhooks listen` store (the last event, or --event)")
-    .option('--event <id>', 'with --from-store: the event to check')
+    .option('--event <id>', 'with --from-store: the event to check (its id or first 8+ characters)')
     .addHelpText('after', examples('offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'));
 
 export type Options = OptionsOf<typeof command>;
@@ -148,14 +148,16 @@ async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
   if (opts.signature !== undefined || opts.file !== undefined) {
     throw new UsageError('--from-store takes the body and signature from the store', 'drop --signature and --file, or drop --from-store');
   }
-  let found: StoredEvent | undefined;
+  const stored: StoredEvent[] = [];
   try {
-    for await (const event of readStoredEvents(file)) if (opts.event === undefined || event.id === opts.event) found = event;
+    for await (const event of readStoredEvents(file)) stored.push(event);
   } catch (err) {
     if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`--from-store ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
+  const id = opts.event === undefined ? stored.at(-1)?.id : await storedEventId(stored, opts.event, file);
+  const found = stored.findLast((e) => e.id === id);
   if (!found) {
     throw new UsageError(
       opts.event !== undefined ? `--from-store ${file}: no event ${opts.event} in it` : `--from-store ${file}: it holds no events`,

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
 import { lockStore, type StoreLock } from './store-lock.js';
+import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
 /** Where `webhooks listen` stores events unless --store says otherwise, and so where `webhooks resend` reads them (relative to the working directory). */
 export const DEFAULT_STORE = 'webhooks.ndjson';
@@ -211,6 +212,27 @@ export async function* readStoredEvents(path: string): AsyncGenerator<StoredEven
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The stored event `--event` names: its id as stored, or the one whose id starts with an 8+
+ * hex prefix (docs/transactions.md, "Short ids"; NOT_FOUND, exit 4, when none or several
+ * do). Undefined when a whole id is not in the store.
+ */
+export async function storedEventId(events: StoredEvent[], given: string, store: string): Promise<string | undefined> {
+  const v = given.trim();
+  const exact = events.find((e) => e.id === v || e.id.toLowerCase() === v.toLowerCase());
+  if (exact || idOrPrefixProblem(v) !== null) return exact?.id;
+  const named = parseIdOrPrefix(v, '--event');
+  if ('id' in named) return undefined;
+  return findByPrefix(named.prefix, {
+    what: 'stored event',
+    records: events,
+    heldIn: `in ${store}`,
+    idOf: (e) => e.id,
+    describe: (e) => `${e.type ?? 'no type'}, received ${e.receivedAt}`,
+    listCommand: { hint: 'the store holds one event a line; --event takes its "id" or its first 8+ characters' },
+  }).then((lower) => events.find((e) => e.id.toLowerCase() === lower)!.id);
 }
 
 /** A delivery's body as `{ id, type, data }`: a JSON object with a non-empty string id; type and data when well typed. */
