@@ -213,6 +213,14 @@ describe('smoke invariants', () => {
     it('is skipped, saying so, when there is no endpoint; fails on events never attempted within the wait', () => {
       const none = withEvents(() => ({ delivery_status: 'failed', last_error: 'no webhook endpoint configured (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)' }));
       expect(deliveries.check(none)).toEqual({ status: 'skip', detail: 'skipped: no webhook endpoint (5 events recorded, none sent)' });
+      // The events check names what happened to them: recorded, not failed.
+      none.events = none.deliveries;
+      none.telemetry = Object.fromEntries(none.events!.ok ? none.events!.value.map((e) => [e.event_id, { ok: true as const, value: e }]) : []);
+      expect(eventsCoverSteps.check(none)).toMatchObject({ status: 'pass', detail: expect.stringContaining('(transaction.created recorded (no endpoint), deposit.detected recorded (no endpoint),') });
+      expect(eventsCoverSteps.check(none).detail).not.toMatch(/failed/);
+      // One event recorded while the others were delivered (the endpoint set part-way): not delivered, not failed.
+      const late = withEvents((_, i) => (i === 0 ? { delivery_status: 'failed', last_error: 'no webhook endpoint configured' } : {}));
+      expect(deliveries.check(late)).toEqual({ status: 'fail', detail: '1 of 5 events not delivered within the wait: transaction.created recorded (no endpoint)' });
       const waiting = withEvents((_, i) => (i === 4 ? { delivery_status: 'pending', attempts: 0 } : {}));
       expect(deliveries.check(waiting)).toEqual({ status: 'fail', detail: '1 of 5 events not delivered within the wait: payout.settled pending' });
     });
