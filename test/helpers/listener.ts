@@ -84,5 +84,5 @@ export function startListener(args: string[], env: Record<string, string> = {}) 
     child.kill('SIGINT');
     return done;
   };
-  return { url, lines, stop, stderr: () => stderr };
+  return { url, lines, stop, stderr: () => stderr, kill: () => (child.kill('SIGKILL'), done), pid: child.pid! };
 }

@@ -19,7 +19,7 @@ import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/web
 import { DEFAULT_STORE } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
-import { findSource, register } from '../../lib/webhooks/register.js';
+import { findSource, register, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')
@@ -104,15 +104,17 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
   let unregister: (() => Promise<string>) | undefined;
   if (source.kind === 'emulator') {
+    let restore: Restore;
     try {
-      unregister = await register(ctx, source, receiver.url, opts.secret || undefined);
+      ({ restore, undo: unregister } = await register(ctx, source, receiver.url, opts.secret || undefined, 'webhooks listen'));
     } catch (err) {
       await receiver.close();
       throw err;
     }
+    if (restore.stale && source.found.url) io.err(`note: the emulator delivered to ${shownUrl(source.found.url)}, a stale registration (${restore.stale}): not put back`);
     io.err(
       `The emulator at ${source.target.origin} now delivers here, signed with ${opts.secret ? 'the given secret' : 'its own secret'} (${source.found.signature_scheme}); ` +
-        `${source.found.url ? `its URL ${shownUrl(source.found.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
+        `${restore.url ? `its URL ${shownUrl(restore.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
     );
   } else if (source.kind === 'service') {
     io.err(`A ${source.env} service cannot reach 127.0.0.1: expose this listener (a tunnel), set that public URL as the webhook endpoint in your partner settings with the service, and verify with the secret it gave you.`);

@@ -6,6 +6,8 @@ import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../
 import { isLoopback } from '../config/profile.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
+import type { Registration } from '../emulator-defaults.js';
+import { connect } from 'node:net';
 
 /** A missing emulator is found out at once (refused); this bounds one that hangs. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -37,18 +39,68 @@ export async function findSource(ctx: Context, register: boolean): Promise<Sourc
   }
 }
 
-/** Points the emulator at `url`; with `secret`, signs with it too. Answers how to undo it. */
-export async function register(ctx: Context, source: Extract<Source, { kind: 'emulator' }>, url: string, secret: string | undefined): Promise<() => Promise<string>> {
+/** What a registration puts back when it ends: the URL (null: record only), who had set it, and why not the URL found. */
+export type Restore = { url: string | null; registeredBy: Registration | null; stale?: string };
+
+/**
+ * The URL to put back: the one found, unless it is a stale registration (a listener killed
+ * before it could put its own back: its process is gone, or nothing answers at a loopback
+ * URL), in which case what that listener found, else record only.
+ */
+export async function restorable(found: WebhookEndpoint): Promise<Restore> {
+  const by = found.registered_by ?? null;
+  if (found.url === null) return { url: null, registeredBy: null };
+  const stale = by && !processRuns(by.pid) ? `\`${by.command}\` (pid ${by.pid}) set it and no longer runs` : !(await answers(found.url)) ? 'nothing answers there' : undefined;
+  return stale ? { url: by?.previous_url ?? null, registeredBy: null, stale } : { url: found.url, registeredBy: by };
+}
+
+/** Whether a process runs (EPERM: it does, as another user's). */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a loopback URL's port takes a connection; any other URL is taken to answer (nothing is sent off the machine to find out). */
+function answers(raw: string): Promise<boolean> {
+  const url = new URL(raw);
+  if (!isLoopback(url)) return Promise.resolve(true);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return new Promise((done) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port, timeout: PROBE_TIMEOUT_MS });
+    const end = (ok: boolean) => () => (socket.destroy(), done(ok));
+    socket.once('connect', end(true)).once('timeout', end(true)).once('error', end(false));
+  });
+}
+
+/**
+ * Points the emulator at `url`, marked as this process's (`command`); with `secret`, signs
+ * with it too. Answers what it will put back and how.
+ */
+export async function register(
+  ctx: Context,
+  source: Extract<Source, { kind: 'emulator' }>,
+  url: string,
+  secret: string | undefined,
+  command: string,
+): Promise<{ restore: Restore; undo: () => Promise<string> }> {
   const { target, found } = source;
-  await writeEndpoint(ctx, target, { url, expectUrl: found.url, ...(secret !== undefined ? { secret } : {}) });
-  return async () => {
+  const restore = await restorable(found);
+  const registeredBy = { pid: process.pid, command, previous_url: restore.url };
+  await writeEndpoint(ctx, target, { url, expectUrl: found.url, registeredBy, ...(secret !== undefined ? { secret } : {}) });
+  const undo = async () => {
     try {
-      await writeEndpoint(ctx, target, { url: found.url, expectUrl: url, ...(secret !== undefined ? { secret: found.secret } : {}) });
-      return found.url ? `The emulator delivers to ${shownUrl(found.url)} again, as before.` : 'The emulator records webhooks only again, as before.';
+      await writeEndpoint(ctx, target, { url: restore.url, expectUrl: url, registeredBy: restore.registeredBy, ...(secret !== undefined ? { secret: found.secret } : {}) });
+      const before = restore.stale ? 'as before the listener that stopped without putting it back' : 'as before';
+      return restore.url ? `The emulator delivers to ${shownUrl(restore.url)} again, ${before}.` : `The emulator records webhooks only again, ${before}.`;
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) return 'The emulator’s webhook URL was changed by someone else meanwhile: left as it is.';
       if (err instanceof CliError) return `warning: could not put back the emulator’s webhook URL (${err.message}); set it with \`offramp emulator webhooks set-url URL\` or \`clear\`.`;
       throw err;
     }
   };
+  return { restore, undo };
 }
