@@ -12,6 +12,9 @@ import { sign } from '../../src/lib/webhooks/signature.js';
 import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
+import { partner } from '../tx/partner.js';
 
 const SECRET = 'whsec_resend_0b77';
 const TYPES = ['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed'];
@@ -178,6 +181,34 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     expect(none.code).toBe(4);
     expect(none.stderr).toContain(`error: NOT_FOUND: no stored event id starting with deadbeef among any of the 3 stored events in ${store}`);
     expect(a.got).toHaveLength(1);
+  });
+
+  it('signs as listen verified: against the emulator, its own secret, for resend, verify and verify --detect alike', async () => {
+    const emu = await emulatorFor({ webhookSecret: SECRET });
+    try {
+      const home = tempHome();
+      const env = { ...home.env, OFFRAMP_BASE_URL: emu.emulator.url };
+      const store = join(home.dir, 'events.ndjson');
+      const listener = listenInProcess(['--store', store, '-o', 'ndjson'], env);
+      await listener.url;
+      await partner(emu.emulator.url, TEST_KEY).create('secret-rule-1');
+      expect(JSON.parse((await listener.lines(1))[0]!)).toMatchObject({ verified: true, type: 'transaction.created' });
+      await listener.stop();
+
+      const a = await app();
+      const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(a.got.map((g) => [g.scheme, g.valid])).toEqual([['hex', true]]);
+      const plain = await runMain(['webhooks', 'verify', '--from-store', store], { env });
+      expect(plain.code, plain.stderr).toBe(0);
+      const detected = await runMain(['webhooks', 'verify', '--from-store', store, '--detect'], { env });
+      expect(detected.code, detected.stderr).toBe(0);
+      expect(detected.stdout).toBe(`hmac-sha256-hex  secret from the emulator at ${emu.emulator.origin}\n`);
+      expect(r.stdout + r.stderr + detected.stdout + detected.stderr).not.toContain(SECRET);
+    } finally {
+      killListeners();
+      await emu.close();
+    }
   });
 
   it("reads listen's default store when --from-store is not given", async () => {

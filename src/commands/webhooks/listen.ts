@@ -19,7 +19,7 @@ import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/web
 import { DEFAULT_STORE } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
-import { findSource, register, type Restore } from '../../lib/webhooks/register.js';
+import { findSource, register, webhookSecrets, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')
@@ -66,7 +66,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
   const source = await findSource(ctx, opts.register !== false);
   // Against an emulator, its own signing secret, unless --secret gives one to set on it.
-  const secret = source.kind === 'emulator' && !opts.secret ? source.found.secret : await ctx.webhookSecret(opts.secret);
+  const secret = (await webhookSecrets(ctx, opts.secret, source))[0]?.secret;
   if (!secret) {
     throw new UsageError(
       'no webhook secret to verify signatures with',

@@ -22,6 +22,7 @@ import { CertificateRefused } from '../../lib/client/errors.js';
 import { certificateError } from '../../lib/client/certificate.js';
 import { displayUrl } from '../../lib/client/url.js';
 import { DEFAULT_STORE, readStoredEvents, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
 
@@ -31,7 +32,7 @@ export const command = () =>
     .option('--from-store <file>', `a \`webhooks listen\` store: the events to send (default: listen's, ${DEFAULT_STORE})`)
     .option('--event <id>', 'only this stored event, by id or its first 8+ characters (repeatable)', (id: string, ids: string[] = []) => [...ids, id])
     .option('--to <url>', "your app's webhook endpoint")
-    .option('--secret <secret>', 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+    .option('--secret <secret>', "sign with this secret (default: as listen verifies: the emulator's own, else OFFRAMP_WEBHOOK_SECRET / profile)")
     .option('--scheme <name>', "sign under this scheme of the catalogue (default: the profile's, else hmac-sha256-hex)")
     .option('--events <types>', 'only these event types, comma-separated (family.* allowed)')
     .option('--duplicate <n>', 'send each event n more times (same id, same body)', '0')
@@ -80,7 +81,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const delay = opts.delay !== undefined ? parseDelay(opts.delay) : undefined;
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
   const scheme = await signingScheme(opts, ctx);
-  const secret = await ctx.webhookSecret(opts.secret);
+  // As `listen` verified them: against an emulator, with its own secret.
+  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
   if (!secret) {
     throw new UsageError('no webhook secret to sign with', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }

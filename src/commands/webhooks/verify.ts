@@ -11,12 +11,13 @@ import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { readStoredEvents, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
   new Command('verify')
     .description('check the signature of one delivery offline (body on stdin by default)')
-    .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+    .option('--secret <secret>', "webhook secret (default: as listen verifies: the emulator's own, else OFFRAMP_WEBHOOK_SECRET / profile)")
     .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
     .option('--file <body>', 'read the raw body from this file')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
@@ -54,7 +55,7 @@ type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
 
 async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const secret = await ctx.webhookSecret(opts.secret);
+  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
   if (!secret) {
     throw new UsageError('no webhook secret', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
@@ -90,7 +91,7 @@ async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Contex
 
 async function runDetect(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const secrets = await secretsAtHand(opts, ctx);
+  const secrets = await webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) {
     throw new UsageError('no webhook secret to try', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
@@ -167,24 +168,6 @@ async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
   const received = new Date(found.receivedAt);
   const now = Number.isNaN(received.getTime()) ? ctx.now() : received;
   return { body: found.body, signature: found.signature, now, stored: found };
-}
-
-/** Every secret available, each labelled by where it came from (never by its value). */
-async function secretsAtHand(opts: Options, ctx: Context): Promise<{ label: string; secret: string }[]> {
-  const out: { label: string; secret: string }[] = [];
-  if (opts.secret) {
-    ctx.io.addSecret(opts.secret);
-    out.push({ label: '--secret', secret: opts.secret });
-  }
-  if (ctx.env.OFFRAMP_WEBHOOK_SECRET) out.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
-  // The profile's secret, read as ctx.webhookSecret reads it, but on its own: the others may be set too.
-  const { name, profile } = await ctx.profile();
-  const secret = profile?.webhookSecret;
-  if (name !== undefined && secret) {
-    ctx.io.addSecret(secret);
-    out.push({ label: `profile ${name}`, secret });
-  }
-  return out;
 }
 
 function describeBody(body: Buffer): { id?: string; type?: string } {

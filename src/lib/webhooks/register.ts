@@ -6,7 +6,7 @@ import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../
 import { isLoopback } from '../config/profile.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
-import type { Registration } from '../emulator-defaults.js';
+import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
 import { connect } from 'node:net';
 
 /** A missing emulator is found out at once (refused); this bounds one that hangs. */
@@ -37,6 +37,28 @@ export async function findSource(ctx: Context, register: boolean): Promise<Sourc
     if (err instanceof SchemaError) return { kind: 'none', why: `${target.origin} does not look like an offramp emulator` };
     throw err;
   }
+}
+
+export type SecretAtHand = { label: string; secret: string };
+
+/**
+ * Every webhook secret at hand, the one to use first (docs/webhooks.md, "Which secret"): the
+ * flag; else, when the service is an emulator that answers, its own (what it signs with);
+ * else OFFRAMP_WEBHOOK_SECRET; else the profile's (for a local profile with none, the
+ * emulator's public default). One rule for listen, resend and verify; each secret named by
+ * where it came from, never by its value.
+ */
+export async function webhookSecrets(ctx: Context, flag: string | undefined, source?: Source): Promise<SecretAtHand[]> {
+  const found = source ?? (await findSource(ctx, true));
+  const all: SecretAtHand[] = [];
+  if (flag) all.push({ label: '--secret', secret: flag });
+  if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
+  if (ctx.env.OFFRAMP_WEBHOOK_SECRET) all.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
+  const { name, profile } = await ctx.profile();
+  if (profile?.webhookSecret) all.push({ label: `profile ${name}`, secret: profile.webhookSecret });
+  else if (profile?.env === 'local' && found.kind !== 'emulator') all.push({ label: "the emulator's public default", secret: EMULATOR_DEFAULT_WEBHOOK_SECRET });
+  for (const s of all) ctx.io.addSecret(s.secret);
+  return all.filter((s, i) => all.findIndex((t) => t.secret === s.secret) === i);
 }
 
 /** What a registration puts back when it ends: the URL (null: record only), who had set it, and why not the URL found. */
