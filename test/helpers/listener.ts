@@ -67,8 +67,9 @@ export function listenInProcess(args: string[], env: Record<string, string> = {}
 }
 
 /** `env` adds to a fresh home; the secret is given in it (OFFRAMP_WEBHOOK_SECRET) or in `args`. */
-export function startListener(args: string[], env: Record<string, string> = {}) {
+export function startListener(args: string[], env: Record<string, string> = {}, cwd?: string) {
   const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
+    ...(cwd !== undefined ? { cwd } : {}),
     env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...tempHome().env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

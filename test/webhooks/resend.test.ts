@@ -212,15 +212,22 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
   });
 
   it("reads listen's default store when --from-store is not given", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'offramp-resend-cwd-'));
-    writeFileSync(join(dir, 'webhooks.ndjson'), readFileSync(storeOf(['d-1', 'd-2']), 'utf8'), { mode: 0o600 });
+    const home = tempHome();
+    const state = join(home.dir, 'state');
+    mkdirSync(join(state, 'offramp'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(state, 'offramp', 'webhooks.ndjson'), readFileSync(storeOf(['d-1', 'd-2']), 'utf8'), { mode: 0o600 });
     const a = await app();
-    const r = await runCli(['webhooks', 'resend', '--to', a.url, '--event', 'd-2'], { cwd: dir, env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    const r = await runMain(['webhooks', 'resend', '--to', a.url, '--event', 'd-2'], { env: { ...home.env, XDG_STATE_HOME: state, OFFRAMP_WEBHOOK_SECRET: SECRET } });
     expect(r.code, r.stderr).toBe(0);
     expect(a.got.map((g) => [g.id, g.valid])).toEqual([['d-2', true]]);
-    const elsewhere = await runCli(['webhooks', 'resend', '--to', a.url], { cwd: mkdtempSync(join(tmpdir(), 'offramp-resend-empty-')), env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
-    expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toContain('error: USAGE: webhooks.ndjson (the store `webhooks listen` writes by default): no such file');
-    expect(elsewhere.stderr).toContain('hint: run `offramp webhooks listen` here first, or name a store with --from-store FILE');
+    const empty = tempHome();
+    const none = await runMain(['webhooks', 'resend', '--to', a.url], { env: { ...empty.env, OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`error: USAGE: ${join(empty.dir, '.local', 'state', 'offramp', 'webhooks.ndjson')} (the store \`webhooks listen\` writes by default): no such file`);
+    expect(none.stderr).toContain('hint: run `offramp webhooks listen` first, or name a store with --from-store FILE');
+    // conform --store, bare, reads the same default.
+    const conform = await runMain(['conform', '--store'], { env: { ...empty.env, OFFRAMP_WEBHOOK_SECRET: SECRET, OFFRAMP_API_KEY: 'sk_test_resend_1', OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+    expect(conform.code).toBe(2);
+    expect(conform.stderr).toContain(`${join(empty.dir, '.local', 'state', 'offramp', 'webhooks.ndjson')}: ENOENT`);
   });
 });

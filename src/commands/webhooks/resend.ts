@@ -21,7 +21,7 @@ import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { CertificateRefused } from '../../lib/client/errors.js';
 import { certificateError } from '../../lib/client/certificate.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { DEFAULT_STORE, readStoredEvents, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
 import { webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
@@ -70,9 +70,7 @@ export type ResendResult = {
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
-  if (opts.fromStore !== undefined && opts.fromStore.trim() === '') throw new UsageError('--from-store: give a file name', 'a store `webhooks listen --store FILE` wrote');
-  const store = opts.fromStore ?? DEFAULT_STORE;
-  const flag = opts.fromStore !== undefined ? `--from-store ${store}` : `${store} (the store \`webhooks listen\` writes by default)`;
+  const { path: store, label: flag, hint: missingHint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   const wanted = opts.event !== undefined ? new Set(opts.event.map((id) => id.trim())) : undefined;
   if (wanted?.has('')) throw new UsageError('--event: give an event id');
   if (opts.to === undefined) throw new UsageError('--to is required', "give your app's webhook endpoint, like http://127.0.0.1:3000/webhooks");
@@ -93,7 +91,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') {
-      throw new UsageError(`${flag}: no such file`, opts.fromStore === undefined ? 'run `offramp webhooks listen` here first, or name a store with --from-store FILE' : undefined);
+      throw new UsageError(`${flag}: no such file`, missingHint);
     }
     if (e.code && e.syscall) throw new UsageError(`${flag}: ${e.message}`);
     throw err;

@@ -10,7 +10,7 @@ import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { readStoredEvents, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
 import { webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -23,7 +23,7 @@ export const command = () =>
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
     .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
     .option('--detect', 'print every scheme (and which secret) the delivery verifies under')
-    .option('--from-store <file>', "take body and signature from a `webhooks listen` store (the last event, or --event)")
+    .option('--from-store [file]', `take body and signature from a \`webhooks listen\` store (the last event, or --event; bare: ${DEFAULT_STORE})`)
     .option('--event <id>', 'with --from-store: the event to check (its id or first 8+ characters)')
     .addHelpText('after', examples('offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'));
 
@@ -144,8 +144,7 @@ async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
  * checked, and a stored delivery is older than any tolerance.
  */
 async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
-  const file = opts.fromStore!;
-  if (file.trim() === '') throw new UsageError('--from-store: give a file name');
+  const { path: file, label, hint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   if (opts.signature !== undefined || opts.file !== undefined) {
     throw new UsageError('--from-store takes the body and signature from the store', 'drop --signature and --file, or drop --from-store');
   }
@@ -155,13 +154,13 @@ async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
   } catch (err) {
     if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--from-store ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new UsageError(`${label}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, code === 'ENOENT' ? hint : undefined);
   }
   const id = opts.event === undefined ? stored.at(-1)?.id : await storedEventId(stored, opts.event, file);
   const found = stored.findLast((e) => e.id === id);
   if (!found) {
     throw new UsageError(
-      opts.event !== undefined ? `--from-store ${file}: no event ${opts.event} in it` : `--from-store ${file}: it holds no events`,
+      opts.event !== undefined ? `${label}: no event ${opts.event} in it` : `${label}: it holds no events`,
       'a store written by `offramp webhooks listen --store FILE`',
     );
   }

@@ -53,6 +53,8 @@ export function trustHint(path: string, st: Stats, kind: PathKind, rootMayOwn = 
       : `use a directory you own (it is created 0700 when missing)`;
   }
   if (kind === 'file' && !st.isFile()) return 'give the path of a regular file';
+  // A shared directory (sticky, like /tmp) is meant for everyone: never advise taking that away.
+  if (kind === 'directory' && st.mode & 0o1000) return 'it is a shared directory: use one only you can write';
   return `chmod go-w ${path}`;
 }
 
