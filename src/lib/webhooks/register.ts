@@ -20,7 +20,8 @@ export type Source =
   /** No emulator answered (or --no-register): the listener just listens. */
   | { kind: 'none'; why?: string };
 
-export async function findSource(ctx: Context, register: boolean): Promise<Source> {
+/** `anyHost`: an emulator on another machine is asked too (smoke's --receive-at gives a URL it can reach). */
+export async function findSource(ctx: Context, register: boolean, anyHost = false): Promise<Source> {
   if (!register) return { kind: 'none' };
   if (ctx.globals.baseUrl === undefined && !ctx.env.OFFRAMP_BASE_URL) {
     const { profile } = await ctx.profile();
@@ -28,7 +29,7 @@ export async function findSource(ctx: Context, register: boolean): Promise<Sourc
   }
   const target = await controlTarget(ctx, undefined);
   // The listener binds 127.0.0.1: an emulator on another machine could not deliver to it.
-  if (!isLoopback(new URL(target.origin))) return { kind: 'none', why: `the emulator at ${target.origin} is on another machine and cannot reach 127.0.0.1` };
+  if (!anyHost && !isLoopback(new URL(target.origin))) return { kind: 'none', why: `the emulator at ${target.origin} is on another machine and cannot reach 127.0.0.1` };
   try {
     return { kind: 'emulator', target, found: await readEndpoint(ctx, target, Math.min(ctx.globals.timeout, PROBE_TIMEOUT_MS)) };
   } catch (err) {
