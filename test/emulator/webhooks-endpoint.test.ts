@@ -12,6 +12,7 @@ import { runMain } from '../helpers/main.js';
 import { tempHome } from '../helpers/cli.js';
 import { partner } from '../tx/partner.js';
 import { eventually, webhookReceiver } from './helpers.js';
+import { breakingProxy } from '../sandbox/breaking-proxy.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -164,6 +165,23 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     const none = await runMain(['emulator', 'webhooks', 'show'], { env: emu.env });
     expect(none.stdout).toMatch(/^ {2}url +none: events are recorded only$/m);
     expect(none.stdout).toMatch(/^ {2}registered by +no listener/m);
+  });
+
+  it('an emulator that answers no registration mark (an older image) is registered as before, without one', async () => {
+    const emu = await emulator();
+    const older = await breakingProxy(emu.emulator.origin, {
+      answer: (req, body) =>
+        req.method === 'PUT' && req.path === '/__emulator/webhooks' && 'registered_by' in (JSON.parse(body) as object)
+          ? { status: 400, body: { error: { code: 'BAD_REQUEST', message: 'unknown field: registered_by', timestamp: new Date().toISOString() } } }
+          : undefined,
+      rewrite: (req, body) => (req.path === '/__emulator/webhooks' ? { ...body, data: { ...body.data, registered_by: undefined } } : undefined),
+    });
+    cleanups.push(older.close);
+    const listener = listenInProcess(['--store', store()], { ...tempHome().env, OFFRAMP_BASE_URL: older.baseUrl });
+    const url = await listener.url;
+    expect((await emu.endpoint()).url).toBe(url);
+    expect((await listener.stop()).stderr).toContain('The emulator records webhooks only again, as before.');
+    expect(await emu.endpoint()).toMatchObject({ url: null, registered_by: null });
   });
 
   it('puts back the URL and secret it found; leaves one set by someone else meanwhile', async () => {

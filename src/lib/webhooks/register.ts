@@ -112,11 +112,13 @@ export async function register(
 ): Promise<{ restore: Restore; undo: () => Promise<string> }> {
   const { target, found } = source;
   const restore = await restorable(found);
-  const registeredBy = { pid: process.pid, command, previous_url: restore.url };
+  // An emulator that answers no `registered_by` (an older image) would refuse the field.
+  const marks = found.registered_by !== undefined;
+  const registeredBy = marks ? { pid: process.pid, command, previous_url: restore.url } : null;
   await writeEndpoint(ctx, target, { url, expectUrl: found.url, registeredBy, ...(secret !== undefined ? { secret } : {}) });
   const undo = async () => {
     try {
-      await writeEndpoint(ctx, target, { url: restore.url, expectUrl: url, registeredBy: restore.registeredBy, ...(secret !== undefined ? { secret: found.secret } : {}) });
+      await writeEndpoint(ctx, target, { url: restore.url, expectUrl: url, registeredBy: marks ? restore.registeredBy : null, ...(secret !== undefined ? { secret: found.secret } : {}) });
       const before = restore.stale ? 'as before the listener that stopped without putting it back' : 'as before';
       return restore.url ? `The emulator delivers to ${shownUrl(restore.url)} again, ${before}.` : `The emulator records webhooks only again, ${before}.`;
     } catch (err) {
