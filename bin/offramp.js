@@ -13,8 +13,9 @@ if (typeof process.getBuiltinModule !== 'function') {
 // Node's default place is under the system temp dir, with a name anyone can guess and
 // create first: whoever plants entries there runs code in the process holding the keys.
 // So it lives in the user's own cache dir, made 0700, and is not used at all when that
-// dir is another user's or others can write it (the rule the config dir follows,
-// docs/configuration.md).
+// dir, or any directory above it, is another user's or others can write it (the rule the
+// config dir follows, docs/configuration.md: whoever can write a directory above it could
+// swap the whole cache between the check and Node's use of it).
 const { enableCompileCache } = require('node:module');
 if (enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
   if (process.env.NODE_COMPILE_CACHE) enableCompileCache();
@@ -34,15 +35,20 @@ function privateCacheDir(env) {
     : process.platform === 'win32' ? join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'offramp', 'Cache')
     : join(env.XDG_CACHE_HOME || join(home, '.cache'), 'offramp');
   const fs = require('node:fs');
-  let why;
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = fs.lstatSync(dir);
-    if (!st.isDirectory()) why = 'it is not a directory';
-    else if (process.platform !== 'win32' && st.uid !== process.getuid()) why = `it is owned by another user (uid ${st.uid})`;
-    else if (process.platform !== 'win32' && st.mode & 0o022) why = `others can write it (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`;
-  } catch (err) {
-    why = err.code || 'it cannot be made';
+  // The one judge of the directories above a path (src/lib/fs/ancestry.ts), built apart so
+  // that loading it loads nothing else.
+  const above = require('../dist/ancestry.js').distrustAncestry(dir);
+  let why = above && above.reason;
+  if (!why) {
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const st = fs.lstatSync(dir);
+      if (!st.isDirectory()) why = 'it is not a directory';
+      else if (process.platform !== 'win32' && st.uid !== process.getuid()) why = `it is owned by another user (uid ${st.uid})`;
+      else if (process.platform !== 'win32' && st.mode & 0o022) why = `others can write it (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`;
+    } catch (err) {
+      why = err.code || 'it cannot be made';
+    }
   }
   if (!why) return dir;
   // Compiling each run is only slower: said with --verbose, not on every run.

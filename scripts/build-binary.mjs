@@ -1,7 +1,8 @@
 // npm run build:binary: the standalone executables build/offramp-linux-x64 and
 // build/offramp-linux-arm64, each a Node.js single-executable application (SEA): the Node
 // runtime with the whole CLI injected into it, for machines without Node
-// (docs/install.md). Each has a .sha256 beside it, in sha256sum's format.
+// (docs/install.md). Each has a .sha256 beside it, in sha256sum's format, and its own bill of
+// materials, offramp-linux-<arch>.cdx.json: the runtime and the packages bundled (scripts/sbom.mjs).
 //
 // The CLI goes in as one CommonJS file: a SEA's main script can require only Node's
 // built-in modules, so dist/'s chunks (scripts/build.mjs) cannot be used; the help snapshot
@@ -23,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
+import { sbom } from './sbom.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -58,9 +60,11 @@ export function runtime(arch) {
   return bin;
 }
 
-/** src/main.ts and everything it reaches, dependencies included, as one CommonJS file. */
+/** src/main.ts and everything it reaches, dependencies included, as one CommonJS file; answers esbuild's metafile. */
 async function bundle(file) {
-  await build({
+  const result = await build({
+    absWorkingDir: root,
+    metafile: true,
     entryPoints: [join(root, 'src/main.ts')],
     outfile: file,
     bundle: true,
@@ -84,6 +88,7 @@ async function bundle(file) {
     logLevel: 'warning',
     logOverride: { 'import-is-undefined': 'error' },
   });
+  return result.metafile;
 }
 
 /**
@@ -103,8 +108,11 @@ export function buildExecutable(arch, { main = join(work, 'offramp.cjs'), codeCa
       disableExperimentalSEAWarning: true,
       useCodeCache: codeCache,
       useSnapshot: false,
-      // Node's options stay the user's (NODE_OPTIONS), as with `node bin/offramp.js`.
-      execArgvExtension: 'env',
+      // No Node flags from outside: NODE_OPTIONS is ignored (no --require of someone's code,
+      // no --inspect), nor is --node-options read from the command line, and SIGUSR1 opens
+      // no debugger. gh and the Stripe CLI have no such switch either (docs/install.md).
+      execArgv: ['--disable-sigusr1'],
+      execArgvExtension: 'none',
       assets: { 'help.json': join(root, 'dist', 'help.json') },
     }),
   );
@@ -125,8 +133,15 @@ export async function buildBinaries() {
   // dist/ first: its help.json is the snapshot the executables carry.
   execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   mkdirSync(work, { recursive: true });
-  await bundle(join(work, 'offramp.cjs'));
-  return Object.keys(RUNTIMES).map((arch) => buildExecutable(arch));
+  const metafile = await bundle(join(work, 'offramp.cjs'));
+  return Object.keys(RUNTIMES).map((arch) => {
+    const output = buildExecutable(arch);
+    const { pkg: runtimePackage, integrity } = RUNTIMES[arch];
+    const name = basename(output);
+    const subject = { type: 'application', 'bom-ref': name, name, version: pkg.version, description: `offramp ${pkg.version}, standalone for linux-${arch}` };
+    writeFileSync(`${output}.cdx.json`, sbom(metafile, { runtime: { name: runtimePackage, version: NODE_VERSION, integrity }, subject }));
+    return output;
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

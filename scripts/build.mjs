@@ -9,9 +9,10 @@
 //
 // Dependencies are bundled as they are published: nothing in them is rewritten or
 // substituted, so any release of them can be taken as it comes (docs/development.md, "Startup").
-import { build, transform, version as esbuildVersion } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { bundledPackageDirs, sbom } from './sbom.mjs';
 import { relative, resolve } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -28,6 +29,8 @@ try {
       main: 'src/main.ts',
       // The programmatic emulator (startEmulator) for benchmarks and other tools.
       emulator: 'src/emulator/index.ts',
+      // Required by bin/offramp.js before the compile cache is on: Node's modules only.
+      ancestry: 'src/lib/fs/ancestry.ts',
       // Build-time only: renders dist/help.json, then is removed (src/help/snapshot.ts).
       'help-render': 'src/help/render.ts',
     },
@@ -60,7 +63,7 @@ try {
   await toCommonJs(outdir);
   writeManifest(result.metafile);
   writeFileSync(`${outdir}/THIRD-PARTY-NOTICES.txt`, notices(result.metafile));
-  writeFileSync(`${outdir}/sbom.cdx.json`, `${JSON.stringify(sbom(result.metafile), null, 1)}\n`);
+  writeFileSync(`${outdir}/sbom.cdx.json`, sbom(result.metafile, { optional: true }));
   const render = `${outdir}/help-render.js`;
   const { renderHelpSnapshot } = createRequire(import.meta.url)(render);
   writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
@@ -159,53 +162,3 @@ function notices(metafile) {
 
 // The library entry offramp-cli/emulator: its type declarations (scripts/build-emulator-lib.mjs).
 (await import('./build-emulator-lib.mjs')).buildEmulatorLibrary(dist);
-
-/** The directory of every package with code in the bundle, as esbuild's metafile names its inputs (nested copies too). */
-function bundledPackageDirs(metafile) {
-  const dirs = new Set();
-  for (const input of Object.keys(metafile.inputs)) {
-    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (m) dirs.add(m[1]);
-  }
-  return [...dirs].sort();
-}
-
-/**
- * dist/sbom.cdx.json: a CycloneDX 1.5 bill of materials of the packages bundled into dist/,
- * which users' `npm audit` cannot see (the package declares none of them). Each is named
- * at the version the lock file pins for it (its bom-ref is its path in the lock), with its
- * licence and the lock's integrity hash. No timestamp: the same sources make the same file.
- */
-function sbom(metafile) {
-  const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8'));
-  const components = bundledPackageDirs(metafile).map((dir) => {
-    const pkg = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
-    // The lock's key for this copy: its path from the project's own node_modules.
-    const ref = dir.slice(dir.indexOf('node_modules/'));
-    const pinned = lock.packages[ref];
-    if (!pinned || pinned.version !== pkg.version) throw new Error(`${pkg.name} ${pkg.version} is bundled but the lock file pins ${ref} at ${pinned?.version ?? 'nothing'}: run npm ci`);
-    const [scope, name] = pkg.name.startsWith('@') ? pkg.name.split('/') : [undefined, pkg.name];
-    const licence = pkg.license ?? pinned.license;
-    const sha512 = /^sha512-(.+)$/.exec(pinned.integrity ?? '')?.[1];
-    return {
-      type: 'library',
-      'bom-ref': ref,
-      ...(scope ? { group: scope } : {}),
-      name,
-      version: pkg.version,
-      purl: `pkg:npm/${scope ? `${encodeURIComponent(scope)}/` : ''}${name}@${pkg.version}`,
-      ...(licence ? { licenses: [/^[\w.+-]+$/.test(licence) ? { license: { id: licence } } : { expression: licence }] } : {}),
-      ...(sha512 ? { hashes: [{ alg: 'SHA-512', content: Buffer.from(sha512, 'base64').toString('hex') }] } : {}),
-    };
-  });
-  return {
-    bomFormat: 'CycloneDX',
-    specVersion: '1.5',
-    version: 1,
-    metadata: {
-      component: { type: 'application', 'bom-ref': pkg.name, name: pkg.name, version: pkg.version, purl: `pkg:npm/${pkg.name}@${pkg.version}`, licenses: [{ license: { id: pkg.license } }] },
-      tools: { components: [{ type: 'application', name: 'esbuild', version: esbuildVersion }] },
-    },
-    components,
-  };
-}

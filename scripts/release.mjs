@@ -2,6 +2,7 @@
 //   offramp-cli-<version>.tgz          the npm package (npm pack; its prepare builds dist/)
 //   offramp-linux-x64, -arm64          the standalone executables (scripts/build-binary.mjs)
 //   <sbom file>                        the package's software bill of materials, when it ships one
+//   offramp-linux-x64.cdx.json, …      each executable's own (its Node.js and what it bundles)
 // each with a .sha256 beside it, in sha256sum's format (`sha256sum -c FILE.sha256`).
 // What an earlier release left in build/ goes first, so build/ holds one release only; the
 // downloaded runtimes under build/.work stay, pinned and checked.
@@ -33,8 +34,10 @@ for (const path of sboms) {
   copyFileSync(join(root, path), join(out, basename(path)));
   artifacts.push(join(out, basename(path)));
 }
-artifacts.push(...(await buildBinaries()));
-for (const file of artifacts) if (!file.startsWith(join(out, 'offramp-linux-'))) checksum(file);
+const executables = await buildBinaries();
+artifacts.push(...executables, ...executables.map((file) => `${file}.cdx.json`));
+// The executables have theirs from their build.
+for (const file of artifacts) if (!executables.includes(file)) checksum(file);
 
 console.log(`release ${packed.version} in build/:`);
 for (const file of artifacts) console.log(`  ${basename(file)}  (+ .sha256)`);

@@ -3,9 +3,10 @@
 // machine (found by a search of the whole filesystem, the test's own runtime included) is
 // covered by an empty, non-executable file, and the run first checks that no `node` is
 // left to find. There it answers --version, runs the demo, runs the emulator that smoke
-// walks, and exports revenue to XLSX.
+// walks, and exports revenue to XLSX. Apart from that, it takes no Node flags from outside.
 import { spawnSync } from 'node:child_process';
-import { realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -115,5 +116,69 @@ describe.skipIf(why)(`the linux-x64 executable where no node exists${why ? ` (sk
       // The header, then one row per ledger row.
       expect(book.getWorksheet('revenue')!.actualRowCount).toBe(rows + 1);
     });
+  });
+});
+
+/** A loopback port nothing listens on (taken, then let go). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Whether something accepts a connection on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
+
+describe.skipIf(!linuxX64)('the linux-x64 executable takes no Node flags from outside, as gh has none', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'offramp-node-flags-'));
+  /** A file that, if Node ever loads it, leaves `marker` behind. */
+  const injected = (where: string) => {
+    const marker = join(where, 'marker');
+    const file = join(where, 'inject.cjs');
+    writeFileSync(file, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'injected code ran');\n`);
+    return { file, marker };
+  };
+
+  it('NODE_OPTIONS=--require runs nothing, and --node-options on its command line is an unknown option', async () => {
+    const { file, marker } = injected(dir());
+    const r = await run(BINARY_X64, ['--version'], { env: { ...tempHome().env, NODE_OPTIONS: `--require ${file}` } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const cli = await run(BINARY_X64, [`--node-options=--require ${file}`, 'demo'], { env: tempHome().env });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain("unknown option '--node-options=--require");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('NODE_OPTIONS=--inspect opens no debugger, and neither does SIGUSR1', async () => {
+    const { file, marker } = injected(dir());
+    const port = await freePort();
+    const emulator = await start(BINARY_X64, ['emulator', '--port', '0'], { env: { ...tempHome().env, NODE_OPTIONS: `--inspect=127.0.0.1:${port} --require ${file}` } });
+    try {
+      expect(await listening(port)).toBe(false);
+      emulator.child.kill('SIGUSR1');
+      // Still serving after the signal (the request is answered after it was delivered).
+      const health = await fetch(`${new URL(emulator.firstLine).origin}/__emulator/health`);
+      expect(health.status).toBe(200);
+      expect(emulator.stderr()).not.toContain('Debugger listening');
+      expect(await listening(9229)).toBe(false);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      expect(await emulator.stop()).toBe(143);
+    }
   });
 });

@@ -6,7 +6,7 @@
 // the state. docs/install.md's GitHub Actions recipe runs as written: a service on a network of
 // its own, and smoke on the host receiving its webhooks at --receive-at, the network's gateway.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,5 +193,43 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     const r = spawnSync('docker', ['run', '--rm', IMAGE], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('OFFRAMP_EMULATOR_ADMIN_TOKEN');
+  });
+
+  it("holds nothing of a build host's /proc or /sys: its files, listed by docker export, have none below proc/ or sys/", () => {
+    expect(listing(IMAGE).filter((f) => /^(proc|sys)\/./.test(f))).toEqual([]);
+    // The listing is the image's whole root: its mount points, and the executable.
+    expect(listing(IMAGE)).toEqual(expect.arrayContaining(['proc/', 'sys/', 'usr/local/bin/offramp']));
+  });
+});
+
+/** Every path in the image `tag`, from a container created (never started) and exported. */
+function listing(tag: string): string[] {
+  const id = docker('create', tag, '/bin/true');
+  try {
+    return execFileSync('sh', ['-c', 'docker export "$1" | tar -t', 'sh', id], { encoding: 'utf8', maxBuffer: 1 << 26 }).split('\n').filter(Boolean);
+  } finally {
+    docker('rm', id);
+  }
+}
+
+describe.skipIf(!DOCKER)('a base tag is checked before it is reused (scripts/debian-root.sh)', () => {
+  const script = new URL('../scripts/debian-root.sh', import.meta.url).pathname;
+  const polluted = `offramp-test-polluted-base:${process.pid}`;
+  afterAll(() => spawnSync('docker', ['image', 'rm', '--force', polluted], { stdio: 'ignore' }));
+
+  it("a tag holding a host's /proc is refused by check, so `image` would make it again; the local base passes", { timeout: 900_000 }, () => {
+    const root = mkdtempSync(join(tmpdir(), 'offramp-polluted-'));
+    mkdirSync(join(root, 'proc', '1'), { recursive: true });
+    writeFileSync(join(root, 'proc', '1', 'cmdline'), 'someone --password hunter2');
+    mkdirSync(join(root, 'etc'));
+    writeFileSync(join(root, 'etc', 'os-release'), 'ID=debian\n');
+    execFileSync('sh', ['-c', 'tar -C "$1" -c . | docker import - "$2"', 'sh', root, polluted], { stdio: 'ignore' });
+    const bad = spawnSync(script, ['check', polluted], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain(`${polluted} holds what a build host had mounted (e.g. proc/1/ proc/1/cmdline )`);
+    execFileSync(script, ['image'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const base = spawnSync(script, ['check', 'debian:bookworm-slim'], { encoding: 'utf8' });
+    expect(base.stderr).toBe('');
+    expect(base.status).toBe(0);
   });
 });

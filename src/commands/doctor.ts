@@ -62,6 +62,12 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   else add('base url', isLoopback(url) ? 'pass' : 'fail', `${shown}${isLoopback(url) ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
   if (!url.pathname.replace(/\/+$/, '').endsWith('/api/v1/partner')) add('base url path', 'warn', 'does not end in /api/v1/partner');
 
+  // Node's switch for every certificate check: offramp states its own, other Node programs obey
+  // it (docs/configuration.md, "Certificates").
+  if (ctx.env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
+    add('certificates', 'warn', 'NODE_TLS_REJECT_UNAUTHORIZED=0 is set: offramp still checks certificates, but other Node programs here accept any certificate; unset it, and trust a private CA with NODE_EXTRA_CA_CERTS');
+  }
+
   await checkNetwork(ctx, url, add);
 
   // A local profile needs none: listen and verify use the emulator's public default secret.

@@ -152,3 +152,30 @@ describe.skipIf(!openssl)('a refused certificate elsewhere: the same refusal', (
     }
   });
 });
+
+describe.skipIf(!openssl)('NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment', () => {
+  // Node's switch turns off every check a caller leaves to its default: the CLI states its own.
+  const env = (baseUrl: string) => ({ OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: baseUrl, NODE_EXTRA_CA_CERTS: ca.certPath, NODE_TLS_REJECT_UNAUTHORIZED: '0' });
+
+  it('changes nothing: a certificate for another host is still refused, and no key reaches the server', async () => {
+    const server = await serve(ca.leaf('api.example.test', 'DNS:api.example.test', '20200101000000Z', '20991231000000Z'));
+    const r = await runCli(['tx', 'get', TX_ID, '--retries', '0'], { env: env(server.baseUrl) });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/^error: CERTIFICATE: GET https:\/\/127\.0\.0\.1:\d+\/\S+: the server's certificate is not for 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\)$/m);
+    expect(server.requests).toEqual([]);
+    const untrusted = await serve(ca.selfSigned('127.0.0.1', 'IP:127.0.0.1'));
+    const u = await runCli(['tx', 'get', TX_ID, '--retries', '0'], { env: env(untrusted.baseUrl) });
+    expect(u.code, u.stderr).toBe(7);
+    expect(u.stderr).toMatch(/^hint: .*NODE_EXTRA_CA_CERTS/m);
+    expect(untrusted.requests).toEqual([]);
+  });
+
+  it('doctor names the variable and what it means, and its reachable check still fails', async () => {
+    const server = await serve(ca.selfSigned('127.0.0.1', 'IP:127.0.0.1'));
+    const r = await runCli(['doctor'], { env: env(server.baseUrl) });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stdout).toMatch(/! warn {2}certificates +NODE_TLS_REJECT_UNAUTHORIZED=0 is set: offramp still checks certificates, but other Node programs here accept any certificate; unset it, and trust a private CA with NODE_EXTRA_CA_CERTS$/m);
+    expect(r.stdout).toMatch(/fail {2}reachable .*DEPTH_ZERO_SELF_SIGNED_CERT/);
+    expect(server.requests).toEqual([]);
+  });
+});

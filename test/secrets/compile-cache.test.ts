@@ -2,7 +2,7 @@
 // another local user could create the directory first and plant entries that run inside
 // the process holding the keys. Node 20 has no compile cache: nothing is kept anywhere and
 // these runs would prove nothing, so they are skipped there (CI runs them on Node 24 and 26).
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,18 @@ describe.skipIf(!hasCompileCache || process.platform === 'win32')('the compile c
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`note: compile cache not used: ${planted}: others can write it (mode 0775)`);
     expect(readdirSync(planted)).toEqual([]);
+    expect(readdirSync(h.tmp)).toEqual([]);
+  });
+
+  it('nor is one below a directory others can write (no sticky bit): the whole cache dir could be swapped', async () => {
+    const h = home();
+    const shared = join(h.dir, 'shared-cache');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    const r = await runCli(['--verbose', 'profile', 'list'], { env: { ...h.env, XDG_CACHE_HOME: shared } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`note: compile cache not used: ${join(shared, 'offramp')}: ${shared} is writable by its group and other users (mode 0777)`);
+    expect(existsSync(join(shared, 'offramp'))).toBe(false);
     expect(readdirSync(h.tmp)).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 // offramp emulator wait: the way a CI job waits for an emulator started in the background,
 // instead of sleeping. What counts as "not up yet" and what ends the wait at once are in
 // docs/emulator.md ("Ready without sleeping").
-import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { worthAnotherTry } from '../../lib/client/http.js';
 import { MAX_TIMER_MS } from '../../lib/client/transport.js';
 import { TimeoutError, UsageError } from '../../lib/errors.js';
+import { checkAncestry, InsecurePathError, readTrustedFile } from '../../lib/fs/private.js';
 import { BASE_PATH } from '../../lib/vocabulary.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
@@ -85,15 +85,22 @@ async function waitFor(opts: OptionsOf<typeof command>, ctx: Context, time: { bu
   );
 }
 
-/** A ready file that holds something other than a URL is a usage error: waiting longer would not change it. */
+/**
+ * A ready file that holds something other than a URL is a usage error: waiting longer would
+ * not change it. The admin token goes to the URL it names, so it is read only when no one else
+ * could have written it (src/lib/fs/private.ts, readTrustedFile), else refused at once.
+ */
 async function readyUrl(file: string, left: () => number, pause: () => Promise<void>): Promise<string | undefined> {
   for (;;) {
     let text: string | undefined;
     try {
-      text = await readFile(file, 'utf8');
+      text = readTrustedFile(file, `--ready-file ${file}`);
     } catch (err) {
+      if (err instanceof InsecurePathError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new UsageError(`--ready-file ${file}: ${(err as Error).message}`);
+      // Not there yet: a directory someone else could write it into is refused now, not at the deadline.
+      checkAncestry(file, `--ready-file ${file}`);
     }
     if (text !== undefined) {
       const url = text.trim();

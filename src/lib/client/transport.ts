@@ -225,7 +225,11 @@ export class Transport {
   }
 
   private makeLane(proxy: URL | undefined): Lane {
-    const { tls } = this.opts;
+    // Certificates are checked unless a caller says otherwise in so many words (the
+    // forwarder's --insecure): stated here, so NODE_TLS_REJECT_UNAUTHORIZED=0 in the
+    // environment, which changes only Node's default, cannot turn the check off unseen
+    // (docs/configuration.md, "Certificates").
+    const tls = { rejectUnauthorized: true, ...this.opts.tls };
     const timeoutMs = Math.min(this.opts.timeoutMs, MAX_TIMER_MS);
     const lane = { awaitingProxy: 0, ...(proxy ? { proxy: proxyHost(proxy) } : {}) } as Lane;
     const common = {
@@ -242,7 +246,7 @@ export class Transport {
       uri: proxy.href,
       ...common,
       // The TCP connection to the proxy, and TLS to the server through the tunnel.
-      proxyTls: { timeout: timeoutMs },
+      proxyTls: { timeout: timeoutMs, rejectUnauthorized: true },
       requestTls: { timeout: timeoutMs, ...tls },
       clientFactory: (origin, opts) => new ProxyPool(lane, origin, { ...opts, headersTimeout: timeoutMs }),
       factory: (origin, opts) => {

@@ -73,6 +73,13 @@ export function oneLine(err: unknown): string {
 export const KEY_COMMAND_TIMEOUT_MS = 60_000;
 /** The signals that end a run while its key command runs. */
 const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/**
+ * Runs the key command (`$1`) under a watch on fd 3, whose other end only the CLI holds: when
+ * the CLI is gone, however it ended (SIGKILL, a crash, its parent killing it), the read sees
+ * the end of the file and kills the whole process group, the command and all it started.
+ * The command itself does not hold fd 3, so what it leaves behind cannot keep the watch open.
+ */
+const WATCHED_KEY_COMMAND = 'sh -c "$1" 3<&- & cmd=$!; { read -r _ <&3; kill -KILL 0; } & watch=$!; exec 3<&-; wait "$cmd"; s=$?; kill "$watch" 2>/dev/null; exit "$s"';
 /** More than any key: output beyond this is not a key. */
 const KEY_COMMAND_MAX_BYTES = 64 * 1024;
 
@@ -87,7 +94,12 @@ export function runKeyCommand(profileName: string, command: string, env: NodeJS.
     // Its own process group, so a deadline stops the shell and whatever it started. Detached, it
     // is also a new session without a terminal: a password manager may unlock in a window of
     // its own or by fingerprint, but a command that prompts on the terminal cannot.
-    const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'ignore'], detached: process.platform !== 'win32' });
+    const child =
+      process.platform === 'win32'
+        ? spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'ignore'] })
+        : spawn('/bin/sh', ['-c', WATCHED_KEY_COMMAND, 'sh', command], { env, stdio: ['ignore', 'pipe', 'ignore', 'pipe'], detached: true });
+    // Nothing is sent on the watch; read, so its end (when the group is done) is seen and the run can finish.
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.resume();
     const chunks: Buffer[] = [];
     let size = 0;
     let failure: AuthError | undefined;
@@ -115,7 +127,7 @@ export function runKeyCommand(profileName: string, command: string, env: NodeJS.
     };
     for (const signal of EXIT_SIGNALS) process.once(signal, interrupted);
     const timer = setTimeout(() => stop(fail(`did not finish within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`)), timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > KEY_COMMAND_MAX_BYTES) stop(fail('printed more than a key'));
       else chunks.push(chunk);

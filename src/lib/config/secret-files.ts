@@ -1,10 +1,10 @@
 // A secret's `NAME_FILE` variable: the file's content, trimmed, stands for `NAME`, as Docker
 // and Kubernetes mount secrets. The file is trusted as ssh trusts a key: owned by the user,
-// or by root (those mounts are root's, 0444 or 0644), and writable by no one else: whoever
+// or by root (those mounts are root's, 0444 or 0644), writable by no one else, in directories
+// no one else can write, and a regular file (a FIFO would hold the run forever): whoever
 // could write it could choose the webhook secret the CLI verifies with, or the key it sends.
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { distrust, InsecurePathError, trustHint } from '../fs/private.js';
+import { InsecurePathError, readTrustedFile } from '../fs/private.js';
 import { SECRET_VARIABLES } from './secret-variables.js';
 
 /**
@@ -24,23 +24,12 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** The trimmed content of `file`, checked on the opened descriptor, so what is checked is what is read. */
+/** The trimmed content of `file`, trusted as src/lib/fs/private.ts says (readTrustedFile). */
 function readSecretFile(variable: string, file: string): string {
-  let fd: number;
   try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    throw new UsageError(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    const st = fstatSync(fd);
-    const reason = distrust(file, st, 'file', file, true);
-    if (reason) throw new InsecurePathError(`refusing ${variable}: ${reason}`, trustHint(file, st, 'file', true));
-    return readFileSync(fd, 'utf8').trim();
+    return readTrustedFile(file, variable).trim();
   } catch (err) {
     if (err instanceof InsecurePathError) throw err;
     throw new UsageError(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  } finally {
-    closeSync(fd);
   }
 }

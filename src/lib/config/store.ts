@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Conf from 'conf';
 import { CliError, EXIT } from '../errors.js';
+import { distrustAncestry } from '../fs/ancestry.js';
 import { distrust } from '../fs/private.js';
 import type { ConfigData, Profile } from './profile.js';
 
@@ -46,9 +47,14 @@ export class ConfigStore {
     // another user owns or can write could hand us their URL and receive the key.
     // Reading creates nothing (doctor, shell completion, profile list): the directory is
     // made, 0700 whatever the umask, by the first write (conf would make it with the
-    // umask's mode, which the next run refuses).
+    // umask's mode, which the next run refuses). Every directory above it counts too: one
+    // others can write lets them swap the whole config directory between this check and
+    // conf's read (src/lib/fs/ancestry.ts); once none can, what is checked is what is read.
     const dirStat = statSync(dir, { throwIfNoEntry: false });
     if (dirStat) trusted(dir, dirStat, 'directory');
+    // The file's path, not the directory's: where config.json is a link, its target's directories count too.
+    const above = distrustAncestry(this.path);
+    if (above) throw new UnsafeConfig(`refusing the config directory ${dir}: ${above.reason}`, `${above.hint} (or set OFFRAMP_CONFIG_DIR)`);
     const fileStat = statSync(this.path, { throwIfNoEntry: false });
     if (fileStat) {
       trusted(this.path, fileStat, 'file');
@@ -130,5 +136,8 @@ export class ConfigStore {
 /** Owned by this user and writable by no one else (src/lib/fs/private.ts); otherwise UnsafeConfig. */
 function trusted(path: string, st: Stats, what: 'directory' | 'file'): void {
   const reason = distrust(path, st, what, `the config ${what} ${path}`);
-  if (reason) throw new UnsafeConfig(reason, `use a config ${what} of your own (OFFRAMP_CONFIG_DIR), or make it yours alone: chmod ${what === 'directory' ? '700' : '600'} ${path}`);
+  if (!reason) return;
+  // A shared directory (/tmp) is meant to be writable by all: never suggest changing it.
+  const shared = what === 'directory' && st.mode & 0o1000;
+  throw new UnsafeConfig(reason, `use a config ${what} of your own (OFFRAMP_CONFIG_DIR)${shared ? '' : `, or make it yours alone: chmod ${what === 'directory' ? '700' : '600'} ${path}`}`);
 }

@@ -1,13 +1,15 @@
 // Files only their owner can change, refused otherwise, as ssh treats its keys: a file the
 // CLI trusts (the listener's store, what an export writes and reads back) must be owned by
 // the user and writable by no one else, and so must its directory (whoever can write the
-// directory can replace the file). What the CLI creates is private from the start (0700,
-// 0600, O_EXCL), so a file planted under that name a moment earlier is never opened as ours.
+// directory can replace the file), and every directory above it (./ancestry.ts). What the CLI
+// creates is private from the start (0700, 0600, O_EXCL), so a file planted under that name a
+// moment earlier is never opened as ours.
 // Where POSIX owners and modes do not exist (Windows), nothing is checked.
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
+import { distrustAncestry, octal, writers } from './ancestry.js';
 
 /** A file or directory that someone other than the user could change. */
 export class InsecurePathError extends CliError {
@@ -17,9 +19,6 @@ export class InsecurePathError extends CliError {
 }
 
 export type PathKind = 'file' | 'directory';
-
-/** Bits that let a group or others write. */
-const WRITABLE_BY_OTHERS = 0o022;
 
 function currentUid(): number | undefined {
   return typeof process.getuid === 'function' ? process.getuid() : undefined;
@@ -31,17 +30,13 @@ function currentUid(): number | undefined {
  * `/var` is root's; for a file only when `rootMayOwn`), or writable by its group or by others.
  */
 export function distrust(path: string, st: Stats, kind: PathKind, subject: string = path, rootMayOwn = kind === 'directory'): string | undefined {
-  if (kind === 'file' && !st.isFile()) return `${subject} is not a regular file`;
+  if (kind === 'file' && !st.isFile()) return `${subject} is not a regular file${st.isFIFO() ? ' (a FIFO)' : st.isSocket() ? ' (a socket)' : st.isCharacterDevice() || st.isBlockDevice() ? ' (a device)' : st.isDirectory() ? ' (a directory)' : ''}`;
   if (kind === 'directory' && !st.isDirectory()) return `${subject} is not a directory`;
   const uid = currentUid();
   if (uid === undefined) return undefined;
   if (st.uid !== uid && !(rootMayOwn && st.uid === 0)) return `${subject} is owned by another user (uid ${st.uid}), not by you (uid ${uid})`;
-  const writable = st.mode & WRITABLE_BY_OTHERS;
-  if (writable) {
-    const who = writable === WRITABLE_BY_OTHERS ? 'its group and other users' : writable & 0o020 ? 'its group' : 'other users';
-    return `${subject} is writable by ${who} (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
-  }
-  return undefined;
+  const who = writers(st.mode);
+  return who && `${subject} is writable by ${who} (mode ${octal(st.mode)})`;
 }
 
 /** What the user can do about a path `distrust` refused. */
@@ -53,20 +48,27 @@ export function trustHint(path: string, st: Stats, kind: PathKind, rootMayOwn = 
       : `use a directory you own (it is created 0700 when missing)`;
   }
   if (kind === 'file' && !st.isFile()) return 'give the path of a regular file';
-  // A shared directory (sticky, like /tmp) is meant for everyone: never advise taking that away.
-  if (kind === 'directory' && st.mode & 0o1000) return 'it is a shared directory: use one only you can write';
+  // A shared directory such as /tmp is meant to be writable by all: never suggest changing it.
+  if (kind === 'directory' && st.mode & 0o1000) return `use a directory of your own (inside ${path} or elsewhere), not the shared directory itself`;
   return `chmod go-w ${path}`;
 }
 
 /** Throws InsecurePathError when `st` (of `path`) is not trusted. */
-function check(path: string, st: Stats, kind: PathKind, what: string, subject: string = path): void {
-  const reason = distrust(path, st, kind, subject);
-  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(path, st, kind));
+function check(path: string, st: Stats, kind: PathKind, what: string, subject: string = path, rootMayOwn = kind === 'directory'): void {
+  const reason = distrust(path, st, kind, subject, rootMayOwn);
+  if (reason) throw new InsecurePathError(`refusing ${what}: ${reason}`, trustHint(path, st, kind, rootMayOwn));
 }
 
-/** `dir` created 0700 (parents too) when missing, else checked; `what` names it in a refusal. */
+/** Throws InsecurePathError when a directory above `path` lets someone else replace it (./ancestry.ts). */
+export function checkAncestry(path: string, what: string): void {
+  const why = distrustAncestry(path);
+  if (why) throw new InsecurePathError(`refusing ${what}: ${why.reason}`, why.hint);
+}
+
+/** `dir` created 0700 (parents too) when missing, else checked, and the directories above it; `what` names it in a refusal. */
 export async function ensurePrivateDirectory(dir: string, what = `the directory ${dir}`): Promise<void> {
   const absolute = resolve(dir);
+  checkAncestry(absolute, what);
   let st: Stats;
   try {
     st = await stat(absolute);
@@ -102,8 +104,10 @@ export async function openPrivateFile(path: string, opts: OpenPrivateOptions): P
   // "refusing the store /a/b: it is ..." rather than naming the same file twice.
   const self = what.endsWith(path) || what.endsWith(absolute) ? 'it' : absolute;
   const dir = dirname(absolute);
-  if (opts.createDirectory) await ensurePrivateDirectory(dir, what);
-  else check(dir, await stat(dir), 'directory', what);
+  if (opts.createDirectory && !existsSync(dir)) await ensurePrivateDirectory(dir, what);
+  // Its directory and every one above: a shared sticky one (/tmp) passes, since what we
+  // open or create there is ours and only we can rename it.
+  checkAncestry(absolute, what);
 
   const base = opts.flags & ~(constants.O_CREAT | constants.O_EXCL | constants.O_TRUNC);
   const nofollow = constants.O_NOFOLLOW ?? 0;
@@ -132,4 +136,31 @@ export async function openPrivateFile(path: string, opts: OpenPrivateOptions): P
     }
   }
   throw new InsecurePathError(`refusing ${what}: it keeps appearing and disappearing`, 'is another process creating and removing it?');
+}
+
+/**
+ * The content of a small file the user must be able to trust (a secret's `NAME_FILE`, a ready
+ * file): opened first without waiting (O_NONBLOCK: a FIFO is refused, not waited on forever),
+ * then checked on the opened descriptor (a regular file, the user's or root's, writable by no
+ * one else) and through every directory above it, and read from that same descriptor.
+ * A missing file throws Node's error (ENOENT) for the caller to say.
+ */
+export function readTrustedFile(path: string, what: string): string {
+  const absolute = resolve(path);
+  let fd: number;
+  try {
+    fd = openSync(absolute, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    // A Unix socket cannot be opened at all: said as what it is, like a FIFO or a device.
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw new InsecurePathError(`refusing ${what}: ${path} is not a regular file (a socket)`, 'give the path of a regular file');
+    throw err;
+  }
+  try {
+    check(absolute, fstatSync(fd), 'file', what, path, true);
+    // Once no directory above it is another's, no one else can have swapped it since the open.
+    checkAncestry(absolute, what);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
