@@ -88,7 +88,7 @@ describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, (
 });
 
 describe('the default store is in the private state directory', { timeout: 30_000 }, () => {
-  it('a listener started from a sticky, world-writable directory works; a --store there is refused without advising chmod', async () => {
+  it('a listener started from a sticky, world-writable directory works, advising no chmod', async () => {
     const shared = mkdtempSync(join(tmpdir(), 'offramp-sticky-'));
     chmodSync(shared, 0o1777);
     const home = tempHome();
@@ -102,6 +102,7 @@ describe('the default store is in the private state directory', { timeout: 30_00
     expect(answer.status).toBe(200);
     const stopped = await listener.stop();
     expect(stopped.code).toBe(130);
+    expect(stopped.stderr).not.toContain('chmod');
     expect(statSync(join(state, 'offramp')).mode & 0o777).toBe(0o700);
     expect(readFileSync(store, 'utf8')).toContain('"id":"evt-sticky-1"');
     expect(existsSync(join(shared, 'webhooks.ndjson'))).toBe(false);
@@ -111,12 +112,6 @@ describe('the default store is in the private state directory', { timeout: 30_00
     await plain.url;
     expect(plain.stderr()).toContain(`Storing new events in ${join(home.dir, '.local', 'state', 'offramp', 'webhooks.ndjson')} (created, mode 0600)`);
     await plain.stop();
-
-    const refusedHere = await runCli(['webhooks', 'listen', '--port', '0', '--store', 'hooks.ndjson'], { cwd: shared, env: { ...home.env, ...env } });
-    expect(refusedHere.code).toBe(2);
-    expect(refusedHere.stderr).toContain(`refusing the store ${join(shared, 'hooks.ndjson')}: ${shared} is writable by its group and other users (mode 1777)`);
-    expect(refusedHere.stderr).toContain('hint: it is a shared directory: use one only you can write');
-    expect(refusedHere.stderr).not.toContain('chmod');
   });
 
   it('a store at the old default place is named once, with the command that moves it; resend, verify and conform read the new default', async () => {
