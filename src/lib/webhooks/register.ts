@@ -1,6 +1,8 @@
-// What `webhooks listen` does about where the service delivers (docs/webhooks.md, "Listening
-// to the emulator"). When it stops it puts back the URL (and secret) it found, unless someone
-// set another since. Against staging or production nothing can be set from here.
+// What `webhooks listen` and `smoke` do about where the service delivers (docs/webhooks.md,
+// "Listening to the emulator"). When one stops it puts back the URL (and secret) it found,
+// unless someone set another since, or that URL was a stale registration. Against staging or
+// production nothing can be set from here. And which webhook secret listen, resend and verify
+// use ("Which secret").
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { isLoopback } from '../config/profile.js';
