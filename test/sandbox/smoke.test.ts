@@ -3,8 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { bindFor } from '../../src/lib/sandbox/receive.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { findAll, parseXml } from '../helpers/xml.js';
@@ -237,6 +240,41 @@ describe('offramp smoke', () => {
       expect(report.checks.find((c) => c.id === 'deliveries')!.detail).toMatch(/^5 of 5 deliveries failed \(to smoke's receiver at http:\/\/127\.0\.0\.1:\d+\/\): payout\.settled (pending|failed) after \d attempts?: endpoint answered HTTP 401: .*signature does not match the body/);
     } finally {
       await proxy.close();
+      await bare.close();
+    }
+  });
+
+  it('--receive-at: where smoke listens is read from the URL (docs/sandbox.md, "Deliveries")', () => {
+    expect(bindFor('http://10.0.0.5:8788/')).toEqual({ host: '10.0.0.5', port: 8788, url: 'http://10.0.0.5:8788/' });
+    expect(bindFor('http://build:9000/hooks')).toEqual({ host: '0.0.0.0', port: 9000, url: 'http://build:9000/hooks' });
+    expect(bindFor('http://[fd00::5]/')).toMatchObject({ host: 'fd00::5', port: 80 });
+  });
+
+  it('--receive-at URL: smoke listens on its port and registers that URL; bad input is refused before anything is sent', async () => {
+    const bare = await emulatorFor();
+    try {
+      const free = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as AddressInfo;
+          probe.close(() => resolve(port));
+        });
+      });
+      const at = `http://127.0.0.1:${free}/hooks`;
+      const r = await runMain(['smoke', '--json', '--receive-at', at], { env: bare.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`Deliveries: received by smoke at ${at} for this run`);
+      expect((JSON.parse(r.stdout) as Report).checks.find((c) => c.id === 'deliveries')).toMatchObject({ status: 'pass', detail: expect.stringContaining("to smoke's receiver") });
+      for (const [args, message] of [
+        [['--receive-at', 'https://127.0.0.1:8788/'], '--receive-at: smoke receives plain http:// only'],
+        [['--receive-at', 'not a url'], '--receive-at: "not a url" is not a URL'],
+        [['--receive-at', at, '--no-deliveries'], '--receive-at and --no-deliveries: choose one'],
+      ] as const) {
+        const bad = await runMain(['smoke', ...args], { env: bare.env });
+        expect(bad.code).toBe(2);
+        expect(bad.stderr).toContain(`error: USAGE: ${message}`);
+        expect(bad.stderr).not.toContain('[1/6]');
+      }
+    } finally {
       await bare.close();
     }
   });
