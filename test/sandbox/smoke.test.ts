@@ -238,6 +238,9 @@ describe('offramp smoke', () => {
       const report = JSON.parse(r.stdout) as Report;
       expect(report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual(['deliveries']);
       expect(report.checks.find((c) => c.id === 'deliveries')!.detail).toMatch(/^5 of 5 deliveries failed \(to smoke's receiver at http:\/\/127\.0\.0\.1:\d+\/\): payout\.settled (pending|failed) after \d attempts?: endpoint answered HTTP 401: .*signature does not match the body/);
+      // A failed run puts the URL back too.
+      expect(r.stderr).toContain('The emulator records webhooks only again, as before.');
+      expect(((await (await fetch(`${bare.emulator.controlUrl}/webhooks`)).json()) as { data: { url: string | null } }).data.url).toBeNull();
     } finally {
       await proxy.close();
       await bare.close();
