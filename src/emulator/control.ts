@@ -17,6 +17,7 @@ import { decodeDocument, StateFormatError } from './state-codec.js';
 import type { StateFile } from './state-file.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
+import type { Registration } from '../lib/emulator-defaults.js';
 
 export const CONTROL_PATH = '/__emulator';
 /** JSON bodies of the control plane, as the API's. */
@@ -143,9 +144,9 @@ export function bodyLimitFor(method: string, path: string): number {
  * Where deliveries go and how they are signed. The secret is part of the answer: a holder of
  * the control plane may replace the whole state, and `webhooks listen` verifies with it.
  */
-function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string } {
-  const { url, secret, scheme } = rt.webhooks.endpoint();
-  return { url: url ?? null, secret, signature_scheme: scheme };
+function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string; registered_by: Registration | null } {
+  const { url, secret, scheme, registeredBy } = rt.webhooks.endpoint();
+  return { url: url ?? null, secret, signature_scheme: scheme, registered_by: registeredBy ?? null };
 }
 
 /**
@@ -153,7 +154,8 @@ function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; sig
  * back the URL it found never overwrites one set after it.
  */
 function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
-  onlyKeys(body, ['url', 'secret', 'expect_url']);
+  onlyKeys(body, ['url', 'secret', 'expect_url', 'registered_by']);
+  const registeredBy = body.registered_by === undefined || body.registered_by === null ? undefined : registrationOf(body.registered_by);
   const url = body.url === null ? undefined : webhookUrlOf(body.url, 'url');
   if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === '' || /\s/.test(body.secret))) {
     throw badRequest('secret must be a non-empty string without spaces');
@@ -164,8 +166,19 @@ function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnT
     const now = previous === null ? null : new URL(previous).toString();
     if (expected !== now) throw conflict('the webhook URL is no longer the one expected (set since by someone else); left as it is');
   }
-  rt.webhooks.setEndpoint(url, body.secret as string | undefined);
+  rt.webhooks.setEndpoint(url, body.secret as string | undefined, registeredBy);
   return { ...webhookEndpoint(rt), previous_url: previous };
+}
+
+/** `registered_by`: the listener's process id, its command, and the URL it found. */
+function registrationOf(value: unknown): Registration {
+  const r = value as Partial<Registration> | null;
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw badRequest('registered_by must be an object: { pid, command, previous_url }');
+  onlyKeys(r as Record<string, unknown>, ['pid', 'command', 'previous_url']);
+  if (!Number.isSafeInteger(r.pid) || r.pid! <= 0) throw badRequest('registered_by.pid must be a positive whole number');
+  if (typeof r.command !== 'string' || r.command === '' || r.command.length > 64) throw badRequest('registered_by.command must be a string of 1 to 64 characters');
+  const previous = r.previous_url === null ? null : webhookUrlOf(r.previous_url, 'registered_by.previous_url');
+  return { pid: r.pid!, command: r.command, previous_url: previous };
 }
 
 function webhookUrlOf(value: unknown, field: string): string {

@@ -14,6 +14,7 @@ import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
 import { DEFAULT_SCHEME, sign, type SchemeName } from '../lib/webhooks/signature.js';
+import type { Registration } from '../lib/emulator-defaults.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -47,6 +48,7 @@ export const HOLD_MS = 2000;
 export type WebhookSettings = {
   /** Changed by setEndpoint while the emulator runs. */
   url: string | undefined;
+  registeredBy?: Registration | undefined;
   secret: string;
   scheme?: SchemeName;
   maxAttempts: number;
@@ -123,12 +125,13 @@ export class Webhooks {
     return evt;
   }
 
-  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName } {
-    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME };
+  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName; registeredBy: Registration | undefined } {
+    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME, registeredBy: this.settings.registeredBy };
   }
 
-  setEndpoint(url: string | undefined, secret?: string): void {
+  setEndpoint(url: string | undefined, secret?: string, registeredBy?: Registration): void {
     this.settings.url = url;
+    this.settings.registeredBy = registeredBy;
     if (secret !== undefined) this.settings.secret = secret;
   }
 

@@ -1,4 +1,5 @@
 // offramp emulator: the server (serve.ts) and the control commands, in the order its help lists them.
+import { Command } from '@commander-js/extra-typings';
 import { group, verb, type Runtime } from '../command.js';
 import * as serve from './serve.js';
 import * as clock from './clock.js';
@@ -9,6 +10,7 @@ import * as stateExport from './state-export.js';
 import * as stateImport from './state-import.js';
 import * as wait from './wait.js';
 import * as webhooksClear from './webhooks-clear.js';
+import * as webhooksShow from './webhooks-show.js';
 import * as webhooksSetUrl from './webhooks-set-url.js';
 
 export const command = (runtime: Runtime) =>
@@ -17,5 +19,12 @@ export const command = (runtime: Runtime) =>
     .addCommand(verb(reset, runtime))
     .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runtime, [faultAdd, faultClear]))
     .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runtime, [stateExport, stateImport]))
-    .addCommand(group('webhooks', 'where the running emulator delivers webhooks, changed without a restart', runtime, [webhooksSetUrl, webhooksClear]))
+    .addCommand(
+      // Bare, it shows where deliveries go now.
+      new Command('webhooks')
+        .description('where the running emulator delivers webhooks: shown, or changed without a restart')
+        .addCommand(verb(webhooksShow, runtime), { isDefault: true })
+        .addCommand(verb(webhooksSetUrl, runtime))
+        .addCommand(verb(webhooksClear, runtime)),
+    )
     .addCommand(verb(wait, runtime));

@@ -12,7 +12,7 @@ import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../../lib/webhooks/signature.
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
-import { shownUrl } from './webhook-endpoint.js';
+import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
 import { ALLOWED_HOSTS_ENV, EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import { collect, type GlobalFlags } from '../globals.js';
