@@ -99,7 +99,7 @@ async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver |
   }
   // A walk the service refused part-way leaves its step's spinner running.
   if (facts.walkError) timeline.fail();
-  if (own) facts.receivedBySmoke = { url: own.url, schemes: own.received };
+  if (own) facts.receivedBySmoke = { url: own.url, schemes: own.received, refused: own.refused };
 
   const checks = evaluate(facts);
   const failed = checks.filter((c) => c.status === 'fail');

@@ -227,12 +227,12 @@ describe('smoke invariants', () => {
     it("with smoke's own receiver: every delivered event must have reached it; no answer on loopback names --receive-at", () => {
       const f = withEvents(() => ({}));
       const ids = f.deliveries!.ok ? f.deliveries!.value.map((e) => e.event_id) : [];
-      f.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(ids.map((id) => [id, 'hmac-sha256-hex'])) };
+      f.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(ids.map((id) => [id, 'hmac-sha256-hex'])), refused: new Map() };
       expect(deliveries.check(f)).toEqual({ status: 'pass', detail: "5 delivered to smoke's receiver, each signature verified with the emulator's secret (hmac-sha256-hex)" });
-      f.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(ids.slice(1).map((id) => [id, 'hmac-sha256-hex'])) };
+      f.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(ids.slice(1).map((id) => [id, 'hmac-sha256-hex'])), refused: new Map() };
       expect(deliveries.check(f)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^1 of 5 events the service reports delivered never reached smoke's receiver at http:\/\/127\.0\.0\.1:40001\/: transaction\.created /) });
       const refused = withEvents(() => ({ delivery_status: 'failed', last_error: 'connect ECONNREFUSED 127.0.0.1:40001' }));
-      refused.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map() };
+      refused.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(), refused: new Map() };
       expect(deliveries.check(refused).detail).toMatch(/^5 of 5 deliveries failed \(to smoke's receiver at http:\/\/127\.0\.0\.1:40001\/: an emulator in a container cannot reach it; give --receive-at URL\): /);
     });
     it('is skipped, naming them, when the service says words the profile does not name', () => {

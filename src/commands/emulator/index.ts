@@ -1,5 +1,4 @@
 // offramp emulator: the server (serve.ts) and the control commands, in the order its help lists them.
-import { Command } from '@commander-js/extra-typings';
 import { group, verb, type Runtime } from '../command.js';
 import * as serve from './serve.js';
 import * as clock from './clock.js';
@@ -21,10 +20,6 @@ export const command = (runtime: Runtime) =>
     .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runtime, [stateExport, stateImport]))
     .addCommand(
       // Bare, it shows where deliveries go now.
-      new Command('webhooks')
-        .description('where the running emulator delivers webhooks: shown, or changed without a restart')
-        .addCommand(verb(webhooksShow, runtime), { isDefault: true })
-        .addCommand(verb(webhooksSetUrl, runtime))
-        .addCommand(verb(webhooksClear, runtime)),
+      group('webhooks', 'where the running emulator delivers webhooks: shown, or changed without a restart', runtime, [webhooksShow, webhooksSetUrl, webhooksClear], webhooksShow),
     )
     .addCommand(verb(wait, runtime));

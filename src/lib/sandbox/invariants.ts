@@ -35,7 +35,7 @@ export type SmokeFacts = {
   /** The delivery_status values that mean delivered and failed for this service (the profile's, else the emulator's). */
   deliveryNames?: DeliveryNames;
   /** When smoke received the deliveries itself: where, and the scheme each verified event's signature matched, by id. */
-  receivedBySmoke?: { url: string; schemes: ReadonlyMap<string, string> };
+  receivedBySmoke?: { url: string; schemes: ReadonlyMap<string, string>; refused: ReadonlyMap<string, string> };
   /** Ledger rows for the transaction found in GET /revenue, and the window searched. */
   ledger?: Fact<{ rows: RevenueRow[]; from: string; to: string }>;
   cancel?: Fact<CancelAttempt>;
@@ -195,8 +195,10 @@ export const deliveries: Invariant = {
     }
     const failing = undelivered.filter((e) => !noEndpoint(e.last_error) && (e.delivery_status === names.failed || e.last_error));
     if (failing.length > 0) {
-      const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}`);
       const own = f.receivedBySmoke;
+      // The service keeps only a status; smoke's own receiver knows why it refused.
+      const why = (e: WebhookEvent) => (own?.refused.has(e.event_id) ? `: ${own.refused.get(e.event_id)}` : '');
+      const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}${why(e)}`);
       // No answer at this machine's loopback, where smoke listens by default: an emulator in a container cannot reach it.
       const unanswered = own && isLoopbackHost(new URL(own.url).hostname) && failing.every((e) => !e.last_error?.startsWith('endpoint answered'));
       const unreachable = unanswered ? ` (to smoke's receiver at ${own.url}: an emulator in a container cannot reach it; give --receive-at URL)` : own ? ` (to smoke's receiver at ${own.url})` : '';

@@ -15,6 +15,8 @@ export type SmokeReceiver = {
   url: string;
   /** Verified events by id: the scheme each signature verified under. */
   received: Map<string, string>;
+  /** Refused events by id (as the body claims it): why the receiver refused it. */
+  refused: Map<string, string>;
   /** Puts the emulator's URL back and closes the receiver; says what it put back. */
   stop(): Promise<string>;
 };
@@ -44,6 +46,7 @@ export async function receiveDeliveries(ctx: Context, receiveAt: string | undefi
   const { found } = source;
   if (found.url !== null && !(await restorable(found)).stale) return `the emulator delivers to ${shownUrl(found.url)}; the deliveries check reads what it reports`;
   const received = new Map<string, string>();
+  const refused = new Map<string, string>();
   const receiver = await startReceiver({
     host: at?.host ?? '127.0.0.1',
     port: at?.port ?? 0,
@@ -51,6 +54,7 @@ export async function receiveDeliveries(ctx: Context, receiveAt: string | undefi
     now: ctx.now,
     onEvent: (info) => {
       if (info.verified && info.id && info.scheme) received.set(info.id, info.scheme);
+      else if (info.id && info.error) refused.set(info.id, info.error);
     },
   }).catch((err: NodeJS.ErrnoException) => {
     if (at && (err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL' || err.code === 'EACCES')) {
@@ -67,7 +71,7 @@ export async function receiveDeliveries(ctx: Context, receiveAt: string | undefi
       await receiver.close();
       return said;
     };
-    return { url, received, stop };
+    return { url, received, refused, stop };
   } catch (err) {
     await receiver.close();
     throw err;
