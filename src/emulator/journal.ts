@@ -386,9 +386,8 @@ export class StateJournal implements Journaling {
       this.log?.(`state file: could not write the snapshot ${this.path}: ${(err as Error).message}; the journal keeps every change`);
       return;
     }
-    const folded = this.retired.splice(0);
-    await this.retire(folded);
-    for (const segment of folded) await rm(segment.path, { force: true });
+    await this.retire(this.retired.splice(0));
+    await removeSegmentsBefore(this.path, this.segment.n);
     this.snapshotBytes = bytes;
     this.journalBytes = this.segment.size;
     this.lastSnapshotAt = new Date().toISOString();
@@ -443,14 +442,8 @@ async function load(path: string, log: ((line: string) => void) | undefined): Pr
     decoder.what = `state file ${path}`;
     const snapshot = await readPrivate(path, decoder.what);
     const first = snapshot ? (readDocument(snapshot, decoder).journal ?? 1) : 1;
-    const prefix = `${basename(path)}.journal.`;
-    const numbers = (await readdir(dirname(path)))
-      .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
-      .map((name) => Number(name.slice(prefix.length)))
-      .sort((a, b) => a - b);
     // Segments before the snapshot's cut are folded into it already (a stop between the rename and their removal).
-    for (const n of numbers.filter((n) => n < first)) await rm(segmentAt(path, n).path, { force: true });
-    const live = numbers.filter((n) => n >= first);
+    const live = await removeSegmentsBefore(path, first);
     let journalBytes = 0;
     for (const [i, n] of live.entries()) {
       const segment = segmentAt(path, n).path;
@@ -470,6 +463,17 @@ async function load(path: string, log: ((line: string) => void) | undefined): Pr
     if (err instanceof StateFormatError) throw new StateFileError(err.message);
     throw err;
   }
+}
+
+/** Removes the segments numbered below `n`; answers the numbers of the others, in order. */
+async function removeSegmentsBefore(path: string, n: number): Promise<number[]> {
+  const prefix = `${basename(path)}.journal.`;
+  const numbers = (await readdir(dirname(path)))
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => Number(name.slice(prefix.length)))
+    .sort((a, b) => a - b);
+  for (const k of numbers.filter((k) => k < n)) await rm(segmentAt(path, k).path, { force: true });
+  return numbers.filter((k) => k >= n);
 }
 
 const COMMIT = Buffer.from('{"k":"commit"');
