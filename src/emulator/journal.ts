@@ -30,24 +30,8 @@ import { ApiProblem } from './envelope.js';
 import { StateFileError } from './errors.js';
 import type { Change, Journaling, Runtime } from './runtime.js';
 import type { DecodedState, PartnerState } from './store.js';
-import {
-  clockLine,
-  documentChunks,
-  encodeDocument,
-  eventLine,
-  freshPartnerLines,
-  headerLine,
-  idemLine,
-  jsonOr,
-  quoteLine,
-  readDocument,
-  readHeader,
-  rowLine,
-  StateDecoder,
-  StateFormatError,
-  stateLines,
-  txLine,
-} from './state-codec.js';
+import { clockLine, documentChunks, encodeDocument, eventLine, freshPartnerLines, headerLine, idemLine, jsonOr, quoteLine, readDocument } from './state-codec.js';
+import { readHeader, rowLine, StateDecoder, StateFormatError, stateLines, txLine } from './state-codec.js';
 
 /** How often written data is synced to the disk: what a power cut may lose. */
 export const FSYNC_INTERVAL_MS = 100;
@@ -56,25 +40,12 @@ const RETRY_MS = 1000;
 /** The journal is folded into a snapshot once it outgrows the snapshot, and this. */
 const FOLD_MIN_BYTES = 16 * 1024 * 1024;
 
-export type JournalStatus = {
-  path: string;
-  /** `failing`: changes are refused (503) until a write succeeds again. */
-  journal: 'ok' | 'failing';
-  failing_since: string | null;
-  last_error: string | null;
-  snapshot_bytes: number;
-  journal_bytes: number;
-  last_fsync_at: string | null;
-  last_snapshot_at: string | null;
-  folding: boolean;
-};
-
 type Segment = { n: number; path: string; handle: FileHandle | undefined; size: number; synced: number };
 type Deferred = { promise: Promise<void>; resolve(): void; reject(err: unknown): void };
 /** What changed since the last write, per partner; `fresh` when it was replaced whole. */
 type Dirty = { fresh: boolean; records: Map<string, Change> };
 
-type Loaded = { decoded: DecodedState | undefined; next: number; snapshotBytes: number; journalBytes: number; snapshot: boolean };
+type Loaded = { decoded: DecodedState | undefined; next: number; snapshotBytes: number; journalBytes: number };
 
 export class StateJournal implements Journaling {
   private rt: Runtime | undefined;
@@ -92,12 +63,11 @@ export class StateJournal implements Journaling {
   private replaying = false;
   /** Moves on at every roll-back: a snapshot begun before it would hold what was undone. */
   private generation = 0;
+  /** Set while changes are refused (503), until a write succeeds again. */
   private failingSince: string | null = null;
   private lastError: string | null = null;
   private lastFsyncAt: string | null = null;
   private lastSnapshotAt: string | null = null;
-  private snapshotBytes: number;
-  private journalBytes: number;
   private folding: Promise<void> | undefined;
   private foldAfter = 0;
   private syncing: Promise<void> | undefined;
@@ -110,11 +80,10 @@ export class StateJournal implements Journaling {
     private readonly lock: PidLock,
     private readonly log: ((line: string) => void) | undefined,
     loaded: Loaded,
-    private readonly fresh: boolean,
+    private snapshotBytes = loaded.snapshotBytes,
+    private journalBytes = loaded.journalBytes,
   ) {
     this.segment = segmentAt(path, loaded.next);
-    this.snapshotBytes = loaded.snapshotBytes;
-    this.journalBytes = loaded.journalBytes;
   }
 
   /** Takes the lock and reads the snapshot and its journal; `decoded` is undefined for a fresh start. */
@@ -123,7 +92,7 @@ export class StateJournal implements Journaling {
     const lock = await lockFile(full);
     try {
       const loaded = await load(full, log);
-      return { journal: new StateJournal(full, lock, log, loaded, !loaded.snapshot), decoded: loaded.decoded };
+      return { journal: new StateJournal(full, lock, log, loaded), decoded: loaded.decoded };
     } catch (err) {
       await lock.release();
       throw err;
@@ -134,7 +103,7 @@ export class StateJournal implements Journaling {
   async attach(rt: Runtime): Promise<void> {
     this.rt = rt;
     this.syncTimer = setInterval(() => void this.sync(), FSYNC_INTERVAL_MS).unref();
-    if (!this.fresh) return this.maybeFold();
+    if (this.snapshotBytes > 0) return this.maybeFold();
     await this.fold();
     if (this.lastSnapshotAt === null) throw new StateFileError(`cannot write state file ${this.path}: ${this.lastError}`);
   }
@@ -168,7 +137,7 @@ export class StateJournal implements Journaling {
     return (this.pending ?? this.inflight)?.promise ?? Promise.resolve();
   }
 
-  status(): JournalStatus {
+  status() {
     return {
       path: this.path,
       journal: this.failingSince === null ? 'ok' : 'failing',
@@ -458,7 +427,7 @@ async function load(path: string, log: ((line: string) => void) | undefined): Pr
       journalBytes += good;
     }
     const any = snapshot !== undefined || live.length > 0;
-    return { decoded: any ? decoder.finish() : undefined, next: (live.at(-1) ?? first - 1) + 1, snapshotBytes: snapshot?.length ?? 0, journalBytes, snapshot: snapshot !== undefined };
+    return { decoded: any ? decoder.finish() : undefined, next: (live.at(-1) ?? first - 1) + 1, snapshotBytes: snapshot?.length ?? 0, journalBytes };
   } catch (err) {
     if (err instanceof StateFormatError) throw new StateFileError(err.message);
     throw err;
