@@ -348,6 +348,9 @@ export class StateJournal implements Journaling {
       await this.committed();
       if (generation !== this.generation) throw new Error('changes were undone meanwhile');
       await file.commit();
+      // The rename on the disk before the segments it replaces go.
+      const dir = await open(dirname(this.path), 'r');
+      await dir.sync().finally(() => dir.close());
     } catch (err) {
       await file?.abort();
       this.lastError = (err as Error).message;

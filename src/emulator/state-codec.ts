@@ -115,6 +115,9 @@ export function clockLine(offsetMs: number): string {
 function* partnerGroups(p: number, partner: PartnerState): Generator<string[]> {
   yield [partnerLine(p, partner)];
   for (const quote of partner.quotes.values()) yield [quoteLine(p, quote)];
+  // Stored answers before transactions: read while requests go on, a create's answer is
+  // never written without its transaction (a create stores both in one turn).
+  for (const [id, entry] of partner.idempotency.all()) yield [idemLine(p, id, entry)];
   const eventsOf = new Map<string, EventRecord[]>();
   for (const evt of partner.eventList) {
     const list = eventsOf.get(evt.aggregate_id);
@@ -128,7 +131,6 @@ function* partnerGroups(p: number, partner: PartnerState): Generator<string[]> {
     yield group;
   }
   for (const events of eventsOf.values()) yield events.map((evt) => eventLine(p, evt, undefined));
-  for (const [id, entry] of partner.idempotency.all()) yield [idemLine(p, id, entry)];
   for (const row of partner.ledger.liveRows()) yield [rowLine(p, row)];
   const seeded = partner.ledger.seededBlock();
   if (seeded) yield [`{"k":"seed","p":${p},"v":${q(seeded.toState())}}`];

@@ -148,7 +148,7 @@ describe('a state file', () => {
   });
 
   it.each([
-    ['a changed value', (text: string) => text.replace('awaiting_deposit', 'awaiting_depositX'), /is damaged: line 3 v\.status: /],
+    ['a changed value', (text: string) => text.replace('awaiting_deposit', 'awaiting_depositX'), /is damaged: line 3 v\.answer_of\.status: /],
     ['a missing line', (text: string) => text.split('\n').filter((l) => !l.startsWith('{"k":"event"')).join('\n'), /is damaged: it holds \d+ lines where its end line counts \d+/],
     [
       'another version',
