@@ -171,12 +171,13 @@ async function main() {
     // Warm-up of both, then the timed windows one after the other.
     await openLoop(memory.url, ids, 3);
     await openLoop(durable.url, ids, 3);
+    // Before the timed windows, so that no fold is under way.
+    const createMemory = await sequentialCreates(memory);
+    const createState = await sequentialCreates(durable);
     const inMemory = await openLoop(memory.url, ids, DURATION_S);
     const folds = setInterval(() => durable.child.send('fold'), 5000);
     const withState = await openLoop(durable.url, ids, DURATION_S);
     clearInterval(folds);
-    const createMemory = await sequentialCreates(memory);
-    const createState = await sequentialCreates(durable);
     await memory.stop();
     await durable.stop('SIGKILL');
     const restarted = await startChild({ statePath });

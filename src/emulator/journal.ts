@@ -1,23 +1,12 @@
-// `--state FILE` (docs/emulator.md, "State file"): the state on disk as a snapshot (FILE)
-// and a journal after it (FILE.journal.N), the way Redis's append-only file or SQLite's
-// write-ahead log keep theirs. A file another user could write is refused, as ssh refuses
-// such keys: they could plant state.
-//
-// Every change is appended to the journal before its answer goes out: the changes of one
-// turn of the event loop are encoded together and written in one write (group commit), and
-// the answers wait for that write, not for the disk: the data is synced every
-// FSYNC_INTERVAL_MS, so a killed emulator loses nothing answered and a power cut at most
-// that much. A write ends with a commit line that counts its lines and holds their CRC-32:
-// one checksum per write, since a write is what a crash cuts, so a change's records come
-// back all together or not at all. A write cut short at the very end is dropped with a
-// warning; damage anywhere else is refused whole.
-//
-// Now and then the journal is folded into a new snapshot, encoded a slice at a time with
-// the event loop free between slices, while changes go on into a fresh segment: records are
-// whole and a later one replaces an earlier (state-codec.ts), so the snapshot plus the
-// segments from its cut replay to the current state. A change that cannot be journaled (a
-// full disk) is undone by reloading what is on disk, answered 503, and changes are refused
-// until a write succeeds again.
+// `--state FILE` (docs/emulator.md, "State file" says what it promises): a snapshot (FILE)
+// and a journal after it (FILE.journal.N), as Redis's append-only file or SQLite's WAL.
+// The changes of one turn of the event loop go in one write (group commit) that their
+// answers wait for; the disk is synced every FSYNC_INTERVAL_MS. Each write ends with a
+// commit line counting its lines and holding their CRC-32: a crash cuts a write, so a
+// change's records come back together or not at all, and a torn last write is told from
+// damage. A fold writes the state a slice at a time beside FILE while changes go into a
+// fresh segment; records are whole and a later one wins (state-codec.ts), so snapshot plus
+// segments replay to the current state. A write that fails is undone by reading the disk back.
 import { once } from 'node:events';
 import { open, readdir, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -1,20 +1,12 @@
 // The state's records, one JSON object per line (docs/emulator.md, "State file", gives the
-// format): what a snapshot and a journal segment of `--state FILE` hold (journal.ts), and
-// what `GET`/`PUT /__emulator/state` carry.
-//
-// A record is a whole record of the emulator (a transaction, an event, a stored answer...),
-// and a later line for the same id replaces an earlier one: a snapshot followed by its
-// journal reads as the state it ended at, whatever moment of the run the snapshot caught
-// each record at. A document (a snapshot, an export) ends with a line counting the lines
-// before it, so one cut short or with lines lost is refused; nothing is installed until
-// everything has been read and checked.
-//
-// Two records are written short when what comes before says the rest, which makes a
-// create's share smaller and quicker to encode (BENCHMARKS.md, "Emulator"): an event whose
-// snapshot is its transaction, written in the same write just before it, says so
-// (`"body":{"snapshot_of":"tx"}`) instead of repeating it, and a create's stored answer,
-// which is its transaction's summary, names the transaction and the status it had
-// (`"answer_of":{"tx":ID,"status":S}`). The reader rebuilds the same bytes from them.
+// format): a snapshot and a journal segment of `--state FILE` (journal.ts), and what
+// `GET`/`PUT /__emulator/state` carry. A record is whole and a later line for the same id
+// replaces an earlier, so a snapshot caught while requests went on, followed by its journal,
+// reads as the state it ended at. Nothing is installed until everything has been read and
+// checked. Two records are written short when what comes just before says the rest (smaller
+// and quicker to encode, BENCHMARKS.md "Emulator"): an event whose snapshot is its
+// transaction as just written (`"body":{"snapshot_of":"tx"}`), and a create's stored answer,
+// its transaction's summary (`"answer_of":{"tx":ID,"status":S}`); the reader rebuilds the bytes.
 import * as z from 'zod/mini';
 import { DateTime, RevenueRow, StatusHistoryEntry, Uuid } from '../lib/schemas.js';
 import type { RevenueRow as RevenueRowType } from '../lib/schemas.js';
@@ -50,14 +42,11 @@ export function partnerLine(p: number, partner: PartnerState, fresh = false): st
   return `{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}${fresh ? ',"fresh":true' : ''}}`;
 }
 
-export function quoteLine(p: number, quote: QuoteRecord): string {
-  return `{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`;
-}
-
+export const quoteLine = (p: number, quote: QuoteRecord) => `{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`;
 /** Every field of a TxRecord is plain data, so the record serialises as it is. */
-export function txLine(p: number, tx: TxRecord): string {
-  return `{"k":"tx","p":${p},"v":${q(tx)}}`;
-}
+export const txLine = (p: number, tx: TxRecord) => `{"k":"tx","p":${p},"v":${q(tx)}}`;
+export const rowLine = (p: number, row: RevenueRowType) => `{"k":"row","p":${p},"v":${q(row)}}`;
+export const clockLine = (offsetMs: number) => `{"k":"clock","offset_ms":${offsetMs}}`;
 
 /**
  * An event's line. `tx` is given only when its transaction's line comes just before, in the
@@ -97,14 +86,6 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boo
 export function idemLine(p: number, id: string, { request, status, json, headers, storedMs, answerOf }: IdempotencyEntry): string {
   const v = answerOf ? { request, status, storedMs, answer_of: answerOf } : { request, status, json, headers, storedMs };
   return `{"k":"idem","p":${p},"id":${q(id)},"v":${q(v)}}`;
-}
-
-export function rowLine(p: number, row: RevenueRowType): string {
-  return `{"k":"row","p":${p},"v":${q(row)}}`;
-}
-
-export function clockLine(offsetMs: number): string {
-  return `{"k":"clock","offset_ms":${offsetMs}}`;
 }
 
 /**
