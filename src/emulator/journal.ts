@@ -8,6 +8,7 @@
 // fresh segment; records are whole and a later one wins (state-codec.ts), so snapshot plus
 // segments replay to the current state. A write that fails is undone by reading the disk back.
 import { once } from 'node:events';
+import { ftruncateSync, writeSync } from 'node:fs';
 import { open, readdir, readFile, rm, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -242,12 +243,14 @@ export class StateJournal implements Journaling {
     const head = segment.size === 0 ? `${headerLine(new Date().toISOString(), { segment: segment.n })}\n` : '';
     const bytes = Buffer.concat([Buffer.from(head), body, Buffer.from(commit)]);
     segment.handle ??= await open(segment.path, 'a', 0o600);
+    const { fd } = segment.handle;
     try {
-      // A full disk may take part of a write before refusing the rest.
-      for (let done = 0; done < bytes.length; ) done += (await segment.handle.write(bytes, done, bytes.length - done)).bytesWritten;
+      // Into the page cache, in this turn: a few µs, where a write on libuv's pool costs
+      // several times that in CPU (BENCHMARKS.md). A full disk may take part of a write.
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (err) {
       // What went in is cut off again, so the next write follows a whole one.
-      await segment.handle.truncate(segment.size).catch(() => undefined);
+      tryTruncate(fd, segment.size);
       throw err;
     }
     segment.size += bytes.length;
@@ -371,6 +374,14 @@ export function exportDocument(rt: Runtime): string {
 
 function unavailable(reason: string | null): ApiProblem {
   return new ApiProblem('SERVICE_UNAVAILABLE', `the emulator cannot write its state file (${reason ?? 'unknown error'}); nothing was changed, retry later`, { 'Retry-After': String(RETRY_MS / 1000) });
+}
+
+function tryTruncate(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // The next write goes after what is left; the load refuses it then, saying so.
+  }
 }
 
 function deferred(): Deferred {
