@@ -88,6 +88,8 @@ export function idemLine(p: number, id: string, { request, status, json, headers
   return `{"k":"idem","p":${p},"id":${q(id)},"v":${q(v)}}`;
 }
 
+const seedValues = new WeakMap<SeededRows, string>();
+
 /**
  * A partner's lines, a few at a time: a caller may let other work run between two groups
  * (journal.ts writes a snapshot so). A transaction's events come right after it, in the
@@ -114,7 +116,10 @@ function* partnerGroups(p: number, partner: PartnerState): Generator<string[]> {
   for (const events of eventsOf.values()) yield events.map((evt) => eventLine(p, evt, undefined));
   for (const row of partner.ledger.liveRows()) yield [rowLine(p, row)];
   const seeded = partner.ledger.seededBlock();
-  if (seeded) yield [`{"k":"seed","p":${p},"v":${q(seeded.toState())}}`];
+  if (!seeded) return;
+  // Megabytes in one line, and never changed: encoded once, not at every fold.
+  if (!seedValues.has(seeded)) seedValues.set(seeded, q(seeded.toState()));
+  yield [`{"k":"seed","p":${p},"v":${seedValues.get(seeded)}}`];
 }
 
 /** Every record of these partners: the body of a document, and what a journal writes when the whole state is replaced. */
