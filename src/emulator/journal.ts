@@ -20,7 +20,7 @@ import { ApiProblem } from './envelope.js';
 import { StateFileError } from './errors.js';
 import type { Change, Journaling, Runtime } from './runtime.js';
 import type { DecodedState, PartnerState } from './store.js';
-import { clockLine, documentChunks, encodeDocument, eventLine, freshPartnerLines, headerLine, idemLine, jsonOr, quoteLine, readDocument } from './state-codec.js';
+import { clockLine, documentChunks, eventLine, freshPartnerLines, headerLine, idemLine, jsonOr, quoteLine, readDocument } from './state-codec.js';
 import { readHeader, rowLine, StateDecoder, StateFormatError, stateLines, txLine } from './state-codec.js';
 
 /** How often written data is synced to the disk: what a power cut may lose. */
@@ -372,7 +372,8 @@ export class StateJournal implements Journaling {
 
 /** The whole state as one document (`GET /__emulator/state`, `exportState`). */
 export function exportDocument(rt: Runtime): string {
-  return encodeDocument(rt.allPartners, rt.clockOffsetMs, iso(rt.clock.now()));
+  const offset = rt.clockOffsetMs;
+  return [...documentChunks(rt.allPartners, () => offset, iso(rt.clock.now()))].join('');
 }
 
 function unavailable(reason: string | null): ApiProblem {

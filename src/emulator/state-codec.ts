@@ -155,11 +155,6 @@ export function* documentChunks(partners: readonly PartnerState[], clockOffsetMs
   yield `${text}{"k":"end","lines":${lines}}\n`;
 }
 
-export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs: number, now: string): string {
-  let text = '';
-  for (const chunk of documentChunks(partners, () => clockOffsetMs, now)) text += chunk;
-  return text;
-}
 
 // ---------------------------------------------------------------- reading
 
