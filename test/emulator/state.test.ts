@@ -1,8 +1,8 @@
-// The state file (`statePath`, `--state`): what comes back after a stop, when a change is
-// written, what is refused whole (a damaged file, another version's, one another user
-// could have written, one in use by another emulator), and that no temporary file
-// outlives a write, even on a full disk. (Restarts of the built binary after SIGTERM and
-// SIGKILL: state-restart.test.ts.)
+// The state file (`statePath`, `--state`): what comes back after a stop, that a change is
+// journaled before its answer, what is refused whole (a damaged file, another version's,
+// one another user could have written, one in use by another emulator), that no temporary
+// file outlives a fold, and a full disk answered 503. (Restarts of the built binary after
+// SIGTERM and SIGKILL, torn and damaged journals: state-restart.test.ts.)
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
