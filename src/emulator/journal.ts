@@ -444,7 +444,10 @@ async function load(path: string, log: ((line: string) => void) | undefined): Pr
 /** Removes the segments numbered below `n`; answers the numbers of the others, in order. */
 async function removeSegmentsBefore(path: string, n: number): Promise<number[]> {
   const prefix = `${basename(path)}.journal.`;
-  const numbers = (await readdir(dirname(path)))
+  const names = await readdir(dirname(path)).catch((err: Error) => {
+    throw new StateFileError(`cannot use state file ${path}: ${err.message}`);
+  });
+  const numbers = names
     .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
     .map((name) => Number(name.slice(prefix.length)))
     .sort((a, b) => a - b);
