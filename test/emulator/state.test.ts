@@ -5,7 +5,7 @@
 // SIGTERM and SIGKILL, torn and damaged journals: state-restart.test.ts.)
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, StateFileError, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { mountTmpfs, unmount } from '../helpers/tmpfs.js';
@@ -109,6 +109,25 @@ describe('a state file', () => {
     expect(statSync(join(dir, segment)).mode & 0o777).toBe(0o600);
     const health = (await (await fetch(`${a.emu.origin}/__emulator/health`)).json()) as { data: { state_file: Record<string, unknown> } };
     expect(health.data.state_file).toMatchObject({ journal: 'ok', failing_since: null, last_error: null, journal_bytes: statSync(join(dir, segment)).size });
+  });
+
+  it('folds into a snapshot while creates go on: the snapshot and the fresh segment, as a crash would leave them, load every answered create', async () => {
+    const dir = stateDir();
+    const file = join(dir, 's.state');
+    const a = await start({ statePath: file, seedRevenue: 2000 });
+    const before = await Promise.all(Array.from({ length: 80 }, () => createTx(a)));
+    // The fold and more creates at once: those go into a new segment while it is written.
+    const [, during] = await Promise.all([a.emu.flush(), Promise.all(Array.from({ length: 30 }, () => createTx(a)))]);
+    const after = await createTx(a);
+    // The files as they are now, with no stop to fold them again: what a kill would leave.
+    const copy = join(stateDir(), 's.state');
+    for (const name of readdirSync(dir).filter((n) => n.startsWith('s.state') && !n.endsWith('.lock'))) {
+      writeFileSync(join(dirname(copy), name), readFileSync(join(dir, name)), { mode: 0o600 });
+    }
+    expect(readdirSync(dirname(copy)).filter((n) => n.includes('.journal.'))).toHaveLength(1);
+    const b = await start({ statePath: copy });
+    for (const tx of [...before, ...during, after]) expect((await b.get(`/transactions/${tx.id}`)).status).toBe(200);
+    expect(b.emu.summary()).toMatchObject({ transactions: 111, ledger_rows: 2000 });
   });
 
   it('as written while it runs (short records and all), loads to the very same state', async () => {
