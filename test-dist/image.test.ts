@@ -3,8 +3,9 @@
 // published port, a state volume, the admin token in the environment. The webhooks leave
 // the container for a receiver this test runs on the host's bridge address (docker0), the
 // one address of the host a container reaches; a container restarted on the volume keeps
-// the state. docs/install.md's GitHub Actions recipe runs as written: a service on a network of
-// its own, and smoke on the host receiving its webhooks at --receive-at, the network's gateway.
+// the state, after `docker stop` and after `docker kill` alike. docs/install.md's GitHub Actions
+// recipe runs as written: a service on a network of its own, and smoke on the host receiving
+// its webhooks at --receive-at, the network's gateway.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -209,6 +210,38 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     } finally {
       spawnSync('docker', ['rm', '--force', svc], { stdio: 'ignore' });
       spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
+    }
+  });
+
+  it('after docker kill (SIGKILL), every create answered 201 is on the volume, and its key replays the same transaction', async () => {
+    const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+    const create = (key: string) =>
+      fetch(`${env.OFFRAMP_BASE_URL}/transactions`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': key },
+        body: JSON.stringify({ fiat_amount: '25000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: `image-kill-${key}` }),
+      });
+    const answered = new Map<string, string>();
+    // Four creators at once, the kill the moment the last answer of a round came.
+    await Promise.all(
+      [0, 1, 2, 3].map(async (c) => {
+        for (let i = 0; i < 10; i++) {
+          const res = await create(`kill-${c}-${i}`);
+          if (res.status === 201) answered.set(`kill-${c}-${i}`, ((await res.json()) as { data: { id: string } }).data.id);
+        }
+      }),
+    );
+    expect(answered.size).toBe(40);
+    docker('kill', name);
+    docker('rm', name);
+    port = runContainer(['--api-key', KEY]);
+    env.OFFRAMP_BASE_URL = `http://127.0.0.1:${port}/api/v1/partner`;
+    expect((await run(BINARY_X64, ['emulator', 'wait', '--timeout', '20000'], { env })).code).toBe(0);
+    for (const [key, id] of answered) {
+      const res = await create(key);
+      expect(res.status).toBe(201);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await res.json()) as { data: { id: string } }).data.id).toBe(id);
     }
   });
 

@@ -12,9 +12,9 @@ import { ApiProblem, badRequest, conflict, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
 import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
-import type { DecodedState } from './state-codec.js';
+import { exportDocument, type StateJournal } from './journal.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
-import type { StateFile } from './state-file.js';
+import type { DecodedState } from './store.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
 import type { Registration } from '../lib/emulator-defaults.js';
@@ -26,7 +26,7 @@ export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export type ControlSettings = {
   adminToken: string | undefined;
-  stateFile: StateFile | undefined;
+  stateFile: StateJournal | undefined;
   version: string;
   startedAt: number;
   /** Filled once the server listens. */
@@ -57,8 +57,19 @@ export function authorize(settings: ControlSettings, req: Pick<ControlRequest, '
   }
 }
 
-export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult | Promise<ApiResult> {
+/** The routes that change the state: refused while it cannot be journaled, answered once it is. */
+const STATE_ROUTES = ['POST /clock', 'POST /reset', 'PUT /state'];
+
+export async function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): Promise<ApiResult> {
   const route = `${req.method} ${req.path.replace(/\/+$/, '') || '/'}`;
+  if (!STATE_ROUTES.includes(route)) return answer(rt, settings, req, route);
+  rt.journal.admit();
+  const result = await answer(rt, settings, req, route);
+  await rt.journal.committed();
+  return result;
+}
+
+function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, route: string): ApiResult | Promise<ApiResult> {
   switch (route) {
     case 'GET /health':
       return ok({
@@ -108,7 +119,7 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     case 'DELETE /webhooks':
       return ok(setWebhookEndpoint(rt, { url: null }), 200, 'Webhook endpoint cleared');
     case 'GET /state':
-      return { status: 200, json: rt.exportDocument(), headers: { 'content-type': STATE_CONTENT_TYPE } };
+      return { status: 200, json: exportDocument(rt), headers: { 'content-type': STATE_CONTENT_TYPE } };
     case 'GET /openapi.json':
       return openapiAnswer();
     case 'PUT /state': {

@@ -76,7 +76,7 @@ export class Webhooks {
     private readonly clock: Clock,
     private readonly faults: FaultRules,
     /** Told of every change to an event (the state file's cue). */
-    private readonly changed: () => void,
+    private readonly changed: (evt: EventRecord) => void,
   ) {
     this.agent = new Agent({ keepAliveTimeout: 4000, connect: { timeout: settings.timeoutMs } });
     this.holdMs = Math.max(HOLD_MS, 2 * (settings.chaos?.delayMs?.[1] ?? 0));
@@ -112,7 +112,7 @@ export class Webhooks {
     };
     partner.events.set(eventId, evt);
     partner.eventList.push(evt);
-    this.changed();
+    this.changed(evt);
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
     if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
@@ -184,7 +184,7 @@ export class Webhooks {
     const now = this.clock.now();
     evt.delivery_status = 'pending';
     evt.updated_at = iso(now);
-    this.changed();
+    this.changed(evt);
     if (evt.inFlight) {
       evt.replayQueued = true;
     } else {
@@ -319,7 +319,7 @@ export class Webhooks {
     evt.attempts++;
     evt.updated_at = iso(this.clock.now());
     if (error !== null) evt.last_error = `duplicate (webhook chaos): ${error}`;
-    this.changed();
+    this.changed(evt);
   }
 
   private settle(evt: EventRecord, error: string | null): void {
@@ -327,7 +327,7 @@ export class Webhooks {
     evt.attempts++;
     evt.roundAttempts++;
     evt.updated_at = iso(this.clock.now());
-    this.changed();
+    this.changed(evt);
     if (error === null) {
       evt.delivery_status = 'delivered';
       const duplicate = this.settings.chaos?.duplicate;

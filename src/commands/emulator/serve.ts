@@ -140,7 +140,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   if (settings.seedRevenue) io.err(`seeded ${settings.seedRevenue} revenue rows over the last 180 days`);
   if (settings.statePath) {
     const held = emulator.summary();
-    io.err(`state: ${settings.statePath} (${held.transactions} transactions, ${held.events} events${held.dormant_partners ? `, ${held.dormant_partners} dormant partners` : ''}), written whole 200 ms after a change`);
+    io.err(`state: ${settings.statePath} (${held.transactions} transactions, ${held.events} events${held.dormant_partners ? `, ${held.dormant_partners} dormant partners` : ''}), each change journaled before its answer`);
   }
   io.err(`control plane: ${emulator.controlUrl}/ (${settings.adminToken ? 'admin token required' : 'loopback clients only'})`);
   if (!isLoopbackHost(emulator.host)) io.err(`warning: listening on ${emulator.host}, reachable from other machines`);
