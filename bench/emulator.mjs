@@ -3,9 +3,10 @@
 // POST /transactions (each request a new transaction: unique merchant_reference and
 // Idempotency-Key), next to a bare node:http hello world measured in the same run; then
 // the same two cases again with a state file (`--state`, docs/emulator.md "State file"),
-// so the cost of keeping the file current reads straight off the table. Last, what one
-// write of the state file costs once it holds 1,000 and 10,000 transactions: how long it
-// takes, and the longest the event loop was blocked meanwhile.
+// so the cost of journaling every change reads straight off the table. Last, what one fold
+// of the journal into the snapshot costs once the state holds 1,000 and 10,000
+// transactions: how long it takes, and the longest the event loop was blocked meanwhile.
+// (bench/journal.mjs measures --state under an open-loop load, and restarts.)
 //
 // How: the emulator runs as compiled JavaScript in a child process: dist/emulator.js when
 // `npm run build` produced it from the current sources, else an esbuild bundle of
@@ -147,8 +148,8 @@ const emulatorScript = (file, statePath) => `
   process.on('SIGTERM', async () => { await emulator.close(); process.exit(0); });
 `;
 
-// N creates, then five writes of the state file, each after one change (a clock move):
-// the time from the change until the write is done, and the longest gap between two turns
+// N creates, then five folds of the journal into the snapshot, each after one change (a clock
+// move): the time from the change until the fold is done, and the longest gap between two turns
 // of the event loop meanwhile (what a request arriving then would have waited).
 const snapshotScript = (file, statePath, n) => `
   const { startEmulator } = await import(${JSON.stringify(file)});
@@ -314,7 +315,7 @@ async function main() {
     );
     for (const s of snapshots) {
       console.log(
-        `state file write at ${s.transactions} transactions (${s.mib.toFixed(1)} MiB): ${s.ms.toFixed(0)} ms from the change, ` +
+        `fold into the snapshot at ${s.transactions} transactions (${s.mib.toFixed(1)} MiB): ${s.ms.toFixed(0)} ms from the change, ` +
           `event loop blocked at most ${s.stallMs.toFixed(0)} ms (medians of 5)`,
       );
     }

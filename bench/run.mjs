@@ -3,7 +3,7 @@
 // One of them alone: node bench/<name>.mjs   (or: npm run bench -- export listen)
 import { spawnSync } from 'node:child_process';
 
-const benches = ['startup', 'emulator', 'export', 'summary', 'listen', 'seed', 'startup-binary'];
+const benches = ['startup', 'emulator', 'journal', 'export', 'summary', 'listen', 'seed', 'startup-binary'];
 const only = process.argv.slice(2);
 let failed = 0;
 for (const name of only.length ? only : benches) {

@@ -4,7 +4,7 @@ _offramp() {
   local cur prev cmdpath="" word i n=0
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local value_flags=' --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o '
+  local value_flags=' --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --receive-at --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o '
   # The command path typed so far, and how many positional words follow it.
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -55,6 +55,7 @@ _offramp() {
       'emulator fault:clear') cmdpath='emulator fault clear'; n=0 ;;
       'emulator state:export') cmdpath='emulator state export'; n=0 ;;
       'emulator state:import') cmdpath='emulator state import'; n=0 ;;
+      'emulator webhooks:show') cmdpath='emulator webhooks show'; n=0 ;;
       'emulator webhooks:set-url') cmdpath='emulator webhooks set-url'; n=0 ;;
       'emulator webhooks:clear') cmdpath='emulator webhooks clear'; n=0 ;;
       'profile:add') cmdpath='profile add'; n=0 ;;
@@ -284,7 +285,7 @@ _offramp() {
     'webhooks verify:--file') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'webhooks verify:--scheme') return 0 ;;
     'webhooks verify:--tolerance') return 0 ;;
-    'webhooks verify:--from-store') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'webhooks verify:--from-store') return 0 ;;
     'webhooks verify:--event') return 0 ;;
     'webhooks resend:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'webhooks resend:--api-key') return 0 ;;
@@ -330,6 +331,7 @@ _offramp() {
     'smoke:--outcome') COMPREPLY=($(compgen -W 'completed failed expired refunded' -- "$cur")); return 0 ;;
     'smoke:--junit') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'smoke:--report') COMPREPLY=($(compgen -W 'github' -- "$cur")); return 0 ;;
+    'smoke:--receive-at') return 0 ;;
     'conform:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'conform:--api-key') return 0 ;;
     'conform:--base-url') return 0 ;;
@@ -337,7 +339,7 @@ _offramp() {
     'conform:-o'|'conform:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'conform:--timeout') return 0 ;;
     'conform:--retries') return 0 ;;
-    'conform:--store') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    'conform:--store') return 0 ;;
     'conform:--overlay') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     'emulator:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator:--api-key') return 0 ;;
@@ -439,6 +441,13 @@ _offramp() {
     'emulator webhooks:-o'|'emulator webhooks:--output') COMPREPLY=($(compgen -W 'table json' -- "$cur")); return 0 ;;
     'emulator webhooks:--timeout') return 0 ;;
     'emulator webhooks:--retries') return 0 ;;
+    'emulator webhooks show:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
+    'emulator webhooks show:--api-key') return 0 ;;
+    'emulator webhooks show:--base-url') return 0 ;;
+    'emulator webhooks show:--jq') return 0 ;;
+    'emulator webhooks show:-o'|'emulator webhooks show:--output') COMPREPLY=($(compgen -W 'json' -- "$cur")); return 0 ;;
+    'emulator webhooks show:--timeout') return 0 ;;
+    'emulator webhooks show:--retries') return 0 ;;
     'emulator webhooks set-url:--profile') COMPREPLY=(); local w; while IFS= read -r w; do [[ $w == "$cur"* ]] && COMPREPLY+=("$w"); done < <(offramp __complete profiles 2>/dev/null); return 0 ;;
     'emulator webhooks set-url:--api-key') return 0 ;;
     'emulator webhooks set-url:--base-url') return 0 ;;
@@ -590,7 +599,7 @@ _offramp() {
       'webhooks resend') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --from-store --event --to --secret --scheme --events --duplicate --shuffle --delay -h --help' -- "$cur")) ;;
       'simulate') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --deposit-id --hash -h --help' -- "$cur")) ;;
       'simulate walk') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ref --outcome --settle -h --help' -- "$cur")) ;;
-      'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report -h --help' -- "$cur")) ;;
+      'smoke') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --outcome --junit --report --receive-at --no-deliveries -h --help' -- "$cur")) ;;
       'conform') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --store --save --overlay -h --help' -- "$cur")) ;;
       'emulator') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --port --host --webhook-url --webhook-secret --latency --fault-rate --seed --seed-revenue --mode --rate --rate-limit --signature-scheme --state --ready-file --webhook-chaos --admin-token --allow-host -h --help' -- "$cur")) ;;
       'emulator clock') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
@@ -603,6 +612,7 @@ _offramp() {
       'emulator state export') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator state import') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator webhooks') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
+      'emulator webhooks show') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator webhooks set-url') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --secret -h --help' -- "$cur")) ;;
       'emulator webhooks clear') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide -h --help' -- "$cur")) ;;
       'emulator wait') COMPREPLY=($(compgen -W '-V --version --profile --api-key --base-url --json --jq -o --output --timeout --retries -v --verbose -y --yes --no-input --no-color --wide --ready-file -h --help' -- "$cur")) ;;
@@ -648,7 +658,7 @@ _offramp() {
       case $n in
         0) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
       esac ;;
-    'emulator webhooks') COMPREPLY=($(compgen -W 'set-url clear' -- "$cur")) ;;
+    'emulator webhooks') COMPREPLY=($(compgen -W 'show set-url clear' -- "$cur")) ;;
     'profile') COMPREPLY=($(compgen -W 'add list show use remove migrate' -- "$cur")) ;;
     'profile show')
       case $n in

@@ -2,7 +2,7 @@
 
 # The command path typed so far (flags and their values skipped).
 function __fish_offramp_path
-  set -l value_flags --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
+  set -l value_flags --admin-token --allow-host --api-key --api-key-command --base-url --by --concurrency --crypto-amount --cursor --data --delay --deposit-id --duplicate --env --event --event-type --events --failed-status --fault-rate --fiat-amount --file --forward-ca --forward-to --from --from-store --hash --host --idempotency-key --interval --jq --junit --latency --limit --manifest --merchant-id --mode --network --next --out --outcome --output --overlay --partner --port --profile --quote --rate --rate-limit --ready-file --receive-at --ref --report --retries --route --scheme --secret --seed --seed-revenue --seller-phone --signature --signature-scheme --state --status --store --terminal-id --timeout --to --token --tolerance --tx --type --tz --until --webhook-chaos --webhook-secret --webhook-url -o
   set -l words (commandline -opc)
   set -l cmdpath ""
   set -l skip 0
@@ -56,6 +56,7 @@ function __fish_offramp_path
       case 'emulator fault:clear'; set cmdpath 'emulator fault clear'
       case 'emulator state:export'; set cmdpath 'emulator state export'
       case 'emulator state:import'; set cmdpath 'emulator state import'
+      case 'emulator webhooks:show'; set cmdpath 'emulator webhooks show'
       case 'emulator webhooks:set-url'; set cmdpath 'emulator webhooks set-url'
       case 'emulator webhooks:clear'; set cmdpath 'emulator webhooks clear'
       case 'profile:add'; set cmdpath 'profile add'
@@ -440,11 +441,11 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s y -l 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed -d 'replay every event whose delivery failed (narrow with --tx/--from/--to)'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'with --failed: only events about this transaction (id or its first 8+ characters)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l ref -d 'with --failed: only events about the transaction with this reference' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed: created at or after' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l to -d 'with --failed: created at or before' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed -d 'replay every event whose delivery failed (narrow with --tx/--ref/--from/--to)'
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l tx -d 'replay this transaction'\''s events (id or its first 8+ characters); with --failed, its failed ones' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l ref -d 'replay the events of the transaction with this reference; with --failed, its failed ones' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l from -d 'with --failed, --tx or --ref: created at or after' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l to -d 'with --failed, --tx or --ref: created at or before' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l failed-status -d 'the delivery_status --failed means (default: the profile'\''s, else failed)' -r -f -a 'pending delivered failed'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -l concurrency -d 'replays sent at once' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks replay'\''' -s h -l help -d 'show help'
@@ -464,7 +465,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l no-co
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l port -d 'port on 127.0.0.1' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l secret -d 'webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile; against an emulator, its own unless given)' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file (yours alone: 0600)' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l store -d 'append each new event to this NDJSON file (yours alone: 0600; default $XDG_STATE_HOME/offramp/webhooks.ndjson)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-to -d 'relay verified events to your app'\''s endpoint, retrying until it takes each' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-ca -d 'with an https --forward-to: trust this PEM certificate (a self-signed local app)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks listen'\''' -l forward-insecure -d 'with an https --forward-to: do not check the app'\''s certificate'
@@ -489,14 +490,14 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s y -l 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secret -d 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l secret -d 'webhook secret (default: as listen verifies: the emulator'\''s own, else OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l signature -d 'the X-SVC-Webhook-Signature header value' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l file -d 'read the raw body from this file' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l scheme -d 'accept only this signature scheme (default: the profile'\''s, else any of the catalogue)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l tolerance -d 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l detect -d 'print every scheme (and which secret) the delivery verifies under'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event)' -r -F
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l from-store -d 'take body and signature from a `webhooks listen` store (the last event, or --event; bare: $XDG_STATE_HOME/offramp/webhooks.ndjson)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -l event -d 'with --from-store: the event to check (its id or first 8+ characters)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks verify'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -512,10 +513,10 @@ complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -s y -l 
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send (default: listen'\''s, webhooks.ndjson)' -r -F
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l event -d 'only this stored event (repeatable)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l from-store -d 'a `webhooks listen` store: the events to send (default: listen'\''s, $XDG_STATE_HOME/offramp/webhooks.ndjson)' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l event -d 'only this stored event, by id or its first 8+ characters (repeatable)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l to -d 'your app'\''s webhook endpoint' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l secret -d 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l secret -d 'sign with this secret (default: as listen verifies: the emulator'\''s own, else OFFRAMP_WEBHOOK_SECRET / profile)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l scheme -d 'sign under this scheme of the catalogue (default: the profile'\''s, else hmac-sha256-hex)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l events -d 'only these event types, comma-separated (family.* allowed)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''webhooks resend'\''' -l duplicate -d 'send each event n more times (same id, same body)' -r -f
@@ -577,6 +578,8 @@ complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l wide -d 'tables
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l outcome -d 'outcome to walk to' -r -f -a 'completed failed expired refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l junit -d 'write a JUnit XML report' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l report -d 'also report for a CI system: github (::error annotations, $GITHUB_STEP_SUMMARY table)' -r -f -a 'github'
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l receive-at -d 'the http:// URL the emulator reaches this job at (a container): smoke listens on its port' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -l no-deliveries -d 'do not receive the emulator'\''s deliveries (by default smoke does when it has no endpoint)'
 complete -c offramp -n '__fish_offramp_path_is '\''smoke'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -592,7 +595,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s y -l yes -d '
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
-complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l store -d 'a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too' -r -F
+complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l store -d 'a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too (bare: $XDG_STATE_HOME/offramp/webhooks.ndjson)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l save -d 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile'
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -l overlay -d 'also write what the service chose as an OpenAPI Overlay over `offramp openapi` (YAML; JSON for .json)' -r -F
 complete -c offramp -n '__fish_offramp_path_is '\''conform'\''' -s h -l help -d 'show help'
@@ -600,7 +603,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'clock' -d '
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'reset' -d 'forget everything (or one partner'\''s data): as freshly started'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'fault' -d 'targeted faults on API routes or webhook deliveries'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'state' -d 'the emulator'\''s whole state, out and in (the --state file format)'
-complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'webhooks' -d 'where the running emulator delivers webhooks, changed without a restart'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'webhooks' -d 'where the running emulator delivers webhooks: shown, or changed without a restart'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -a 'wait' -d 'exit 0 as soon as the emulator answers (--timeout bounds the wait: 15s, 2m); prints its base URL'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
@@ -784,6 +787,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator state import'\''' -F
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'show' -d 'where the emulator delivers webhooks now, its signature scheme, and whether a listener set it'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'set-url' -d 'deliver webhooks to URL from now on (no restart)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -a 'clear' -d 'stop delivering webhooks (events are still recorded)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s V -l version -d 'print the version and the API version it speaks'
@@ -801,6 +805,21 @@ complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l no-
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks'\''' -s h -l help -d 'show help'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -s V -l version -d 'print the version and the API version it speaks'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l base-url -d 'base address including /api/v1/partner' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l json -d 'print exactly the API data as JSON'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l jq -d 'print the JSON through this jq expression (implies --json; strings print raw)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -s o -l output -d 'output format, where supported' -r -f -a 'json'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l timeout -d 'deadline of each request: 500ms, 30s, 2m (a bare number is ms)' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l retries -d 'retry ceiling for network errors, 429 and 5xx' -r -f
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -s v -l verbose -d 'HTTP trace on stderr (the API key is always redacted)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -s y -l yes -d 'skip confirmations'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l no-input -d 'never prompt (implied when stdin is not a terminal or CI is set)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l no-color -d 'no colour (also NO_COLOR)'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
+complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks show'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -s V -l version -d 'print the version and the API version it speaks'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l profile -d 'stored profile to use (env: OFFRAMP_PROFILE)' -r -f -a '(offramp __complete profiles 2>/dev/null)'
 complete -c offramp -n '__fish_offramp_path_is '\''emulator webhooks set-url'\''' -l api-key -d 'API key for this call (prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE: flags show in the process list)' -r -f

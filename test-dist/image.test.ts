@@ -3,13 +3,16 @@
 // published port, a state volume, the admin token in the environment. The webhooks leave
 // the container for a receiver this test runs on the host's bridge address (docker0), the
 // one address of the host a container reaches; a container restarted on the volume keeps
-// the state.
+// the state, after `docker stop` and after `docker kill` alike. docs/install.md's GitHub Actions
+// recipe runs as written: a service on a network of its own, and smoke on the host receiving
+// its webhooks at --receive-at, the network's gateway.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { startReceiver, type DeliveryInfo, type Receiver } from '../src/lib/webhooks/receiver.js';
 import { BINARY_X64, VERSION, run, tempHome } from './helpers.js';
 
@@ -29,6 +32,7 @@ const SECRET = 'whsec_image_test';
 const name = `offramp-image-test-${process.pid}`;
 const volume = `${name}-data`;
 const network = `${name}-net`;
+type GithubJob = { services: Record<string, { image: string }>; env: Record<string, string>; steps: { run?: string }[] };
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
@@ -175,6 +179,70 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
     expect(JSON.parse(r.stdout)).toMatchObject({ id: txId, status: 'completed' });
     // The health check inside reads the same file.
     expect(await health()).toBe('healthy');
+  });
+
+  it("docs/install.md's GitHub Actions recipe: smoke receives the service's webhooks at --receive-at (the network's gateway), signatures verified", async () => {
+    // The recipe as written: its service (image, token), the job's env, and its smoke step's
+    // script, run on this host as on the runner; the service on a network of its own, its
+    // port published on loopback (any free one here, where 4010 may be taken).
+    const doc = readFileSync(new URL('../docs/install.md', import.meta.url), 'utf8');
+    const workflow = [...doc.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => parse(m[1]!) as { jobs?: Record<string, GithubJob> }).find((b) => b.jobs)!;
+    const job = Object.values(workflow.jobs!)[0]!;
+    const [serviceId, service] = Object.entries(job.services)[0]!;
+    const step = job.steps.find((st) => st.run?.includes('--receive-at'))!.run!;
+    const network = `${name}-ci`;
+    const svc = `${network}-svc`;
+    docker('network', 'create', network);
+    try {
+      docker('run', '--detach', '--name', svc, '--network', network, '--publish', '127.0.0.1::4010', '--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`, service.image.replace(/^.*\//, ''));
+      const hostPort = Number(/:(\d+)$/m.exec(docker('port', svc, '4010/tcp'))![1]);
+      const bin = mkdtempSync(join(tmpdir(), 'offramp-ci-bin-'));
+      symlinkSync(BINARY_X64, join(bin, 'offramp'));
+      const jobEnv = { ...tempHome().env, ...job.env, OFFRAMP_BASE_URL: job.env.OFFRAMP_BASE_URL!.replace(':4010/', `:${hostPort}/`), OFFRAMP_EMULATOR_ADMIN_TOKEN: TOKEN, PATH: `${bin}:${process.env.PATH}` };
+      expect((await run(BINARY_X64, ['emulator', 'wait', '--timeout', '30000'], { env: jobEnv })).code).toBe(0);
+      const script = step.replaceAll(`\${{ job.services.${serviceId}.network }}`, network).replace('--report github', '--json');
+      const r = await run('sh', ['-c', script], { env: jobEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^Deliveries: received by smoke at http:\/\/\d+\.\d+\.\d+\.\d+:8788\/ for this run/m);
+      const deliveries = (JSON.parse(r.stdout) as { checks: { id: string; status: string; detail: string }[] }).checks.find((c) => c.id === 'deliveries');
+      expect(deliveries).toMatchObject({ status: 'pass', detail: "5 delivered to smoke's receiver, each signature verified with the emulator's secret (hmac-sha256-hex)" });
+      expect(r.stderr).toContain('The emulator records webhooks only again, as before.');
+    } finally {
+      spawnSync('docker', ['rm', '--force', svc], { stdio: 'ignore' });
+      spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
+    }
+  });
+
+  it('after docker kill (SIGKILL), every create answered 201 is on the volume, and its key replays the same transaction', async () => {
+    const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
+    const create = (key: string) =>
+      fetch(`${env.OFFRAMP_BASE_URL}/transactions`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': key },
+        body: JSON.stringify({ fiat_amount: '25000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: `image-kill-${key}` }),
+      });
+    const answered = new Map<string, string>();
+    // Four creators at once, the kill the moment the last answer of a round came.
+    await Promise.all(
+      [0, 1, 2, 3].map(async (c) => {
+        for (let i = 0; i < 10; i++) {
+          const res = await create(`kill-${c}-${i}`);
+          if (res.status === 201) answered.set(`kill-${c}-${i}`, ((await res.json()) as { data: { id: string } }).data.id);
+        }
+      }),
+    );
+    expect(answered.size).toBe(40);
+    docker('kill', name);
+    docker('rm', name);
+    port = runContainer(['--api-key', KEY]);
+    env.OFFRAMP_BASE_URL = `http://127.0.0.1:${port}/api/v1/partner`;
+    expect((await run(BINARY_X64, ['emulator', 'wait', '--timeout', '20000'], { env })).code).toBe(0);
+    for (const [key, id] of answered) {
+      const res = await create(key);
+      expect(res.status).toBe(201);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await res.json()) as { data: { id: string } }).data.id).toBe(id);
+    }
   });
 
   it('refuses to start without an admin token, and says why', () => {

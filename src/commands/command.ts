@@ -44,11 +44,19 @@ export function verb<A extends unknown[], O extends OptionValues, G extends Opti
 export type GroupModule = { command(runner: Runner): CommandUnknownOpts };
 
 /** A group of `modules`' commands, in the order its help lists them. */
-export function group(name: string, description: string, runner: Runner, modules: CommandModule<any, any, any>[]): CommandUnknownOpts {
+/**
+ * A group of verbs. With `bare`, that verb runs when the group is named alone (`emulator
+ * webhooks` shows where deliveries go); any other group named alone prints its help.
+ */
+export function group(name: string, description: string, runner: Runner, modules: CommandModule<any, any, any>[], bare?: CommandModule<any, any, any>): CommandUnknownOpts {
   const cmd = new Command(name).description(description);
-  for (const module of modules) cmd.addCommand(verb(module, runner));
+  for (const module of modules) cmd.addCommand(verb(module, runner), { isDefault: module === bare });
+  if (bare) runsBare.add(cmd);
   return cmd;
 }
+
+/** The groups that run a verb of theirs when named alone (commander keeps its default verb private). */
+export const runsBare = new WeakSet<CommandUnknownOpts>();
 
 export function build(module: GroupModule | CommandModule<any, any, any>, runner: Runner): CommandUnknownOpts {
   return 'run' in module ? verb(module, runner) : module.command(runner);

@@ -8,12 +8,13 @@ import { CheckFailed, UsageError } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
 import type { Observation, Setting } from '../lib/conform/verdicts.js';
+import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
 
 export const command = () =>
   new Command('conform')
     .description("find out what the service chose where the spec says \"not shown\", beside the emulator's choice")
-    .option('--store <file>', "a `webhooks listen` store holding deliveries of this service: its signature scheme is checked too")
+    .option('--store [file]', `a \`webhooks listen\` store holding deliveries of this service: its signature scheme is checked too (bare: ${DEFAULT_STORE})`)
     .option('--save', 'save what the CLI needs to know (filter names, failed status, signature scheme) into the profile')
     .option('--overlay <file>', 'also write what the service chose as an OpenAPI Overlay over `offramp openapi` (YAML; JSON for .json)')
     .addHelpText(
@@ -50,7 +51,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   let stored: Awaited<ReturnType<typeof signatures.readStore>> | undefined;
   let secret: string | undefined;
   if (opts.store !== undefined) {
-    if (opts.store.trim() === '') throw new UsageError('--store: give a file name');
+    const store = storeToRead(opts.store, '--store', ctx.env);
     secret = await ctx.webhookSecret();
     if (!secret) {
       throw new UsageError(
@@ -58,7 +59,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         'set OFFRAMP_WEBHOOK_SECRET, or store one with `offramp profile add NAME --webhook-secret-stdin`',
       );
     }
-    stored = await signatures.readStore(opts.store);
+    stored = await signatures.readStore(store.path);
   }
   const overlay = opts.overlay === undefined ? undefined : await import('../lib/conform/overlay.js');
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);

@@ -9,6 +9,7 @@ import { durationFlag } from '../lib/input/values.js';
 import { COMMAND_FORMATS, FORMATS } from '../lib/output/format.js';
 import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/config/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
+import { runsBare } from './command.js';
 
 export function newProgram(output: OutputConfiguration = {}) {
   return new Command('offramp')
@@ -118,7 +119,7 @@ export function bareGroup(program: Program, argv: readonly string[]): CommandUnk
     if (!sub) return undefined;
     cmd = sub;
   }
-  return cmd.commands.length > 0 && cmd.registeredArguments.length === 0 ? cmd : undefined;
+  return cmd.commands.length > 0 && cmd.registeredArguments.length === 0 && !runsBare.has(cmd) ? cmd : undefined;
 }
 
 /** How many words of argv the flag at `i` takes (itself and its value), 0 when it is none of `options` (or `--`). */

@@ -3,7 +3,9 @@ import { appendFile } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
 import { writeAside } from '../lib/fs/atomic.js';
-import { CheckFailed, CliError } from '../lib/errors.js';
+import { CheckFailed, CliError, exitCodeForSignal, UsageError } from '../lib/errors.js';
+import type { Api } from '../lib/client/api.js';
+import { receiveDeliveries, type SmokeReceiver } from '../lib/sandbox/receive.js';
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
@@ -15,7 +17,7 @@ import { junitXml, type JUnitCase } from '../lib/sandbox/junit.js';
 import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 import { OUTCOMES } from '../lib/sandbox/walk.js';
-import { examples, type OptionsOf } from './command.js';
+import { examples, untilStopped, type OptionsOf } from './command.js';
 import { refuseProduction } from '../lib/config/production.js';
 
 export const command = () =>
@@ -24,15 +26,45 @@ export const command = () =>
     .addOption(new Option('--outcome <outcome>', 'outcome to walk to').choices(OUTCOMES).default('completed'))
     .option('--junit <file>', 'write a JUnit XML report')
     .addOption(new Option('--report <format>', 'also report for a CI system: github (::error annotations, $GITHUB_STEP_SUMMARY table)').choices(['github'] as const))
-    .addHelpText('after', examples('offramp smoke', 'offramp smoke --junit smoke.xml --json', 'offramp smoke --junit smoke.xml --report github'));
+    .option('--receive-at <url>', 'the http:// URL the emulator reaches this job at (a container): smoke listens on its port')
+    .option('--no-deliveries', "do not receive the emulator's deliveries (by default smoke does when it has no endpoint)")
+    .addHelpText(
+      'after',
+      examples('offramp smoke', 'offramp smoke --junit smoke.xml --json', 'offramp smoke --junit smoke.xml --report github', 'offramp smoke --receive-at "http://$(hostname -i):8788/"'),
+    );
 
 export type Options = OptionsOf<typeof command>;
 
-export async function run(opts: Options, ctx: Context): Promise<void> {
-  const outcome = checkOutcome(opts.outcome, false);
-  const github = opts.report === 'github';
+export async function run(opts: Options, ctx: Context): Promise<number | void> {
+  checkOutcome(opts.outcome, false);
+  if (opts.receiveAt !== undefined && opts.deliveries === false) throw new UsageError('--receive-at and --no-deliveries: choose one');
   await refuseProduction(ctx, 'smoke');
   const api = await ctx.api();
+  const own = opts.deliveries === false ? 'not received by smoke (--no-deliveries)' : await receiveDeliveries(ctx, opts.receiveAt);
+  if (typeof own === 'string') {
+    ctx.io.err(`Deliveries: ${own}.`);
+    return check(opts, ctx, api, undefined);
+  }
+  ctx.io.err(`Deliveries: received by smoke at ${own.url} for this run and verified with the emulator's secret; the emulator's webhook URL is put back when smoke ends.`);
+  // Ctrl-C (or an abort of ctx.signal) ends the run as a failure does: the URL is put back first.
+  const ended = new AbortController();
+  const stopped = untilStopped(ctx.signal ? AbortSignal.any([ended.signal, ctx.signal]) : ended.signal);
+  try {
+    const signal = await Promise.race([check(opts, ctx, api, own).then(() => undefined), stopped.then((s) => s ?? 'SIGINT')]);
+    if (signal) {
+      ctx.io.err(`Stopped (${signal}).`);
+      return exitCodeForSignal(signal);
+    }
+  } finally {
+    ended.abort();
+    ctx.io.err(await own.stop());
+  }
+}
+
+/** The walk, the invariants and the reports; `own`: smoke's receiver, when it receives the deliveries. */
+async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver | undefined): Promise<void> {
+  const outcome = checkOutcome(opts.outcome, false);
+  const github = opts.report === 'github';
   const timeline = await Timeline.create(ctx.io);
   const startedAt = ctx.now();
   const started = performance.now();
@@ -68,6 +100,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
   // A walk the service refused part-way leaves its step's spinner running.
   if (facts.walkError) timeline.fail();
+  if (own) facts.receivedBySmoke = { url: own.url, schemes: own.received, refused: own.refused };
 
   const checks = evaluate(facts);
   const failed = checks.filter((c) => c.status === 'fail');

@@ -12,11 +12,12 @@ import { ApiProblem, badRequest, conflict, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
 import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
-import type { DecodedState } from './state-codec.js';
+import { exportDocument, type StateJournal } from './journal.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
-import type { StateFile } from './state-file.js';
+import type { DecodedState } from './store.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
+import type { Registration } from '../lib/emulator-defaults.js';
 
 export const CONTROL_PATH = '/__emulator';
 /** JSON bodies of the control plane, as the API's. */
@@ -25,7 +26,7 @@ export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export type ControlSettings = {
   adminToken: string | undefined;
-  stateFile: StateFile | undefined;
+  stateFile: StateJournal | undefined;
   version: string;
   startedAt: number;
   /** Filled once the server listens. */
@@ -56,8 +57,19 @@ export function authorize(settings: ControlSettings, req: Pick<ControlRequest, '
   }
 }
 
-export function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): ApiResult | Promise<ApiResult> {
+/** The routes that change the state: refused while it cannot be journaled, answered once it is. */
+const STATE_ROUTES = ['POST /clock', 'POST /reset', 'PUT /state'];
+
+export async function controlRequest(rt: Runtime, settings: ControlSettings, req: ControlRequest): Promise<ApiResult> {
   const route = `${req.method} ${req.path.replace(/\/+$/, '') || '/'}`;
+  if (!STATE_ROUTES.includes(route)) return answer(rt, settings, req, route);
+  rt.journal.admit();
+  const result = await answer(rt, settings, req, route);
+  await rt.journal.committed();
+  return result;
+}
+
+function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, route: string): ApiResult | Promise<ApiResult> {
   switch (route) {
     case 'GET /health':
       return ok({
@@ -107,7 +119,7 @@ export function controlRequest(rt: Runtime, settings: ControlSettings, req: Cont
     case 'DELETE /webhooks':
       return ok(setWebhookEndpoint(rt, { url: null }), 200, 'Webhook endpoint cleared');
     case 'GET /state':
-      return { status: 200, json: rt.exportDocument(), headers: { 'content-type': STATE_CONTENT_TYPE } };
+      return { status: 200, json: exportDocument(rt), headers: { 'content-type': STATE_CONTENT_TYPE } };
     case 'GET /openapi.json':
       return openapiAnswer();
     case 'PUT /state': {
@@ -143,9 +155,9 @@ export function bodyLimitFor(method: string, path: string): number {
  * Where deliveries go and how they are signed. The secret is part of the answer: a holder of
  * the control plane may replace the whole state, and `webhooks listen` verifies with it.
  */
-function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string } {
-  const { url, secret, scheme } = rt.webhooks.endpoint();
-  return { url: url ?? null, secret, signature_scheme: scheme };
+function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string; registered_by: Registration | null } {
+  const { url, secret, scheme, registeredBy } = rt.webhooks.endpoint();
+  return { url: url ?? null, secret, signature_scheme: scheme, registered_by: registeredBy ?? null };
 }
 
 /**
@@ -153,7 +165,8 @@ function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; sig
  * back the URL it found never overwrites one set after it.
  */
 function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
-  onlyKeys(body, ['url', 'secret', 'expect_url']);
+  onlyKeys(body, ['url', 'secret', 'expect_url', 'registered_by']);
+  const registeredBy = body.registered_by === undefined || body.registered_by === null ? undefined : registrationOf(body.registered_by);
   const url = body.url === null ? undefined : webhookUrlOf(body.url, 'url');
   if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === '' || /\s/.test(body.secret))) {
     throw badRequest('secret must be a non-empty string without spaces');
@@ -164,8 +177,19 @@ function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnT
     const now = previous === null ? null : new URL(previous).toString();
     if (expected !== now) throw conflict('the webhook URL is no longer the one expected (set since by someone else); left as it is');
   }
-  rt.webhooks.setEndpoint(url, body.secret as string | undefined);
+  rt.webhooks.setEndpoint(url, body.secret as string | undefined, registeredBy);
   return { ...webhookEndpoint(rt), previous_url: previous };
+}
+
+/** `registered_by`: the listener's process id, its command, and the URL it found. */
+function registrationOf(value: unknown): Registration {
+  const r = value as Partial<Registration> | null;
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw badRequest('registered_by must be an object: { pid, command, previous_url }');
+  onlyKeys(r as Record<string, unknown>, ['pid', 'command', 'previous_url']);
+  if (!Number.isSafeInteger(r.pid) || r.pid! <= 0) throw badRequest('registered_by.pid must be a positive whole number');
+  if (typeof r.command !== 'string' || r.command === '' || r.command.length > 64) throw badRequest('registered_by.command must be a string of 1 to 64 characters');
+  const previous = r.previous_url === null ? null : webhookUrlOf(r.previous_url, 'registered_by.previous_url');
+  return { pid: r.pid!, command: r.command, previous_url: previous };
 }
 
 function webhookUrlOf(value: unknown, field: string): string {

@@ -34,7 +34,7 @@ export class IdempotencyCache {
   /** The stored answer for this key, or undefined when the request should execute. */
   lookup(route: string, key: string, request: RequestIdentity, now: number): ApiResult | undefined {
     this.prune(now);
-    const entry = this.entries.get(`${route}\u0000${key}`);
+    const entry = this.entries.get(entryId(route, key));
     if (!entry) return undefined;
     if (!sameRequest(entry.request, request)) {
       throw conflict(`Idempotency-Key ${key} was already used for a different request; use a new key for a new request`);
@@ -47,12 +47,16 @@ export class IdempotencyCache {
     const json = result.json ?? JSON.stringify(result.body);
     const entry: IdempotencyEntry = { request, status: result.status, json, headers: result.headers, storedMs: now };
     if (answerOf) entry.answerOf = answerOf;
-    this.entries.set(`${route}\u0000${key}`, entry);
+    this.entries.set(entryId(route, key), entry);
     return result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json };
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  get(id: string): IdempotencyEntry | undefined {
+    return this.entries.get(id);
   }
 
   /** Every entry with its id, oldest first, for the state file. */
@@ -72,6 +76,11 @@ export class IdempotencyCache {
       this.entries.delete(k);
     }
   }
+}
+
+/** How an entry is named (in the state file too): its route and key. */
+export function entryId(route: string, key: string): string {
+  return `${route}\u0000${key}`;
 }
 
 export function requireIdempotencyKey(value: string | undefined): string {

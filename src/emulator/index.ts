@@ -19,11 +19,12 @@ import { freshSeed, seededRandom } from './prng.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './rate-limit.js';
 import { SeededRows } from './revenue-seed.js';
 import { BASE_PATH as API_BASE_PATH, ROUTES } from './routes.js';
-import { Runtime } from './runtime.js';
+import { IN_MEMORY, Runtime } from './runtime.js';
 import { listen } from './server.js';
+import { exportDocument, StateJournal } from './journal.js';
 import { decodeDocument } from './state-codec.js';
-import { StateFile } from './state-file.js';
 import { Store } from './store.js';
+import { expireDue } from './transactions.js';
 import type { Clock, EmulatorOptions, RunningEmulator } from './types.js';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
 
@@ -97,11 +98,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const base = options.clock ?? systemClock;
   const clock: Clock = typeof base.advance === 'function' ? base : new OffsetClock(base);
 
-  const opened = options.statePath !== undefined ? await StateFile.open(options.statePath, options.log) : undefined;
-  const stateFile = opened?.file;
+  const opened = options.statePath !== undefined ? await StateJournal.open(options.statePath, options.log) : undefined;
+  const stateFile = opened?.journal;
   try {
     const store = new Store(apiKeys);
-    const changed = stateFile ? () => stateFile.changed() : () => undefined;
+    const journal = stateFile ?? IN_MEMORY;
     const faultRules = new FaultRules();
     const webhooks = new Webhooks(
       {
@@ -115,16 +116,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       },
       clock,
       faultRules,
-      changed,
+      (evt) => journal.changed('event', evt.owner, evt.event_id),
     );
     const rates = ratesFrom(rate);
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
     const seeded = seedRevenue > 0 ? SeededRows.generate(seedRevenue, clock.now(), seededRandom(seed ^ 0x5eed), pairsFor(mode), rates) : undefined;
     if (seeded) store.partners[0]!.ledger.seed(seeded);
-    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, changed, seeded);
+    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, seeded, expireDue);
     if (opened?.decoded) rt.install(opened.decoded);
-    await stateFile?.attach(() => rt.encodeState());
+    await stateFile?.attach(rt);
 
     const control: ControlSettings = { adminToken: options.adminToken, stateFile, version: VERSION, startedAt: Date.now(), url: '' };
     let server;
@@ -181,13 +182,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       addFault: (rule) => rt.faultRules.add(rule, ROUTES),
       faults: () => rt.faultRules.list(),
       clearFaults: () => rt.faultRules.clear(),
-      exportState: () => rt.exportDocument(),
+      exportState: () => exportDocument(rt),
       importState(document) {
         rt.install(decodeDocument(Buffer.from(document, 'utf8'), 'the state'));
         return rt.summary();
       },
       summary: () => rt.summary(),
-      flush: () => stateFile?.flush() ?? Promise.resolve(),
+      flush: () => stateFile?.fold() ?? Promise.resolve(),
       close() {
         closing ??= (async () => {
           unsubscribe?.();

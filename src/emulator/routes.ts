@@ -5,7 +5,7 @@
 import { CreateTransactionRequest, QuoteRequest, SimulateRequest } from '../lib/schemas.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, errorResult, ok } from './envelope.js';
-import { IDEMPOTENCY_HEADER, requireIdempotencyKey, type RequestIdentity } from './idempotency.js';
+import { entryId, IDEMPOTENCY_HEADER, requireIdempotencyKey, type RequestIdentity } from './idempotency.js';
 import type { Query } from './params.js';
 import { parseBody, parseJsonObject, requireUuid, validate } from './params.js';
 import { createQuote } from './quotes.js';
@@ -145,7 +145,7 @@ function idempotent(
     result = errorResult(err, iso(now));
   }
   const stored = partner.idempotency.store(route, key, request, result, now, createdBy(route, result));
-  rt.changed();
+  rt.changed('idem', partner, entryId(route, key));
   return stored;
 }
 

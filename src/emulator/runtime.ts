@@ -1,18 +1,16 @@
 // What every handler shares: the configuration, the business clock, the partner store,
 // the webhook worker, the deadline queue, the fault rules and whom to tell of a change (the
-// state file). Built once per started emulator. The control plane's operations (move the
+// journal of `--state`, journal.ts). Built once per started emulator. The control plane's operations (move the
 // clock, reset, replace the whole state) live here too, since each touches all of them.
+import type { RevenueRow } from '../lib/schemas.js';
 import type { Clock } from './clock.js';
 import { iso, OffsetClock } from './clock.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Mode, Rates } from './pricing.js';
 import type { SeededRows } from './revenue-seed.js';
-import type { DecodedState } from './state-codec.js';
-import { encodeDocument } from './state-codec.js';
-import type { PartnerState, Store } from './store.js';
+import type { DecodedState, PartnerState, Store } from './store.js';
 import { keyHash } from './store.js';
-import { expireDue } from './transactions.js';
 import type { AdvanceResult, StateSummary } from './types.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -20,6 +18,23 @@ export type EmulatorConfig = {
   mode: Mode;
   rates: Rates;
 };
+
+/**
+ * What changed: one record of a partner (by id; a ledger row, which never changes once
+ * written, as itself), the clock, one partner replaced whole, or everything.
+ */
+export type Change = ['tx' | 'event' | 'quote' | 'idem', PartnerState, string] | ['row', PartnerState, RevenueRow] | ['clock'] | ['partner', PartnerState] | ['all'];
+
+/** Where changes go before they are answered: the journal of `--state` (journal.ts), or nowhere. */
+export type Journaling = {
+  changed(...change: Change): void;
+  /** Throws the answer (503) while changes cannot be journaled: the request is not carried out. */
+  admit(): void;
+  /** Resolves once every change so far is journaled; rejects with the answer (503) when it could not be. */
+  committed(): Promise<void>;
+};
+
+export const IN_MEMORY: Journaling = { changed: () => undefined, admit: () => undefined, committed: () => Promise.resolve() };
 
 export class Runtime {
   readonly deadlines = new DeadlineQueue();
@@ -33,14 +48,20 @@ export class Runtime {
     readonly store: Store,
     readonly webhooks: Webhooks,
     readonly faultRules: FaultRules,
-    /** Called after every change to the state (a no-op without a state file). */
-    readonly changed: () => void,
+    /** Told of every change to the state. */
+    readonly journal: Journaling,
     /** The --seed-revenue block of the first partner, put back by a reset. */
     private readonly seeded: SeededRows | undefined,
+    /** Expires what is due (transactions.ts; handed in so that this module does not depend on it). */
+    private readonly expireDue: (rt: Runtime, now: number) => number,
   ) {}
 
+  changed(...change: Change): void {
+    this.journal.changed(...change);
+  }
+
   sweep(): number {
-    const n = expireDue(this, this.clock.now());
+    const n = this.expireDue(this, this.clock.now());
     this.expiredCount += n;
     return n;
   }
@@ -56,7 +77,7 @@ export class Runtime {
     else if (this.clock.advance) this.clock.advance(ms);
     else throw new RangeError('this emulator runs on a clock that cannot be moved');
     this.sweep();
-    this.changed();
+    this.changed('clock');
     return {
       now: iso(this.clock.now()),
       advanced_ms: ms,
@@ -68,19 +89,19 @@ export class Runtime {
   /** As freshly started (docs/emulator.md, "Control plane"); false for an unknown key. */
   reset(apiKey?: string): boolean {
     if (apiKey === undefined) {
-      for (const p of [...this.store.partners, ...this.store.dormant]) this.webhooks.forget(p);
+      for (const p of this.allPartners) this.webhooks.forget(p);
       this.store.install(this.store.keys.map((key, i) => this.freshPartner(key, i)), []);
       this.deadlines.clear();
       this.faultRules.clear();
       if (this.clock instanceof OffsetClock) this.clock.offsetMs = 0;
-      this.changed();
+      this.changed('all');
       return true;
     }
     const replaced = this.store.replace(apiKey);
     if (!replaced) return false;
     this.webhooks.forget(replaced.old);
     if (this.store.keys.indexOf(apiKey) === 0 && this.seeded) replaced.fresh.ledger.seed(this.seeded);
-    this.changed();
+    this.changed('partner', replaced.fresh);
     return true;
   }
 
@@ -97,7 +118,7 @@ export class Runtime {
     });
     const dormant = [...byHash.values()];
     dormant.forEach((p, i) => (p.label = `dormant-${i + 1}`));
-    for (const p of [...this.store.partners, ...this.store.dormant]) this.webhooks.forget(p);
+    for (const p of this.allPartners) this.webhooks.forget(p);
     this.store.install(active, dormant);
     this.deadlines.clear();
     for (const partner of active) {
@@ -107,16 +128,13 @@ export class Runtime {
     }
     if (this.clock instanceof OffsetClock) this.clock.offsetMs = decoded.clockOffsetMs;
     for (const partner of active) this.webhooks.resume(partner);
-    this.changed();
+    this.changed('all');
     this.sweep();
   }
 
-  encodeState(): Buffer[] {
-    return encodeDocument([...this.store.partners, ...this.store.dormant], this.clockOffsetMs, iso(this.clock.now()));
-  }
-
-  exportDocument(): string {
-    return Buffer.concat(this.encodeState()).toString('utf8');
+  /** Every partner, served and dormant, in the order a state document numbers them. */
+  get allPartners(): PartnerState[] {
+    return [...this.store.partners, ...this.store.dormant];
   }
 
   summary(): StateSummary {

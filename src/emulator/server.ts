@@ -150,7 +150,10 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
       header: (name) => headerOf(incoming, name),
       rawBody,
     };
+    // A change is journaled before it is answered (journal.ts); while it cannot be, none is made.
+    if (route.method !== 'GET') rt.journal.admit();
     result = route.handle(rt, request);
+    if (route.method !== 'GET') await rt.journal.committed();
   } catch (err) {
     if (err instanceof BodyTooLarge) closeAfter = true;
     result = toErrorResult(opts, err, c);

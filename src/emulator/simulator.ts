@@ -84,8 +84,12 @@ export function simulate(rt: Runtime, partner: PartnerState, body: SimulateReque
   const steps = TRANSITIONS[event].steps;
   if (steps.length > 0) applySteps(tx, steps, metadata, now);
   else tx.updated_at = at;
-  rt.changed();
-  if (event === 'transaction.completed') partner.ledger.add(ledgerRowFor(tx, at));
+  rt.changed('tx', partner, tx.id);
+  if (event === 'transaction.completed') {
+    const row = ledgerRowFor(tx, at);
+    partner.ledger.add(row);
+    rt.changed('row', partner, row);
+  }
   const data = snapshot(tx);
   rt.webhooks.record(partner, event, tx.id, () => data);
   return data;

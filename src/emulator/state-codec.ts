@@ -1,19 +1,12 @@
-// The state document: what `--state FILE` holds and what `GET`/`PUT /__emulator/state`
-// carry, one JSON record per line (docs/emulator.md, "State file", gives the format).
-//
-// The file is written aside and renamed whole (state-file.ts), so it is never a torn write.
-// The end line, holding the count of the lines before it, is for a document that comes
-// another way: one cut short (an import of half a file) or with lines lost is refused.
-// Nothing is installed until the whole document has been read and checked, so a document
-// is loaded entirely or not at all.
-//
-// Two records are written short when the document itself says the rest, which makes a
-// create's share of the document smaller and a snapshot quicker to encode (BENCHMARKS.md,
-// "Emulator"): an event whose snapshot is its transaction as written earlier in the
-// document says so (`"body":{"snapshot_of":"tx"}`, checked field by field before)
-// instead of repeating it, and a create's stored answer, which is its transaction's
-// summary, names the transaction and the status it had (`"answer_of":{"tx":ID,"status":S}`).
-// The reader rebuilds the same bytes from them.
+// The state's records, one JSON object per line (docs/emulator.md, "State file", gives the
+// format): a snapshot and a journal segment of `--state FILE` (journal.ts), and what
+// `GET`/`PUT /__emulator/state` carry. A record is whole and a later line for the same id
+// replaces an earlier, so a snapshot caught while requests went on, followed by its journal,
+// reads as the state it ended at. Nothing is installed until everything has been read and
+// checked. Two records are written short when what comes just before says the rest (smaller
+// and quicker to encode, BENCHMARKS.md "Emulator"): an event whose snapshot is its
+// transaction as just written (`"body":{"snapshot_of":"tx"}`), and a create's stored answer,
+// its transaction's summary (`"answer_of":{"tx":ID,"status":S}`); the reader rebuilds the bytes.
 import * as z from 'zod/mini';
 import { DateTime, RevenueRow, StatusHistoryEntry, Uuid } from '../lib/schemas.js';
 import type { RevenueRow as RevenueRowType } from '../lib/schemas.js';
@@ -22,13 +15,14 @@ import { DELIVERY_STATUSES, TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
-import type { EventRecord, TxRecord } from './store.js';
+import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './store.js';
 import { STATE_FORMAT } from './types.js';
 import { PartnerState } from './store.js';
 import { snapshot, summary } from './transactions.js';
 
 export { STATE_FORMAT };
-export const STATE_FORMAT_VERSION = 1;
+/** 2: snapshot and journal (1 was the whole state rewritten now and then). */
+export const STATE_FORMAT_VERSION = 2;
 
 /** A document that cannot be loaded; the message is one line saying why. */
 export class StateFormatError extends Error {
@@ -39,11 +33,26 @@ export class StateFormatError extends Error {
 
 const q = JSON.stringify;
 
+export function headerLine(now: string, extra: { journal?: number; segment?: number }): string {
+  return q({ k: 'header', format: STATE_FORMAT, format_version: STATE_FORMAT_VERSION, offramp_version: VERSION, written_at: now, ...extra });
+}
+
+/** `fresh`: the partner starts over here (a reset of one partner), dropping what came before. */
+export function partnerLine(p: number, partner: PartnerState, fresh = false): string {
+  return `{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}${fresh ? ',"fresh":true' : ''}}`;
+}
+
+export const quoteLine = (p: number, quote: QuoteRecord) => `{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`;
+/** Every field of a TxRecord is plain data, so the record serialises as it is. */
+export const txLine = (p: number, tx: TxRecord) => `{"k":"tx","p":${p},"v":${q(tx)}}`;
+export const rowLine = (p: number, row: RevenueRowType) => `{"k":"row","p":${p},"v":${q(row)}}`;
+export const clockLine = (offsetMs: number) => `{"k":"clock","offset_ms":${offsetMs}}`;
+
 /**
- * An event's line. `tx` is its transaction, whose line comes earlier: if the
- * event's snapshot is that transaction as it stands, the body is not repeated.
+ * An event's line. `tx` is given only when its transaction's line comes just before, in the
+ * same write: if the event's snapshot is that transaction as it stands, the body is not repeated.
  */
-function eventLine(p: number, evt: EventRecord, tx: TxRecord | undefined): string {
+export function eventLine(p: number, evt: EventRecord, tx: TxRecord | undefined): string {
   const v = q({
     seq: evt.seq,
     event_id: evt.event_id,
@@ -74,19 +83,56 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boo
   return true;
 }
 
-function partnerRecordLines(p: number, partner: PartnerState, put: (line: string) => void): void {
-  put(`{"k":"partner","p":${p},"key_sha256":"${partner.keyHash}","label":${q(partner.label)}}`);
-  for (const quote of partner.quotes.values()) put(`{"k":"quote","p":${p},"v":${q({ ...quote, amount: quote.amount.toString() })}}`);
-  // Every field of a TxRecord is plain data, so the record serialises as it is.
-  for (const tx of partner.txList) put(`{"k":"tx","p":${p},"v":${q(tx)}}`);
-  for (const evt of partner.eventList) put(eventLine(p, evt, partner.transactions.get(evt.aggregate_id)));
-  for (const [id, { request, status, json, headers, storedMs, answerOf }] of partner.idempotency.all()) {
-    const v = answerOf ? { request, status, storedMs, answer_of: answerOf } : { request, status, json, headers, storedMs };
-    put(`{"k":"idem","p":${p},"id":${q(id)},"v":${q(v)}}`);
+export function idemLine(p: number, id: string, { request, status, json, headers, storedMs, answerOf }: IdempotencyEntry): string {
+  const v = answerOf ? { request, status, storedMs, answer_of: answerOf } : { request, status, json, headers, storedMs };
+  return `{"k":"idem","p":${p},"id":${q(id)},"v":${q(v)}}`;
+}
+
+const seedValues = new WeakMap<SeededRows, string>();
+
+/**
+ * A partner's lines, a few at a time: a caller may let other work run between two groups
+ * (journal.ts writes a snapshot so). A transaction's events come right after it, in the
+ * same group, so they can be written short.
+ */
+function* partnerGroups(p: number, partner: PartnerState): Generator<string[]> {
+  yield [partnerLine(p, partner)];
+  for (const quote of partner.quotes.values()) yield [quoteLine(p, quote)];
+  // Stored answers before transactions: read while requests go on, a create's answer is
+  // never written without its transaction (a create stores both in one turn).
+  for (const [id, entry] of partner.idempotency.all()) yield [idemLine(p, id, entry)];
+  const eventsOf = new Map<string, EventRecord[]>();
+  for (const evt of partner.eventList) {
+    const list = eventsOf.get(evt.aggregate_id);
+    if (list) list.push(evt);
+    else eventsOf.set(evt.aggregate_id, [evt]);
   }
-  for (const row of partner.ledger.liveRows()) put(`{"k":"row","p":${p},"v":${q(row)}}`);
+  for (const tx of partner.txList) {
+    const group = [txLine(p, tx)];
+    for (const evt of eventsOf.get(tx.id) ?? []) group.push(eventLine(p, evt, tx));
+    eventsOf.delete(tx.id);
+    yield group;
+  }
+  for (const events of eventsOf.values()) yield events.map((evt) => eventLine(p, evt, undefined));
+  for (const row of partner.ledger.liveRows()) yield [rowLine(p, row)];
   const seeded = partner.ledger.seededBlock();
-  if (seeded) put(`{"k":"seed","p":${p},"v":${q(seeded.toState())}}`);
+  if (!seeded) return;
+  // Megabytes in one line, and never changed: encoded once, not at every fold.
+  if (!seedValues.has(seeded)) seedValues.set(seeded, q(seeded.toState()));
+  yield [`{"k":"seed","p":${p},"v":${seedValues.get(seeded)}}`];
+}
+
+/** Every record of these partners: the body of a document, and what a journal writes when the whole state is replaced. */
+export function* stateLines(partners: readonly PartnerState[], clockOffsetMs: () => number): Generator<string[]> {
+  for (let p = 0; p < partners.length; p++) yield* partnerGroups(p, partners[p]!);
+  yield [clockLine(clockOffsetMs())];
+}
+
+/** A partner's lines after a reset of it alone: it starts over. */
+export function freshPartnerLines(p: number, partner: PartnerState): string[] {
+  const lines = [...partnerGroups(p, partner)].flat();
+  lines[0] = partnerLine(p, partner, true);
+  return lines;
 }
 
 /**
@@ -95,40 +141,29 @@ function partnerRecordLines(p: number, partner: PartnerState, put: (line: string
  */
 const CHUNK_CHARS = 64 * 1024;
 
-/** Built in one turn of the event loop, so it is one moment's state. */
-export function encodeDocument(partners: readonly PartnerState[], clockOffsetMs: number, now: string): Buffer[] {
-  const chunks: Buffer[] = [];
-  let text = '';
-  let lines = 0;
-  const flush = () => {
-    chunks.push(Buffer.from(text));
+/** A whole document in chunks of text; read without pause, it is one moment's state. */
+export function* documentChunks(partners: readonly PartnerState[], clockOffsetMs: () => number, now: string, journal?: number): Generator<string> {
+  let text = `${headerLine(now, journal === undefined ? {} : { journal })}\n`;
+  let lines = 1;
+  for (const group of stateLines(partners, clockOffsetMs)) {
+    for (const line of group) text += `${line}\n`;
+    lines += group.length;
+    if (text.length < CHUNK_CHARS) continue;
+    yield text;
     text = '';
-  };
-  const put = (line: string) => {
-    text += `${line}\n`;
-    lines++;
-    if (text.length >= CHUNK_CHARS) flush();
-  };
-  put(q({ k: 'header', format: STATE_FORMAT, format_version: STATE_FORMAT_VERSION, offramp_version: VERSION, written_at: now }));
-  partners.forEach((partner, p) => partnerRecordLines(p, partner, put));
-  put(`{"k":"clock","offset_ms":${clockOffsetMs}}`);
-  text += `{"k":"end","lines":${lines}}\n`;
-  flush();
-  return chunks;
+  }
+  yield `${text}{"k":"end","lines":${lines}}\n`;
 }
+
 
 // ---------------------------------------------------------------- reading
 
-export type DecodedState = {
-  partners: { keyHash: string; label: string; state: PartnerState }[];
-  clockOffsetMs: number;
-};
 
 const Int = z.int();
 const NonNegInt = z.int().check(z.nonnegative());
 const NullableString = z.nullable(z.string());
 
-const Header = z.object({ k: z.literal('header'), format: z.string(), format_version: z.number(), offramp_version: z.string() });
+const Header = z.object({ k: z.literal('header'), format: z.string(), format_version: z.number(), offramp_version: z.string(), journal: z.optional(NonNegInt), segment: z.optional(NonNegInt) });
 
 const Tx = z.object({
   seq: Int,
@@ -214,7 +249,7 @@ const Seed = z.object({
 const p = NonNegInt;
 const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('header') }),
-  z.object({ k: z.literal('partner'), p, key_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)), label: z.string() }),
+  z.object({ k: z.literal('partner'), p, key_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)), label: z.string(), fresh: z.optional(z.literal(true)) }),
   z.object({ k: z.literal('tx'), p, v: Tx }),
   z.object({ k: z.literal('event'), p, v: Event, body: z.nullable(EventBody) }),
   z.object({ k: z.literal('quote'), p, v: Quote }),
@@ -222,6 +257,8 @@ const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('row'), p, v: RevenueRow }),
   z.object({ k: z.literal('seed'), p, v: Seed }),
   z.object({ k: z.literal('clock'), offset_ms: NonNegInt }),
+  // The whole state is replaced (a reset or an import): what came before is dropped.
+  z.object({ k: z.literal('wipe') }),
 ]);
 
 /** What a partner's records add up to while a document is read. */
@@ -237,7 +274,7 @@ type Draft = {
   seed?: z.infer<typeof Seed>;
 };
 
-function jsonOr(text: string): unknown {
+export function jsonOr(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -245,7 +282,8 @@ function jsonOr(text: string): unknown {
   }
 }
 
-export function decodeDocument(bytes: Buffer, what: string): DecodedState {
+/** The first line of a snapshot or journal segment, checked: another format or release is refused, saying what to do. */
+export function readHeader(bytes: Buffer, what: string): z.infer<typeof Header> {
   const fail = (why: string): never => {
     throw new StateFormatError(`${what} ${why}`);
   };
@@ -255,41 +293,56 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
   const { format, format_version, offramp_version } = header.data;
   if (format !== STATE_FORMAT) fail(`is not an offramp emulator state (format "${format.slice(0, 40)}")`);
   if (format_version !== STATE_FORMAT_VERSION || offramp_version !== VERSION) {
+    const theirs = offramp_version.slice(0, 40);
     fail(
-      `was written by offramp ${offramp_version.slice(0, 40)} (state format ${format_version}); this is offramp ${VERSION} (state format ${STATE_FORMAT_VERSION}), which reads only its own`,
+      `was written by offramp ${theirs} (state format ${format_version}); this is offramp ${VERSION} (state format ${STATE_FORMAT_VERSION}), which reads only its own: ` +
+        `export it with offramp ${theirs} (offramp emulator state export) and rebuild what you need, or move it aside to start afresh`,
     );
   }
+  return header.data;
+}
 
-  const drafts = new Map<number, Draft>();
-  let clockOffsetMs = 0;
-  const lines = bytes.toString('utf8').split('\n');
-  // A whole document ends with its end line and a newline, so the split leaves '' last.
-  const endLine = jsonOr(lines.at(-2) ?? '') as { k?: unknown; lines?: unknown } | undefined;
-  if (lines.at(-1) !== '' || endLine?.k !== 'end') fail('is incomplete: it does not end with its end line');
-  if (endLine!.lines !== lines.length - 2) fail(`is damaged: it holds ${lines.length - 2} lines where its end line counts ${String(endLine!.lines)}`);
-  for (let i = 1; i < lines.length - 2; i++) apply(lines[i]!, i + 1);
+/**
+ * Reads records, from one document or from a snapshot and the journal after it, into
+ * drafts; `finish` checks that they hold together and builds the partners.
+ */
+export class StateDecoder {
+  private drafts = new Map<number, Draft>();
+  private clockOffsetMs = 0;
+  /** Names the file being read in messages ("state file X", "journal X"). */
+  what = 'the state';
 
-  function apply(text: string, at: number): void {
+  fail(why: string): never {
+    throw new StateFormatError(`${this.what} ${why}`);
+  }
+
+  /** One record line; `at` is its line number in the file being read. */
+  apply(text: string, at: number): void {
     const record = jsonOr(text);
-    if (record === undefined) return fail(`is damaged: line ${at} is not JSON`);
+    if (record === undefined) return this.fail(`is damaged: line ${at} is not JSON`);
     const parsed = Line.safeParse(record);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return fail(`is damaged: line ${at} ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'is malformed'}`);
+      return this.fail(`is damaged: line ${at} ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'is malformed'}`);
     }
     const r = parsed.data;
     if (r.k === 'header') return;
     if (r.k === 'clock') {
-      clockOffsetMs = r.offset_ms;
+      this.clockOffsetMs = r.offset_ms;
+      return;
+    }
+    if (r.k === 'wipe') {
+      this.drafts.clear();
+      this.clockOffsetMs = 0;
       return;
     }
     if (r.k === 'partner') {
-      const existing = drafts.get(r.p);
-      if (existing && existing.keyHash !== r.key_sha256) fail(`is damaged: line ${at} gives partner ${r.p} another key`);
-      if (!existing) drafts.set(r.p, { keyHash: r.key_sha256, label: r.label, txs: new Map(), events: new Map(), quotes: new Map(), idem: new Map(), rows: new Map() });
+      const existing = r.fresh ? undefined : this.drafts.get(r.p);
+      if (existing && existing.keyHash !== r.key_sha256) this.fail(`is damaged: line ${at} gives partner ${r.p} another key`);
+      if (!existing) this.drafts.set(r.p, { keyHash: r.key_sha256, label: r.label, txs: new Map(), events: new Map(), quotes: new Map(), idem: new Map(), rows: new Map() });
       return;
     }
-    const draft = drafts.get(r.p) ?? fail(`is damaged: line ${at} names partner ${r.p} before it is declared`);
+    const draft = this.drafts.get(r.p) ?? this.fail(`is damaged: line ${at} names partner ${r.p} before it is declared`);
     switch (r.k) {
       case 'tx':
         draft.txs.set(r.v.id, r.v);
@@ -297,10 +350,10 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
       case 'event': {
         let payload: object | null = null;
         if (r.body && 'snapshot_of' in r.body) {
-          const tx = draft.txs.get(r.v.aggregate_id) ?? fail(`is damaged: line ${at} refers to a transaction written after it, or not at all`);
+          const tx = draft.txs.get(r.v.aggregate_id) ?? this.fail(`is damaged: line ${at} refers to a transaction written after it, or not at all`);
           payload = snapshot(tx as TxRecord);
         } else if (r.body) {
-          if (r.body.id !== r.v.event_id || r.body.type !== r.v.event_type) fail(`is damaged: line ${at} carries another event's body`);
+          if (r.body.id !== r.v.event_id || r.body.type !== r.v.event_type) this.fail(`is damaged: line ${at} carries another event's body`);
           payload = r.body.data;
         }
         draft.events.set(r.v.event_id, { v: r.v, payload });
@@ -321,9 +374,34 @@ export function decodeDocument(bytes: Buffer, what: string): DecodedState {
     }
   }
 
-  const partners = [...drafts.values()].map((draft) => ({ keyHash: draft.keyHash, label: draft.label, state: build(draft, fail) }));
-  if (new Set(partners.map((p) => p.keyHash)).size !== partners.length) fail('is damaged: two partners have the same key');
-  return { partners, clockOffsetMs };
+  finish(): DecodedState {
+    const fail = (why: string) => this.fail(why);
+    const partners = [...this.drafts.values()].map((draft) => ({ keyHash: draft.keyHash, label: draft.label, state: build(draft, fail) }));
+    if (new Set(partners.map((p) => p.keyHash)).size !== partners.length) fail('is damaged: two partners have the same key');
+    return { partners, clockOffsetMs: this.clockOffsetMs };
+  }
+}
+
+/**
+ * A whole document (a snapshot, an export): its header, its records, and its end line
+ * counting them. Answers the header with the records read into `decoder`.
+ */
+export function readDocument(bytes: Buffer, decoder: StateDecoder): z.infer<typeof Header> {
+  const header = readHeader(bytes, decoder.what);
+  const lines = bytes.toString('utf8').split('\n');
+  // A whole document ends with its end line and a newline, so the split leaves '' last.
+  const endLine = jsonOr(lines.at(-2) ?? '') as { k?: unknown; lines?: unknown } | undefined;
+  if (lines.at(-1) !== '' || endLine?.k !== 'end') decoder.fail('is incomplete: it does not end with its end line');
+  if (endLine!.lines !== lines.length - 2) decoder.fail(`is damaged: it holds ${lines.length - 2} lines where its end line counts ${String(endLine!.lines)}`);
+  for (let i = 1; i < lines.length - 2; i++) decoder.apply(lines[i]!, i + 1);
+  return header;
+}
+
+export function decodeDocument(bytes: Buffer, what: string): DecodedState {
+  const decoder = new StateDecoder();
+  decoder.what = what;
+  readDocument(bytes, decoder);
+  return decoder.finish();
 }
 
 /** A partner's records as the emulator's structures; refuses what cannot hold together. */

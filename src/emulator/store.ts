@@ -115,6 +115,12 @@ export class PartnerState {
   ) {}
 }
 
+/** A state read from a document or a state file, not yet installed. */
+export type DecodedState = {
+  partners: { keyHash: string; label: string; state: PartnerState }[];
+  clockOffsetMs: number;
+};
+
 export function keyHash(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }

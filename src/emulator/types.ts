@@ -139,8 +139,9 @@ export type EmulatorOptions = {
   /** Duplicates, reordering and delays of webhook deliveries. Off by default. */
   webhookChaos?: WebhookChaos;
   /**
-   * A state file: loaded at start when it exists (refused, with a StateFileError, when it
-   * is damaged, from another version, or not private to this user), then kept current.
+   * A state file: loaded at start with its journal when it exists (refused, with a
+   * StateFileError, when it is damaged, from another version, or not private to this
+   * user); every change is journaled before it is answered.
    */
   statePath?: string;
   /**
@@ -215,8 +216,8 @@ export type RunningEmulator = {
   /** Replaces the whole state with a document from exportState or a state file. */
   importState(document: string): StateSummary;
   summary(): StateSummary;
-  /** Writes the state file now (resolves at once without one). */
+  /** Folds the journal into the state file now (resolves at once without one). */
   flush(): Promise<void>;
-  /** Stops serving; with a state file, writes it in full first. */
+  /** Stops serving; with a state file, folds everything into it first. */
   close(): Promise<void>;
 };

@@ -15,6 +15,7 @@ import { EVENT_TYPES } from '../lib/schemas.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
 import { DEFAULT_SCHEME, sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
+import type { Registration } from '../lib/emulator-defaults.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
@@ -45,6 +46,7 @@ export const HOLD_MS = 2000;
 export type WebhookSettings = {
   /** Changed by setEndpoint while the emulator runs. */
   url: string | undefined;
+  registeredBy?: Registration | undefined;
   secret: string;
   scheme?: SchemeName;
   maxAttempts: number;
@@ -72,7 +74,7 @@ export class Webhooks {
     private readonly clock: Clock,
     private readonly faults: FaultRules,
     /** Told of every change to an event (the state file's cue). */
-    private readonly changed: () => void,
+    private readonly changed: (evt: EventRecord) => void,
   ) {
     this.agent = new Agent({ keepAliveTimeout: 4000, connect: { timeout: settings.timeoutMs } });
     this.holdMs = Math.max(HOLD_MS, 2 * (settings.chaos?.delayMs?.[1] ?? 0));
@@ -108,7 +110,7 @@ export class Webhooks {
     };
     partner.events.set(eventId, evt);
     partner.eventList.push(evt);
-    this.changed();
+    this.changed(evt);
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
     if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
@@ -121,12 +123,13 @@ export class Webhooks {
     return evt;
   }
 
-  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName } {
-    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME };
+  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName; registeredBy: Registration | undefined } {
+    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME, registeredBy: this.settings.registeredBy };
   }
 
-  setEndpoint(url: string | undefined, secret?: string): void {
+  setEndpoint(url: string | undefined, secret?: string, registeredBy?: Registration): void {
     this.settings.url = url;
+    this.settings.registeredBy = registeredBy;
     if (secret !== undefined) this.settings.secret = secret;
   }
 
@@ -179,7 +182,7 @@ export class Webhooks {
     const now = this.clock.now();
     evt.delivery_status = 'pending';
     evt.updated_at = iso(now);
-    this.changed();
+    this.changed(evt);
     if (evt.inFlight) {
       evt.replayQueued = true;
     } else {
@@ -314,7 +317,7 @@ export class Webhooks {
     evt.attempts++;
     evt.updated_at = iso(this.clock.now());
     if (error !== null) evt.last_error = `duplicate (webhook chaos): ${error}`;
-    this.changed();
+    this.changed(evt);
   }
 
   private settle(evt: EventRecord, error: string | null): void {
@@ -322,7 +325,7 @@ export class Webhooks {
     evt.attempts++;
     evt.roundAttempts++;
     evt.updated_at = iso(this.clock.now());
-    this.changed();
+    this.changed(evt);
     if (error === null) {
       evt.delivery_status = 'delivered';
       const duplicate = this.settings.chaos?.duplicate;

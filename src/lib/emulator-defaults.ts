@@ -1,8 +1,8 @@
 // The emulator's documented defaults (docs/emulator.md): its key and webhook secret (public
 // test values), the port `offramp emulator` listens on, the largest state it takes back, what an admin token must be, the names it
-// answers. Here, below both, because the emulator answers to them and the CLI relies on
-// them: so the published emulator never loads the CLI's config, and the two cannot drift
-// apart.
+// answers, the shape of a listener's registration. Here, below both, because the emulator
+// answers to them and the CLI relies on them: so the published emulator never loads the
+// CLI's config, and the two cannot drift apart.
 
 export const EMULATOR_DEFAULT_API_KEY = 'sk_test_emulator';
 export const EMULATOR_DEFAULT_WEBHOOK_SECRET = 'whsec_test_emulator';
@@ -19,3 +19,6 @@ export const STATE_BODY_LIMIT = 512 * 1024 * 1024;
 export function isAdminToken(token: string): boolean {
   return token.length >= 8 && !/\s/.test(token);
 }
+
+/** Which listener set the webhook URL and the URL it found (docs/emulator.md, "Control plane"): what the next one puts back after a crash. */
+export type Registration = { pid: number; command: string; previous_url: string | null };

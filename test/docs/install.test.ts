@@ -28,6 +28,9 @@ describe('docs/install.md: the emulator image as a CI service', () => {
     const runs = job.steps!.map((s) => s.run ?? '').join('\n');
     expect(runs).toMatch(/sha256sum -c offramp-linux-x64\.sha256/);
     expect(runs.indexOf('offramp emulator wait')).toBeLessThan(runs.indexOf('offramp smoke'));
+    // The emulator reaches the runner at the service network's gateway: smoke receives there.
+    expect(runs).toContain('docker network inspect "${{ job.services.offramp-emulator.network }}"');
+    expect(runs).toMatch(/offramp smoke .*--receive-at "http:\/\/\$GATEWAY:8788\/"/);
   });
 
   it('GitLab CI: the service runs the image under an alias the base URL names, port 4010, with the admin token', () => {
@@ -36,6 +39,8 @@ describe('docs/install.md: the emulator image as a CI service', () => {
     expect(service.name).toMatch(image);
     expect(job.variables!.OFFRAMP_BASE_URL).toBe(`http://${service.alias}:4010/api/v1/partner`);
     expect(Object.keys(job.variables!)).toContain('OFFRAMP_EMULATOR_ADMIN_TOKEN');
-    expect(job.script!.indexOf('offramp emulator wait --timeout 30000')).toBeLessThan(job.script!.indexOf('offramp smoke'));
+    const smoke = job.script!.indexOf('offramp smoke --receive-at "http://$(hostname -i):8788/"');
+    expect(job.script!.indexOf('offramp emulator wait --timeout 30000')).toBeLessThan(smoke);
+    expect(smoke).toBeGreaterThan(0);
   });
 });

@@ -1,11 +1,11 @@
-// The state file (`statePath`, `--state`): what comes back after a stop, when a change is
-// written, what is refused whole (a damaged file, another version's, one another user
-// could have written, one in use by another emulator), and that no temporary file
-// outlives a write, even on a full disk. (Restarts of the built binary after SIGTERM and
-// SIGKILL: state-restart.test.ts.)
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// The state file (`statePath`, `--state`): what comes back after a stop, that a change is
+// journaled before its answer, what is refused whole (a damaged file, another version's,
+// one another user could have written, one in use by another emulator), that no temporary
+// file outlives a fold, and a full disk answered 503. (Restarts of the built binary after
+// SIGTERM and SIGKILL, torn and damaged journals: state-restart.test.ts.)
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, StateFileError, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { isRoot } from '../helpers/root.js';
@@ -90,24 +90,45 @@ describe('a state file', () => {
     expect(b.emu.summary()).toMatchObject({ partners: 2, transactions: 2, clock_offset_ms: 120_000 });
   });
 
-  it('writes a change 200 ms after it, with the changes made meanwhile, in one write', async () => {
-    const file = join(stateDir(), 's.state');
+  it('journals each change before its answer, the changes of one moment in one write', async () => {
+    const dir = stateDir();
+    const file = join(dir, 's.state');
     const a = await start({ statePath: file });
-    const first = statSync(file).ino;
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // Two changes in the same turn: one write, holding the clock as it ended.
     a.emu.advanceClock(1000);
-    vi.advanceTimersByTime(199);
-    // Not written yet: this change goes into the same write.
     a.emu.advanceClock(1000);
-    vi.advanceTimersByTime(1);
-    // The write under way now is the only one: no timer is left to start another.
-    vi.useRealTimers();
-    await eventually(() => expect(statSync(file).ino).not.toBe(first));
-    const written = readFileSync(file, 'utf8');
-    // The whole state, once: one header, one end line, both changes.
-    expect(written.match(/^\{"k":"header"/gm)).toHaveLength(1);
-    expect(written.match(/^\{"k":"end"/gm)).toHaveLength(1);
-    expect(written).toContain('{"k":"clock","offset_ms":2000}');
+    const tx = await createTx(a);
+    // The answer came: the create is in the journal already, with its stored answer.
+    const segment = readdirSync(dir).find((name) => name.startsWith('s.state.journal.'))!;
+    const lines = readFileSync(join(dir, segment), 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^\{"k":"header","format":"offramp-emulator-state","format_version":2,.*"segment":\d+\}$/);
+    expect(lines[1]).toBe('{"k":"clock","offset_ms":2000}');
+    expect(lines[2]).toMatch(/^\{"k":"commit","lines":1,"crc32":\d+\}$/);
+    expect(lines.slice(3).join('\n')).toContain(`"id":"${tx.id}"`);
+    expect(lines.slice(3).join('\n')).toContain('"answer_of":{"tx":');
+    expect(lines.at(-1)).toMatch(/^\{"k":"commit","lines":\d+,"crc32":\d+\}$/);
+    expect(statSync(join(dir, segment)).mode & 0o777).toBe(0o600);
+    const health = (await (await fetch(`${a.emu.origin}/__emulator/health`)).json()) as { data: { state_file: Record<string, unknown> } };
+    expect(health.data.state_file).toMatchObject({ journal: 'ok', failing_since: null, last_error: null, journal_bytes: statSync(join(dir, segment)).size });
+  });
+
+  it('folds into a snapshot while creates go on: the snapshot and the fresh segment, as a crash would leave them, load every answered create', async () => {
+    const dir = stateDir();
+    const file = join(dir, 's.state');
+    const a = await start({ statePath: file, seedRevenue: 2000 });
+    const before = await Promise.all(Array.from({ length: 80 }, () => createTx(a)));
+    // The fold and more creates at once: those go into a new segment while it is written.
+    const [, during] = await Promise.all([a.emu.flush(), Promise.all(Array.from({ length: 30 }, () => createTx(a)))]);
+    const after = await createTx(a);
+    // The files as they are now, with no stop to fold them again: what a kill would leave.
+    const copy = join(stateDir(), 's.state');
+    for (const name of readdirSync(dir).filter((n) => n.startsWith('s.state') && !n.endsWith('.lock'))) {
+      writeFileSync(join(dirname(copy), name), readFileSync(join(dir, name)), { mode: 0o600 });
+    }
+    expect(readdirSync(dirname(copy)).filter((n) => n.includes('.journal.'))).toHaveLength(1);
+    const b = await start({ statePath: copy });
+    for (const tx of [...before, ...during, after]) expect((await b.get(`/transactions/${tx.id}`)).status).toBe(200);
+    expect(b.emu.summary()).toMatchObject({ transactions: 111, ledger_rows: 2000 });
   });
 
   it('as written while it runs (short records and all), loads to the very same state', async () => {
@@ -147,10 +168,14 @@ describe('a state file', () => {
   });
 
   it.each([
-    ['a changed value', (text: string) => text.replace('awaiting_deposit', 'awaiting_depositX'), /is damaged: line 3 v\.status: /],
+    ['a changed value', (text: string) => text.replace('awaiting_deposit', 'awaiting_depositX'), /is damaged: line 3 v\.answer_of\.status: /],
     ['a missing line', (text: string) => text.split('\n').filter((l) => !l.startsWith('{"k":"event"')).join('\n'), /is damaged: it holds \d+ lines where its end line counts \d+/],
-    ['another version', (text: string) => text.replace(/"offramp_version":"[^"]+"/, '"offramp_version":"0.0.1"'), /was written by offramp 0\.0\.1 \(state format 1\); this is offramp .+ which reads only its own/],
-    ['another format version', (text: string) => text.replace('"format_version":1', '"format_version":2'), /state format 2/],
+    [
+      'another version',
+      (text: string) => text.replace(/"offramp_version":"[^"]+"/, '"offramp_version":"0.0.1"'),
+      /was written by offramp 0\.0\.1 \(state format 2\); this is offramp .+ which reads only its own: export it with offramp 0\.0\.1 \(offramp emulator state export\) .*or move it aside to start afresh$/,
+    ],
+    ['an older format', (text: string) => text.replace('"format_version":2', '"format_version":1'), /\(state format 1\); this is offramp .+ \(state format 2\)/],
     ['not a state at all', () => '{"transactions":[]}\n', /is not an offramp emulator state/],
     ['half a first line', (text: string) => text.slice(0, 100), /is not an offramp emulator state/],
     ['a document cut short', (text: string) => text.slice(0, text.indexOf('{"k":"clock"') + 5), /is incomplete: it does not end with its end line/],
@@ -219,40 +244,51 @@ describe('a state file', () => {
   });
 });
 
-describe('a state file on a full disk (tmpfs)', { timeout: 20_000 }, () => {
-  it('keeps the last whole state, leaves no temporary file, and the emulator keeps serving', async (ctx) => {
+describe('a state file on a full disk (tmpfs)', { timeout: 30_000 }, () => {
+  it.runIf(process.getuid?.() === 0)('answers 503 for a change it cannot journal, keeps none of it, and takes changes again once there is room', async (ctx) => {
     const mnt = join(stateDir(), 'mnt');
     mkdirSync(mnt, { mode: 0o700 });
-    const refused = mountTmpfs(mnt, '64k');
+    const refused = mountTmpfs(mnt, '256k');
     if (refused) ctx.skip(refused);
     try {
       const file = join(mnt, 's.state');
       const logs: string[] = [];
       const a = await start({ statePath: file, log: (line) => logs.push(line) });
-      const created: string[] = [];
-      // A snapshot is written beside the last one: it stops fitting at about half the disk.
-      while (!logs.some((l) => l.includes('ENOSPC')) && created.length < 200) {
-        created.push((await createTx(a)).id);
-        await a.emu.flush();
+      // Most of the disk taken by something else, to be freed later.
+      writeFileSync(join(mnt, 'filler'), Buffer.alloc(200 * 1024));
+      const acknowledged: string[] = [];
+      let refusal;
+      while (!refusal && acknowledged.length < 500) {
+        const answer = await a.post('/transactions', directBody(), { idempotencyKey: `full-${acknowledged.length}` });
+        if (answer.status === 201) acknowledged.push(answer.body.data.id);
+        else refusal = answer;
       }
-      expect(logs.join('\n')).toMatch(/^state file: could not write .*s\.state: ENOSPC/m);
-      expect(readdirSync(mnt).sort()).toEqual(['s.state', 's.state.lock']);
-      const health = (await (await fetch(`${a.emu.origin}/__emulator/health`)).json()) as { data: { state_file: { up_to_date: boolean } } };
-      expect(health.data.state_file.up_to_date).toBe(false);
-      expect((await createTx(a)).id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(refusal?.status).toBe(503);
+      expect(refusal?.headers.get('retry-after')).toBe('1');
+      expect(refusal?.body).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/cannot write its state file \(.*ENOSPC.*\); nothing was changed, retry later/) } });
+      expect(logs.join('\n')).toMatch(/^state file: could not write the journal .*s\.state\.journal\.\d+: ENOSPC/m);
+      // Not applied: what was answered 201 is all there is.
+      expect(a.emu.summary().transactions).toBe(acknowledged.length);
+      const health = async () => ((await (await fetch(`${a.emu.origin}/__emulator/health`)).json()) as { data: { state_file: Record<string, unknown> } }).data.state_file;
+      expect(await health()).toMatchObject({ journal: 'failing', failing_since: expect.any(String), last_error: expect.stringMatching(/ENOSPC/) });
+      // Refused before anything is done, reads still served.
+      expect((await a.post('/transactions', directBody(), { idempotencyKey: 'while-full' })).status).toBe(503);
+      expect((await a.get(`/transactions/${acknowledged[0]}`)).status).toBe(200);
 
-      // What is on the disk is a whole state: every transaction but the ones the failed writes held.
-      const saved = join(stateDir(), 'saved.state');
-      copyFileSync(file, saved);
-      const b = await start({ statePath: saved });
-      expect(b.emu.summary().transactions).toBe(created.length - 1);
+      rmSync(join(mnt, 'filler'));
+      await vi.waitFor(async () => expect(await health()).toMatchObject({ journal: 'ok', failing_since: null }), { timeout: 5000, interval: 100 });
+      // The refused key was never used: it makes its transaction now.
+      const retried = await a.post('/transactions', directBody(), { idempotencyKey: `full-${acknowledged.length}` });
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
       await stop(a);
-      expect(readdirSync(mnt)).toEqual(['s.state']);
+      const b = await start({ statePath: file });
+      expect(b.emu.summary().transactions).toBe(acknowledged.length + 1);
+      await stop(b);
     } finally {
       unmount(mnt);
     }
   });
-
 });
 
 async function closeRunning(): Promise<void> {

@@ -12,6 +12,7 @@ import { runMain } from '../helpers/main.js';
 import { tempHome } from '../helpers/cli.js';
 import { partner } from '../tx/partner.js';
 import { eventually, webhookReceiver } from './helpers.js';
+import { breakingProxy } from '../sandbox/breaking-proxy.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -22,7 +23,7 @@ afterEach(async () => {
 async function emulator(options: Parameters<typeof emulatorFor>[0] = {}) {
   const emu = await emulatorFor(options);
   cleanups.push(emu.close);
-  const endpoint = async () => ((await (await fetch(`${emu.emulator.controlUrl}/webhooks`)).json()) as { data: { url: string | null; secret: string; signature_scheme: string } }).data;
+  const endpoint = async () => ((await (await fetch(`${emu.emulator.controlUrl}/webhooks`)).json()) as { data: { url: string | null; secret: string; signature_scheme: string; registered_by: unknown } }).data;
   return { ...emu, endpoint, api: partner(emu.emulator.url, TEST_KEY) };
 }
 
@@ -125,6 +126,62 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain(`The emulator delivers to ${app.url} again, as before.`);
     expect((await emu.endpoint()).url).toBe(app.url);
+  });
+
+  it('after a listener killed with SIGKILL, the next one puts back the URL set before the first (the built binary)', async () => {
+    const app = await receiver();
+    const emu = await emulator({ webhookUrl: app.url });
+    const first = startListener(['--store', store()], { OFFRAMP_BASE_URL: emu.emulator.url });
+    const firstUrl = await first.url;
+    expect(await emu.endpoint()).toMatchObject({ url: firstUrl, registered_by: { pid: first.pid, command: 'webhooks listen', previous_url: app.url } });
+    const shown = await runMain(['emulator', 'webhooks', 'show', '--json'], { env: emu.env });
+    expect(JSON.parse(shown.stdout)).toEqual({ url: firstUrl, signature_scheme: 'hmac-sha256-hex', registered_by: { pid: first.pid, command: 'webhooks listen', previous_url: app.url, running: true } });
+    expect((await first.kill()).code).toBeNull();
+
+    // Bare, it says the registration is stale; the secret is never shown.
+    const bare = await runMain(['emulator', 'webhooks'], { env: emu.env });
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stdout).toMatch(new RegExp(`^  url +${firstUrl}$`, 'm'));
+    expect(bare.stdout).toMatch(/^ {2}signature +hmac-sha256-hex, with the emulator's secret$/m);
+    expect(bare.stdout).toContain(`\`webhooks listen\`, pid ${first.pid}, no longer running: stale; the next listener will put back ${app.url}`);
+    expect(bare.stdout).not.toContain('whsec_');
+
+    const second = startListener(['--store', store()], { OFFRAMP_BASE_URL: emu.emulator.url });
+    await second.url;
+    expect(second.stderr()).toContain(`note: the emulator delivered to ${firstUrl}, a stale registration (\`webhooks listen\` (pid ${first.pid}) set it and no longer runs): not put back`);
+    expect(second.stderr()).toContain(`its URL ${app.url} is put back when this stops`);
+    const stopped = await second.stop();
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain(`The emulator delivers to ${app.url} again, as before the listener that stopped without putting it back.`);
+    expect(await emu.endpoint()).toMatchObject({ url: app.url, registered_by: null });
+
+    // A URL no listener marked, where nothing answers: record only when the next one stops.
+    expect((await runMain(['emulator', 'webhooks', 'set-url', 'http://127.0.0.1:9/gone'], { env: emu.env })).code).toBe(0);
+    const third = listenInProcess(['--store', store()], { ...tempHome().env, OFFRAMP_BASE_URL: emu.emulator.url });
+    await third.url;
+    expect(third.stderr()).toContain('a stale registration (nothing answers there): not put back');
+    expect((await third.stop()).stderr).toContain('The emulator records webhooks only again, as before the listener that stopped without putting it back.');
+    expect((await emu.endpoint()).url).toBeNull();
+    const none = await runMain(['emulator', 'webhooks', 'show'], { env: emu.env });
+    expect(none.stdout).toMatch(/^ {2}url +none: events are recorded only$/m);
+    expect(none.stdout).toMatch(/^ {2}registered by +no listener/m);
+  });
+
+  it('an emulator that answers no registration mark (an older image) is registered as before, without one', async () => {
+    const emu = await emulator();
+    const older = await breakingProxy(emu.emulator.origin, {
+      answer: (req, body) =>
+        req.method === 'PUT' && req.path === '/__emulator/webhooks' && 'registered_by' in (JSON.parse(body) as object)
+          ? { status: 400, body: { error: { code: 'BAD_REQUEST', message: 'unknown field: registered_by', timestamp: new Date().toISOString() } } }
+          : undefined,
+      rewrite: (req, body) => (req.path === '/__emulator/webhooks' ? { ...body, data: { ...body.data, registered_by: undefined } } : undefined),
+    });
+    cleanups.push(older.close);
+    const listener = listenInProcess(['--store', store()], { ...tempHome().env, OFFRAMP_BASE_URL: older.baseUrl });
+    const url = await listener.url;
+    expect((await emu.endpoint()).url).toBe(url);
+    expect((await listener.stop()).stderr).toContain('The emulator records webhooks only again, as before.');
+    expect(await emu.endpoint()).toMatchObject({ url: null, registered_by: null });
   });
 
   it('puts back the URL and secret it found; leaves one set by someone else meanwhile', async () => {

@@ -26,6 +26,15 @@ describe('takePidLock', () => {
     expect(await lockHolder(path)).toBeUndefined();
   });
 
+  it('takes over a lock naming this pid that this process did not take: a container restarted on its volume after docker kill', async () => {
+    const path = fresh();
+    writeFileSync(path, `${process.pid}\n`);
+    const lock = await takePidLock(path);
+    expect(lock.tookOverFrom).toBe(process.pid);
+    await expect(takePidLock(path)).rejects.toBeInstanceOf(LockHeldError);
+    await lock.release();
+  });
+
   it('takes over a lock whose process is gone, and says whose it was; a lock without a pid is stale too', async () => {
     const path = fresh();
     writeFileSync(path, `${DEAD}\n`);

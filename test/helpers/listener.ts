@@ -73,8 +73,9 @@ export function listenInProcess(args: string[], env: Record<string, string> = {}
 }
 
 /** `env` adds to a fresh home; the secret is given in it (OFFRAMP_WEBHOOK_SECRET) or in `args`. */
-export function startListener(args: string[], env: Record<string, string> = {}) {
+export function startListener(args: string[], env: Record<string, string> = {}, cwd?: string) {
   const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
+    ...(cwd !== undefined ? { cwd } : {}),
     env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...tempHome().env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -90,5 +91,5 @@ export function startListener(args: string[], env: Record<string, string> = {}) 
     child.kill('SIGINT');
     return done;
   };
-  return { url, lines, stop, stderr: () => stderr };
+  return { url, lines, stop, stderr: () => stderr, kill: () => (child.kill('SIGKILL'), done), pid: child.pid! };
 }

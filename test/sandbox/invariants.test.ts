@@ -213,8 +213,27 @@ describe('smoke invariants', () => {
     it('is skipped, saying so, when there is no endpoint; fails on events never attempted within the wait', () => {
       const none = withEvents(() => ({ delivery_status: 'failed', last_error: 'no webhook endpoint configured (offramp emulator webhooks set-url URL, or start the emulator with --webhook-url)' }));
       expect(deliveries.check(none)).toEqual({ status: 'skip', detail: 'skipped: no webhook endpoint (5 events recorded, none sent)' });
+      // The events check names what happened to them: recorded, not failed.
+      none.events = none.deliveries;
+      none.telemetry = Object.fromEntries(none.events!.ok ? none.events!.value.map((e) => [e.event_id, { ok: true as const, value: e }]) : []);
+      expect(eventsCoverSteps.check(none)).toMatchObject({ status: 'pass', detail: expect.stringContaining('(transaction.created recorded (no endpoint), deposit.detected recorded (no endpoint),') });
+      expect(eventsCoverSteps.check(none).detail).not.toMatch(/failed/);
+      // One event recorded while the others were delivered (the endpoint set part-way): not delivered, not failed.
+      const late = withEvents((_, i) => (i === 0 ? { delivery_status: 'failed', last_error: 'no webhook endpoint configured' } : {}));
+      expect(deliveries.check(late)).toEqual({ status: 'fail', detail: '1 of 5 events not delivered within the wait: transaction.created recorded (no endpoint)' });
       const waiting = withEvents((_, i) => (i === 4 ? { delivery_status: 'pending', attempts: 0 } : {}));
       expect(deliveries.check(waiting)).toEqual({ status: 'fail', detail: '1 of 5 events not delivered within the wait: payout.settled pending' });
+    });
+    it("with smoke's own receiver: every delivered event must have reached it; no answer on loopback names --receive-at", () => {
+      const f = withEvents(() => ({}));
+      const ids = f.deliveries!.ok ? f.deliveries!.value.map((e) => e.event_id) : [];
+      f.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(ids.map((id) => [id, 'hmac-sha256-hex'])), refused: new Map() };
+      expect(deliveries.check(f)).toEqual({ status: 'pass', detail: "5 delivered to smoke's receiver, each signature verified with the emulator's secret (hmac-sha256-hex)" });
+      f.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(ids.slice(1).map((id) => [id, 'hmac-sha256-hex'])), refused: new Map() };
+      expect(deliveries.check(f)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^1 of 5 events the service reports delivered never reached smoke's receiver at http:\/\/127\.0\.0\.1:40001\/: transaction\.created /) });
+      const refused = withEvents(() => ({ delivery_status: 'failed', last_error: 'connect ECONNREFUSED 127.0.0.1:40001' }));
+      refused.receivedBySmoke = { url: 'http://127.0.0.1:40001/', schemes: new Map(), refused: new Map() };
+      expect(deliveries.check(refused).detail).toMatch(/^5 of 5 deliveries failed \(to smoke's receiver at http:\/\/127\.0\.0\.1:40001\/: an emulator in a container cannot reach it; give --receive-at URL\): /);
     });
     it('is skipped, naming them, when the service says words the profile does not name', () => {
       const f = withEvents((_, i) => ({ delivery_status: i === 0 ? 'succeeded' : 'queued' }));

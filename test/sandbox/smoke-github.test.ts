@@ -26,10 +26,10 @@ describe('offramp smoke --report github', () => {
     const summary = join(emu.home.dir, 'step-summary.md');
     writeFileSync(summary, '## earlier step\n');
     const junit = join(emu.home.dir, 'smoke-github.xml');
-    const r = await runMain(['smoke', '--report', 'github', '--junit', junit], { env: { ...emu.env, GITHUB_STEP_SUMMARY: summary } });
+    const r = await runMain(['smoke', '--report', 'github', '--junit', junit, '--no-deliveries'], { env: { ...emu.env, GITHUB_STEP_SUMMARY: summary } });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('::error');
-    // No webhook endpoint on this emulator: the deliveries check says so and is skipped.
+    // No webhook endpoint on this emulator, and smoke told not to receive: the deliveries check says so and is skipped.
     expect(r.stdout).toContain('6 checks: 5 passed, 0 failed, 1 skipped');
     const md = readFileSync(summary, 'utf8');
     // Appended: what the earlier step wrote stays.
@@ -57,7 +57,7 @@ describe('offramp smoke --report github', () => {
       expect(annotations[0]).toMatch(/^::error title=offramp smoke%3A ledger-row::.+49999\.99/);
       expect(r.stdout).toMatch(/^FAIL  ledger-row: /m);
       const md = readFileSync(summary, 'utf8');
-      expect(md).toMatch(/^### ❌ offramp smoke \(completed\): 4 passed, 1 failed, 1 skipped$/m);
+      expect(md).toMatch(/^### ❌ offramp smoke \(completed\): 5 passed, 1 failed, 0 skipped$/m);
       expect(md).toMatch(/^\| ❌ fail \| `ledger-row` \| .+49999\.99.+ \|$/m);
       const failure = findAll(parseXml(readFileSync(junit, 'utf8')), 'failure')[0]!;
       expect(annotations[0]).toContain(failure.text.replace(/%/g, '%25').replace(/\n/g, '%0A'));

@@ -2,7 +2,12 @@
 // the emulator, then each invariant broken on its own by a proxy in front of the emulator.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { bindFor } from '../../src/lib/sandbox/receive.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { findAll, parseXml } from '../helpers/xml.js';
@@ -188,15 +193,27 @@ describe('offramp smoke', () => {
     expect(json.stderr).toMatch(/"code":"NETWORK"/);
   });
 
-  it('deliveries: skipped without a webhook endpoint, failed when the endpoint refuses them', async () => {
+  it('deliveries: received by smoke itself without a webhook endpoint (URL put back), skipped with --no-deliveries, failed when the endpoint refuses them', async () => {
     // Retried briefly: smoke waits until a refused delivery is failed, not at its first refusal.
-    const bare = await emulatorFor({ webhookRetry: { maxAttempts: 2, baseDelayMs: 5 } });
+    const bare = await emulatorFor({ webhookRetry: { maxAttempts: 2, baseDelayMs: 5 }, webhookSecret: 'whsec_smoke_own_1' });
     const refusing = await webhookReceiver(() => 500);
+    const endpoint = async () => ((await (await fetch(`${bare.emulator.controlUrl}/webhooks`)).json()) as { data: { url: string | null; registered_by: unknown } }).data;
     try {
-      const none = await runMain(['smoke'], { env: bare.env });
+      const own = await runMain(['smoke'], { env: bare.env });
+      expect(own.code, own.stderr).toBe(0);
+      expect(own.stderr).toMatch(/^Deliveries: received by smoke at http:\/\/127\.0\.0\.1:\d+\/ for this run and verified with the emulator's secret; the emulator's webhook URL is put back when smoke ends\.$/m);
+      expect(own.stdout).toMatch(/^PASS  deliveries: .*\n +5 delivered to smoke's receiver, each signature verified with the emulator's secret \(hmac-sha256-hex\)$/m);
+      expect(own.stdout).toContain('6 checks: 6 passed, 0 failed, 0 skipped');
+      expect(own.stderr).toContain('The emulator records webhooks only again, as before.');
+      expect(own.stdout + own.stderr).not.toContain('whsec_smoke_own_1');
+      expect(await endpoint()).toMatchObject({ url: null, registered_by: null });
+
+      const none = await runMain(['smoke', '--no-deliveries'], { env: bare.env });
       expect(none.code).toBe(0);
+      expect(none.stderr).toContain('Deliveries: not received by smoke (--no-deliveries).');
       expect(none.stdout).toMatch(/^SKIP  deliveries: .*\n +skipped: no webhook endpoint \(5 events recorded, none sent\)$/m);
       expect(none.stdout).toContain('6 checks: 5 passed, 0 failed, 1 skipped');
+      expect(none.stdout).toMatch(/^PASS  events-cover-steps: .*\n +5 events \(payout\.settled recorded \(no endpoint\), transaction\.completed recorded \(no endpoint\), /m);
 
       // Every other check holds: only the deliveries fail, and say why.
       expect((await runMain(['emulator', 'webhooks', 'set-url', refusing.url], { env: bare.env })).code).toBe(0);
@@ -208,6 +225,82 @@ describe('offramp smoke', () => {
     } finally {
       await bare.close();
       await refusing.close();
+    }
+  });
+
+  it("deliveries: smoke's receiver refuses a signature the emulator's secret does not make (401, the receiver's answer in the failure)", async () => {
+    const bare = await emulatorFor({ webhookRetry: { maxAttempts: 2, baseDelayMs: 5 } });
+    // The control plane, seen through this proxy, gives smoke another secret than the one the emulator signs with.
+    const proxy = await breakingProxy(bare.emulator.origin, { rewrite: (req, body) => (req.path === '/__emulator/webhooks' && req.method === 'GET' ? { ...body, data: { ...body.data, secret: 'whsec_not_the_emulators' } } : undefined) });
+    try {
+      const r = await runMain(['smoke', '--json'], { env: { ...bare.env, OFFRAMP_BASE_URL: proxy.baseUrl } });
+      expect(r.code).toBe(8);
+      const report = JSON.parse(r.stdout) as Report;
+      expect(report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual(['deliveries']);
+      expect(report.checks.find((c) => c.id === 'deliveries')!.detail).toMatch(/^5 of 5 deliveries failed \(to smoke's receiver at http:\/\/127\.0\.0\.1:\d+\/\): payout\.settled (pending|failed) after \d attempts?: endpoint answered HTTP 401: .*signature does not match the body/);
+      // A failed run puts the URL back too.
+      expect(r.stderr).toContain('The emulator records webhooks only again, as before.');
+      expect(((await (await fetch(`${bare.emulator.controlUrl}/webhooks`)).json()) as { data: { url: string | null } }).data.url).toBeNull();
+    } finally {
+      await proxy.close();
+      await bare.close();
+    }
+  });
+
+  it('--receive-at: where smoke listens is read from the URL (docs/sandbox.md, "Deliveries")', () => {
+    expect(bindFor('http://10.0.0.5:8788/')).toEqual({ host: '10.0.0.5', port: 8788, url: 'http://10.0.0.5:8788/' });
+    expect(bindFor('http://build:9000/hooks')).toEqual({ host: '0.0.0.0', port: 9000, url: 'http://build:9000/hooks' });
+    expect(bindFor('http://[fd00::5]/')).toMatchObject({ host: 'fd00::5', port: 80 });
+  });
+
+  it('--receive-at URL: smoke listens on its port and registers that URL; bad input is refused before anything is sent', async () => {
+    const bare = await emulatorFor();
+    try {
+      const free = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as AddressInfo;
+          probe.close(() => resolve(port));
+        });
+      });
+      const at = `http://127.0.0.1:${free}/hooks`;
+      const r = await runMain(['smoke', '--json', '--receive-at', at], { env: bare.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`Deliveries: received by smoke at ${at} for this run`);
+      expect((JSON.parse(r.stdout) as Report).checks.find((c) => c.id === 'deliveries')).toMatchObject({ status: 'pass', detail: expect.stringContaining("to smoke's receiver") });
+      for (const [args, message] of [
+        [['--receive-at', 'https://127.0.0.1:8788/'], '--receive-at: smoke receives plain http:// only'],
+        [['--receive-at', 'not a url'], '--receive-at: "not a url" is not a URL'],
+        [['--receive-at', at, '--no-deliveries'], '--receive-at and --no-deliveries: choose one'],
+      ] as const) {
+        const bad = await runMain(['smoke', ...args], { env: bare.env });
+        expect(bad.code).toBe(2);
+        expect(bad.stderr).toContain(`error: USAGE: ${message}`);
+        expect(bad.stderr).not.toContain('[1/6]');
+      }
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('Ctrl-C part-way (the built binary): the emulator gets back the URL it had, exit 130', async () => {
+    const slow = await emulatorFor();
+    const endpoint = async () => ((await (await fetch(`${slow.emulator.controlUrl}/webhooks`)).json()) as { data: { url: string | null; registered_by: { command: string } | null } }).data;
+    try {
+      // The walk's first simulation hangs: Ctrl-C comes while smoke's receiver is registered.
+      expect((await runMain(['emulator', 'fault', 'add', '--route', 'POST /sandbox/simulate', '--latency', '20000'], { env: slow.env })).code).toBe(0);
+      const child = spawn(process.execPath, [BIN, 'smoke'], { env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...slow.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exit = new Promise<number | null>((r) => child.on('close', r));
+      await vi.waitFor(async () => expect((await endpoint()).registered_by).toMatchObject({ command: 'smoke' }), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(() => expect(stderr).toMatch(/^\[2\/6\] create/m), { timeout: 10_000, interval: 50 });
+      child.kill('SIGINT');
+      expect(await exit).toBe(130);
+      expect(stderr).toContain('Stopped (SIGINT).');
+      expect(stderr).toContain('The emulator records webhooks only again, as before.');
+      expect(await endpoint()).toMatchObject({ url: null, registered_by: null });
+    } finally {
+      await slow.close();
     }
   });
 

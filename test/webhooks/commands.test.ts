@@ -146,6 +146,12 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     expect(byShortTx.code, byShortTx.stderr).toBe(0);
     hook.state.accept = true;
 
+    // --ref alone: every event of that transaction, whatever its delivery status.
+    const allOfRef = await cli(['webhooks', 'replay', '--ref', 'hooks-2', '--json']);
+    expect(allOfRef.code, allOfRef.stderr).toBe(0);
+    const otherEvents = (await api.get(`/webhooks/events?transaction_id=${other}&limit=100`)).data as Telemetry[];
+    expect((JSON.parse(allOfRef.stdout) as { event_id: string }[]).map((r) => r.event_id).sort()).toEqual(otherEvents.map((e) => e.event_id).sort());
+
     const first = (await events()).at(-1)!;
     const short = await cli(['webhooks', 'replay', first.event_id.slice(0, 8)]);
     expect(short.code, short.stderr).toBe(0);
@@ -153,7 +159,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
   });
 
   it('replay refuses unclear input before any request', async () => {
-    for (const args of [[], ['--failed', 'x'], ['--tx', '00000000-0000-4000-8000-000000000000'], ['--ref', 'hooks-1', '00000000-0000-4000-8000-000000000000'], ['nope'], ['5d0e'], ['--failed', '--tx', '0b6f3c1e', '--ref', 'r'], ['--failed', '--concurrency', '0']]) {
+    for (const args of [[], ['--failed', 'x'], ['--from', '2026-11-01'], ['--ref', 'hooks-1', '--failed-status', 'failed'], ['--ref', 'hooks-1', '00000000-0000-4000-8000-000000000000'], ['nope'], ['5d0e'], ['--failed', '--tx', '0b6f3c1e', '--ref', 'r'], ['--failed', '--concurrency', '0']]) {
       const r = await cli(['webhooks', 'replay', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
     }

@@ -12,6 +12,9 @@ import { sign } from '../../src/lib/webhooks/signature.js';
 import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 import { runCli, tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
+import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
+import { killListeners, listenInProcess } from '../helpers/listener.js';
+import { partner } from '../tx/partner.js';
 
 const SECRET = 'whsec_resend_0b77';
 const TYPES = ['transaction.created', 'deposit.detected', 'deposit.confirmed', 'transaction.completed'];
@@ -161,16 +164,70 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     expect(a.got).toHaveLength(2);
   });
 
-  it("reads listen's default store when --from-store is not given", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'offramp-resend-cwd-'));
-    writeFileSync(join(dir, 'webhooks.ndjson'), readFileSync(storeOf(['d-1', 'd-2']), 'utf8'), { mode: 0o600 });
+  it('--event takes the 8-hex prefix a list shows, in resend and in verify --from-store, as get and replay do', async () => {
+    const ids = ['43a52e42-5d0e-4a2b-9c1e-2a7d5e9b1c91', '91aa03c4-0b6f-4c1e-8d2a-4f519c1e2a7d', '91aa03c4-77aa-4c1e-8d2a-4f519c1e2a7d'];
+    const store = storeOf(ids);
     const a = await app();
-    const r = await runCli(['webhooks', 'resend', '--to', a.url, '--event', 'd-2'], { cwd: dir, env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', '43a52e42', '--secret', SECRET]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(a.got.map((g) => [g.id, g.valid])).toEqual([[ids[0], true]]);
+    const verified = await runMain(['webhooks', 'verify', '--from-store', store, '--event', '91AA03C4-77', '--json'], { env: { OFFRAMP_WEBHOOK_SECRET: 'service-secret' } });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ valid: true, id: ids[2] });
+    const both = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', '91aa03c4', '--secret', SECRET]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`error: USAGE: 91aa03c4 matches 2 stored events: ${ids[1]} (deposit.detected, received 2026-11-20T10:00:00.000Z), ${ids[2]}`);
+    const none = await runMain(['webhooks', 'verify', '--from-store', store, '--event', 'deadbeef'], { env: { OFFRAMP_WEBHOOK_SECRET: 'service-secret' } });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain(`error: NOT_FOUND: no stored event id starting with deadbeef among any of the 3 stored events in ${store}`);
+    expect(a.got).toHaveLength(1);
+  });
+
+  it('signs as listen verified: against the emulator, its own secret, for resend, verify and verify --detect alike', async () => {
+    const emu = await emulatorFor({ webhookSecret: SECRET });
+    try {
+      const home = tempHome();
+      const env = { ...home.env, OFFRAMP_BASE_URL: emu.emulator.url };
+      const store = join(home.dir, 'events.ndjson');
+      const listener = listenInProcess(['--store', store, '-o', 'ndjson'], env);
+      await listener.url;
+      await partner(emu.emulator.url, TEST_KEY).create('secret-rule-1');
+      expect(JSON.parse((await listener.lines(1))[0]!)).toMatchObject({ verified: true, type: 'transaction.created' });
+      await listener.stop();
+
+      const a = await app();
+      const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(a.got.map((g) => [g.scheme, g.valid])).toEqual([['hex', true]]);
+      const plain = await runMain(['webhooks', 'verify', '--from-store', store], { env });
+      expect(plain.code, plain.stderr).toBe(0);
+      const detected = await runMain(['webhooks', 'verify', '--from-store', store, '--detect'], { env });
+      expect(detected.code, detected.stderr).toBe(0);
+      expect(detected.stdout).toBe(`hmac-sha256-hex  secret from the emulator at ${emu.emulator.origin}\n`);
+      expect(r.stdout + r.stderr + detected.stdout + detected.stderr).not.toContain(SECRET);
+    } finally {
+      killListeners();
+      await emu.close();
+    }
+  });
+
+  it("reads listen's default store when --from-store is not given", async () => {
+    const home = tempHome();
+    const state = join(home.dir, 'state');
+    mkdirSync(join(state, 'offramp'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(state, 'offramp', 'webhooks.ndjson'), readFileSync(storeOf(['d-1', 'd-2']), 'utf8'), { mode: 0o600 });
+    const a = await app();
+    const r = await runMain(['webhooks', 'resend', '--to', a.url, '--event', 'd-2'], { env: { ...home.env, XDG_STATE_HOME: state, OFFRAMP_WEBHOOK_SECRET: SECRET } });
     expect(r.code, r.stderr).toBe(0);
     expect(a.got.map((g) => [g.id, g.valid])).toEqual([['d-2', true]]);
-    const elsewhere = await runCli(['webhooks', 'resend', '--to', a.url], { cwd: mkdtempSync(join(tmpdir(), 'offramp-resend-empty-')), env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
-    expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toContain('error: USAGE: webhooks.ndjson (the store `webhooks listen` writes by default): no such file');
-    expect(elsewhere.stderr).toContain('hint: run `offramp webhooks listen` here first, or name a store with --from-store FILE');
+    const empty = tempHome();
+    const none = await runMain(['webhooks', 'resend', '--to', a.url], { env: { ...empty.env, OFFRAMP_WEBHOOK_SECRET: SECRET } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`error: USAGE: ${join(empty.dir, '.local', 'state', 'offramp', 'webhooks.ndjson')} (the store \`webhooks listen\` writes by default): no such file`);
+    expect(none.stderr).toContain('hint: run `offramp webhooks listen` first, or name a store with --from-store FILE');
+    // conform --store, bare, reads the same default.
+    const conform = await runMain(['conform', '--store'], { env: { ...empty.env, OFFRAMP_WEBHOOK_SECRET: SECRET, OFFRAMP_API_KEY: 'sk_test_resend_1', OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+    expect(conform.code).toBe(2);
+    expect(conform.stderr).toContain(`${join(empty.dir, '.local', 'state', 'offramp', 'webhooks.ndjson')}: ENOENT`);
   });
 });

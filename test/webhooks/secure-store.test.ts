@@ -1,13 +1,16 @@
 // A store only its owner trusts (as ssh treats its keys): created 0600 in a directory the
 // CLI creates 0700; a store or directory owned by someone else, or writable by group or
 // others, or a symbolic link, is refused before listening, with a one-line reason.
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRoot, NOBODY } from '../helpers/root.js';
 import { runMain } from '../helpers/main.js';
-import { killListeners, listenInProcess } from '../helpers/listener.js';
+import { killListeners, listenInProcess, startListener } from '../helpers/listener.js';
+import { runCli, tempHome } from '../helpers/cli.js';
+import { sign } from '../../src/lib/webhooks/signature.js';
+import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 
 const SECRET = 'whsec_secure_store_51c0';
 const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
@@ -78,5 +81,66 @@ describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, (
     writeFileSync(join(dir, 'real.ndjson'), '', { mode: 0o600 });
     symlinkSync(join(dir, 'real.ndjson'), join(dir, 'link.ndjson'));
     expect(await refused(['--store', join(dir, 'link.ndjson')])).toContain('is a symbolic link');
+  });
+});
+
+describe('the default store is in the private state directory', { timeout: 30_000 }, () => {
+  it('a listener started from a sticky, world-writable directory works, advising no chmod', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'offramp-sticky-'));
+    chmodSync(shared, 0o1777);
+    const home = tempHome();
+    const state = join(home.dir, 'xdg-state');
+    const listener = startListener([], { ...home.env, ...env, XDG_STATE_HOME: state }, shared);
+    const url = await listener.url;
+    const store = join(state, 'offramp', 'webhooks.ndjson');
+    expect(listener.stderr()).toContain(`Storing new events in ${store} (created, mode 0600)`);
+    const body = JSON.stringify({ id: 'evt-sticky-1', type: 'transaction.created', data: { id: 'tx-1', status: 'awaiting_deposit' } });
+    const answer = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-svc-webhook-signature': sign(body, SECRET) } });
+    expect(answer.status).toBe(200);
+    const stopped = await listener.stop();
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).not.toContain('chmod');
+    expect(statSync(join(state, 'offramp')).mode & 0o777).toBe(0o700);
+    expect(readFileSync(store, 'utf8')).toContain('"id":"evt-sticky-1"');
+    expect(existsSync(join(shared, 'webhooks.ndjson'))).toBe(false);
+
+    // Without XDG_STATE_HOME: ~/.local/state/offramp.
+    const plain = startListener([], { ...home.env, ...env }, shared);
+    await plain.url;
+    expect(plain.stderr()).toContain(`Storing new events in ${join(home.dir, '.local', 'state', 'offramp', 'webhooks.ndjson')} (created, mode 0600)`);
+    await plain.stop();
+  });
+
+  it('a store at the old default place is named once, with the command that moves it; resend, verify and conform read the new default', async () => {
+    const work = privateDir();
+    const home = tempHome();
+    const body = JSON.stringify({ id: 'evt-old-1', type: 'transaction.created', data: { id: 'tx-1' } });
+    const line = formatStoredLine({ body: Buffer.from(body), receivedAt: new Date(), scheme: 'hmac-sha256-hex', signature: sign(body, SECRET), id: 'evt-old-1', type: 'transaction.created' });
+    writeFileSync(join(work, 'webhooks.ndjson'), `${line}\n`, { mode: 0o600 });
+    const store = join(home.dir, '.local', 'state', 'offramp', 'webhooks.ndjson');
+    const moveCommand = `mkdir -p -m 700 ${join(home.dir, '.local', 'state', 'offramp')} && mv -n ${join(work, 'webhooks.ndjson')} ${store}`;
+
+    // The readers find nothing at the new place and say where the old store is.
+    const verifyOld = await runCli(['webhooks', 'verify', '--from-store'], { cwd: work, env: { ...home.env, ...env } });
+    expect(verifyOld.code).toBe(2);
+    expect(verifyOld.stderr).toContain(`error: USAGE: ${store} (the store \`webhooks listen\` writes by default): no such file`);
+    expect(verifyOld.stderr).toContain(moveCommand);
+
+    const first = startListener([], { ...home.env, ...env }, work);
+    await first.url;
+    expect(first.stderr()).toContain(`note: ${join(work, 'webhooks.ndjson')} is a store at the old default place (the working directory); the default is now ${store}. To keep using its events there: ${moveCommand}`);
+    await first.stop();
+    const again = startListener([], { ...home.env, ...env }, work);
+    await again.url;
+    expect(again.stderr()).not.toContain('old default place');
+    await again.stop();
+    // Nothing lost: the old store is as it was.
+    expect(readFileSync(join(work, 'webhooks.ndjson'), 'utf8')).toBe(`${line}\n`);
+
+    // Moved as told, the readers read it at its new place.
+    writeFileSync(store, `${line}\n`, { mode: 0o600 });
+    const verified = await runCli(['webhooks', 'verify', '--from-store', '--event', 'evt-old-1'], { env: { ...home.env, ...env } });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain('valid: the signature matches');
   });
 });

@@ -8,7 +8,7 @@ import type { AdvanceResult } from '../../emulator/index.js';
 import { parseDuration } from '../../lib/input/duration.js';
 import { formatDuration } from '../../lib/input/values.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
+import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
 export const command = () =>
   withArguments(new Command<[], {}, ControlFlags>('advance'), new Argument('<duration>', 'how far: 31m, 1h30m, 90s, 2d'))

@@ -8,7 +8,7 @@ import { durationFlag, parseIntFlag } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { FaultInput, FaultRule } from '../../emulator/index.js';
 import { examples, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
+import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
 /** `--latency` is also an option of `offramp emulator`, which takes it when it comes first: either way it reaches `run`. */
 export const command = () =>

@@ -3,7 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { writeJson } from '../../lib/output/json.js';
 import { examples, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
+import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
 export const command = () =>
   new Command<[], {}, ControlFlags>('clear').description('remove every fault rule').addHelpText('after', examples('offramp emulator fault clear'));

@@ -9,6 +9,7 @@ import * as stateExport from './state-export.js';
 import * as stateImport from './state-import.js';
 import * as wait from './wait.js';
 import * as webhooksClear from './webhooks-clear.js';
+import * as webhooksShow from './webhooks-show.js';
 import * as webhooksSetUrl from './webhooks-set-url.js';
 
 export const command = (runner: Runner) => {
@@ -17,7 +18,10 @@ export const command = (runner: Runner) => {
     .addCommand(verb(reset, runner))
     .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runner, [faultAdd, faultClear]))
     .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runner, [stateExport, stateImport]))
-    .addCommand(group('webhooks', 'where the running emulator delivers webhooks, changed without a restart', runner, [webhooksSetUrl, webhooksClear]))
+    .addCommand(
+      // Bare, it shows where deliveries go now.
+      group('webhooks', 'where the running emulator delivers webhooks: shown, or changed without a restart', runner, [webhooksShow, webhooksSetUrl, webhooksClear], webhooksShow),
+    )
     .addCommand(verb(wait, runner));
   // Its usage names the commands just added, so a new one cannot be left out of it.
   return emulator.usage(`[options]\n       offramp emulator ${emulator.commands.map((c) => c.name()).join('|')} ...`);

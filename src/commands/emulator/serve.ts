@@ -12,7 +12,7 @@ import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../../lib/webhooks/signature.
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
-import { shownUrl } from './webhook-endpoint.js';
+import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
 import { ALLOWED_HOSTS_ENV, EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT } from '../../lib/emulator-defaults.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import { collect, type GlobalFlags } from '../globals.js';
@@ -141,7 +141,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   if (settings.seedRevenue) io.err(`seeded ${settings.seedRevenue} revenue rows over the last 180 days`);
   if (settings.statePath) {
     const held = emulator.summary();
-    io.err(`state: ${settings.statePath} (${held.transactions} transactions, ${held.events} events${held.dormant_partners ? `, ${held.dormant_partners} dormant partners` : ''}), written whole 200 ms after a change`);
+    io.err(`state: ${settings.statePath} (${held.transactions} transactions, ${held.events} events${held.dormant_partners ? `, ${held.dormant_partners} dormant partners` : ''}), each change journaled before its answer`);
   }
   io.err(`control plane: ${emulator.controlUrl}/ (${settings.adminToken ? 'admin token required' : 'loopback clients only'})`);
   if (!isLoopbackHost(emulator.host)) io.err(`warning: listening on ${emulator.host}, reachable from other machines`);

@@ -5,7 +5,7 @@ import { writeAside } from '../../lib/fs/atomic.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
+import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
 export const command = () =>
   withArguments(new Command<[], {}, ControlFlags>('export'), new Argument('<file>', 'where to write'))

@@ -8,7 +8,7 @@ import { writeJson } from '../../lib/output/json.js';
 import type { StateSummary } from '../../emulator/index.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
+import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
 export const command = () =>
   withArguments(new Command<[], {}, ControlFlags>('import'), new Argument('<file>', 'a state export or --state file'))

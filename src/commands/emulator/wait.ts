@@ -9,7 +9,7 @@ import { TimeoutError, UsageError } from '../../lib/errors.js';
 import { checkAncestry, InsecurePathError, readTrustedFile } from '../../lib/fs/private.js';
 import { BASE_PATH } from '../../lib/vocabulary.js';
 import { examples, type OptionsOf } from '../command.js';
-import { callControl, controlTarget, type ControlFlags } from './control-client.js';
+import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
 export const command = () =>
   new Command<[], {}, ControlFlags>('wait')

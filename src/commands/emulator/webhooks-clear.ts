@@ -4,8 +4,8 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { writeJson } from '../../lib/output/json.js';
 import { examples, type OptionsOf } from '../command.js';
-import { controlTarget, type ControlFlags } from './control-client.js';
-import { endpointJson, shownUrl, writeEndpoint } from './webhook-endpoint.js';
+import { controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
+import { endpointJson, shownUrl, writeEndpoint } from '../../lib/emulator/webhook-endpoint.js';
 
 export const command = () =>
   new Command<[], {}, ControlFlags>('clear').description('stop delivering webhooks (events are still recorded)').addHelpText('after', examples('offramp emulator webhooks clear'));

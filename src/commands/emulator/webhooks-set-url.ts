@@ -6,8 +6,8 @@ import { UsageError } from '../../lib/errors.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import { writeJson } from '../../lib/output/json.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
-import { controlTarget, type ControlFlags } from './control-client.js';
-import { endpointJson, shownUrl, writeEndpoint } from './webhook-endpoint.js';
+import { controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
+import { endpointJson, shownUrl, writeEndpoint } from '../../lib/emulator/webhook-endpoint.js';
 
 export const command = () =>
   withArguments(new Command<[], {}, ControlFlags>('set-url'), new Argument('<url>', 'http:// or https:// URL to deliver to'))

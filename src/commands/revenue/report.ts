@@ -16,7 +16,7 @@ import { checkZone, nothingMatched, partialPeriods, periodsIn, stillOpenNote, zo
 import { exportCommandWords } from '../../lib/revenue/resume.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { examples, type OptionsOf } from '../command.js';
-import { callControl } from '../emulator/control-client.js';
+import { callControl } from '../../lib/emulator/control-client.js';
 import type { Resolved } from '../../lib/config/profile.js';
 import { isLoopbackHost } from '../../lib/client/url.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';

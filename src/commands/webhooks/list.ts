@@ -15,7 +15,7 @@ import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { filterTransactionId } from '../../lib/tx/lookup.js';
 import { eventFilters } from '../../lib/webhooks/filters.js';
-import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
+import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from '../../lib/webhooks/columns.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>

@@ -16,17 +16,17 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { forwardTarget } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
-import { DEFAULT_STORE } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, defaultStorePath, oldStoreNote } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
-import { shownUrl } from '../emulator/webhook-endpoint.js';
-import { findSource, register } from './register.js';
+import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
+import { findSource, register, webhookSecrets, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')
     .description('receive webhooks locally: verify, deduplicate, store, show')
     .option('--port <port>', 'port on 127.0.0.1', '8787')
     .option('--secret <secret>', "webhook secret (prefer OFFRAMP_WEBHOOK_SECRET or the profile; against an emulator, its own unless given)")
-    .option('--store <file>', 'append each new event to this NDJSON file (yours alone: 0600)', DEFAULT_STORE)
+    .option('--store <file>', `append each new event to this NDJSON file (yours alone: 0600; default ${DEFAULT_STORE})`)
     .option('--forward-to <url>', "relay verified events to your app's endpoint, retrying until it takes each")
     .option('--forward-ca <file>', 'with an https --forward-to: trust this PEM certificate (a self-signed local app)')
     .option('--forward-insecure', "with an https --forward-to: do not check the app's certificate")
@@ -61,12 +61,13 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const format = resolveFormat(ctx.globals, formatsOf('webhooks listen'));
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
-  const storePath = opts.store ? resolve(opts.store) : undefined;
+  const storePath = resolve(opts.store ?? defaultStorePath(ctx.env));
+  const oldStore = opts.store === undefined ? oldStoreNote(ctx.env) : undefined;
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
   const source = await findSource(ctx, opts.register !== false);
   // Against an emulator, its own signing secret, unless --secret gives one to set on it.
-  const secret = source.kind === 'emulator' && !opts.secret ? source.found.secret : await ctx.webhookSecret(opts.secret);
+  const secret = (await webhookSecrets(ctx, opts.secret, source))[0]?.secret;
   if (!secret) {
     throw new UsageError(
       'no webhook secret to verify signatures with',
@@ -85,7 +86,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       secret,
       ...(scheme ? { scheme } : {}),
       toleranceSec,
-      ...(storePath ? { storePath } : {}),
+      storePath,
       ...(forward ? { forward } : {}),
       ...(events ? { eventTypes: events.matches } : {}),
       now: ctx.now,
@@ -96,7 +97,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new UsageError(`port ${port} on 127.0.0.1 is already in use`, 'choose another with --port (0 picks a free one)');
     if (e.code === 'EACCES' && e.syscall === 'listen') throw new UsageError(`not allowed to listen on port ${port}`, 'use a port above 1023');
-    if (e.code && storePath && e.path) throw new UsageError(`--store ${opts.store}: ${e.message}`);
+    if (e.code && e.path) throw new UsageError(`${opts.store !== undefined ? `--store ${opts.store}` : `the store ${storePath}`}: ${e.message}`);
     throw err;
   }
 
@@ -104,33 +105,34 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
   let unregister: (() => Promise<string>) | undefined;
   if (source.kind === 'emulator') {
+    let restore: Restore;
     try {
-      unregister = await register(ctx, source, receiver.url, opts.secret || undefined);
+      ({ restore, undo: unregister } = await register(ctx, source, receiver.url, opts.secret || undefined, 'webhooks listen'));
     } catch (err) {
       await receiver.close();
       throw err;
     }
+    if (restore.stale && source.found.url) io.err(`note: the emulator delivered to ${shownUrl(source.found.url)}, a stale registration (${restore.stale}): not put back`);
     io.err(
       `The emulator at ${source.target.origin} now delivers here, signed with ${opts.secret ? 'the given secret' : 'its own secret'} (${source.found.signature_scheme}); ` +
-        `${source.found.url ? `its URL ${shownUrl(source.found.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
+        `${restore.url ? `its URL ${shownUrl(restore.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
     );
   } else if (source.kind === 'service') {
     io.err(`A ${source.env} service cannot reach 127.0.0.1: expose this listener (a tunnel), set that public URL as the webhook endpoint in your partner settings with the service, and verify with the secret it gave you.`);
   } else {
     io.err(`Give the service this URL${source.why ? ` (${source.why}; nothing registered)` : ''}. To an emulator: offramp emulator webhooks set-url ${receiver.url}`);
   }
-  if (storePath) {
-    const loaded = receiver.loaded;
-    const known = loaded?.created ? ' (created, mode 0600)' : loaded && loaded.events > 0 ? ` (${loaded.events} events already in it count as received)` : '';
-    io.err(`Storing new events in ${storePath}${known}`);
-    if (loaded?.staleLockFrom !== undefined) {
-      io.err(`note: the store's lock was left by process ${loaded.staleLockFrom}, which no longer runs (a listener stopped with SIGKILL?); taken over`);
-    }
-    if (loaded?.tornPath) {
-      io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
-    }
-    if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
+  const loaded = receiver.loaded;
+  const known = loaded?.created ? ' (created, mode 0600)' : loaded && loaded.events > 0 ? ` (${loaded.events} events already in it count as received)` : '';
+  io.err(`Storing new events in ${storePath}${known}`);
+  if (loaded?.staleLockFrom !== undefined) {
+    io.err(`note: the store's lock was left by process ${loaded.staleLockFrom}, which no longer runs (a listener stopped with SIGKILL?); taken over`);
   }
+  if (loaded?.tornPath) {
+    io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
+  }
+  if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
+  if (oldStore) io.err(`note: ${oldStore}`);
   const pinnedBy = opts.scheme !== undefined ? '--scheme' : "the profile's setting; --scheme any accepts every scheme";
   const window = scheme === undefined || scheme === 'timestamped-sha256' ? `timestamps within ${toleranceSec} s` : '';
   io.err(scheme ? `Accepting only ${scheme} signatures (${pinnedBy})${window ? `, ${window}` : ''}` : `Accepting any signature scheme of the catalogue (${window})`);
@@ -159,14 +161,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   if (restored) io.err(restored);
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
-    io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'}${storePath ? ' (including the store)' : ''}:`);
+    io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'} (including the store):`);
     for (const [tx, status] of statuses.slice(-SUMMARY_TRANSACTIONS)) io.err(`  ${tx}  ${status}`);
     if (statuses.length > SUMMARY_TRANSACTIONS) io.err(`  … and ${statuses.length - SUMMARY_TRANSACTIONS} earlier`);
   }
   if (opts.strict && stats.owed > 0) {
     throw new CheckFailed(
       `${stats.owed} event(s) still owed to ${forward!.url} (--strict)`,
-      storePath ? 'they are in the store: the next `webhooks listen --forward-to URL` on it forwards them' : 'without a store they are lost; use --store',
+      'they are in the store: the next `webhooks listen --forward-to URL` on it forwards them',
     );
   }
   return exitCodeForSignal(signal);

@@ -18,21 +18,21 @@ import { DEFAULT_FAILED_STATUS } from '../../lib/config/profile.js';
 import { eventFilters, openValue } from '../../lib/webhooks/filters.js';
 import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
-import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from './columns.js';
+import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from '../../lib/webhooks/columns.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('replay'), new Argument('[event_ids...]', 'events to replay (ids or their first 8+ characters)'))
     .description('requeue events for redelivery (same event ids)')
-    .option('--failed', 'replay every event whose delivery failed (narrow with --tx/--from/--to)')
-    .option('--tx <id>', 'with --failed: only events about this transaction (id or its first 8+ characters)')
-    .option('--ref <merchant_reference>', 'with --failed: only events about the transaction with this reference')
-    .option('--from <date>', 'with --failed: created at or after')
-    .option('--to <date>', 'with --failed: created at or before')
+    .option('--failed', 'replay every event whose delivery failed (narrow with --tx/--ref/--from/--to)')
+    .option('--tx <id>', "replay this transaction's events (id or its first 8+ characters); with --failed, its failed ones")
+    .option('--ref <merchant_reference>', "replay the events of the transaction with this reference; with --failed, its failed ones")
+    .option('--from <date>', 'with --failed, --tx or --ref: created at or after')
+    .option('--to <date>', 'with --failed, --tx or --ref: created at or before')
     .option('--failed-status <value>', "the delivery_status --failed means (default: the profile's, else failed)")
     .option('--concurrency <n>', 'replays sent at once', '4')
-    .addHelpText('after', examples('offramp webhooks replay 5d0e2f41 91aa07c3', 'offramp webhooks replay --failed --from 2026-11-01'));
+    .addHelpText('after', examples('offramp webhooks replay 5d0e2f41 91aa07c3', 'offramp webhooks replay --ref order-1042', 'offramp webhooks replay --failed --from 2026-11-01'));
 
 export type Options = OptionsOf<typeof command>;
 
@@ -43,13 +43,14 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, formatsOf('webhooks replay'));
   const given = opts.eventIds ?? [];
-  if (given.length > 0 && opts.failed) throw new UsageError('give event ids or --failed, not both');
-  if (given.length === 0 && !opts.failed) throw new UsageError('nothing to replay: give one or more EVENT_IDs, or --failed');
-  if (!opts.failed && (opts.tx !== undefined || opts.ref !== undefined || opts.from !== undefined || opts.to !== undefined || opts.failedStatus !== undefined)) {
-    throw new UsageError('--tx, --ref, --from, --to and --failed-status narrow --failed; with event ids, leave them out');
-  }
+  // --tx or --ref alone chooses every event of that transaction; --failed narrows to the failed ones.
+  const byFilter = opts.failed === true || opts.tx !== undefined || opts.ref !== undefined;
+  if (given.length > 0 && byFilter) throw new UsageError('give event ids, or --failed / --tx / --ref, not both');
+  if (given.length === 0 && !byFilter) throw new UsageError('nothing to replay: give one or more EVENT_IDs, --failed, or --tx / --ref');
+  if (!byFilter && (opts.from !== undefined || opts.to !== undefined)) throw new UsageError('--from and --to narrow --failed, --tx or --ref; with event ids, leave them out');
+  if (!opts.failed && opts.failedStatus !== undefined) throw new UsageError('--failed-status goes with --failed');
   const asked = given.map((id) => parseIdOrPrefix(id, 'EVENT_ID'));
-  const filters = opts.failed ? eventFilters({ from: opts.from, to: opts.to }) : undefined;
+  const filters = byFilter ? eventFilters({ from: opts.from, to: opts.to }) : undefined;
   const flagStatus = opts.failedStatus !== undefined ? openValue(opts.failedStatus, '--failed-status') : undefined;
   const concurrency = parseIntFlag(opts.concurrency ?? 4, '--concurrency', 1, 16);
   const api = await ctx.api();
@@ -64,13 +65,18 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   let targets: Target[] = [...ids].map((event_id) => ({ event_id }));
   if (filters) {
     // The spec leaves delivery_status values open: which one means "failed" is a setting.
-    const failed = flagStatus ?? api.service.failedStatus ?? DEFAULT_FAILED_STATUS;
+    const failed = opts.failed ? (flagStatus ?? api.service.failedStatus ?? DEFAULT_FAILED_STATUS) : undefined;
     const statuses = new Set<string>();
     targets = [];
     // Only events the CLI itself saw match every filter are replayed (the API layer drops
     // the rest), whatever the service did with the parameters.
-    const events = api.webhooks.all({ ...filters, delivery_status: failed }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });
-    for await (const e of counted(ctx, 'finding failed events', events)) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
+    const events = api.webhooks.all({ ...filters, ...(failed !== undefined ? { delivery_status: failed } : {}) }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });
+    for await (const e of counted(ctx, failed !== undefined ? 'finding failed events' : 'finding events', events)) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
+    if (targets.length === 0 && failed === undefined) {
+      io.err('No events match; nothing to replay.');
+      if (format === 'json') writeJson(io, []);
+      return;
+    }
     if (targets.length === 0) {
       const unknown = [...statuses].filter((s) => s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
       if (unknown.length > 0) {

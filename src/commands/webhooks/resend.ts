@@ -21,7 +21,8 @@ import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { CertificateRefused } from '../../lib/client/errors.js';
 import { certificateError } from '../../lib/client/certificate.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { DEFAULT_STORE, readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
+import { webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
 
@@ -29,9 +30,9 @@ export const command = () =>
   new Command('resend')
     .description("re-sign stored events and deliver them to your app, duplicated, shuffled and late on request")
     .option('--from-store <file>', `a \`webhooks listen\` store: the events to send (default: listen's, ${DEFAULT_STORE})`)
-    .option('--event <id>', 'only this stored event (repeatable)', (id: string, ids: string[] = []) => [...ids, id])
+    .option('--event <id>', 'only this stored event, by id or its first 8+ characters (repeatable)', (id: string, ids: string[] = []) => [...ids, id])
     .option('--to <url>', "your app's webhook endpoint")
-    .option('--secret <secret>', 'sign with this secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+    .option('--secret <secret>', "sign with this secret (default: as listen verifies: the emulator's own, else OFFRAMP_WEBHOOK_SECRET / profile)")
     .option('--scheme <name>', "sign under this scheme of the catalogue (default: the profile's, else hmac-sha256-hex)")
     .option('--events <types>', 'only these event types, comma-separated (family.* allowed)')
     .option('--duplicate <n>', 'send each event n more times (same id, same body)', '0')
@@ -69,9 +70,7 @@ export type ResendResult = {
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, formatsOf('webhooks resend'));
-  if (opts.fromStore !== undefined && opts.fromStore.trim() === '') throw new UsageError('--from-store: give a file name', 'a store `webhooks listen --store FILE` wrote');
-  const store = opts.fromStore ?? DEFAULT_STORE;
-  const flag = opts.fromStore !== undefined ? `--from-store ${store}` : `${store} (the store \`webhooks listen\` writes by default)`;
+  const { path: store, label: flag, hint: missingHint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   const wanted = opts.event !== undefined ? new Set(opts.event.map((id) => id.trim())) : undefined;
   if (wanted?.has('')) throw new UsageError('--event: give an event id');
   if (opts.to === undefined) throw new UsageError('--to is required', "give your app's webhook endpoint, like http://127.0.0.1:3000/webhooks");
@@ -80,30 +79,35 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const delay = opts.delay !== undefined ? parseDelay(opts.delay) : undefined;
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
   const scheme = await signingScheme(opts, ctx);
-  const secret = await ctx.webhookSecret(opts.secret);
+  // As `listen` verified them: against an emulator, with its own secret.
+  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
   if (!secret) {
     throw new UsageError('no webhook secret to sign with', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
 
-  const chosen: StoredEvent[] = [];
+  let chosen: StoredEvent[] = [];
   try {
-    for await (const event of readStoredEvents(store)) {
-      if ((!events || events.matches(event.type)) && (!wanted || wanted.has(event.id))) chosen.push(event);
-    }
+    for await (const event of readStoredEvents(store)) if (!events || events.matches(event.type)) chosen.push(event);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') {
-      throw new UsageError(`${flag}: no such file`, opts.fromStore === undefined ? 'run `offramp webhooks listen` here first, or name a store with --from-store FILE' : undefined);
+      throw new UsageError(`${flag}: no such file`, missingHint);
     }
     if (e.code && e.syscall) throw new UsageError(`${flag}: ${e.message}`);
     throw err;
   }
   if (wanted) {
     // Nothing is sent unless every event asked for is there.
-    const found = new Set(chosen.map((e) => e.id));
-    const missing = [...wanted].filter((id) => !found.has(id));
+    const found = new Set<string>();
+    const missing: string[] = [];
+    for (const given of wanted) {
+      const id = await storedEventId(chosen, given, store);
+      if (id === undefined) missing.push(given);
+      else found.add(id);
+    }
+    chosen = chosen.filter((e) => found.has(e.id));
     if (missing.length > 0) {
-      throw new UsageError(`${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`, 'the store holds one event a line; --event takes its "id"');
+      throw new UsageError(`${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`, 'the store holds one event a line; --event takes its "id" or its first 8+ characters');
     }
   }
   if (chosen.length === 0) {

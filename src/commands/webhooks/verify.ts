@@ -10,20 +10,21 @@ import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { readStoredEvents, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
+import { webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
   new Command('verify')
     .description('check the signature of one delivery offline (body on stdin by default)')
-    .option('--secret <secret>', 'webhook secret (or OFFRAMP_WEBHOOK_SECRET / profile)')
+    .option('--secret <secret>', "webhook secret (default: as listen verifies: the emulator's own, else OFFRAMP_WEBHOOK_SECRET / profile)")
     .option('--signature <sig>', `the ${WEBHOOK_HEADERS.signature} header value`)
     .option('--file <body>', 'read the raw body from this file')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
     .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
     .option('--detect', 'print every scheme (and which secret) the delivery verifies under')
-    .option('--from-store <file>', "take body and signature from a `webhooks listen` store (the last event, or --event)")
-    .option('--event <id>', 'with --from-store: the event to check')
+    .option('--from-store [file]', `take body and signature from a \`webhooks listen\` store (the last event, or --event; bare: ${DEFAULT_STORE})`)
+    .option('--event <id>', 'with --from-store: the event to check (its id or first 8+ characters)')
     .addHelpText('after', examples('offramp webhooks verify --signature 3f9a… --file body.json', 'cat body.json | offramp webhooks verify --signature 3f9a…'));
 
 export type Options = OptionsOf<typeof command>;
@@ -54,7 +55,7 @@ type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
 
 async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const secret = await ctx.webhookSecret(opts.secret);
+  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
   if (!secret) {
     throw new UsageError('no webhook secret', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
@@ -90,7 +91,7 @@ async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context)
 
 async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const secrets = await secretsAtHand(opts, ctx);
+  const secrets = await webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) {
     throw new UsageError('no webhook secret to try', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
   }
@@ -143,46 +144,29 @@ async function fromFlags(opts: Options, ctx: Context): Promise<Signed> {
  * checked, and a stored delivery is older than any tolerance.
  */
 async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
-  const file = opts.fromStore!;
-  if (file.trim() === '') throw new UsageError('--from-store: give a file name');
+  const { path: file, label, hint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   if (opts.signature !== undefined || opts.file !== undefined) {
     throw new UsageError('--from-store takes the body and signature from the store', 'drop --signature and --file, or drop --from-store');
   }
-  let found: StoredEvent | undefined;
+  const stored: StoredEvent[] = [];
   try {
-    for await (const event of readStoredEvents(file)) if (opts.event === undefined || event.id === opts.event) found = event;
+    for await (const event of readStoredEvents(file)) stored.push(event);
   } catch (err) {
     if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--from-store ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new UsageError(`${label}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, code === 'ENOENT' ? hint : undefined);
   }
+  const id = opts.event === undefined ? stored.at(-1)?.id : await storedEventId(stored, opts.event, file);
+  const found = stored.findLast((e) => e.id === id);
   if (!found) {
     throw new UsageError(
-      opts.event !== undefined ? `--from-store ${file}: no event ${opts.event} in it` : `--from-store ${file}: it holds no events`,
+      opts.event !== undefined ? `${label}: no event ${opts.event} in it` : `${label}: it holds no events`,
       'a store written by `offramp webhooks listen --store FILE`',
     );
   }
   const received = new Date(found.receivedAt);
   const now = Number.isNaN(received.getTime()) ? ctx.now() : received;
   return { body: found.body, signature: found.signature, now, stored: found };
-}
-
-/** Every secret available, each labelled by where it came from (never by its value). */
-async function secretsAtHand(opts: Options, ctx: Context): Promise<{ label: string; secret: string }[]> {
-  const out: { label: string; secret: string }[] = [];
-  if (opts.secret) {
-    ctx.io.addSecret(opts.secret);
-    out.push({ label: '--secret', secret: opts.secret });
-  }
-  if (ctx.env.OFFRAMP_WEBHOOK_SECRET) out.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
-  // The profile's secret, read as ctx.webhookSecret reads it, but on its own: the others may be set too.
-  const { name, profile } = await ctx.profile();
-  const secret = profile?.webhookSecret;
-  if (name !== undefined && secret) {
-    ctx.io.addSecret(secret);
-    out.push({ label: `profile ${name}`, secret });
-  }
-  return out;
 }
 
 function describeBody(body: Buffer): { id?: string; type?: string } {

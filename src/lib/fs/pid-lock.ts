@@ -4,8 +4,10 @@
 //
 // The lock is created with the pid already in it (a temporary file linked into place; link
 // fails when the lock exists), so no one reads a lock without its id and takes it for stale.
-// A lock whose process runs, this one included, is held. A stale one is read again before it
-// is removed, so a lock another process has just put in its place is not the one removed.
+// A lock whose process runs is held; one naming this process only if this process took it,
+// since a container restarted on its volume runs as the same pid as the one killed before.
+// A stale one is read again before it is removed, so a lock another process has just put
+// in its place is not the one removed.
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { isAlive, removeStaleTemps, tempPath } from './stale.js';
 
@@ -34,12 +36,16 @@ export class LockContendedError extends Error {
   }
 }
 
+/** The locks this process holds. */
+const held = new Set<string>();
+
 /** Takes the lock at `path` for this process. Other failures (permissions, a missing directory) are thrown as they come. */
 export async function takePidLock(path: string): Promise<PidLock> {
   await removeStaleTemps(path);
   let tookOverFrom: number | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createWithPid(path)) {
+      held.add(path);
       let released = false;
       return {
         path,
@@ -47,12 +53,13 @@ export async function takePidLock(path: string): Promise<PidLock> {
         release: async () => {
           if (released) return;
           released = true;
+          held.delete(path);
           await unlink(path).catch(() => undefined);
         },
       };
     }
     const holder = await lockHolder(path);
-    if (holder !== undefined && (holder === process.pid || isAlive(holder))) throw new LockHeldError(path, holder);
+    if (holder !== undefined && (holder === process.pid ? held.has(path) : isAlive(holder))) throw new LockHeldError(path, holder);
     if (holder !== undefined) tookOverFrom = holder;
     if ((await lockHolder(path)) === holder) {
       await unlink(path).catch((e: NodeJS.ErrnoException) => {

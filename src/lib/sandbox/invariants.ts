@@ -6,6 +6,7 @@ import { decimalEquals } from '../money.js';
 import type { RevenueRow, StatusHistoryEntry, Transaction, WebhookEvent } from '../schemas.js';
 import { DELIVERY_STATUSES } from '../vocabulary.js';
 import { noEndpoint } from '../webhooks/no-endpoint.js';
+import { isLoopbackHost } from '../client/url.js';
 import type { Outcome, WalkStep } from './walk.js';
 
 /** Something read from the service: the value, or why it could not be read. */
@@ -34,6 +35,8 @@ export type SmokeFacts = {
   deliveries?: Fact<WebhookEvent[]>;
   /** The delivery_status values that mean delivered and failed for this service (the profile's, else the emulator's). */
   deliveryNames?: DeliveryNames;
+  /** When smoke received the deliveries itself: where, and the scheme each verified event's signature matched, by id. */
+  receivedBySmoke?: { url: string; schemes: ReadonlyMap<string, string>; refused: ReadonlyMap<string, string> };
   /** Ledger rows for the transaction found in GET /revenue, and the window searched. */
   ledger?: Fact<{ rows: RevenueRow[]; from: string; to: string }>;
   cancel?: Fact<CancelAttempt>;
@@ -145,9 +148,14 @@ export const eventsCoverSteps: Invariant = {
       }
     }
     if (unreadable.length) return fail(`telemetry not readable: ${unreadable.join('; ')}`);
-    return pass(`${listed.length} events (${listed.map((e) => `${e.event_type} ${e.delivery_status}`).join(', ')}); telemetry read for each`);
+    return pass(`${listed.length} events (${listed.map((e) => `${e.event_type} ${deliveryState(e)}`).join(', ')}); telemetry read for each`);
   },
 };
+
+/** An event's delivery in words: one the service had nowhere to send was recorded, not failed. */
+export function deliveryState(e: WebhookEvent): string {
+  return noEndpoint(e.last_error) ? 'recorded (no endpoint)' : e.delivery_status;
+}
 
 /** `named`: the profile gave the service's words; without them a word that is not the emulator's cannot be judged. */
 export type DeliveryNames = { delivered: string; failed: string; named?: boolean };
@@ -186,16 +194,27 @@ export const deliveries: Invariant = {
     if (undelivered.length === events.length && undelivered.every((e) => noEndpoint(e.last_error))) {
       return skip(`skipped: no webhook endpoint (${events.length} events recorded, none sent)`);
     }
-    const failing = undelivered.filter((e) => e.delivery_status === names.failed || e.last_error);
+    const failing = undelivered.filter((e) => !noEndpoint(e.last_error) && (e.delivery_status === names.failed || e.last_error));
     if (failing.length > 0) {
-      const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}`);
-      return fail(`${failing.length} of ${events.length} deliveries failed: ${shown.join('; ')}`);
+      const own = f.receivedBySmoke;
+      // The service keeps only a status; smoke's own receiver knows why it refused.
+      const why = (e: WebhookEvent) => (own?.refused.has(e.event_id) ? `: ${own.refused.get(e.event_id)}` : '');
+      const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}${why(e)}`);
+      // No answer at this machine's loopback, where smoke listens by default: an emulator in a container cannot reach it.
+      const unanswered = own && isLoopbackHost(new URL(own.url).hostname) && failing.every((e) => !e.last_error?.startsWith('endpoint answered'));
+      const unreachable = unanswered ? ` (to smoke's receiver at ${own.url}: an emulator in a container cannot reach it; give --receive-at URL)` : own ? ` (to smoke's receiver at ${own.url})` : '';
+      return fail(`${failing.length} of ${events.length} deliveries failed${unreachable}: ${shown.join('; ')}`);
     }
     if (undelivered.length > 0) {
-      return fail(`${undelivered.length} of ${events.length} events not delivered within the wait: ${undelivered.map((e) => `${e.event_type} ${e.delivery_status}`).join(', ')}`);
+      return fail(`${undelivered.length} of ${events.length} events not delivered within the wait: ${undelivered.map((e) => `${e.event_type} ${deliveryState(e)}`).join(', ')}`);
     }
     const retried = delivered.filter((e) => e.attempts > 1).length;
-    return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''}`);
+    const own = f.receivedBySmoke;
+    if (!own) return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''}`);
+    const lost = delivered.filter((e) => !own.schemes.has(e.event_id));
+    if (lost.length > 0) return fail(`${lost.length} of ${events.length} events the service reports delivered never reached smoke's receiver at ${own.url}: ${lost.map((e) => `${e.event_type} ${e.event_id}`).join(', ')}`);
+    const schemes = [...new Set(delivered.map((e) => own.schemes.get(e.event_id)))].join(', ');
+    return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''} to smoke's receiver, each signature verified with the emulator's secret (${schemes})`);
   },
 };
 

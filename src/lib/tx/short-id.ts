@@ -52,12 +52,14 @@ export type PrefixSearch<T> = {
   /** What is searched, for messages: "transaction", "webhook event". */
   what: string;
   /** The records the service lists first; read until PREFIX_SEARCH_LIMIT or the end. */
-  records: AsyncIterable<T>;
+  records: AsyncIterable<T> | Iterable<T>;
+  /** Records held here, not listed by the service (a local file): where, for messages, all of them read. */
+  heldIn?: string;
   idOf: (record: T) => string;
   /** One line about a record, to tell candidates apart (reference, status, time). */
   describe: (record: T) => string;
-  /** The command a user runs to see more of the list, for the hint. */
-  listCommand: string;
+  /** The command a user runs to see more of the list, for the hint; or the hint itself. */
+  listCommand: string | { hint: string };
 };
 
 /** The one id among the first PREFIX_SEARCH_LIMIT records that starts with `prefix`. */
@@ -66,7 +68,7 @@ export async function findByPrefix<T>(prefix: string, search: PrefixSearch<T>): 
   let read = 0;
   let more = false;
   for await (const record of search.records) {
-    if (read === PREFIX_SEARCH_LIMIT) {
+    if (read === PREFIX_SEARCH_LIMIT && search.heldIn === undefined) {
       more = true;
       break;
     }
@@ -80,11 +82,12 @@ export async function findByPrefix<T>(prefix: string, search: PrefixSearch<T>): 
     const candidates = [...matches.entries()].map(([id, record]) => `${id} (${search.describe(record)})`);
     throw new UsageError(`${prefix} matches ${matches.size} ${search.what}s: ${candidates.join(', ')}`, 'give more of the id, or the whole id');
   }
-  const where = more ? `the ${PREFIX_SEARCH_LIMIT} ${search.what}s the service lists first` : `any of the ${read} ${search.what}s the service lists`;
+  const where = more ? `the ${PREFIX_SEARCH_LIMIT} ${search.what}s the service lists first` : `any of the ${read} ${search.what}s ${search.heldIn ?? 'the service lists'}`;
+  const list = search.listCommand;
   throw new CliError(
     `no ${search.what} id starting with ${prefix} among ${where}`,
     'NOT_FOUND',
     EXIT.notFound,
-    more ? `an older ${search.what} needs its whole id (\`${search.listCommand}\` shows ids whole when piped)` : `\`${search.listCommand}\` shows the ids`,
+    typeof list !== 'string' ? list.hint : more ? `an older ${search.what} needs its whole id (\`${list}\` shows ids whole when piped)` : `\`${list}\` shows the ids`,
   );
 }

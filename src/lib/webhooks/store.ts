@@ -6,15 +6,57 @@
 // nothing more is written until a cut succeeds: so a torn last line can only be a crash's,
 // never answered 2xx, and opening the store sets it aside. The file must be the user's own
 // and writable by no one else (src/lib/fs/private.ts): a planted store could inject events.
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
 import { lockStore, type StoreLock } from './store-lock.js';
+import { shellQuote } from '../input/values.js';
+import { UsageError } from '../errors.js';
+import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
-/** Where `webhooks listen` stores events unless --store says otherwise, and so where `webhooks resend` reads them (relative to the working directory). */
-export const DEFAULT_STORE = 'webhooks.ndjson';
+/** The store's name at its default place, and where earlier versions kept it: the working directory. */
+const STORE_NAME = 'webhooks.ndjson';
+
+/** How help names the default store, whose place depends on the environment. */
+export const DEFAULT_STORE = `$XDG_STATE_HOME/offramp/${STORE_NAME}`;
+
+/**
+ * The store a reader reads: the file `flag` names (`true`: the flag given bare), else listen's
+ * default. `label` names it in messages; `hint` says what to do when it is missing.
+ */
+export function storeToRead(file: string | true | undefined, flag: string, env: NodeJS.ProcessEnv): { path: string; label: string; hint?: string } {
+  if (typeof file === 'string') {
+    if (file.trim() === '') throw new UsageError(`${flag}: give a file name`, 'a store `webhooks listen --store FILE` wrote');
+    return { path: file, label: `${flag} ${file}` };
+  }
+  const path = defaultStorePath(env);
+  return { path, label: `${path} (the store \`webhooks listen\` writes by default)`, hint: oldStoreNote(env) ?? `run \`offramp webhooks listen\` first, or name a store with ${flag} FILE` };
+}
+
+/**
+ * Where `webhooks listen` stores events unless --store says otherwise, and so where resend,
+ * verify and conform read them: the user's private state directory (docs/webhooks.md, "The
+ * store"), made 0700, so a listener works from any directory, a shared one like /tmp too.
+ */
+export function defaultStorePath(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'offramp', STORE_NAME);
+}
+
+/**
+ * A note naming a store at the old default place (the working directory) while the new
+ * default has none yet, with the command that moves it; undefined otherwise. Once the new
+ * default exists, it is not named again.
+ */
+export function oldStoreNote(env: NodeJS.ProcessEnv): string | undefined {
+  const old = resolve(STORE_NAME);
+  const now = defaultStorePath(env);
+  if (!existsSync(old) || existsSync(now)) return undefined;
+  return `${old} is a store at the old default place (the working directory); the default is now ${now}. To keep using its events there: mkdir -p -m 700 ${shellQuote(dirname(now))} && mv -n ${shellQuote(old)} ${shellQuote(now)}`;
+}
 
 export type StoreLoadReport = {
   events: number;
@@ -211,6 +253,27 @@ export async function* readStoredEvents(path: string): AsyncGenerator<StoredEven
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The stored event `--event` names: its id as stored, or the one whose id starts with an 8+
+ * hex prefix (docs/transactions.md, "Short ids"; NOT_FOUND, exit 4, when none or several
+ * do). Undefined when a whole id is not in the store.
+ */
+export async function storedEventId(events: StoredEvent[], given: string, store: string): Promise<string | undefined> {
+  const v = given.trim();
+  const exact = events.find((e) => e.id === v || e.id.toLowerCase() === v.toLowerCase());
+  if (exact || idOrPrefixProblem(v) !== null) return exact?.id;
+  const named = parseIdOrPrefix(v, '--event');
+  if ('id' in named) return undefined;
+  return findByPrefix(named.prefix, {
+    what: 'stored event',
+    records: events,
+    heldIn: `in ${store}`,
+    idOf: (e) => e.id,
+    describe: (e) => `${e.type ?? 'no type'}, received ${e.receivedAt}`,
+    listCommand: { hint: 'the store holds one event a line; --event takes its "id" or its first 8+ characters' },
+  }).then((lower) => events.find((e) => e.id.toLowerCase() === lower)!.id);
 }
 
 /** A delivery's body as `{ id, type, data }`: a JSON object with a non-empty string id; type and data when well typed. */

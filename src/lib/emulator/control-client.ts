@@ -2,16 +2,15 @@
 // base path, at ORIGIN/__emulator/), and one request to it through the context's client, under
 // the run's deadline, retries and cap like any other. No API key is sent: the control plane
 // answers loopback clients, or holders of the admin token.
-import { CertificateRefused } from '../../lib/client/errors.js';
-import type { HttpClient } from '../../lib/client/http.js';
-import type { Context } from '../../lib/context.js';
-import { ApiError, NetworkError, TimeoutError, UsageError } from '../../lib/errors.js';
-import type { EmulatorFlags } from './serve.js';
-import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
-import { EMULATOR_DEFAULT_ORIGIN } from '../../lib/emulator-defaults.js';
+import { CertificateRefused } from '../client/errors.js';
+import type { HttpClient } from '../client/http.js';
+import type { Context } from '../context.js';
+import { ApiError, NetworkError, TimeoutError, UsageError } from '../errors.js';
+import { ADMIN_TOKEN_ENV } from '../config/secret-variables.js';
+import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
-export type ControlFlags = Pick<EmulatorFlags, 'adminToken'>;
+export type ControlFlags = { adminToken?: string | undefined };
 
 export type ControlTarget = {
   origin: string;

@@ -3,7 +3,7 @@
 // ids, the delivery or publish status, the last error) is cut last; the type is shown
 // short first (`tx.completed` for `transaction.completed`, only when the table does not
 // fit), then the least needed columns go.
-import type { Column } from '../../lib/output/render.js';
+import type { Column } from '../output/render.js';
 
 export const eventIdColumn = <T>(id: (row: T) => string): Column<T> => ({ header: 'EVENT ID', value: id, fit: { min: 9, giveWay: 'first' } });
 

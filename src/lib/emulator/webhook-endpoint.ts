@@ -1,11 +1,12 @@
 // Where a running emulator delivers webhooks (docs/emulator.md, "Control plane"), for `emulator
 // webhooks set-url | clear` and for `webhooks listen`, which puts back what it found when it stops.
-import type { Context } from '../../lib/context.js';
-import { SchemaError } from '../../lib/errors.js';
+import type { Context } from '../context.js';
+import { SchemaError } from '../errors.js';
 import { callControl, type ControlTarget } from './control-client.js';
+import type { Registration } from '../emulator-defaults.js';
 
-/** The control plane's answer: the secret is a credential, never printed. */
-export type WebhookEndpoint = { url: string | null; secret: string; signature_scheme: string; previous_url?: string | null };
+/** The control plane's answer: the secret is a credential, never printed. `registered_by` is absent from an older emulator. */
+export type WebhookEndpoint = { url: string | null; secret: string; signature_scheme: string; previous_url?: string | null; registered_by?: Registration | null };
 
 export async function readEndpoint(ctx: Context, target: ControlTarget, timeoutMs?: number): Promise<WebhookEndpoint> {
   const answer = await callControl(ctx, target, { method: 'GET', path: '/webhooks', ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
@@ -15,9 +16,18 @@ export async function readEndpoint(ctx: Context, target: ControlTarget, timeoutM
 }
 
 /** With `expectUrl`, only while the emulator still delivers there (else CONFLICT, 409). */
-export async function writeEndpoint(ctx: Context, target: ControlTarget, set: { url: string | null; secret?: string; expectUrl?: string | null }): Promise<WebhookEndpoint> {
+export async function writeEndpoint(
+  ctx: Context,
+  target: ControlTarget,
+  set: { url: string | null; secret?: string; expectUrl?: string | null; registeredBy?: Registration | null },
+): Promise<WebhookEndpoint> {
   ctx.io.addSecret(set.secret);
-  const json = { url: set.url, ...(set.secret !== undefined ? { secret: set.secret } : {}), ...(set.expectUrl !== undefined ? { expect_url: set.expectUrl } : {}) };
+  const json = {
+    url: set.url,
+    ...(set.secret !== undefined ? { secret: set.secret } : {}),
+    ...(set.expectUrl !== undefined ? { expect_url: set.expectUrl } : {}),
+    ...(set.registeredBy ? { registered_by: set.registeredBy } : {}),
+  };
   const answer = await callControl(ctx, target, { method: 'PUT', path: '/webhooks', json });
   return endpointOf(answer.data, target);
 }
