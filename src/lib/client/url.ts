@@ -2,7 +2,7 @@
 // the CLI writes may show one), and whether a host is this machine.
 import { BlockList, isIP } from 'node:net';
 
-/** `url` with a password replaced by `***` (a user name stays); anything unparsable as given. */
+/** `url` with a password replaced by `***` (a user name stays), even in one that does not parse (a mistyped proxy). */
 export function displayUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -10,7 +10,7 @@ export function displayUrl(url: string): string {
     u.password = '***';
     return u.toString();
   } catch {
-    return url;
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
   }
 }
 
