@@ -3,6 +3,8 @@
 // process, a kill, a real signal): its URL once it says it is listening, its stdout lines
 // as they come, and a stop that resolves with the exit.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { vi } from 'vitest';
 import { main } from '../../src/cli.js';
@@ -18,6 +20,17 @@ export function killListeners(): void {
 }
 
 type Exit = { code: number | null; stdout: string; stderr: string };
+
+/**
+ * A listener with neither profile nor base URL probes the emulator at 127.0.0.1:4010 and
+ * registers with it: on a developer's machine or a shared CI host that is somebody's running
+ * emulator. Unless a test names a service or a home with profiles, its listener looks at a port where
+ * nothing listens (1, tcpmux) instead.
+ */
+function apart(env: Record<string, string>): Record<string, string> {
+  const profiles = env.OFFRAMP_CONFIG_DIR !== undefined && existsSync(join(env.OFFRAMP_CONFIG_DIR, 'config.json'));
+  return profiles || env.OFFRAMP_BASE_URL ? env : { OFFRAMP_BASE_URL: 'http://127.0.0.1:1/api/v1/partner', ...env };
+}
 
 /** The URL once the listener printed its last start-up line; fails if it ended before. */
 async function listening(stderr: () => string, ended: () => boolean): Promise<string> {
@@ -58,7 +71,7 @@ export function listenInProcess(args: string[], env: Record<string, string> = {}
     stdin,
     stdout: out,
     stderr: err,
-    env: { ...tempHome().env, CI: 'true', NO_COLOR: '1', ...env },
+    env: { ...tempHome().env, CI: 'true', NO_COLOR: '1', ...apart(env) },
     signal: abort.signal,
   }).then((code) => {
     ended = true;
@@ -76,7 +89,7 @@ export function listenInProcess(args: string[], env: Record<string, string> = {}
 export function startListener(args: string[], env: Record<string, string> = {}, cwd?: string) {
   const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {
     ...(cwd !== undefined ? { cwd } : {}),
-    env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...tempHome().env, ...env },
+    env: { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR, CI: 'true', NO_COLOR: '1', ...tempHome().env, ...apart(env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
