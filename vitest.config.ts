@@ -9,7 +9,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     // Per file even with isolation off (see below): what every test is held to.
-    setupFiles: ['test/setup-files/answers-held-to-document.ts'],
+    setupFiles: ['test/setup-files/answers-held-to-document.ts', 'test/setup-files/scripted-servers.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Three workers on this project's 2-core machines: much of a file's time is waiting on

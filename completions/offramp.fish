@@ -256,7 +256,7 @@ complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-input -d 
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l no-color -d 'no colour (also NO_COLOR)'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l wide -d 'tables show every column whole, even wider than the terminal'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l ref -d 'watch by merchant reference' -r -f
-complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'stop when this status is reached (default: any terminal status)' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
+complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l until -d 'stop when this status is reached (default: any final status)' -r -f -a 'pending awaiting_deposit deposit_confirming selling_crypto order_filled completed failed expired cancelled refunded'
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -l interval -d 'time between polls: 500ms, 2s, 1m (a bare number is ms)' -r -f
 complete -c offramp -n '__fish_offramp_path_is '\''tx watch'\''' -s h -l help -d 'show help'
 complete -c offramp -n '__fish_offramp_path_is '\''revenue'\''' -a 'export' -d 'export ledger rows for any date range (windows over 90 days are split for you)'

@@ -66,7 +66,7 @@ try {
   writeFileSync(`${outdir}/sbom.cdx.json`, sbom(result.metafile, { optional: true }));
   const render = `${outdir}/help-render.js`;
   const { renderHelpSnapshot } = createRequire(import.meta.url)(render);
-  writeFileSync(`${outdir}/help.json`, `${JSON.stringify(renderHelpSnapshot())}\n`);
+  writeFileSync(`${outdir}/help.json`, `${JSON.stringify(await renderHelpSnapshot())}\n`);
   rmSync(render);
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });

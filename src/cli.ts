@@ -4,7 +4,7 @@
 // command the line names (src/commands/load.ts).
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
-import type { Runtime } from './commands/command.js';
+import type { Runner } from './commands/command.js';
 import { bareGroup, commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
@@ -24,7 +24,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
   let globals: Globals | undefined;
   let exitCode: ExitCode = EXIT.ok;
 
-  const runtime: Runtime = {
+  const runner: Runner = {
     async run(cmd, invoke) {
       const opts = cmd.optsWithGlobals();
       globals = toGlobals(opts, cmd.getOptionValueSourceWithGlobals('timeout') === 'cli');
@@ -76,7 +76,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
   };
 
   try {
-    const program = await loadProgram(runtime, output, argv);
+    const program = await loadProgram(runner, output, argv);
     // `offramp help NAME` for a NAME that is no command: commander would print the program's
     // help as if NAME were nothing; it is a typo, said as one.
     if (line[0] === 'help' && line[1] !== undefined && !line[1].startsWith('-') && !program.commands.some((c) => c.name() === line[1])) {

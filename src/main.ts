@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { helpCommandAsFlag, helpFromSnapshot, type HelpSnapshot } from './help/snapshot.js';
+import { outputFailed } from './lib/errors.js';
 import { STANDALONE, VERSION_TEXT } from './version.js';
 
 // A reader that stops early (`offramp tx list --all -o ndjson | head -1`) closes the pipe:
@@ -10,9 +11,9 @@ import { STANDALONE, VERSION_TEXT } from './version.js';
 // the output is incomplete: one line saying so and exit 1, never a trace or an exit 0.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
-  const line = err.code === 'ENOSPC' ? 'DISK_FULL: no space left on the device (stdout)' : `OUTPUT: could not write to stdout (${err.code ?? err.message}); the output is incomplete`;
-  process.stderr.write(`error: ${line}\n`);
-  process.exit(1);
+  const failed = outputFailed(err, 'stdout');
+  process.stderr.write(`error: ${failed.code}: ${failed.message}\n`);
+  process.exit(failed.exitCode);
 });
 // With stderr closed, a message that cannot be written is lost, but the exit code must
 // not be: a failed write there is not allowed to end the run as a crash (exit 1).

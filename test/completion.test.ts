@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { completionScript as generate, type Shell } from '../src/commands/completion.js';
+import { createProgram } from '../src/commands/load.js';
 import { BIN } from './helpers/cli.js';
 import { runMain } from './helpers/main.js';
 
-// Made once: generating a script imports the whole program (which holds the completion command).
-const scripts: Record<Shell, string> = { bash: await generate('bash'), zsh: await generate('zsh'), fish: await generate('fish') };
+// Made once, from the whole program.
+const program = await createProgram({ run: async () => undefined });
+const scripts: Record<Shell, string> = { bash: generate(program, 'bash'), zsh: generate(program, 'zsh'), fish: generate(program, 'fish') };
 const completionScript = (shell: Shell) => scripts[shell];
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;

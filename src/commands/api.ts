@@ -2,7 +2,7 @@
 // wherever the service puts it (src/lib/client/paginate.ts).
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { UsageError } from '../lib/errors.js';
 import { FULL_PAGE } from '../lib/client/api.js';
 import { paginate, readPage } from '../lib/client/paginate.js';
@@ -25,7 +25,7 @@ type Method = (typeof METHODS)[number];
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   // The answer is JSON whatever the flags; -o asks for a rendering this command has not.
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('api'));
   const method = opts.method.toUpperCase() as Method;
   if (!METHODS.includes(method)) throw new UsageError(`unknown method "${opts.method}"`, `use one of: ${METHODS.join(', ')}`);
   const [path, search] = splitPath(opts.path);

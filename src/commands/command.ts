@@ -8,7 +8,7 @@ import { Command, type Argument, type CommandUnknownOpts, type InferArgument, ty
 import type { Context } from '../lib/context.js';
 
 /** Runs a command with a context built for it (src/cli.ts); `invoke` calls its `run`. */
-export type Runtime = {
+export type Runner = {
   run(cmd: CommandUnknownOpts, invoke: (ctx: Context) => Promise<number | void>): Promise<void>;
 };
 
@@ -32,25 +32,25 @@ export type CommandModule<A extends unknown[], O extends OptionValues, G extends
  * such as `emulator --admin-token`, may stand anywhere on the line), each positional
  * argument under its name.
  */
-export function verb<A extends unknown[], O extends OptionValues, G extends OptionValues>(module: CommandModule<A, O, G>, runtime: Runtime): Command<A, O, G> {
+export function verb<A extends unknown[], O extends OptionValues, G extends OptionValues>(module: CommandModule<A, O, G>, runner: Runner): Command<A, O, G> {
   const cmd = module.command();
   return cmd.action(async () => {
     cmd.registeredArguments.forEach((arg, i) => cmd.setOptionValue(argumentKey(arg.name()), cmd.processedArgs[i]));
-    await runtime.run(cmd, (ctx) => module.run({ ...cmd.optsWithGlobals(), ...cmd.opts() }, ctx));
+    await runner.run(cmd, (ctx) => module.run({ ...cmd.optsWithGlobals(), ...cmd.opts() }, ctx));
   });
 }
 
 /** A command with commands below it (`tx`): its module builds it, its commands wired in. */
-export type GroupModule = { command(runtime: Runtime): CommandUnknownOpts };
+export type GroupModule = { command(runner: Runner): CommandUnknownOpts };
 
 /** A group of `modules`' commands, in the order its help lists them. */
 /**
  * A group of verbs. With `bare`, that verb runs when the group is named alone (`emulator
  * webhooks` shows where deliveries go); any other group named alone prints its help.
  */
-export function group(name: string, description: string, runtime: Runtime, modules: CommandModule<any, any, any>[], bare?: CommandModule<any, any, any>): CommandUnknownOpts {
+export function group(name: string, description: string, runner: Runner, modules: CommandModule<any, any, any>[], bare?: CommandModule<any, any, any>): CommandUnknownOpts {
   const cmd = new Command(name).description(description);
-  for (const module of modules) cmd.addCommand(verb(module, runtime), { isDefault: module === bare });
+  for (const module of modules) cmd.addCommand(verb(module, runner), { isDefault: module === bare });
   if (bare) runsBare.add(cmd);
   return cmd;
 }
@@ -58,8 +58,8 @@ export function group(name: string, description: string, runtime: Runtime, modul
 /** The groups that run a verb of theirs when named alone (commander keeps its default verb private). */
 export const runsBare = new WeakSet<CommandUnknownOpts>();
 
-export function build(module: GroupModule | CommandModule<any, any, any>, runtime: Runtime): CommandUnknownOpts {
-  return 'run' in module ? verb(module, runtime) : module.command(runtime);
+export function build(module: GroupModule | CommandModule<any, any, any>, runner: Runner): CommandUnknownOpts {
+  return 'run' in module ? verb(module, runner) : module.command(runner);
 }
 
 /** `[event_ids...]` → `eventIds`: the key of a positional argument's value among the options. */

@@ -1,25 +1,29 @@
 // offramp completion bash|zsh|fish: prints the completion script, generated from the
-// whole program (the same commands that parse the command line), so it cannot drift.
-import { Argument, Command } from '@commander-js/extra-typings';
-import type { Context } from '../lib/context.js';
+// whole program (the same commands that parse the command line), so it cannot drift. The
+// program is the one this command stands in (load.ts gives `completion` the whole of it),
+// reached from the command itself rather than imported: the program imports this module.
+import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeProgram } from '../lib/completion/spec.js';
 import { scriptFor } from '../lib/completion/scripts.js';
-import { examples, withArguments, type OptionsOf } from './command.js';
+import { examples, withArguments, type Runner } from './command.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export const command = () =>
-  withArguments(new Command('completion'), new Argument('<shell>', 'shell').choices(SHELLS))
+export const command = (runner: Runner) => {
+  const cmd = withArguments(new Command('completion'), new Argument('<shell>', 'shell').choices(SHELLS))
     .description('print a shell completion script')
     .addHelpText('after', examples('offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'));
+  return cmd.action(() =>
+    runner.run(cmd, async (ctx) => {
+      let program: CommandUnknownOpts = cmd;
+      while (program.parent) program = program.parent;
+      ctx.io.out(completionScript(program, cmd.processedArgs[0]));
+    }),
+  );
+};
 
-/** The script for `shell`. The program is imported here, not at the top: it holds this command. */
-export async function completionScript(shell: Shell): Promise<string> {
-  const { createProgram } = await import('./program.js');
-  return scriptFor(shell, describeProgram(createProgram({ run: async () => undefined })));
-}
-
-export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  ctx.io.out(await completionScript(opts.shell));
+/** The script for `shell` that completes `program`'s commands and flags. */
+export function completionScript(program: CommandUnknownOpts, shell: Shell): string {
+  return scriptFor(shell, describeProgram(program));
 }

@@ -3,7 +3,7 @@
 // (docs/api.md, "Find out what the service chose").
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, UsageError } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
@@ -33,7 +33,7 @@ const WRONG_KEY = 'conform-invalid-key';
 const TARGET_SETTLE_MS = 500;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('conform'));
   const { io } = ctx;
   const settings = await ctx.settings();
   // Everything that can be refused is refused before the first request.
@@ -61,7 +61,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
     stored = await signatures.readStore(store.path);
   }
-  const overlay = opts.overlay === undefined ? undefined : await import('../lib/openapi/overlay.js');
+  const overlay = opts.overlay === undefined ? undefined : await import('../lib/conform/overlay.js');
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
   const readOnly = settings.env === 'production';
@@ -111,7 +111,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
 
   if (overlay && opts.overlay !== undefined) {
-    const actions = await overlay.writeOverlay(opts.overlay, report);
+    const actions = await overlay.writeOverlay(opts.overlay, { ...report, observed });
     if (!ctx.globals.json) io.err(`conform: the overlay (${actions} action${actions === 1 ? '' : 's'}) is in ${opts.overlay}`);
   }
 
@@ -137,10 +137,10 @@ async function save(
   settings: Setting[],
   apply: typeof import('../lib/conform/verdicts.js').applySettings,
 ): Promise<{ profile: string; service: unknown; settings: string[] }> {
-  const store = await ctx.config();
-  const profile = store.read().profiles[name];
+  const file = await ctx.config();
+  const profile = file.read().profiles[name];
   if (!profile) throw new UsageError(`no profile named "${name}"`);
   const service = apply(profile.service ?? {}, settings);
-  store.setProfile(name, { ...profile, service });
+  file.setProfile(name, { ...profile, service });
   return { profile: name, service, settings: [] };
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../lib/client/checked-calls.js';
 import type { Context } from '../lib/context.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import type { RevenueRow } from '../lib/schemas.js';
@@ -24,7 +24,7 @@ export const command = () =>
 const DELIVERY_WAIT_MS = 5_000;
 
 export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('demo'));
   const { io } = ctx;
   const apiKey = `sk_demo_${randomBytes(16).toString('hex')}`;
   const secret = `whsec_demo_${randomBytes(24).toString('hex')}`;

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import type { Resolved } from '../lib/config/profile.js';
 import type { Context } from '../lib/context.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, CliError } from '../lib/errors.js';
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
@@ -21,7 +21,7 @@ export type Check = { name: string; status: 'pass' | 'warn' | 'fail'; detail: st
 const SKEW_WARN_MS = 5_000;
 
 export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('doctor'));
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
 
@@ -29,7 +29,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   add('node', major > 20 || (major === 20 && minor >= 19) ? 'pass' : 'fail', `v${process.versions.node} (needs >= 20.19)`);
 
   // The mode as found, before opening the store puts a too-open file right (with a warning).
-  const path = (await import('../lib/config/store.js')).configPath(ctx.env);
+  const path = (await import('../lib/config/file.js')).configPath(ctx.env);
   let mode: number | undefined;
   try {
     mode = statSync(path).mode & 0o777;

@@ -2,11 +2,11 @@
 // names its top-level command. Loaded by every run that parses a command line, so it loads
 // only commander and small modules of plain values (the flag value parsers, the output formats,
 // the secret variables' names, the version, the error classes): no Node module, and none of
-// the commands, which are in program.ts.
+// the commands, which load.ts loads.
 import { Command, Help, InvalidArgumentError, Option, type CommandUnknownOpts, type OutputConfiguration } from '@commander-js/extra-typings';
 import { UsageError } from '../lib/errors.js';
 import { durationFlag } from '../lib/input/values.js';
-import { FORMATS } from '../lib/output/format.js';
+import { COMMAND_FORMATS, FORMATS } from '../lib/output/format.js';
 import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/config/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
 import { runsBare } from './command.js';
@@ -69,15 +69,19 @@ export type GlobalFlags = ReturnType<Program['opts']>;
 
 /**
  * Adds a top-level command, and gives everything below it the program's output, exit and
- * suggestion settings, as `.command()` would (`.addCommand()` copies none). `__complete`,
- * which shell completion runs, is left out of help.
+ * suggestion settings, as `.command()` would (`.addCommand()` copies none), and the output
+ * formats it takes (COMMAND_FORMATS) at the end of its help. `__complete`, which shell
+ * completion runs, is left out of help.
  */
 export function addTopLevel(program: Program, cmd: CommandUnknownOpts): void {
   program.addCommand(cmd, { hidden: cmd.name().startsWith('__') });
-  const inherit = (parent: CommandUnknownOpts) => {
-    for (const sub of parent.commands) inherit(sub.copyInheritedSettings(parent));
+  const visit = (c: CommandUnknownOpts, parent: CommandUnknownOpts, path: string) => {
+    c.copyInheritedSettings(parent);
+    const formats = Object.hasOwn(COMMAND_FORMATS, path) ? COMMAND_FORMATS[path]! : [];
+    if (formats.length > 1) c.addHelpText('after', `\nOutput formats (-o): ${formats[0]} (the default), ${formats.slice(1).join(', ')}`);
+    for (const sub of c.commands) visit(sub, c, `${path} ${sub.name()}`);
   };
-  inherit(program);
+  visit(cmd, program, cmd.name());
 }
 
 /**

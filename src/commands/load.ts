@@ -1,16 +1,15 @@
-// The program a run needs. A command line that names its top-level command loads that
-// command's module alone: loading every command's module (program.ts) costs more than
-// the whole run of a quick command such as `tx get` needs (BENCHMARKS.md, "Startup").
-// `offramp --help`, `help X`, no command and a typo get the whole program.
+// The `offramp` program: its top-level commands in one table, in the order and under the
+// headings of `offramp --help`. A command line that names its top-level command loads that
+// command's module alone: loading every command's module costs more than the whole run of a
+// quick command such as `tx get` needs (BENCHMARKS.md, "Startup"). `offramp --help`,
+// `help X`, no command, a typo and `completion` (which describes every command) get the
+// whole program; so do the help snapshot and the shell completions.
 import type { OutputConfiguration } from '@commander-js/extra-typings';
-import { build, type Runtime } from './command.js';
+import { build, type Runner } from './command.js';
 import { addTopLevel, commandWord, newProgram, type Program } from './globals.js';
-import type { TOP_LEVEL } from './program.js';
 
-type Modules = typeof TOP_LEVEL;
-
-/** Each top-level command's module by name, loaded when a run names it: the same as program.ts's, or tsc says so. */
-const BRANCHES: { [K in keyof Modules]: () => Promise<Modules[K]> } = {
+/** The top-level commands by name, in the order of `offramp --help`, each with its module. */
+export const TOP_LEVEL = {
   quote: () => import('./quote.js'),
   tx: () => import('./tx/index.js'),
   revenue: () => import('./revenue/index.js'),
@@ -29,11 +28,36 @@ const BRANCHES: { [K in keyof Modules]: () => Promise<Modules[K]> } = {
   completion: () => import('./completion.js'),
   __complete: () => import('./complete.js'),
 };
+type Name = keyof typeof TOP_LEVEL;
 
-export async function loadProgram(runtime: Runtime, output: OutputConfiguration, argv: readonly string[]): Promise<Program> {
+/** The headings of `offramp --help`, each above the command it starts with. */
+const HEADINGS: Partial<Record<Name, string>> = {
+  quote: 'Transactions:',
+  revenue: 'Finance:',
+  webhooks: 'Webhooks:',
+  simulate: 'Sandbox:',
+  profile: 'Setup:',
+};
+
+/** Commands that need the whole program to run: `completion` describes it. */
+const WHOLE: readonly Name[] = ['completion'];
+
+export async function createProgram(runner: Runner, output: OutputConfiguration = {}): Promise<Program> {
+  const program = newProgram(output);
+  const names = Object.keys(TOP_LEVEL) as Name[];
+  const modules = await Promise.all(names.map((name) => TOP_LEVEL[name]()));
+  names.forEach((name, i) => {
+    const heading = HEADINGS[name];
+    if (heading) program.commandsGroup(heading);
+    addTopLevel(program, build(modules[i]!, runner));
+  });
+  return program;
+}
+
+export async function loadProgram(runner: Runner, output: OutputConfiguration, argv: readonly string[]): Promise<Program> {
   const program = newProgram(output);
   const word = commandWord(program, argv);
-  if (word === undefined || !Object.hasOwn(BRANCHES, word)) return (await import('./program.js')).createProgram(runtime, output);
-  addTopLevel(program, build(await BRANCHES[word as keyof Modules](), runtime));
+  if (word === undefined || !Object.hasOwn(TOP_LEVEL, word) || WHOLE.includes(word as Name)) return createProgram(runner, output);
+  addTopLevel(program, build(await TOP_LEVEL[word as Name](), runner));
   return program;
 }

@@ -5,7 +5,7 @@ import { ApiError, UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input/values.js';
 import { parseAmount } from '../lib/money.js';
 import { writeJson } from '../lib/output/json.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import type { QuoteRequest } from '../lib/schemas.js';
 import { estimate, otherSide } from '../lib/tx/estimate.js';
 import { askNetwork, askToken, isStagingPair } from '../lib/tx/pair.js';
@@ -25,7 +25,7 @@ export const command = () =>
     );
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals);
+  const format = resolveFormat(ctx.globals, formatsOf('quote'));
   // Exactly one amount (the spec, POST /quotes). Neither is refused here too, rather
   // than prompted for: which amount to price is the one choice a quote is about.
   if (opts.cryptoAmount !== undefined && opts.fiatAmount !== undefined) {

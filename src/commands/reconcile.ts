@@ -8,7 +8,7 @@ import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../lib/config/p
 import type { Context } from '../lib/context.js';
 import { CheckFailed, exitCodeOf, EXIT } from '../lib/errors.js';
 import { windowFlags } from '../lib/input/window.js';
-import { resolveFormat } from '../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { renderTable } from '../lib/output/render.js';
 import { writeJson } from '../lib/output/json.js';
 import { startProgress } from '../lib/output/spinner.js';
@@ -36,7 +36,7 @@ const PARALLEL = 4;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
-  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const format = resolveFormat(ctx.globals, formatsOf('reconcile'));
   const only = await resolveTarget(ctx, opts.tx, opts.ref, { name: '--tx', optional: true });
   const given = !only || opts.from !== undefined || opts.to !== undefined ? await windowFlags(opts, ctx) : undefined;
   const own = only ? await fetchTarget(ctx, only) : undefined;

@@ -18,6 +18,7 @@ import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 import { OUTCOMES } from '../lib/sandbox/walk.js';
 import { examples, untilStopped, type OptionsOf } from './command.js';
+import { refuseProduction } from '../lib/config/production.js';
 
 export const command = () =>
   new Command('smoke')
@@ -37,7 +38,7 @@ export type Options = OptionsOf<typeof command>;
 export async function run(opts: Options, ctx: Context): Promise<number | void> {
   checkOutcome(opts.outcome, false);
   if (opts.receiveAt !== undefined && opts.deliveries === false) throw new UsageError('--receive-at and --no-deliveries: choose one');
-  await ctx.refuseProduction('smoke');
+  await refuseProduction(ctx, 'smoke');
   const api = await ctx.api();
   const own = opts.deliveries === false ? 'not received by smoke (--no-deliveries)' : await receiveDeliveries(ctx, opts.receiveAt);
   if (typeof own === 'string') {

@@ -1,37 +1,12 @@
 // The wire vocabulary of every answer: the success wrapper, the error envelope, and the
 // error type handlers throw to produce one (the spec, "Response wrapper" and
 // "Error envelope"). Codes for the statuses the spec leaves unlabelled (401, 403, 429,
-// 500, 503) follow the table in cli-contract's client, which relies on them.
+// 500, 503) are the client's own table (CODE_OF_STATUS), so each side names them alike.
+import { CODE_OF_STATUS } from '../lib/errors.js';
 
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+export type ErrorCode = (typeof CODE_OF_STATUS)[keyof typeof CODE_OF_STATUS];
 
-const STATUS_OF: Record<ErrorCode, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};
-
-/** Codes named after further statuses an injected fault may answer (fault-rules.ts). */
-const MORE_CODES: Record<number, string> = { 502: 'BAD_GATEWAY', 504: 'GATEWAY_TIMEOUT' };
-
-/** The code an error status is answered with: the table above, else `HTTP_<status>`. */
-export function codeForStatus(status: number): string {
-  for (const [code, s] of Object.entries(STATUS_OF)) if (s === status) return code;
-  return MORE_CODES[status] ?? `HTTP_${status}`;
-}
+const STATUS_OF = Object.fromEntries(Object.entries(CODE_OF_STATUS).map(([status, code]) => [code, Number(status)])) as Record<ErrorCode, number>;
 
 /** What a handler answers: status, JSON body (as a value, or already serialised) and any extra headers. */
 export type ApiResult = {

@@ -2,7 +2,7 @@
 // code"). Nothing here runs at import time. What this module exports is declared in terms of
 // types.ts, clock.ts and errors.ts only: those declarations are what the package ships, and
 // they must not reach modules that need our dependencies' types.
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_WEBHOOK_SECRET, isAdminToken } from '../lib/emulator-defaults.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHOOK_SECRET, isAdminToken } from '../lib/emulator-defaults.js';
 import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
@@ -58,7 +58,7 @@ export const DEFAULT_WEBHOOK_SECRET: string = EMULATOR_DEFAULT_WEBHOOK_SECRET;
 /** The market rate, NGN per token, when none is given. */
 export const DEFAULT_RATE: string = PRICING_DEFAULT_RATE;
 /** Port of `offramp emulator` when --port is not given; programmatic use defaults to a free port. */
-export const DEFAULT_CLI_PORT = 4010;
+export const DEFAULT_CLI_PORT: number = EMULATOR_DEFAULT_PORT;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const mode = options.mode ?? 'staging';

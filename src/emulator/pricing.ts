@@ -1,7 +1,8 @@
 // Prices and pairs: which token/network pairs a mode accepts, the market rate and the
 // spread that makes the executable rate, and how amounts are derived and rounded. Every
 // number here is a "not shown" of the spec; docs/emulator.md lists them.
-import { Decimal, divide } from '../lib/money.js';
+import { Decimal, divide, FIAT_DECIMALS, MAX_INTEGER_DIGITS, TOKEN_DECIMALS } from '../lib/money.js';
+import { SANDBOX_PAIR } from '../lib/vocabulary.js';
 import { badRequest } from './envelope.js';
 import type { Mode } from './types.js';
 
@@ -13,14 +14,11 @@ export const DEFAULT_RATE = '1550.00';
 /** adjusted_rate = base_rate × (1 − SPREAD), rounded down: the partner never gets more than the market. */
 export const SPREAD = new Decimal('0.005');
 
-export const FIAT_PLACES = 2;
 /** Derived token amounts carry 6 decimals, enough for USDT/USDC and short to read. */
 export const DERIVED_TOKEN_PLACES = 6;
-const MAX_TOKEN_PLACES = 18;
-const MAX_INTEGER_DIGITS = 15;
 
 /** the spec, Limits: sandbox pair is usdt on bep20 only. */
-export const STAGING_PAIRS: Record<string, readonly string[]> = { usdt: ['bep20'] };
+export const STAGING_PAIRS: Record<string, readonly string[]> = { [SANDBOX_PAIR.crypto_currency]: [SANDBOX_PAIR.network] };
 /** Production mode accepts a small set of common stablecoin pairs (the spec names none). */
 export const PRODUCTION_PAIRS: Record<string, readonly string[]> = {
   usdt: ['bep20', 'trc20', 'erc20', 'polygon'],
@@ -34,8 +32,8 @@ export const REQUIRED_CONFIRMATIONS: Record<string, number> = { bep20: 15, erc20
 export type Rates = { base: Decimal; adjusted: Decimal; baseText: string; adjustedText: string };
 
 export function ratesFrom(rate: string): Rates {
-  const base = new Decimal(rate).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_DOWN);
-  const adjusted = base.times(Decimal.sub(1, SPREAD)).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_DOWN);
+  const base = new Decimal(rate).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_DOWN);
+  const adjusted = base.times(Decimal.sub(1, SPREAD)).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_DOWN);
   return { base, adjusted, baseText: formatFiat(base), adjustedText: formatFiat(adjusted) };
 }
 
@@ -64,7 +62,7 @@ export function checkAmount(field: string, value: string, unit: 'fiat' | 'token'
   const [integer = '', fraction = ''] = value.replace(/^-/, '').split('.');
   const amount = new Decimal(value);
   if (amount.lte(0)) throw badRequest(`${field} must be greater than zero`);
-  const places = unit === 'fiat' ? FIAT_PLACES : MAX_TOKEN_PLACES;
+  const places = unit === 'fiat' ? FIAT_DECIMALS : TOKEN_DECIMALS;
   if (fraction.length > places) {
     throw badRequest(`${field} has ${fraction.length} decimal places; ${unit === 'fiat' ? 'NGN' : 'token'} amounts take at most ${places}`);
   }
@@ -73,7 +71,7 @@ export function checkAmount(field: string, value: string, unit: 'fiat' | 'token'
 }
 
 export function formatFiat(amount: Decimal): string {
-  return amount.toFixed(FIAT_PLACES);
+  return amount.toFixed(FIAT_DECIMALS);
 }
 
 /** Token amounts: at least 6 decimals, more when the partner sent more. */
@@ -90,7 +88,7 @@ export function tokensFor(fiat: Decimal, rate: Decimal, token: string): Decimal 
 
 /** NGN paid for a token amount: rounded DOWN to kobo, for the same reason. */
 export function fiatFor(tokens: Decimal, rate: Decimal): Decimal {
-  const fiat = tokens.times(rate).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_DOWN);
+  const fiat = tokens.times(rate).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_DOWN);
   if (fiat.isZero()) throw badRequest('crypto_amount is too small: it is worth less than 0.01 NGN');
   return fiat;
 }

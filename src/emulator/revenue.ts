@@ -5,14 +5,14 @@
 // the (ts, transaction_id) of the last row served, so rows completed while a partner pages
 // never shift the pages.
 import type { RevenuePage, RevenueRow, RevenueSummary } from '../lib/schemas.js';
-import { Decimal } from '../lib/money.js';
+import { Decimal, FIAT_DECIMALS } from '../lib/money.js';
 import { MAX_WINDOW_MS } from '../lib/input/dates.js';
 import { iso } from './clock.js';
 import { decodeLedgerCursor, encodeCursor } from './cursor.js';
 import { badRequest } from './envelope.js';
 import type { Query } from './params.js';
 import { parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
-import { FIAT_PLACES, formatFiat } from './pricing.js';
+import { formatFiat } from './pricing.js';
 import type { SeededRows } from './revenue-seed.js';
 import type { TxRecord } from './store.js';
 
@@ -124,7 +124,7 @@ export class Ledger {
       page.summary = {
         from: iso(from),
         to: iso(to),
-        total_partner_share: summary.share.toFixed(FIAT_PLACES),
+        total_partner_share: summary.share.toFixed(FIAT_DECIMALS),
         transaction_count: summary.count,
       } satisfies RevenueSummary;
     }
@@ -193,8 +193,8 @@ function rowMatches(row: RevenueRow, filter: Filter): boolean {
 }
 
 export function fees(amount: Decimal): { platform_fee: Decimal; share: Decimal } {
-  const platform_fee = amount.times(PLATFORM_FEE_RATE).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_HALF_UP);
-  const share = platform_fee.times(PARTNER_SHARE_RATE).toDecimalPlaces(FIAT_PLACES, Decimal.ROUND_HALF_UP);
+  const platform_fee = amount.times(PLATFORM_FEE_RATE).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_HALF_UP);
+  const share = platform_fee.times(PARTNER_SHARE_RATE).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { platform_fee, share };
 }
 

@@ -21,7 +21,9 @@ import { iso } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { authorize, bodyLimitFor, CONTROL_PATH, controlRequest } from './control.js';
 import type { ApiResult } from './envelope.js';
-import { ApiProblem, codeForStatus, errorResult } from './envelope.js';
+import { codeForStatus } from '../lib/errors.js';
+import { headerValue } from '../lib/client/transport.js';
+import { ApiProblem, errorResult } from './envelope.js';
 import type { Fault, FaultInjector } from './faults.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
@@ -264,8 +266,7 @@ function logLine(opts: HttpOptions, c: Context<Env>, status: string, started: nu
 }
 
 function headerOf(incoming: IncomingMessage, name: string): string | undefined {
-  const value = incoming.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+  return headerValue(incoming.headers[name]);
 }
 
 // Request ids: a random per-server prefix and a counter. Unique within a run and across

@@ -11,7 +11,7 @@ import * as z from 'zod/mini';
 import { DateTime, RevenueRow, StatusHistoryEntry, Uuid } from '../lib/schemas.js';
 import type { RevenueRow as RevenueRowType } from '../lib/schemas.js';
 import { Decimal } from '../lib/money.js';
-import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
+import { DELIVERY_STATUSES, TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
@@ -208,7 +208,7 @@ const Event = z.object({
   createdMs: z.number(),
   created_at: DateTime,
   updated_at: DateTime,
-  delivery_status: z.enum(['pending', 'delivered', 'failed']),
+  delivery_status: z.enum(DELIVERY_STATUSES),
   attempts: NonNegInt,
   last_error: NullableString,
   roundAttempts: NonNegInt,

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { StatusHistoryEntry, TransactionStatus } from '../lib/schemas.js';
 import type { Decimal } from '../lib/money.js';
+import type { DeliveryStatus } from '../lib/vocabulary.js';
 import { IdempotencyCache } from './idempotency.js';
 import { Ledger } from './revenue.js';
 
@@ -60,7 +61,6 @@ export type TxRecord = {
   history: StatusHistoryEntry[];
 };
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type EventRecord = {
   /** Creation order within the partner: the key of "newest first" pages. */

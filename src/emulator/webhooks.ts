@@ -12,8 +12,9 @@ import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/client/backoff.js';
 import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { EVENT_TYPES } from '../lib/schemas.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
-import { DEFAULT_SCHEME, sign, type SchemeName } from '../lib/webhooks/signature.js';
+import { DEFAULT_SCHEME, sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Registration } from '../lib/emulator-defaults.js';
 import type { Clock } from './clock.js';
 import { iso } from './clock.js';
@@ -23,12 +24,9 @@ import type { Query } from './params.js';
 import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
-import type { DeliveryStatus, EventRecord, PartnerState } from './store.js';
+import type { EventRecord, PartnerState } from './store.js';
 import type { WebhookChaos } from './types.js';
 
-export const SIGNATURE_HEADER_NAME = 'X-SVC-Webhook-Signature';
-export const EVENT_ID_HEADER_NAME = 'X-SVC-Webhook-Id';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 export const DEFAULT_EVENTS_LIMIT = 20;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
 /** The longest wait between two attempts, however many the ceiling allows. */
@@ -368,8 +366,8 @@ export class Webhooks {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'offramp-emulator',
-          [SIGNATURE_HEADER_NAME]: sign(body, this.settings.secret, this.settings.scheme, new Date(this.clock.now())),
-          [EVENT_ID_HEADER_NAME]: evt.event_id,
+          [WEBHOOK_HEADERS.signature]: sign(body, this.settings.secret, this.settings.scheme, new Date(this.clock.now())),
+          [WEBHOOK_HEADERS.id]: evt.event_id,
         },
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.timeoutMs,

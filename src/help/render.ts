@@ -1,16 +1,16 @@
 // Build step: renders the help snapshot (see snapshot.ts) through commander itself, from
 // the same command tree `offramp` runs, so the two cannot disagree.
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
-import { createProgram } from '../commands/program.js';
+import { createProgram } from '../commands/load.js';
 import { DEFAULT_HELP_WIDTH, type HelpSnapshot } from './snapshot.js';
 
 /** Wider than any line of help: nothing wraps. */
 const UNWRAPPED = 10_000;
 
-export function renderHelpSnapshot(): HelpSnapshot {
+export async function renderHelpSnapshot(): Promise<HelpSnapshot> {
   let width = DEFAULT_HELP_WIDTH;
   let text = '';
-  const program = createProgram(
+  const program = await createProgram(
     { run: async () => undefined },
     { writeOut: (s) => void (text += s), writeErr: (s) => void (text += s), getOutHelpWidth: () => width, getOutHasColors: () => false },
   );

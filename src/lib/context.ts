@@ -5,9 +5,8 @@
 // for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
-import type { ConfigStore } from './config/store.js';
+import type { ConfigFile } from './config/file.js';
 import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
-import { Declined, ProductionGuard, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { SECRET_VARIABLES } from './config/secret-variables.js';
 
@@ -57,7 +56,7 @@ export type Context = {
   sleep(ms: number): Promise<void>;
   /** Stops a command that runs until interrupted (webhooks listen, emulator) as Ctrl-C does: for a run in process. */
   signal?: AbortSignal;
-  config(): Promise<ConfigStore>;
+  config(): Promise<ConfigFile>;
   settings(): Promise<Resolved>;
   /** Webhook secret: the flag, else OFFRAMP_WEBHOOK_SECRET, else the profile's; no API key needed. */
   webhookSecret(flag?: string): Promise<string | undefined>;
@@ -69,13 +68,6 @@ export type Context = {
   /** An HTTP client under the run's rules (--timeout, --retries, the answer cap, the trace), closed with the context. */
   httpClient(to: ClientFor): Promise<HttpClient>;
   prompts(): Promise<Prompts>;
-  /**
-   * Asks before a change on a production profile (or whenever `always`); --yes skips. A
-   * No ends the run (exit 0) saying `declined`, what did not happen ("… not cancelled").
-   */
-  confirm(question: string, declined: string, opts?: { always?: boolean }): Promise<void>;
-  /** Refuses sandbox-only operations on a production profile, before any request. */
-  refuseProduction(what: string): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -93,7 +85,7 @@ export type ContextDeps = {
 
 export function createContext(deps: ContextDeps): Context {
   const { io, env, globals } = deps;
-  let store: Promise<ConfigStore> | undefined;
+  let configFile: Promise<ConfigFile> | undefined;
   let settings: Promise<Resolved> | undefined;
   let api: Promise<Api> | undefined;
   const clients: HttpClient[] = [];
@@ -110,8 +102,8 @@ export function createContext(deps: ContextDeps): Context {
     ...(deps.signal ? { signal: deps.signal } : {}),
 
     config() {
-      store ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env, (line) => io.err(line)));
-      return store;
+      configFile ??= import('./config/file.js').then(({ ConfigFile }) => new ConfigFile(env, (line) => io.err(line)));
+      return configFile;
     },
 
     settings() {
@@ -187,30 +179,6 @@ export function createContext(deps: ContextDeps): Context {
     async prompts() {
       const [prompts, { safePrompts }] = await Promise.all([import('@inquirer/prompts'), import('./output/prompts.js')]);
       return safePrompts(prompts);
-    },
-
-    async confirm(question, declined, opts = {}) {
-      if (globals.yes) return;
-      const s = await ctx.settings();
-      const production = s.env === 'production';
-      if (!production && !opts.always) return;
-      const where = production ? ` on PRODUCTION (profile ${s.profileName})` : '';
-      if (!io.canPrompt()) {
-        throw new ProductionGuard(`refusing to ${question}${where} without confirmation; nothing was sent`, 'pass --yes to confirm');
-      }
-      const { confirm } = await ctx.prompts();
-      const ok = await confirm({ message: `${question}${where}?`, default: false }, { output: io.stderr });
-      if (!ok) throw new Declined(declined);
-    },
-
-    async refuseProduction(what) {
-      const s = await ctx.settings();
-      if (s.env === 'production') {
-        throw new ProductionGuard(
-          `${what} is staging-only and profile "${s.profileName}" is production; nothing was sent`,
-          'use a staging or local profile (--profile NAME)',
-        );
-      }
     },
 
     async close() {

@@ -174,17 +174,38 @@ function hintForStatus(status: number): string | undefined {
   return STATUS_HINTS[status] ?? (status >= 500 ? 'the service failed; try again later' : undefined);
 }
 
-/** Default error code for a status when the service's body carries none. */
+/**
+ * The error code each status is named by: the client's when a body carries none (a gateway's
+ * page), the emulator's in every envelope it answers. 503 is SERVICE_UNAVAILABLE on both.
+ */
+export const CODE_OF_STATUS = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_ERROR',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+} as const;
+
+/** The table above, else `HTTP_<status>`: a status it does not name is not claimed to be anything. */
 export function codeForStatus(status: number): string {
-  const codes: Record<number, string> = {
-    400: 'BAD_REQUEST',
-    401: 'UNAUTHORIZED',
-    403: 'FORBIDDEN',
-    404: 'NOT_FOUND',
-    409: 'CONFLICT',
-    429: 'RATE_LIMITED',
-  };
-  return codes[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : `HTTP_${status}`);
+  return (CODE_OF_STATUS as Record<number, string>)[status] ?? `HTTP_${status}`;
+}
+
+/** Output that could not be written to `where`: DISK_FULL on a full disk (or quota), else OUTPUT; exit 1 either way. */
+export function outputFailed(err: NodeJS.ErrnoException, where: string): CliError {
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') return new CliError(`no space left on the device (${where})`, 'DISK_FULL', EXIT.failure);
+  return new CliError(`could not write to ${where} (${err.code ?? err.message}); the output is incomplete`, 'OUTPUT', EXIT.failure);
+}
+
+/** What went wrong in one piece: `CODE: message` for the CLI's errors, else the message. */
+export function describeError(err: unknown): string {
+  if (err instanceof CliError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 export function exitCodeOf(err: unknown): ExitCode {

@@ -73,13 +73,13 @@ export const CANCEL_STEP: Step = { to: 'cancelled', reason: 'partner:cancelled' 
 export const EXPIRY_STEP: Step = { to: 'expired', reason: 'deposit:expired' };
 
 /**
- * Statuses a transaction normally rests in. `failed` counts as terminal for watching
+ * Statuses a transaction normally rests in. `failed` counts as final for watching
  * (the transaction will not complete), though a refund may still follow it.
  */
-export const TERMINAL: readonly TransactionStatus[] = ['completed', 'failed', 'expired', 'cancelled', 'refunded'];
+export const FINAL_STATUSES: readonly TransactionStatus[] = ['completed', 'failed', 'expired', 'cancelled', 'refunded'];
 
-export function isTerminal(status: string): boolean {
-  return (TERMINAL as readonly string[]).includes(status);
+export function isFinal(status: string): boolean {
+  return (FINAL_STATUSES as readonly string[]).includes(status);
 }
 
 export type TransactionFacts = { status: string; hasDeposit: boolean; payoutSettled: boolean };

@@ -31,6 +31,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The emulator's delivery_status values; others are accepted (the spec leaves them open). */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The one pair the sandbox accepts (the spec, Limits): what the walk, conform and the prompts use. */
+export const SANDBOX_PAIR = { crypto_currency: 'usdt', network: 'bep20' } as const;
 
 /** The partner API's path under a host: the version prefix and the partner segment (the spec, "Address convention"). */
 export const BASE_PATH = '/api/v1/partner';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, exitCodeForStatus, exitCodeOf, NetworkError, TimeoutError, UsageError } from '../../src/lib/errors.js';
 import { toApiError } from '../../src/lib/client/http.js';
+import { startEmulator } from '../../src/emulator/index.js';
 
 describe('exit codes', () => {
   it('maps statuses to the contract table', () => {
@@ -24,7 +25,28 @@ describe('exit codes', () => {
 
   it('still gives a code and message when the body is not an envelope', () => {
     const err = toApiError(502, '<html>bad gateway</html>', 'GET', 'http://127.0.0.1/api/v1/partner/transactions');
-    expect(err).toMatchObject({ status: 502, code: 'INTERNAL_ERROR', exitCode: 1 });
+    expect(err).toMatchObject({ status: 502, code: 'BAD_GATEWAY', exitCode: 1 });
     expect(err.message).toMatch(/HTTP 502/);
+  });
+
+  it('names a status without a body as the emulator names it in its envelope: 503 is SERVICE_UNAVAILABLE on both', async () => {
+    const emu = await startEmulator({ port: 0 });
+    try {
+      for (const status of [500, 502, 503, 504, 507]) {
+        const rule = await fetch(`${emu.controlUrl}/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ route: 'GET /transactions', next: 1, status }),
+        });
+        expect(rule.status).toBe(201);
+        const answered = (await (await fetch(`${emu.url}/transactions`, { headers: { 'x-api-key': 'sk_test_emulator' } })).json()) as { error: { code: string } };
+        const derived = toApiError(status, 'bad gateway', 'GET', `${emu.url}/transactions`);
+        expect(derived.code, `HTTP ${status}`).toBe(answered.error.code);
+      }
+      expect(toApiError(503, '', 'GET', `${emu.url}/transactions`).code).toBe('SERVICE_UNAVAILABLE');
+      expect(toApiError(507, '', 'GET', `${emu.url}/transactions`).code).toBe('HTTP_507');
+    } finally {
+      await emu.close();
+    }
   });
 });

@@ -4,7 +4,7 @@
 // tsc (`npm test` runs it first): an `@ts-expect-error` that no longer meets an error fails it.
 import { Argument, Command } from '@commander-js/extra-typings';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { verb, withArguments, type OptionsOf, type Runtime } from '../../src/commands/command.js';
+import { verb, withArguments, type OptionsOf, type Runner } from '../../src/commands/command.js';
 import * as clock from '../../src/commands/emulator/clock.js';
 import * as get from '../../src/commands/tx/get.js';
 import * as replay from '../../src/commands/webhooks/replay.js';
@@ -44,8 +44,8 @@ describe('what run receives', () => {
           .option('--concurrency <n>', 'at once', '4'),
       run: async (opts: unknown) => void seen.push(opts),
     };
-    const runtime: Runtime = { run: async (_cmd, invoke) => void (await invoke({} as Context)) };
-    const parent = new Command('emulator').option('--admin-token <token>', 'token').addCommand(verb(module, runtime));
+    const runner: Runner = { run: async (_cmd, invoke) => void (await invoke({} as Context)) };
+    const parent = new Command('emulator').option('--admin-token <token>', 'token').addCommand(verb(module, runner));
     await parent.parseAsync(['replay', 'tx-1', 'ev-1', 'ev-2', '--to', '2026-11-01', '--admin-token', 'secret-token'], { from: 'user' });
     expect(seen).toEqual([{ txId: 'tx-1', eventIds: ['ev-1', 'ev-2'], to: '2026-11-01', concurrency: '4', adminToken: 'secret-token' }]);
   });

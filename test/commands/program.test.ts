@@ -2,13 +2,12 @@
 // unknown commands and anything unclear get the whole program.
 import { describe, expect, it } from 'vitest';
 import { commandWord, newProgram } from '../../src/commands/globals.js';
-import { loadProgram } from '../../src/commands/load.js';
-import { createProgram, TOP_LEVEL } from '../../src/commands/program.js';
+import { createProgram, loadProgram, TOP_LEVEL } from '../../src/commands/load.js';
 import { runMain } from '../helpers/main.js';
 
-const runtime = { run: async () => undefined };
+const runner = { run: async () => undefined };
 const TOP_LEVEL_COMMANDS = Object.keys(TOP_LEVEL);
-const topLevel = async (argv: string[]) => (await loadProgram(runtime, {}, argv)).commands.map((c) => c.name());
+const topLevel = async (argv: string[]) => (await loadProgram(runner, {}, argv)).commands.map((c) => c.name());
 
 describe('commandWord', () => {
   const program = newProgram();
@@ -30,14 +29,14 @@ describe('commandWord', () => {
 });
 
 describe('loadProgram', () => {
-  it('knows every top-level command by its name, in order', () => {
-    expect(createProgram(runtime).commands.map((c) => c.name())).toEqual(TOP_LEVEL_COMMANDS);
+  it('knows every top-level command by its name, in order', async () => {
+    expect((await createProgram(runner)).commands.map((c) => c.name())).toEqual(TOP_LEVEL_COMMANDS);
   });
 
-  it.each(TOP_LEVEL_COMMANDS.map((name) => [name]))('%s loads that command alone, whole', async (name) => {
-    const program = await loadProgram(runtime, {}, ['--json', name]);
+  it.each(TOP_LEVEL_COMMANDS.filter((name) => name !== 'completion').map((name) => [name]))('%s loads that command alone, whole', async (name) => {
+    const program = await loadProgram(runner, {}, ['--json', name]);
     expect(program.commands.map((c) => c.name())).toEqual([name]);
-    const full = createProgram(runtime).commands.find((c) => c.name() === name)!;
+    const full = (await createProgram(runner)).commands.find((c) => c.name() === name)!;
     const help = (cmd: typeof full): string[] => [cmd.helpInformation(), ...cmd.commands.flatMap(help)];
     expect(help(program.commands[0]!)).toEqual(help(full));
   });
@@ -46,6 +45,13 @@ describe('loadProgram', () => {
     expect(await topLevel([])).toEqual(TOP_LEVEL_COMMANDS);
     expect(await topLevel(['tz', 'get'])).toEqual(TOP_LEVEL_COMMANDS);
     expect(await topLevel(['help', 'tx'])).toEqual(TOP_LEVEL_COMMANDS);
+  });
+
+  it('loads the whole program for completion, which describes every command', async () => {
+    expect(await topLevel(['completion', 'bash'])).toEqual(TOP_LEVEL_COMMANDS);
+    const r = await runMain(['completion', 'bash']);
+    expect(r.code).toBe(0);
+    for (const name of ['tx', 'emulator', 'doctor']) expect(r.stdout).toContain(name);
   });
 
   it('still suggests the command meant', async () => {

@@ -1,6 +1,7 @@
 // What the conform end-to-end tests share: the report's shape, a store filled by a listener
 // (webhooks listen, in process), and the partner's own POSTs that make deliveries happen.
 import { readFileSync } from 'node:fs';
+import { vi } from 'vitest';
 import { listenInProcess } from '../helpers/listener.js';
 
 export type Finding = { point: string; emulator: string; observed: string; verdict: string; action?: string };
@@ -12,13 +13,15 @@ export function listen(store: string, secret: string) {
   return { url: listener.url, stop: async () => (await listener.stop()).code };
 }
 
-export async function storedLines(path: string, n: number): Promise<string[]> {
-  for (let i = 0; i < 200; i++) {
-    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
-    if (lines.length >= n) return lines;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`the store did not reach ${n} lines`);
+export function storedLines(path: string, n: number): Promise<string[]> {
+  return vi.waitFor(
+    () => {
+      const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+      if (lines.length < n) throw new Error(`the store did not reach ${n} lines`);
+      return lines;
+    },
+    { timeout: 5_000, interval: 25 },
+  );
 }
 
 export async function post(base: string, key: string, path: string, body: unknown, idempotencyKey?: string) {

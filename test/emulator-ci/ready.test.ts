@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 
@@ -47,22 +47,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Resolves once `check` holds, polling the file system (no timing is asserted). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`never happened: ${what}`);
-}
-
 describe('--ready-file', () => {
   it('replaces a stale file only once the emulator accepts connections, and is removed at the stop', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offramp-ready-'));
     const file = join(dir, 'emulator.url');
     writeFileSync(file, 'http://127.0.0.1:1/api/v1/partner\n');
     const emu = run(['emulator', '--port', '0', '--ready-file', file], dir);
-    await until(() => existsSync(file) && readFileSync(file, 'utf8') !== 'http://127.0.0.1:1/api/v1/partner\n', 'a fresh ready file');
+    await vi.waitUntil(() => existsSync(file) && readFileSync(file, 'utf8') !== 'http://127.0.0.1:1/api/v1/partner\n', { timeout: 15_000, interval: 10 });
     const url = readFileSync(file, 'utf8');
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/partner\n$/);
     // The first request after the file appears is answered: no retry, no sleep.

@@ -123,8 +123,8 @@ describe('offramp emulator', () => {
     [{ latency: '-1' }, /--latency/],
     [{ seed: '1.5' }, /--seed/],
     [{ seedRevenue: 'lots' }, /--seed-revenue/],
-    // @ts-expect-error -- commander's choices refuse it first; run checks again for callers from code
-    [{ mode: 'prod' }, /--mode: must be staging or production/],
+    // @ts-expect-error -- commander's choices refuse it first; the emulator's own rule for callers from code
+    [{ mode: 'prod' }, /mode must be staging or production, got prod/],
     [{ rate: '0' }, /--rate: "0" is not a positive decimal/],
     [{ rate: '1,550' }, /--rate/],
     [{ rateLimit: '-3' }, /--rate-limit/],

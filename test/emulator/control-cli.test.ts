@@ -46,6 +46,9 @@ describe('offramp emulator clock advance', () => {
     expect(events.map((e) => e.event_type)).toEqual(['transaction.expired', 'transaction.created']);
     const json = await runMain(['emulator', 'clock', 'advance', '1h', '--json'], { env: emu.env });
     expect(JSON.parse(json.stdout)).toMatchObject({ advanced_ms: 3_600_000, offset_ms: 91 * 60_000, expired_transactions: 0 });
+    // The offset in the units the command takes, as a duration flag is written.
+    const more = await runMain(['emulator', 'clock', 'advance', '1500ms'], { env: emu.env });
+    expect(more.stdout).toMatch(/\(1h31m1s500ms ahead of real time\)/);
   });
 });
 

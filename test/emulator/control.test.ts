@@ -177,8 +177,8 @@ describe('fault rules', () => {
     await control(api, 'POST', '/faults', { route: 'GET /transactions/*', next: 1, latency_ms: 1500 });
     const order: string[] = [];
     const slow = api.get(`/transactions/${tx.id}`).then((r) => order.push(`slow ${r.status}`));
-    // Sent after, answered first: the list does not match the rule.
-    await new Promise((r) => setTimeout(r, 20));
+    // Sent once the slow one has taken the rule, answered first: the list does not match it.
+    await eventually(async () => expect((await control(api, 'GET', '/faults')).body.data).toEqual([]));
     const quick = api.get('/transactions').then((r) => order.push(`quick ${r.status}`));
     await Promise.all([slow, quick]);
     expect(order).toEqual(['quick 200', 'slow 200']);

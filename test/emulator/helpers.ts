@@ -4,7 +4,7 @@
 // webhooks on a real node:http server.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type * as z from 'zod/mini';
 import { ErrorEnvelope, successWrapper } from '../../src/lib/schemas.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -123,17 +123,9 @@ export async function simulate(api: Api, transactionId: string, event: string, e
   return api.post('/sandbox/simulate', { transaction_id: transactionId, event, ...extra });
 }
 
-/** Polls `check` until it stops throwing (or the deadline passes, rethrowing the last failure). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+/** `vi.waitFor` with the emulator tests' patience: `check` until it stops throwing, rethrowing its last failure after `timeoutMs`. */
+export function eventually<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
+  return vi.waitFor(check, { timeout: timeoutMs, interval: 5 });
 }
 
 export type Delivery = { headers: IncomingHttpHeaders; raw: string; body: any; answered: number; path: string };

@@ -95,7 +95,7 @@ describe('the happy path', () => {
 });
 
 describe('other outcomes', () => {
-  it('fails from any non-terminal status, and refunds only a failed transaction that had a deposit', async () => {
+  it('fails from any non-final status, and refunds only a failed transaction that had a deposit', async () => {
     const api = await startApi();
     const noDeposit = await createTx(api);
     await walk(api, noDeposit.id, ['transaction.failed']);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, StateFileError, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { isRoot } from '../helpers/root.js';
 import { mountTmpfs, unmount } from '../helpers/tmpfs.js';
 import { createTx, directBody, eventually, idemKey, KEY, simulate, type Api } from './helpers.js';
 
@@ -208,7 +209,7 @@ describe('a state file', () => {
     running.push(emu);
   });
 
-  it.runIf(process.getuid?.() === 0)('refuses a file owned by another user', async () => {
+  it.runIf(isRoot)('refuses a file owned by another user', async () => {
     const file = join(stateDir(), 's.state');
     await stop(await start({ statePath: file }));
     chownSync(file, 4321, 4321);

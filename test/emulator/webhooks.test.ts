@@ -176,7 +176,8 @@ describe('retries', () => {
 
 describe('shutdown', () => {
   it('closes promptly with deliveries in flight and queued behind them', async () => {
-    const silent = createServer(() => undefined);
+    let arrived = 0;
+    const silent = createServer(() => void arrived++);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     cleanups.push(() => new Promise((r) => {
       silent.closeAllConnections();
@@ -185,7 +186,7 @@ describe('shutdown', () => {
     const api = await startApi({ webhookUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, webhookRetry: { maxAttempts: 3, baseDelayMs: 5, timeoutMs: 30_000 } });
     // More events than deliveries run at once, so some wait in the queue.
     for (let i = 0; i < 12; i++) await createTx(api);
-    await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => expect(arrived).toBeGreaterThan(0));
     const started = performance.now();
     await api.close();
     expect(performance.now() - started).toBeLessThan(2000);

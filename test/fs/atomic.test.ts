@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AtomicFile, writeAside } from '../../src/lib/fs/atomic.js';
+import { isRoot, NOBODY } from '../helpers/root.js';
 
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
 /** Above pid_max's default: no such process. */
 const DEAD = 2 ** 22 + 12345;
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
+import { COMMAND_FORMATS } from '../../src/lib/output/format.js';
 
 describe('help', () => {
   it('help CMD SUB prints the help of CMD SUB, in process and from the built snapshot', async () => {
@@ -57,5 +58,20 @@ describe('help', () => {
     expect(built.stdout).toContain('  create [options]');
     // A group that runs something of its own still does; a word that is no command is still refused.
     expect((await runMain(['tx', 'nope'])).code).toBe(2);
+  });
+
+  it('a mistyped emulator command is a usage error naming its commands, which its usage lists too', async () => {
+    const r = await runMain(['emulator', 'clok']);
+    expect(r.code).toBe(2);
+    const names = ['clock', 'reset', 'fault', 'state', 'webhooks', 'wait'];
+    expect(r.stderr).toContain(`unknown command 'clok' for 'offramp emulator' (its commands: ${names.join(', ')})`);
+    const help = await runMain(['emulator', '--help']);
+    expect(help.stdout).toContain(`offramp emulator ${names.join('|')} ...`);
+  });
+
+  it.each(Object.entries(COMMAND_FORMATS))('%s --help names the output formats it takes, from the one table', async (path, formats) => {
+    const r = await runMain([...path.split(' '), '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`\nOutput formats (-o): ${formats[0]} (the default), ${formats.slice(1).join(', ')}\n`);
   });
 });

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, chmodSync, writeFileSync, readFileSync } from 
 import { createServer, type Server, type Socket, type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 import { BIN, tempHome } from './cli.js';
 
 /** A TCP server whose every connection goes to `onSocket`; sockets are destroyed on close. */
@@ -177,15 +178,15 @@ export async function realProxy(kind: 'squid' | 'tinyproxy') {
     for (const { child } of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => c.exited));
   };
+  const dead = () => children.find((c) => c.child.exitCode !== null);
   for (const port of [shipped, open]) {
-    for (let i = 0; ; i++) {
-      if (await accepts(port)) break;
-      const dead = children.find((c) => c.child.exitCode !== null);
-      if (dead || i > 300) {
-        await close();
-        throw new Error(`${kind} did not start (config ${(dead ?? children[0]!).conf})`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
+    // Up when it accepts; a proxy that exited will not come up, so stop waiting for it.
+    const up = await vi
+      .waitUntil(async () => (await accepts(port)) || dead() !== undefined, { timeout: 15_000, interval: 50 })
+      .then(() => dead() === undefined, () => false);
+    if (!up) {
+      await close();
+      throw new Error(`${kind} did not start (config ${(dead() ?? children[0]!).conf})`);
     }
   }
   return { shipped: `http://127.0.0.1:${shipped}`, open: `http://127.0.0.1:${open}`, close };

@@ -4,6 +4,7 @@
 // as they come, and a stop that resolves with the exit.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
+import { vi } from 'vitest';
 import { main } from '../../src/cli.js';
 import { BIN, tempHome } from './cli.js';
 
@@ -20,19 +21,24 @@ type Exit = { code: number | null; stdout: string; stderr: string };
 
 /** The URL once the listener printed its last start-up line; fails if it ended before. */
 async function listening(stderr: () => string, ended: () => boolean): Promise<string> {
-  for (let i = 0; i < 400; i++) {
-    const m = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr());
-    if (m && stderr().includes('Press Ctrl-C to stop.')) return m[1]!;
-    if (ended()) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`listener did not start: ${stderr()}`);
+  const url = await vi.waitFor(
+    () => {
+      const m = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr());
+      if (m && stderr().includes('Press Ctrl-C to stop.')) return m[1]!;
+      if (!ended()) throw new Error(`listener did not start: ${stderr()}`);
+      return undefined;
+    },
+    { timeout: 10_000, interval: 25 },
+  );
+  if (url === undefined) throw new Error(`listener ended before it started: ${stderr()}`);
+  return url;
 }
 
 /** The first `n` lines of stdout, or what there is after ~10 s. */
 async function firstLines(stdout: () => string, n: number): Promise<string[]> {
-  for (let i = 0; i < 400 && stdout().split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 25));
-  return stdout().split('\n').filter(Boolean);
+  const lines = () => stdout().split('\n').filter(Boolean);
+  await vi.waitUntil(() => lines().length >= n, { timeout: 10_000, interval: 25 }).catch(() => undefined);
+  return lines();
 }
 
 /** `webhooks listen` through main in process; `stop` plays Ctrl-C (exit 130). `env` adds to a fresh home. */

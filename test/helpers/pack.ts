@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -26,7 +27,7 @@ async function packOnce(dir: string): Promise<Packed> {
   try {
     mkdirSync(dir);
   } catch {
-    return waitFor(done);
+    return packedByAnother(done);
   }
   let result: Packed | { error: string };
   try {
@@ -43,8 +44,8 @@ async function packOnce(dir: string): Promise<Packed> {
   return answer(result);
 }
 
-async function waitFor(done: string): Promise<Packed> {
-  for (let i = 0; i < 1200 && !existsSync(done); i++) await new Promise((r) => setTimeout(r, 50));
+async function packedByAnother(done: string): Promise<Packed> {
+  await vi.waitUntil(() => existsSync(done), { timeout: 60_000, interval: 50 });
   return answer(JSON.parse(readFileSync(done, 'utf8')) as Packed | { error: string });
 }
 

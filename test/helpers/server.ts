@@ -1,15 +1,22 @@
 // A real node:http server on a free loopback port for client edge cases the emulator
-// cannot produce. Each test scripts the answers; every request is recorded, and an
-// unexpected one (more than were scripted) fails the test through `unexpected`.
+// cannot produce. Each test scripts the answers; every request is recorded, and one more
+// than were scripted fails the test it came in: the setup file
+// test/setup-files/scripted-servers.ts takes them (`takeUnexpected`) after each test, so no
+// test file has to remember to look.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Recorded = { method: string; url: string; headers: IncomingMessage['headers']; body: string; at: number };
 export type Answer = (req: Recorded, res: ServerResponse) => void | Promise<void>;
 
+/** Every unscripted request since the last call, from any scripted server, for the per-test check. */
+const unscripted: string[] = [];
+export function takeUnexpected(): string[] {
+  return unscripted.splice(0);
+}
+
 export async function scriptedServer(answers: Answer[]) {
   const requests: Recorded[] = [];
-  const unexpected: Recorded[] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -17,7 +24,7 @@ export async function scriptedServer(answers: Answer[]) {
     const answer = answers[requests.length];
     requests.push(rec);
     if (!answer) {
-      unexpected.push(rec);
+      unscripted.push(`${rec.method} ${rec.url} (request ${requests.length}, ${answers.length} scripted)`);
       res.writeHead(599).end();
       return;
     }
@@ -28,7 +35,6 @@ export async function scriptedServer(answers: Answer[]) {
   return {
     baseUrl: `http://127.0.0.1:${port}/api/v1/partner`,
     requests,
-    unexpected,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

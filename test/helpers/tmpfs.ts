@@ -1,10 +1,11 @@
 // A small tmpfs, to fill a disk for real in a test (Linux, root only; CI runs as root).
 import { execFileSync } from 'node:child_process';
+import { isRoot } from './root.js';
 
 /** Mounts a tmpfs of `size` on `dir`; the reason it could not be, otherwise (the test then skips). */
 export function mountTmpfs(dir: string, size = '64k'): string | undefined {
   if (process.platform !== 'linux') return 'tmpfs is Linux only';
-  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
+  if (!isRoot) return 'mounting a tmpfs needs root';
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
     return undefined;

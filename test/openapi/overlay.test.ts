@@ -1,5 +1,5 @@
 // What `offramp conform` observed, as an OpenAPI Overlay over docs/openapi.yaml (issue 24,
-// item 6; src/lib/openapi/overlay.ts). From hand-made reports: which finding becomes which
+// item 6; src/lib/conform/overlay.ts). From hand-made reports: which finding becomes which
 // action, and that nothing unobserved does. End to end: conform (main in process) against
 // the emulator and against the variant server, each overlay applied with openapi-format,
 // both results linted clean by Redocly, the two overlays differing exactly on the points
@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Answered } from '../../src/emulator/index.js';
 import { openapiDocument } from '../../src/lib/openapi/document.js';
-import { jsonPath, overlayFor, writeOverlay, type ConformReport, type Overlay, type OverlayAction } from '../../src/lib/openapi/overlay.js';
+import { jsonPath, overlayFor, type ConformRun, type Overlay, type OverlayAction } from '../../src/lib/conform/overlay.js';
+import { emptyObservation, type DefaultSize, type Finding, type ListObs, type Observation } from '../../src/lib/conform/verdicts.js';
+import type { CursorLocation } from '../../src/lib/client/paginate.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { documentChecker, DOCUMENT_PATH } from '../helpers/openapi.js';
@@ -22,13 +24,29 @@ import { listen, post, storedLines } from '../conform/helpers.js';
 import { applyOverlay, redoclyLint } from './tools.js';
 
 const base = openapiDocument();
-const finding = (point: string, observed: string, verdict = 'handled') => ({ point, emulator: '-', observed, verdict: verdict as 'handled' });
-const report = (...findings: ReturnType<typeof finding>[]): ConformReport => ({ target: 'https://svc.example/api/v1/partner', env: 'staging', findings });
+const finding = (point: string, verdict = 'handled') => ({ point, emulator: '-', observed: '-', verdict: verdict as 'handled' });
+/** A run of conform: what it observed, and the verdicts it came to (the overlay reads the observation, not the words). */
+const run = (observed: Partial<Observation>, ...findings: ReturnType<typeof finding>[]): ConformRun => ({
+  target: 'https://svc.example/api/v1/partner',
+  env: 'staging',
+  observed: { ...emptyObservation(), ...observed },
+  findings,
+});
+const list = (shape: 'page-object' | 'array' | 'none', location: CursorLocation, defaultSize: DefaultSize = { count: 1, more: true }): ListObs => ({
+  shape,
+  location,
+  mustContinue: true,
+  follow: 'ok',
+  defaultSize,
+});
 const targets = (overlay: Overlay, point: string) => overlay.actions.filter((a) => a['x-offramp-point'] === point).map((a) => `${a.remove ? 'remove' : 'update'} ${a.target}`);
 
 describe('overlayFor', () => {
   it('turns an observed success status into that status, in place of 2XX', () => {
-    const overlay = overlayFor(report(finding('status: create', '200'), finding('status: get', '200', 'same'), finding('status: simulate', '200', 'same')), base);
+    const overlay = overlayFor(
+      run({ calls: { create: { status: 200 }, get: { status: 200 }, simulate: { status: 200 } } }, finding('status: create'), finding('status: get', 'same'), finding('status: simulate', 'same')),
+      base,
+    );
     expect(targets(overlay, 'status: create')).toEqual(["update $.paths['/transactions'].post.responses", "remove $.paths['/transactions'].post.responses['2XX']"]);
     const update = overlay.actions[0]!.update as Record<string, { content: unknown; 'x-offramp-open'?: unknown }>;
     expect(update['200']!.content).toEqual(base.paths['/transactions']!.post!.responses['2XX']!['content' as never]);
@@ -40,10 +58,11 @@ describe('overlayFor', () => {
 
   it('describes the list where conform found its items and cursor', () => {
     const overlay = overlayFor(
-      report(
-        finding('list: transactions', 'page object, cursor in data', 'same'),
-        finding('list: webhook events', 'array, cursor in meta'),
-        finding('list: revenue', 'page object, cursor in data.pagination'),
+      run(
+        { lists: { transactions: list('page-object', 'data'), webhooks: list('array', 'meta'), revenue: list('page-object', 'data.pagination') } },
+        finding('list: transactions', 'same'),
+        finding('list: webhook events'),
+        finding('list: revenue'),
       ),
       base,
     );
@@ -57,6 +76,7 @@ describe('overlayFor', () => {
       'update $.components.schemas.WebhookEventListResponse',
       'remove $.components.schemas.WebhookEventPage',
     ]);
+    expect(events[1]!.description).toBe('list: webhook events: array, cursor in meta');
     const update = events[1]!.update as { properties: Record<string, any>; required: string[] };
     expect(update.required).toEqual(['meta']);
     expect(update.properties.data).toEqual({ type: 'array', items: { $ref: '#/components/schemas/WebhookEvent' } });
@@ -67,7 +87,12 @@ describe('overlayFor', () => {
 
   it('adds the filters the service honoured under their names, and no parameter for one it ignored', () => {
     const overlay = overlayFor(
-      report(finding('filter: webhooks delivery_status', 'status', 'needs-setting'), finding('filter: transactions status', 'ignored'), finding('filter: revenue network', 'chain', 'saved')),
+      run(
+        { filters: { webhooks: { delivery_status: { honoured: 'status' } }, transactions: { status: { ignored: ['status'] } }, revenue: { network: { honoured: 'chain' } } } },
+        finding('filter: webhooks delivery_status', 'needs-setting'),
+        finding('filter: transactions status'),
+        finding('filter: revenue network', 'saved'),
+      ),
       base,
     );
     expect(overlay.actions.map((a) => a.update)).toEqual([
@@ -79,14 +104,21 @@ describe('overlayFor', () => {
 
   it('gives open words, the 401 code, the Retry-After form, the page size and the signature scheme', () => {
     const overlay = overlayFor(
-      report(
-        finding('values: deposit_status', 'seen, credited, null'),
-        finding('values: publish_status', 'none seen', 'skipped'),
-        finding('error: 401 (wrong key)', '401 AUTH_INVALID'),
-        finding('Retry-After', 'HTTP-date'),
-        finding('page size: revenue', '30'),
-        finding('page size: transactions', 'unknown (no records)'),
-        finding('signature scheme', 'timestamped-sha256', 'needs-setting'),
+      run(
+        {
+          values: { deposit_status: { seen: ['seen', 'credited', 'null'] }, delivery_status: { seen: [] }, publish_status: { seen: [] } },
+          errors: { '401': { status: 401, code: 'AUTH_INVALID', enveloped: true } },
+          retryAfter: [new Date(0).toUTCString()],
+          lists: { revenue: list('page-object', 'data', { stated: 30, count: 30, more: true }), transactions: list('page-object', 'data', { count: 0, more: false }) },
+          signature: { schemes: ['timestamped-sha256', 'timestamped-sha256'], deliveries: 2 },
+        },
+        finding('values: deposit_status'),
+        finding('values: publish_status', 'skipped'),
+        finding('error: 401 (wrong key)'),
+        finding('Retry-After'),
+        finding('page size: revenue'),
+        finding('page size: transactions'),
+        finding('signature scheme', 'needs-setting'),
       ),
       base,
     );
@@ -102,19 +134,32 @@ describe('overlayFor', () => {
 
   it('carries nothing conform did not observe: skipped and unsupported points, a 401 without an envelope, an unknown scheme', () => {
     const overlay = overlayFor(
-      report(
-        finding('status: create', 'production: read-only', 'skipped'),
-        finding('status: list', '409 CONFLICT', 'unsupported'),
-        finding('list: transactions', 'no list in the answer', 'unsupported'),
-        finding('error: 401 (wrong key)', '401 no envelope'),
-        finding('Retry-After', 'no 429 seen', 'skipped'),
-        finding('signature scheme', 'none verifies', 'unsupported'),
-        finding('request-id header', 'x-correlation-id'),
+      run(
+        {
+          calls: { create: { skipped: 'production: read-only' }, list: { failed: { status: 409, code: 'CONFLICT', message: 'no' } } },
+          lists: { transactions: list('none', 'none') },
+          errors: { '401': { status: 401, code: undefined, enveloped: false } },
+          signature: { schemes: [], deliveries: 2 },
+          requestIdHeaders: ['x-correlation-id'],
+        },
+        finding('status: create', 'skipped'),
+        finding('status: list', 'unsupported'),
+        finding('list: transactions', 'unsupported'),
+        finding('error: 401 (wrong key)'),
+        finding('Retry-After', 'skipped'),
+        finding('signature scheme', 'unsupported'),
+        finding('request-id header'),
       ),
       base,
     );
     expect(overlay.actions).toEqual([]);
     expect(overlay).toMatchObject({ overlay: '1.0.0', info: { title: 'What https://svc.example/api/v1/partner chose where the spec is open' } });
+  });
+
+  it('follows the observation, not the words of the report: a finding observed as anything says nothing by itself', () => {
+    const worded = { point: 'status: create', emulator: '201', observed: '200', verdict: 'handled' as const };
+    expect(overlayFor({ ...run({}), findings: [worded] }, base).actions).toEqual([]);
+    expect(overlayFor({ ...run({ calls: { create: { status: 202 } } }), findings: [worded] }, base).actions[0]!.update).toHaveProperty('202');
   });
 
   it('writes JSONPath that standard tools read: dots for names, quoted brackets for the rest', () => {
@@ -126,7 +171,9 @@ describe('overlayFor', () => {
 
 // ------------------------------------------------------------------ end to end
 
-type Side = { report: ConformReport; overlay: Overlay; applied: string; answers: Answered[] };
+/** What `conform --json` prints. */
+type Report = { target: string; env: string; findings: Finding[] };
+type Side = { report: Report; overlay: Overlay; applied: string; answers: Answered[] };
 
 const dir = mkdtempSync(join(tmpdir(), 'offramp-overlay-'));
 const closers: (() => Promise<unknown>)[] = [];
@@ -172,17 +219,16 @@ async function answersOf(baseUrl: string, key: string, inject429: () => void): P
   return answers;
 }
 
-/** conform --json against the target, its overlay written as `conform --overlay` writes it, and applied. */
+/** conform --json --overlay against the target, and its overlay applied. */
 async function observe(name: string, target: { baseUrl: string; apiKey: string; secret: string; store: string; inject429: () => void }, file: string): Promise<Omit<Side, 'answers'>> {
   // One 429 during the probes, so that the form of its Retry-After is seen.
   target.inject429();
-  const r = await runMain(['conform', '--store', target.store, '--json'], {
+  const overlayFile = join(dir, file);
+  const r = await runMain(['conform', '--store', target.store, '--json', '--overlay', overlayFile], {
     env: { OFFRAMP_BASE_URL: target.baseUrl, OFFRAMP_API_KEY: target.apiKey, OFFRAMP_WEBHOOK_SECRET: target.secret },
   });
   expect(r.stdout, r.stderr).not.toBe('');
-  const report = JSON.parse(r.stdout) as ConformReport;
-  const overlayFile = join(dir, file);
-  await writeOverlay(overlayFile, report);
+  const report = JSON.parse(r.stdout) as Report;
   const overlay = (file.endsWith('.json') ? JSON.parse(readFileSync(overlayFile, 'utf8')) : parse(readFileSync(overlayFile, 'utf8'))) as Overlay;
   const applied = join(dir, `${name}.openapi.yaml`);
   await applyOverlay(DOCUMENT_PATH.pathname, overlayFile, applied);
@@ -223,7 +269,7 @@ beforeAll(async () => {
 
 const VARIANT_SECRET = 'whsec_variant_overlay';
 
-/** The points the overlay carries (src/lib/openapi/overlay.ts). */
+/** The points the overlay carries (src/lib/conform/overlay.ts). */
 const CARRIED = /^(status|list|page size|filter|values): |^error: 401 |^Retry-After$|^signature scheme$/;
 
 describe('conform --overlay against the emulator and the variant', { timeout: 60_000 }, () => {

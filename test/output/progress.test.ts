@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { KEYS, runInPty, screenOf } from '../helpers/pty.js';
@@ -17,22 +17,17 @@ import { partner } from '../tx/partner.js';
 const N = 24;
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
-async function until(what: string, probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 let emu: Awaited<ReturnType<typeof emulatorFor>>;
 let hook: Server;
 let api: ReturnType<typeof partner>;
 const allFailed = () =>
-  until('every delivery to fail', async () => {
-    const events = (await api.get('/webhooks/events?limit=100')).data as { delivery_status: string }[];
-    return events.length === N && events.every((e) => e.delivery_status === 'failed');
-  });
+  vi.waitUntil(
+    async () => {
+      const events = (await api.get('/webhooks/events?limit=100')).data as { delivery_status: string }[];
+      return events.length === N && events.every((e) => e.delivery_status === 'failed');
+    },
+    { timeout: 10_000 },
+  );
 const window = () => ['--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() + 3_600_000).toISOString()];
 const file = () => join(mkdtempSync(join(tmpdir(), 'offramp-progress-')), 'out');
 

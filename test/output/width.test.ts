@@ -8,7 +8,7 @@ import { IO } from '../../src/lib/io.js';
 import { renderTable, type Column } from '../../src/lib/output/render.js';
 import { paint } from '../../src/lib/output/sanitize.js';
 import { pad, shorten, textWidth } from '../../src/lib/output/width.js';
-import { renderGroups } from '../../src/lib/revenue/report.js';
+import { renderGroups } from '../../src/lib/revenue/tables.js';
 import type { Figures, GroupRow } from '../../src/lib/revenue/groups.js';
 import { broken, cells, graphemesOf } from './cells.js';
 

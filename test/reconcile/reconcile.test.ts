@@ -3,19 +3,11 @@
 // inconsistencies the emulator never produces (one transaction per kind).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { runInPty } from '../helpers/pty.js';
 import { partner } from '../tx/partner.js';
-
-async function until(what: string, probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const closers: (() => unknown)[] = [];
 afterAll(async () => {
@@ -38,7 +30,7 @@ describe('reconcile against the emulator', { timeout: 60_000 }, () => {
     for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(done.id, e);
     const waiting = await api.create('rec-waiting', '12000');
     const allEvents = async () => (await api.get('/webhooks/events?limit=100')).data as { event_id: string; delivery_status: string }[];
-    await until('failed deliveries', async () => (await allEvents()).every((e) => e.delivery_status === 'failed'));
+    await vi.waitUntil(async () => (await allEvents()).every((e) => e.delivery_status === 'failed'), { timeout: 10_000 });
 
     const window = ['--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() + 3_600_000).toISOString()];
     const cli = (args: string[]) => runMain(args, { env: emu.env });
@@ -57,7 +49,7 @@ describe('reconcile against the emulator', { timeout: 60_000 }, () => {
     accept = true;
     const replayed = await cli(fix.split(' '));
     expect(replayed.code, replayed.stderr).toBe(0);
-    await until('redelivery', async () => (await allEvents()).every((e) => e.delivery_status === 'delivered'));
+    await vi.waitUntil(async () => (await allEvents()).every((e) => e.delivery_status === 'delivered'), { timeout: 10_000 });
     const clean = await cli(['reconcile', ...window, '--json']);
     expect(clean.code, clean.stderr).toBe(0);
     expect(JSON.parse(clean.stdout)).toMatchObject({ clean: true, checked: { transactions: 2, ledger_rows: 1, events: 5 }, discrepancies: [], replay_command: null });

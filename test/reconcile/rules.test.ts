@@ -1,6 +1,6 @@
 // Reconciliation rules, one per kind of discrepancy, on hand-made data.
 import { describe, expect, it } from 'vitest';
-import { expectedEventTypes, reconcile, type ReconcileInput } from '../../src/lib/reconcile/check.js';
+import { impliedEventTypes, reconcile, type ReconcileInput } from '../../src/lib/reconcile/check.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../../src/lib/schemas.js';
 import { replayCommand } from '../../src/lib/webhooks/replay-command.js';
 import { StatusTracker, eventFacts } from '../../src/lib/webhooks/status-tracker.js';
@@ -147,14 +147,14 @@ describe('reconcile', () => {
   });
 });
 
-describe('expectedEventTypes', () => {
+describe('impliedEventTypes', () => {
   it('follows the snapshot and the shortest lifecycle path', () => {
-    expect(expectedEventTypes(tx(1, 'awaiting_deposit'))).toEqual(['transaction.created']);
-    expect(expectedEventTypes(tx(1, 'cancelled'))).toEqual(['transaction.created']);
-    expect(expectedEventTypes(tx(1, 'expired'))).toEqual(['transaction.created', 'transaction.expired']);
-    expect(expectedEventTypes(tx(1, 'completed')).sort()).toEqual([...FULL].sort());
-    expect(expectedEventTypes(tx(1, 'refunded')).sort()).toEqual(['deposit.detected', 'transaction.created', 'transaction.failed', 'transaction.refunded']);
-    expect(expectedEventTypes(tx(1, 'failed'))).toEqual(['transaction.created', 'transaction.failed']);
+    expect(impliedEventTypes(tx(1, 'awaiting_deposit'))).toEqual(['transaction.created']);
+    expect(impliedEventTypes(tx(1, 'cancelled'))).toEqual(['transaction.created']);
+    expect(impliedEventTypes(tx(1, 'expired'))).toEqual(['transaction.created', 'transaction.expired']);
+    expect(impliedEventTypes(tx(1, 'completed')).sort()).toEqual([...FULL].sort());
+    expect(impliedEventTypes(tx(1, 'refunded')).sort()).toEqual(['deposit.detected', 'transaction.created', 'transaction.failed', 'transaction.refunded']);
+    expect(impliedEventTypes(tx(1, 'failed'))).toEqual(['transaction.created', 'transaction.failed']);
   });
 });
 

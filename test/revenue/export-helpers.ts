@@ -8,7 +8,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
+import { onTestFinished, vi } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
 export const DAY_MS = 86_400_000;
@@ -103,13 +103,9 @@ export async function behindGate(emu: { emulator: { url: string }; env: Record<s
   return { door, env: { ...emu.env, OFFRAMP_BASE_URL: door.baseUrl } };
 }
 
-/** Polls until `check` holds (or gives up after `tries`); never asserts a duration. */
-export async function until(check: () => boolean, tries = 800): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
+/** Whether `check` came to hold within 20 s, for an assertion that can say what the run printed; never asserts a duration. */
+export function until(check: () => boolean): Promise<boolean> {
+  return vi.waitUntil(check, { timeout: 20_000, interval: 25 }).then(() => true, () => false);
 }
 
 export function freshDir(prefix: string): string {

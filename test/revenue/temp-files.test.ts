@@ -11,11 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AtomicFile } from '../../src/lib/fs/atomic.js';
 import { Spool } from '../../src/lib/revenue/spool.js';
 import { readCheckpoint, ResumeDir } from '../../src/lib/revenue/resume.js';
+import { isRoot, NOBODY } from '../helpers/root.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { day, freshDir, leftovers, resumeDirOf, sizeOf, spawnExport, tempsOf, until } from './export-helpers.js';
 
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
 
 /** A fresh directory holding a file someone would like us to overwrite. */
 function withVictim(prefix: string) {
@@ -74,12 +73,13 @@ describe('spools and the resume directory', () => {
     writeFileSync(join(resumeDirOf(open), 'checkpoint.json'), readFileSync(join(elsewhere, 'checkpoint.json')));
     expect(await readCheckpoint(open)).toBeUndefined();
     await expect(ResumeDir.take(open)).rejects.toThrow(/is not a private directory of yours/);
-    if (isRoot) {
-      const theirs = join(freshDir('offramp-resume-theirs-'), 'ledger.csv');
-      mkdirSync(resumeDirOf(theirs), { mode: 0o700 });
-      chownSync(resumeDirOf(theirs), NOBODY, NOBODY);
-      await expect(ResumeDir.take(theirs)).rejects.toThrow(/is not a private directory of yours/);
-    }
+  });
+
+  it.runIf(isRoot)('a resume directory owned by another user is refused', async () => {
+    const theirs = join(freshDir('offramp-resume-theirs-'), 'ledger.csv');
+    mkdirSync(resumeDirOf(theirs), { mode: 0o700 });
+    chownSync(resumeDirOf(theirs), NOBODY, NOBODY);
+    await expect(ResumeDir.take(theirs)).rejects.toThrow(/is not a private directory of yours/);
   });
 });
 

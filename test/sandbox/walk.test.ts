@@ -93,7 +93,7 @@ describe('offramp simulate walk', () => {
     try {
       const stopped = await runMain(['--base-url', proxy.baseUrl, 'simulate', 'walk', '--outcome', 'refunded', '--retries', '1'], { env: emu.env });
       expect(stopped.code).toBe(1);
-      expect(stopped.stderr).toContain('error: INTERNAL_ERROR: POST /api/v1/partner/sandbox/simulate answered HTTP 503');
+      expect(stopped.stderr).toContain('error: SERVICE_UNAVAILABLE: POST /api/v1/partner/sandbox/simulate answered HTTP 503');
       const id = /tx ([0-9a-f-]{36})/.exec(stopped.stderr)![1]!;
       const hint = /^hint: continue it with: (.*)$/m.exec(stopped.stderr)?.[1];
       expect(hint).toBe(`offramp --base-url ${proxy.baseUrl} simulate walk ${id} --outcome refunded`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { tempHome } from '../helpers/cli.js';
+import { isRoot, NOBODY } from '../helpers/root.js';
 import { runMain } from '../helpers/main.js';
 import { errorBody, json, scriptedServer } from '../helpers/server.js';
 import { snapshot } from '../tx/fixtures.js';
@@ -66,15 +67,17 @@ describe('the config file', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('writable by others, or owned by another user: refused (exit 3), as ssh does', async () => {
+  it('writable by others: refused (exit 3), as ssh does', async () => {
     const writable = withConfig(JSON.stringify({ profiles: {} }));
     chmodSync(writable.home.configDir, 0o777);
     const r = await runMain(['profile', 'list'], { env: writable.home.env });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`error: CONFIG_UNSAFE: the config directory ${writable.home.configDir} is writable by its group and other users (mode 0777)`);
-    if (process.getuid?.() !== 0) return; // only root can give a file away
+  });
+
+  it.runIf(isRoot)('owned by another user: refused (exit 3), as ssh does', async () => {
     const foreign = withConfig(JSON.stringify({ profiles: {} }));
-    chownSync(foreign.file, 65534, 65534);
+    chownSync(foreign.file, NOBODY, NOBODY);
     const f = await runMain(['profile', 'list'], { env: foreign.home.env });
     expect(f.code).toBe(3);
     expect(f.stderr).toContain(`the config file ${foreign.file} is owned by another user (uid 65534)`);

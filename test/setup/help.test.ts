@@ -1,7 +1,7 @@
 // Every command's --help: a summary, its flags, and real examples (issue 7).
 import { describe, expect, it } from 'vitest';
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
-import { createProgram } from '../../src/commands/program.js';
+import { createProgram } from '../../src/commands/load.js';
 import { runCli } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 
@@ -11,7 +11,7 @@ function leaves(cmd: Command, path: string[] = []): string[][] {
   return [...here, ...subs.flatMap((c) => leaves(c, [...path, c.name()]))];
 }
 
-const commands = leaves(createProgram({ run: async () => undefined }));
+const commands = leaves(await createProgram({ run: async () => undefined }));
 
 describe('help', () => {
   it('covers every command of the contract', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventsValidFrom, isEdge, isForward, isTerminal, refusal, TRANSITIONS } from '../../src/lib/lifecycle.js';
+import { eventsValidFrom, isEdge, isForward, isFinal, refusal, TRANSITIONS } from '../../src/lib/lifecycle.js';
 import { SIMULATOR_EVENTS } from '../../src/lib/vocabulary.js';
 
 describe('lifecycle', () => {
@@ -31,8 +31,8 @@ describe('lifecycle', () => {
     expect(eventsValidFrom('refunded')).toEqual([]);
   });
 
-  it('knows the terminal statuses', () => {
-    expect(['completed', 'failed', 'expired', 'cancelled', 'refunded'].every(isTerminal)).toBe(true);
-    expect(isTerminal('selling_crypto')).toBe(false);
+  it('knows the final statuses', () => {
+    expect(['completed', 'failed', 'expired', 'cancelled', 'refunded'].every(isFinal)).toBe(true);
+    expect(isFinal('selling_crypto')).toBe(false);
   });
 });

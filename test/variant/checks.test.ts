@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
 import { runMain } from '../helpers/main.js';
 import { startVariant, VARIANT, type RunningVariant } from '../helpers/variant-server.js';
@@ -42,14 +42,14 @@ async function profileWith(service: object) {
 }
 
 async function settled(): Promise<void> {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const res = await fetch(`${variant.baseUrl}/webhooks/events?limit=100`, { headers: { 'x-api-key': variant.apiKey } });
-    const events = ((await res.json()) as { data: { delivery_status: string }[] }).data;
-    if (events.length > 0 && events.every((e) => e.delivery_status === VARIANT.deliveryStatus.delivered)) return;
-    if (Date.now() > end) throw new Error('deliveries did not settle');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await vi.waitUntil(
+    async () => {
+      const res = await fetch(`${variant.baseUrl}/webhooks/events?limit=100`, { headers: { 'x-api-key': variant.apiKey } });
+      const events = ((await res.json()) as { data: { delivery_status: string }[] }).data;
+      return events.length > 0 && events.every((e) => e.delivery_status === VARIANT.deliveryStatus.delivered);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
 }
 
 describe('smoke and reconcile against the variant', { timeout: 60_000 }, () => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
 import { tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
@@ -31,16 +31,6 @@ async function endpoint() {
   return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => new Promise((r) => server.close(r)) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('webhooks list, get and replay against the emulator', { timeout: 60_000 }, () => {
   let emu: Awaited<ReturnType<typeof emulatorFor>>;
   let hook: Awaited<ReturnType<typeof endpoint>>;
@@ -55,7 +45,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     api = partner(emu.emulator.url, TEST_KEY);
     txId = (await api.create('hooks-1', '20000')).id;
     for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(txId, e);
-    await until('every delivery to fail', async () => ((await events()).every((e) => e.delivery_status === 'failed') ? true : undefined));
+    await vi.waitUntil(async () => (await events()).every((e) => e.delivery_status === 'failed'), { timeout: 10_000 });
   });
   afterAll(async () => {
     await emu.close();
@@ -111,10 +101,13 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     expect(r.stdout.split('\n')[0]).toMatch(/^EVENT ID +TYPE +TRANSACTION +ATTEMPTS +PUBLISH STATUS$/);
     expect(r.stdout.match(/ pending$/gm)).toHaveLength(4);
     expect(r.stderr).toContain('Replay scheduled for 4 events.');
-    const after = await until('redelivery', async () => {
-      const now = await events();
-      return now.every((e) => e.delivery_status === 'delivered') ? now : undefined;
-    });
+    const after = await vi.waitUntil(
+      async () => {
+        const now = await events();
+        return now.every((e) => e.delivery_status === 'delivered') ? now : undefined;
+      },
+      { timeout: 10_000 },
+    );
     expect(after.map((e) => e.event_id)).toEqual(before.map((e) => e.event_id));
     expect(hook.state.received.map((d) => JSON.parse(d.body).id).sort()).toEqual(before.map((e) => e.event_id).sort());
     for (const d of hook.state.received) expect(d.signature).toBe(sign(d.body, SECRET));
@@ -138,11 +131,11 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
 
   it('replay takes a short event id, and --failed narrows by --ref as list does', async () => {
     // The replay of the test before settles first: this transaction's events all delivered.
-    await until('the earlier replay to be delivered', async () => ((await events()).every((e) => e.delivery_status === 'delivered') ? true : undefined));
+    await vi.waitUntil(async () => (await events()).every((e) => e.delivery_status === 'delivered'), { timeout: 10_000 });
     hook.state.accept = false;
     const other = (await api.create('hooks-2', '20000')).id;
     const failedOf = async (id: string) => ((await api.get(`/webhooks/events?transaction_id=${id}&limit=100`)).data as Telemetry[]).filter((e) => e.delivery_status === 'failed');
-    await until('the other transaction’s delivery to fail', async () => ((await failedOf(other)).length === 1 ? true : undefined));
+    await vi.waitUntil(async () => (await failedOf(other)).length === 1, { timeout: 10_000 });
     const none = await cli(['webhooks', 'replay', '--failed', '--ref', 'hooks-1', '--json']);
     expect(none.code, none.stderr).toBe(0);
     expect(JSON.parse(none.stdout)).toEqual([]);

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
 import { parseStoredLine } from '../../src/lib/webhooks/store.js';
 import { BIN, tempHome } from '../helpers/cli.js';
@@ -34,18 +34,19 @@ function listen(args: string[]) {
       resolve({ code, stdout, stderr });
     }),
   );
-  const url = (async () => {
-    for (let i = 0; i < 400; i++) {
+  const url = vi.waitFor(
+    () => {
       // The last start-up line: everything before it has been printed.
       const m = /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
-      if (m && stderr.includes('Press Ctrl-C to stop.')) return m[1]!;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`listener did not start: ${stderr}`);
-  })();
+      if (!m || !stderr.includes('Press Ctrl-C to stop.')) throw new Error(`listener did not start: ${stderr}`);
+      return m[1]!;
+    },
+    { timeout: 10_000, interval: 25 },
+  );
   const lines = async (n: number) => {
-    for (let i = 0; i < 400 && stdout.split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 25));
-    return stdout.split('\n').filter(Boolean);
+    const now = () => stdout.split('\n').filter(Boolean);
+    await vi.waitUntil(() => now().length >= n, { timeout: 10_000, interval: 25 }).catch(() => undefined);
+    return now();
   };
   return { child, url, lines, done, stderr: () => stderr };
 }

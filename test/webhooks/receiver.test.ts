@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sign } from '../../src/lib/webhooks/signature.js';
 import { startReceiver, type DeliveryInfo, type Receiver } from '../../src/lib/webhooks/receiver.js';
 import { parseStoredLine } from '../../src/lib/webhooks/store.js';
@@ -114,10 +114,9 @@ describe('startReceiver', () => {
     const socket = connect(r.port, '127.0.0.1');
     await once(socket, 'connect');
     socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-SVC-Webhook-Signature: ${sign(body, SECRET)}\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`);
-    for (let i = 0; i < 100 && r.stats.received === 0; i++) await new Promise((done) => setTimeout(done, 10));
-    expect(r.stats.received).toBe(1);
+    await vi.waitUntil(() => r.stats.received === 1);
     socket.destroy();
-    await new Promise((done) => setTimeout(done, 50));
+    await once(socket, 'close');
     // The next delivery goes through; close() returns (nothing is left in flight).
     expect((await post(r.url, event('next', 'transaction.created'))).status).toBe(200);
     await r.close();

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { run as runEmulator } from '../../src/commands/emulator/serve.js';
 import { createManualClock, startEmulator } from '../../src/emulator/index.js';
 import { IO } from '../../src/lib/io.js';
@@ -275,16 +275,6 @@ async function endpoint(status: (n: number) => number = () => 200) {
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` };
 }
 
-async function until<T>(probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Checks a timestamped header with the test's own HMAC; answers its t. */
 function checkStamped(header: string | string[] | undefined, raw: string, secret: string): number {
   const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(header));
@@ -309,7 +299,7 @@ describe('the emulator signs with any scheme', { timeout: 60_000 }, () => {
       { io: new IO({ stdin: new PassThrough(), stdout, stderr, env: {} }), env: {}, signal: stop.signal },
     );
     closers.push(() => (stop.abort(), done));
-    const base = await until(() => (err.includes('press Ctrl-C to stop') ? /^(http:\/\/\S+)\n/.exec(out)?.[1] : undefined));
+    const base = await vi.waitUntil(() => (err.includes('press Ctrl-C to stop') ? /^(http:\/\/\S+)\n/.exec(out)?.[1] : undefined), { timeout: 10_000 });
     expect(err).toContain('(timestamped-sha256)');
     const res = await fetch(`${base}/transactions`, {
       method: 'POST',
@@ -317,7 +307,7 @@ describe('the emulator signs with any scheme', { timeout: 60_000 }, () => {
       body: JSON.stringify({ fiat_amount: '5000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: 'schemes-1' }),
     });
     expect(res.status).toBe(201);
-    const d = await until(() => hook.received[0]);
+    const d = await vi.waitUntil(() => hook.received[0], { timeout: 10_000 });
     const t = checkStamped(d.headers['x-svc-webhook-signature'], d.raw, SECRET);
     expect(Math.abs(t - nowSec())).toBeLessThanOrEqual(5);
     expect(JSON.parse(d.raw)).toMatchObject({ type: 'transaction.created' });
@@ -348,7 +338,7 @@ describe('the emulator signs with any scheme', { timeout: 60_000 }, () => {
       body: JSON.stringify({ fiat_amount: '5000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: 'schemes-2' }),
     });
     expect(res.status).toBe(201);
-    const [first, second] = await until(() => (hook.received.length >= 2 ? hook.received : undefined));
+    const [first, second] = await vi.waitUntil(() => (hook.received.length >= 2 ? hook.received : undefined), { timeout: 10_000 });
     expect(second!.raw).toBe(first!.raw);
     const t1 = checkStamped(first!.headers['x-svc-webhook-signature'], first!.raw, SECRET);
     const t2 = checkStamped(second!.headers['x-svc-webhook-signature'], second!.raw, SECRET);
@@ -369,7 +359,7 @@ describe('the emulator signs with any scheme', { timeout: 60_000 }, () => {
       headers: { 'x-api-key': 'sk_test_emulator', 'content-type': 'application/json', 'idempotency-key': `schemes-${signatureScheme}` },
       body: JSON.stringify({ fiat_amount: '5000', crypto_currency: 'usdt', network: 'bep20', merchant_reference: `ref-${signatureScheme}` }),
     });
-    const d = await until(() => hook.received[0]);
+    const d = await vi.waitUntil(() => hook.received[0], { timeout: 10_000 });
     expect(d.headers['x-svc-webhook-signature']).toBe(expected(d.raw));
   });
 

@@ -5,6 +5,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isRoot, NOBODY } from '../helpers/root.js';
 import { runMain } from '../helpers/main.js';
 import { killListeners, listenInProcess, startListener } from '../helpers/listener.js';
 import { runCli, tempHome } from '../helpers/cli.js';
@@ -13,8 +14,6 @@ import { formatStoredLine } from '../../src/lib/webhooks/store.js';
 
 const SECRET = 'whsec_secure_store_51c0';
 const env = { OFFRAMP_WEBHOOK_SECRET: SECRET };
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
 
 afterEach(() => killListeners());
 
@@ -59,8 +58,7 @@ describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, (
     expect(first).toBe(`error: INSECURE_PATH: refusing the store ${join(dir, 'hooks.ndjson')}: ${dir} is writable by its group and other users (mode 0777)`);
   });
 
-  it('refuses a store owned by another user (one that could have planted events)', async (ctx) => {
-    if (!isRoot) ctx.skip('chown to another user needs root');
+  it.runIf(isRoot)('refuses a store owned by another user (one that could have planted events)', async () => {
     const store = join(privateDir(), 'hooks.ndjson');
     writeFileSync(store, '{"v":2,"id":"planted"}\n', { mode: 0o600 });
     chownSync(store, NOBODY, NOBODY);
@@ -71,8 +69,7 @@ describe('the listener’s store is its owner’s alone', { timeout: 20_000 }, (
     expect(resend.stderr).toContain('is owned by another user');
   });
 
-  it('refuses a directory owned by another user', async (ctx) => {
-    if (!isRoot) ctx.skip('chown to another user needs root');
+  it.runIf(isRoot)('refuses a directory owned by another user', async () => {
     const dir = join(privateDir(), 'theirs');
     mkdirSync(dir, { mode: 0o700 });
     chownSync(dir, NOBODY, NOBODY);

@@ -3,7 +3,7 @@
 // cut last: the ids keep their head, the delivery or publish status stays whole, and the
 // last error keeps at least "no webhook endpoint configured". Widths are terminal cells
 // (docs/output.md, "Widths"): a last error in Chinese with emoji fits as an English one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
 import { emulatorFor, TEST_KEY } from '../helpers/emulator.js';
 import { runInPty } from '../helpers/pty.js';
@@ -23,9 +23,11 @@ beforeAll(async () => {
     for (const e of ['deposit.detected', 'deposit.confirmed', 'transaction.completed']) await api.simulate(tx.id, e);
   }
   const failed = async () => ((await api.get('/webhooks/events?delivery_status=failed&limit=100')) as { data: typeof events }).data;
-  for (let i = 0; i < 200 && (await failed()).length < 12; i++) await new Promise((r) => setTimeout(r, 10));
-  events = await failed();
-  expect(events).toHaveLength(12);
+  events = await vi.waitFor(async () => {
+    const now = await failed();
+    expect(now).toHaveLength(12);
+    return now;
+  }, { timeout: 5_000 });
 });
 afterAll(() => emu.close());
 

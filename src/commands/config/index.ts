@@ -1,5 +1,5 @@
 // offramp config: its commands.
-import { group, type Runtime } from '../command.js';
+import { group, type Runner } from '../command.js';
 import * as path from './path.js';
 
-export const command = (runtime: Runtime) => group('config', 'the config file', runtime, [path]);
+export const command = (runner: Runner) => group('config', 'the config file', runner, [path]);

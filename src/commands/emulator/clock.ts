@@ -6,6 +6,7 @@ import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { AdvanceResult } from '../../emulator/index.js';
 import { parseDuration } from '../../lib/input/duration.js';
+import { formatDuration } from '../../lib/input/values.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 
@@ -25,19 +26,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (ctx.globals.json) return writeJson(ctx.io, result);
   const expired = result.expired_transactions;
   ctx.io.print(
-    `clock advanced ${opts.duration!.trim()}: emulator time ${result.now} (${formatOffset(result.offset_ms)} ahead of real time); ` +
+    `clock advanced ${opts.duration!.trim()}: emulator time ${result.now} (${formatDuration(result.offset_ms)} ahead of real time); ` +
       `${expired} transaction${expired === 1 ? '' : 's'} expired`,
   );
 }
 
-function formatOffset(ms: number): string {
-  const parts: string[] = [];
-  let rest = Math.floor(ms / 1000);
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-  }
-  return parts.join('') || `${ms}ms`;
-}

@@ -13,7 +13,7 @@ import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
-import { ALLOWED_HOSTS_ENV, EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
+import { ALLOWED_HOSTS_ENV, EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT } from '../../lib/emulator-defaults.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import { collect, type GlobalFlags } from '../globals.js';
 import { isLoopbackHost, parseHost } from '../../lib/client/url.js';
@@ -22,7 +22,7 @@ import { isLoopbackHost, parseHost } from '../../lib/client/url.js';
 export const command = () =>
   new Command<[], {}, Pick<GlobalFlags, 'apiKey'>>('emulator')
     .description('run the local emulator of the partner API (or drive a running one: clock, reset, fault, state, webhooks, wait)')
-    .option('--port <port>', 'port', '4010')
+    .option('--port <port>', 'port', String(EMULATOR_DEFAULT_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--webhook-url <url>', 'deliver webhooks here')
     .option('--webhook-secret <secret>', 'sign webhooks with this secret (or OFFRAMP_WEBHOOK_SECRET)')
@@ -58,10 +58,9 @@ export const command = () =>
     // With both an action and subcommands, a mistyped subcommand reaches the server's action
     // as an argument: it is taken (undescribed, so help lists none) to say what it is.
     .argument('[subcommand...]')
-    .usage('[options]\n       offramp emulator clock|reset|fault|state|webhooks|wait ...')
     .hook('preAction', (self, acting) => {
       if (acting === self && self.args.length > 0) {
-        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: clock, reset, fault, state, webhooks, wait)`);
+        self.error(`error: unknown command '${self.args[0]}' for 'offramp emulator' (its commands: ${self.commands.map((c) => c.name()).join(', ')})`);
       }
     });
 
@@ -107,6 +106,8 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     if (err instanceof StateFileError) {
       throw new CliError(err.message, 'STATE_FILE', EXIT.usage, 'nothing was loaded and the file was left as it is; start without --state, or with another file');
     }
+    // An option the emulator's own rules refuse (those the flags above did not already check).
+    if (err instanceof RangeError) throw new UsageError(err.message);
     throw err;
   }
   // Listening for the stop before anything announces the emulator: a CI script may signal
@@ -197,10 +198,8 @@ export function parseOptions(
   }
   if (opts.seed !== undefined) settings.seed = parseIntFlag(opts.seed, '--seed', 0, 0xffff_ffff);
   if (opts.seedRevenue !== undefined) settings.seedRevenue = parseIntFlag(opts.seedRevenue, '--seed-revenue', 0, 2_000_000);
-  if (opts.mode !== undefined) {
-    if (opts.mode !== 'staging' && opts.mode !== 'production') throw new UsageError(`--mode: must be staging or production, got "${opts.mode}"`);
-    settings.mode = opts.mode;
-  }
+  // Its choices are commander's; startEmulator refuses any other mode a caller from code gives.
+  if (opts.mode !== undefined) settings.mode = opts.mode;
   if (opts.rate !== undefined) {
     if (!/^\d+(\.\d+)?$/.test(opts.rate) || /^0+(\.0+)?$/.test(opts.rate)) {
       throw new UsageError(`--rate: "${opts.rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`);

@@ -45,8 +45,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     throw new UsageError(`--api-key-command stores a command, not a key: it does not go with ${opts.apiKeyStdin ? '--api-key-stdin' : '--insecure-storage'}`);
   }
   if (opts.apiKeyCommand !== undefined && !opts.apiKeyCommand.trim()) throw new UsageError('--api-key-command: the command is empty');
-  const store = await ctx.config();
-  const existing = store.read().profiles[name];
+  const file = await ctx.config();
+  const existing = file.read().profiles[name];
   if (existing && !opts.force) {
     if (!ctx.io.canPrompt()) throw new UsageError(`profile "${name}" exists (${existing.env}, ${displayUrl(existing.baseUrl)})`, 'pass --force to replace it');
     const { confirm } = await ctx.prompts();
@@ -91,7 +91,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   ctx.io.addSecret(key);
   ctx.io.addSecret(profile.webhookSecret);
 
-  const account = keychainAccount(name, store.path);
+  const account = keychainAccount(name, file.path);
   let where: string;
   if (opts.apiKeyCommand !== undefined) {
     profile.apiKeyCommand = opts.apiKeyCommand;
@@ -107,9 +107,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   } else {
     where = 'no key stored';
   }
-  const first = Object.keys(store.read().profiles).length === 0;
-  store.setProfile(name, profile);
-  if (first) store.setCurrent(name);
+  const first = Object.keys(file.read().profiles).length === 0;
+  file.setProfile(name, profile);
+  if (first) file.setCurrent(name);
   // The key this profile kept in the keychain before, if it keeps it elsewhere now.
   if (existing?.keychainAccount && existing.keychainAccount !== profile.keychainAccount) await forgetKey(ctx, existing.keychainAccount);
   const notes = [where, profile.webhookSecret ? 'webhook secret stored in the config file' : '', first ? 'now the current profile' : ''].filter(Boolean);

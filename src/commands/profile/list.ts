@@ -3,7 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { examples, type OptionsOf } from '../command.js';
 import { maskedView } from './show.js';
 
@@ -13,7 +13,7 @@ export const command = () =>
 export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const data = (await ctx.config()).read();
   const rows = Object.entries(data.profiles).map(([name, p]) => maskedView(name, p, data.current));
-  if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, rows);
+  if (resolveFormat(ctx.globals, formatsOf('profile list')) === 'json') return writeJson(ctx.io, rows);
   if (rows.length === 0) {
     ctx.io.err('No profiles yet. Add one with: offramp profile add dev --env local');
     return;

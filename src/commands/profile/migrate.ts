@@ -13,8 +13,8 @@ export const command = () =>
     .addHelpText('after', examples('offramp profile migrate', 'offramp profile migrate staging'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const store = await ctx.config();
-  const { profiles } = store.read();
+  const file = await ctx.config();
+  const { profiles } = file.read();
   if (opts.name !== undefined && !profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
   const names = opts.name !== undefined ? [opts.name] : Object.keys(profiles);
   const moving = names.filter((n) => keyStorage(profiles[n]!) === 'file');
@@ -28,14 +28,14 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   for (const name of moving) {
     const { apiKey, ...rest } = profiles[name]!;
     ctx.io.addSecret(apiKey);
-    const account = keychainAccount(name, store.path);
+    const account = keychainAccount(name, file.path);
     try {
       await keychain.set(account, apiKey!);
       if ((await keychain.get(account)) !== apiKey) throw new Error('the key read back differs');
     } catch (err) {
       throw new AuthError(`profile "${name}": the system keychain did not take its key (${oneLine(err)}); it stays in the config file`);
     }
-    store.setProfile(name, { ...rest, keychainAccount: account });
+    file.setProfile(name, { ...rest, keychainAccount: account });
     ctx.io.err(`Moved the key of profile "${name}" to the system keychain.`);
   }
 }

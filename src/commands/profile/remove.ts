@@ -10,11 +10,11 @@ export const command = () =>
     .addHelpText('after', examples('offramp profile remove old-staging'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const store = await ctx.config();
-  if (!store.read().profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
-  const account = store.read().profiles[opts.name]!.keychainAccount;
+  const file = await ctx.config();
+  if (!file.read().profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
+  const account = file.read().profiles[opts.name]!.keychainAccount;
   if (account) await forgetKey(ctx, account);
-  store.removeProfile(opts.name);
+  file.removeProfile(opts.name);
   ctx.io.err(`Removed profile "${opts.name}".`);
 }
 

@@ -6,7 +6,7 @@ import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -15,15 +15,15 @@ export const command = () =>
     .addHelpText('after', examples('offramp profile show', 'offramp profile show staging --json'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const store = await ctx.config();
-  const data = store.read();
+  const file = await ctx.config();
+  const data = file.read();
   const name = opts.name ?? (await ctx.profile()).name;
   const profile = name ? data.profiles[name] : undefined;
   if (!name || !profile) {
     throw new UsageError(name ? `no profile named "${name}"` : 'no current profile', 'list them with: offramp profile list');
   }
-  const view = { ...maskedView(name, profile, data.current), config_path: store.path, service: profile.service ?? {} };
-  if (resolveFormat(ctx.globals) === 'json') return writeJson(ctx.io, view);
+  const view = { ...maskedView(name, profile, data.current), config_path: file.path, service: profile.service ?? {} };
+  if (resolveFormat(ctx.globals, formatsOf('profile show')) === 'json') return writeJson(ctx.io, view);
   renderRecord(ctx.io, [
     {
       fields: [

@@ -10,11 +10,11 @@ export const command = () =>
     .addHelpText('after', examples('offramp profile use staging'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const store = await ctx.config();
-  const known = Object.keys(store.read().profiles);
+  const file = await ctx.config();
+  const known = Object.keys(file.read().profiles);
   if (!known.includes(opts.name)) {
     throw new UsageError(`no profile named "${opts.name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'add one with: offramp profile add NAME --env local');
   }
-  store.setCurrent(opts.name);
+  file.setCurrent(opts.name);
   ctx.io.err(`Now using profile "${opts.name}".`);
 }

@@ -11,7 +11,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
 import { AtomicFile } from '../../lib/fs/atomic.js';
 import type { Window } from '../../lib/input/dates.js';
-import { ApiError, CheckFailed, CliError, EXIT, Interrupted, UsageError } from '../../lib/errors.js';
+import { ApiError, CheckFailed, CliError, EXIT, Interrupted, outputFailed, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
@@ -33,13 +33,14 @@ import {
 } from '../../lib/revenue/export.js';
 import { buildManifest } from '../../lib/revenue/manifest.js';
 import { publicUrl } from '../../lib/client/url.js';
-import { monthTotals, renderChecks } from '../../lib/revenue/report.js';
+import { monthTotals, renderChecks } from '../../lib/revenue/tables.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
 import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
 import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
+import { humanDuration } from '../../lib/output/time.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -286,16 +287,13 @@ async function exportTo(r: ExportRun): Promise<number> {
     if (cause) {
       // The reader went away (e.g. `| head`): what it wanted it got.
       if (!file && cause.code === 'EPIPE' && outputError) return 0;
-      if (cause.code === 'ENOSPC' || cause.code === 'EDQUOT') {
-        throw withHint(new CliError(`no space left on the device (${outputError ? (opts.out ?? 'stdout') : 'spools'})`, 'DISK_FULL', EXIT.failure), notWritten, resumeHint);
-      }
-      throw withHint(new CliError(`writing the export failed: ${cause.message}`, 'OUTPUT', EXIT.failure), notWritten, resumeHint);
+      throw withHint(outputFailed(cause, outputError ? (opts.out ?? 'stdout') : 'spools'), notWritten, resumeHint);
     }
     if (err instanceof CheckFailed) throw err;
     if (err instanceof ApiError && err.status === 429) {
       const waited = refusedFor.get(err);
       const attempts = ctx.globals.retries + 1;
-      err.message += ` (a page was refused at ${attempts === 1 ? 'its only attempt' : `all ${attempts} attempts`}${waited !== undefined ? `, over ${seconds(waited)} of waiting` : ''}: lower --concurrency for a tighter limit, or raise --retries)`;
+      err.message += ` (a page was refused at ${attempts === 1 ? 'its only attempt' : `all ${attempts} attempts`}${waited !== undefined ? `, over ${humanDuration(waited)} of waiting` : ''}: lower --concurrency for a tighter limit, or raise --retries)`;
     }
     // Keep the error's class (exit code, request id, envelope); say what happened to FILE.
     if (err instanceof CliError) throw withHint(err, notWritten, resumeHint);
@@ -315,12 +313,6 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
   err.message += notWritten;
   err.hint = resumeHint;
   return err;
-}
-
-/** "95 s", "2 min 5 s" */
-function seconds(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 async function writeManifest(path: string, manifest: object): Promise<void> {

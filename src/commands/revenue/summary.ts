@@ -10,12 +10,12 @@ import { windowFlags } from '../../lib/input/window.js';
 import type { Window } from '../../lib/input/dates.js';
 import { guardExceptAmounts, writeCsv } from '../../lib/output/csv.js';
 import { groupThousands } from '../../lib/output/figures.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DIMENSIONS, parseDimensions, type Grouping, type Dimension, type Figures, type GroupRow } from '../../lib/revenue/groups.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
-import { border, renderGroups } from '../../lib/revenue/report.js';
+import { border, renderGroups } from '../../lib/revenue/tables.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { DecimalSum } from '../../lib/money.js';
@@ -40,7 +40,7 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'csv']);
+  const format = resolveFormat(ctx.globals, formatsOf('revenue summary'));
   const by = opts.by !== undefined ? parseDimensions(opts.by) : undefined;
   const zone = checkZone(opts.tz ?? 'UTC');
   const window = zonedWindow(await windowFlags(opts, ctx), opts, zone);

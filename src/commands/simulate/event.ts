@@ -5,7 +5,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { simulateEvent, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { ApiError, CliError, EXIT, UsageError } from '../../lib/errors.js';
 import { ask, shellQuote } from '../../lib/input/values.js';
 import { refusal } from '../../lib/lifecycle.js';
@@ -15,6 +15,7 @@ import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { renderTransaction } from '../../lib/tx/render.js';
 import { SIMULATOR_EVENTS, type SimulatorEvent } from '../../lib/vocabulary.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { refuseProduction } from '../../lib/config/production.js';
 
 /** `offramp simulate` itself (its `walk` is in walk.ts). */
 export const command = () =>
@@ -31,7 +32,7 @@ export const command = () =>
 const EVENT_LIST = `events: ${SIMULATOR_EVENTS.join(', ')}`;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('simulate'));
   // With --ref the one positional argument is the event.
   const [idArg, eventArg] = opts.ref !== undefined && opts.event === undefined ? [undefined, opts.txId] : [opts.txId, opts.event];
   if (idArg !== undefined && eventArg !== undefined && isEvent(idArg) && !isEvent(eventArg)) {
@@ -43,7 +44,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   if (givenEvent === undefined && !ctx.io.canPrompt()) {
     throw new UsageError('missing EVENT: offramp simulate TX_ID EVENT', EVENT_LIST);
   }
-  await ctx.refuseProduction('simulate');
+  await refuseProduction(ctx, 'simulate');
   const txId = await targetId(ctx, target);
   const api = await ctx.api();
   const event = givenEvent ?? (await pickEvent(ctx, txId));

@@ -2,7 +2,7 @@
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { checkOutcome } from '../../lib/sandbox/walk.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
@@ -16,6 +16,7 @@ import { isNotFound } from '../../lib/tx/errors.js';
 import type { ApiError } from '../../lib/errors.js';
 import { renderHistory, renderTransaction } from '../../lib/tx/render.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { refuseProduction } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('walk'), new Argument('[tx_id]', 'existing transaction id or its first 8+ characters'))
@@ -26,10 +27,10 @@ export const command = () =>
     .addHelpText('after', examples('offramp simulate walk', 'offramp simulate walk 0b6f3c1e --outcome refunded', 'offramp simulate walk --ref order-1042'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('simulate walk'));
   const outcome = checkOutcome(opts.outcome, opts.settle);
   const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
-  await ctx.refuseProduction('simulate walk');
+  await refuseProduction(ctx, 'simulate walk');
   const txId = target
     ? await targetId(ctx, target).catch((err: unknown) => {
         // `--ref R` may be read as "walk a new transaction called R": it names an existing one.

@@ -7,13 +7,14 @@ import { cancelTransaction, transactionById } from '../../lib/client/checked-cal
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
 import { parseIdempotencyKey, shellQuote } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import type { Transaction, TransactionSummary } from '../../lib/schemas.js';
 import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('cancel'), new Argument('[id]', 'transaction id or its first 8+ characters (asked for on a terminal when left out)'))
@@ -23,11 +24,11 @@ export const command = () =>
     .addHelpText('after', examples('offramp tx cancel 0b6f3c1e', 'offramp tx cancel --ref order-1042 --yes'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals);
+  const format = resolveFormat(ctx.globals, formatsOf('tx cancel'));
   const target = await resolveTarget(ctx, opts.id, opts.ref, { message: 'Transaction id to cancel' });
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
   const id = await targetId(ctx, target);
-  await ctx.confirm(`cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
+  await confirm(ctx, `cancel transaction ${id}`, `transaction ${id} not cancelled`, { always: ctx.io.canPrompt() });
   ctx.io.err(`idempotency-key: ${key}`);
 
   const api = await ctx.api();

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { Declined, UsageError } from '../../lib/errors.js';
+import { UsageError } from '../../lib/errors.js';
 import {
   ask,
   generateReference,
@@ -14,7 +14,6 @@ import {
   parseReference,
   parseSymbol,
   parseUuid,
-  promptContext,
   referenceProblem,
   textProblem,
   shellQuote,
@@ -22,13 +21,14 @@ import {
   validator,
 } from '../../lib/input/values.js';
 import { amountProblem, parseAmount } from '../../lib/money.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
 import { recallQuote, type RememberedQuote } from '../../lib/tx/quotes.js';
 import { examples, type OptionsOf } from '../command.js';
+import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   new Command('create')
@@ -57,7 +57,7 @@ const PHONE = /^\+?[0-9][0-9 ()-]{2,31}$/;
 type Plan = { mode: 'quote'; quoteId: string; network: string } | { mode: 'direct'; fiat: string; token: string; network: string };
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals);
+  const format = resolveFormat(ctx.globals, formatsOf('tx create'));
 
   // 1. Every flag that was given is checked before anything else happens.
   if (opts.quote !== undefined && opts.fiatAmount !== undefined) {
@@ -159,7 +159,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   };
 
   if (asked) await confirmSummary(ctx, body);
-  else await ctx.confirm(`create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
+  else await confirm(ctx, `create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, body, key);
@@ -224,15 +224,7 @@ async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Pro
     ...(body.seller_phone !== undefined ? [`  seller phone ${body.seller_phone}`] : []),
   ];
   for (const line of lines) ctx.io.err(line);
-  if (ctx.globals.yes) return;
-  const s = await ctx.settings();
-  const production = s.env === 'production';
-  const { confirm } = await ctx.prompts();
-  const ok = await confirm(
-    { message: `Create this transaction${production ? ` on PRODUCTION (profile ${s.profileName})` : ''}?`, default: !production },
-    promptContext(ctx.io),
-  );
-  if (!ok) throw new Declined(notCreated(body.merchant_reference));
+  await confirm(ctx, 'Create this transaction', notCreated(body.merchant_reference), { always: true, yes: true });
 }
 
 const notCreated = (ref: string) => `transaction ${JSON.stringify(ref)} not created`;

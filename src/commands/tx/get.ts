@@ -1,7 +1,7 @@
 // offramp tx get: the full snapshot, grouped as transaction / deposit / partner fields (docs/transactions.md).
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { fetchTarget, resolveTarget } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
@@ -15,7 +15,7 @@ export const command = () =>
 export type GetOptions = OptionsOf<typeof command>;
 
 export async function run(opts: GetOptions, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals);
+  const format = resolveFormat(ctx.globals, formatsOf('tx get'));
   const target = await resolveTarget(ctx, opts.id, opts.ref);
   const tx = await fetchTarget(ctx, target);
   if (format === 'json') writeJson(ctx.io, tx);

@@ -2,7 +2,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
@@ -14,7 +14,7 @@ export const command = () =>
     .addHelpText('after', examples('offramp tx history 0b6f3c1e', 'offramp tx history --ref order-1042'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals);
+  const format = resolveFormat(ctx.globals, formatsOf('tx history'));
   const id = await targetId(ctx, await resolveTarget(ctx, opts.id, opts.ref));
   const history = await statusHistory(await ctx.api(), id);
   if (format === 'json') return writeJson(ctx.io, history);

@@ -1,5 +1,5 @@
 // offramp tx: its commands, in the order its help lists them.
-import { group, type Runtime } from '../command.js';
+import { group, type Runner } from '../command.js';
 import * as cancel from './cancel.js';
 import * as create from './create.js';
 import * as get from './get.js';
@@ -7,4 +7,4 @@ import * as history from './history.js';
 import * as list from './list.js';
 import * as watch from './watch.js';
 
-export const command = (runtime: Runtime) => group('tx', 'create, read, list, cancel and watch transactions', runtime, [create, get, list, cancel, history, watch]);
+export const command = (runner: Runner) => group('tx', 'create, read, list, cancel and watch transactions', runner, [create, get, list, cancel, history, watch]);

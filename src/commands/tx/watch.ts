@@ -5,8 +5,8 @@ import type { Context } from '../../lib/context.js';
 import { CheckFailed, TimeoutError } from '../../lib/errors.js';
 import { isOutage } from '../../lib/client/errors.js';
 import { durationFlag } from '../../lib/input/values.js';
-import { isTerminal } from '../../lib/lifecycle.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { isFinal } from '../../lib/lifecycle.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { localTime } from '../../lib/output/time.js';
@@ -23,7 +23,7 @@ export const command = () =>
   withArguments(new Command('watch'), new Argument('[id]', 'transaction id or its first 8+ characters'))
     .description('poll a transaction and show every status change until it ends')
     .option('--ref <merchant_reference>', 'watch by merchant reference')
-    .addOption(new Option('--until <status>', 'stop when this status is reached (default: any terminal status)').choices(TRANSACTION_STATUSES))
+    .addOption(new Option('--until <status>', 'stop when this status is reached (default: any final status)').choices(TRANSACTION_STATUSES))
     .option('--interval <duration>', 'time between polls: 500ms, 2s, 1m (a bare number is ms)', '2s')
     .addHelpText('after', '\n--timeout DURATION (global) is, for watch, the overall deadline (exit 7 when it passes).')
     .addHelpText('after', examples('offramp tx watch 0b6f3c1e', 'offramp tx watch --ref order-1042 --until completed --timeout 10m'));
@@ -32,7 +32,7 @@ export const command = () =>
 export const MIN_INTERVAL_MS = 100;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  const format = resolveFormat(ctx.globals, formatsOf('tx watch'));
   // No timer waits longer than MAX_TIMER_MS (a longer one would fire at once, in a loop).
   const interval = Math.min(durationFlag(opts.interval ?? '2s', '--interval', 'ms', MIN_INTERVAL_MS), MAX_TIMER_MS);
   // --until is one of the statuses: commander checks its choices.
@@ -50,7 +50,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const { chalkFor, statusColor } = await import('../../lib/output/render.js');
   const c = chalkFor(ctx.io);
   const color = (status: string) => statusColor(c, status);
-  const goal = until ?? 'a terminal status';
+  const goal = until ?? 'a final status';
 
   let tx: Transaction | undefined;
   const changes = new ChangeLog();
@@ -111,13 +111,13 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         spinner.render();
       }
 
-      if (until === undefined ? isTerminal(tx.status) : tx.status === until || reached) {
+      if (until === undefined ? isFinal(tx.status) : tx.status === until || reached) {
         spinner?.stop();
         showFinal(ctx, format, tx, color);
         ctx.io.err(until === undefined || tx.status === until ? `reached ${tx.status}` : `reached ${until} at ${reached!.changed_at} (now ${tx.status})`);
         return;
       }
-      if (isTerminal(tx.status)) {
+      if (isFinal(tx.status)) {
         spinner?.stop();
         showFinal(ctx, format, tx, color);
         throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);

@@ -5,7 +5,7 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import { webhookEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { ask, validator } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { timeCell } from '../../lib/output/time.js';
 import { eventIdFromPrefix } from '../../lib/tx/lookup.js';
@@ -18,7 +18,7 @@ export const command = () =>
     .addHelpText('after', examples('offramp webhooks get 5d0e2f41'));
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
-  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks get'));
   const given = await ask(ctx, 'EVENT_ID', opts.eventId, (p, c) => p.input({ message: 'Webhook event id', validate: validator(idOrPrefixProblem) }, c));
   const named = parseIdOrPrefix(given, 'EVENT_ID');
   const api = await ctx.api();

@@ -5,7 +5,7 @@ import { FULL_PAGE } from '../../lib/client/api.js';
 import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
 import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
@@ -37,7 +37,7 @@ const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status'
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson', 'csv']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks list'));
   if (opts.rawCells && format !== 'csv') throw new UsageError(`--raw-cells applies to -o csv only (-o ${format} never alters a cell)`);
   const { tx, ref, ...flags } = opts;
   const query = eventFilters(flags);

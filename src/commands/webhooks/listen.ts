@@ -7,7 +7,7 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/webhooks/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
@@ -58,7 +58,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   if (opts.strict && !forward) throw new UsageError('--strict goes with --forward-to', 'it fails the run when the app is still owed events');
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
   for (const name of events?.unknown ?? []) io.err(`warning: --events: ${name} is not one of the spec's event types; kept (a service may send others)`);
-  const format = resolveFormat(ctx.globals, ['table', 'ndjson', 'json']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks listen'));
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
   const storePath = resolve(opts.store ?? defaultStorePath(ctx.env));

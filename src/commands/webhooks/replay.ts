@@ -5,11 +5,11 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import pLimit from 'p-limit';
 import { replayEvent } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
-import { CliError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
+import { CliError, describeError, EXIT, UsageError, exitCodeOf, type ExitCode } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { eventIdFromPrefix, filterTransactionId } from '../../lib/tx/lookup.js';
 import { parseIdOrPrefix } from '../../lib/tx/short-id.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { renderTable } from '../../lib/output/render.js';
 import { counted, startProgress } from '../../lib/output/spinner.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -20,6 +20,7 @@ import { DELIVERY_STATUSES } from '../../lib/vocabulary.js';
 import { replayCommand } from '../../lib/webhooks/replay-command.js';
 import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from '../../lib/webhooks/columns.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
+import { confirm } from '../../lib/config/production.js';
 
 export const command = () =>
   withArguments(new Command('replay'), new Argument('[event_ids...]', 'events to replay (ids or their first 8+ characters)'))
@@ -40,7 +41,7 @@ type Outcome = { target: Target; result?: ReplayResult; error?: unknown };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;
-  const format = resolveFormat(ctx.globals, ['table', 'json']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks replay'));
   const given = opts.eventIds ?? [];
   // --tx or --ref alone chooses every event of that transaction; --failed narrows to the failed ones.
   const byFilter = opts.failed === true || opts.tx !== undefined || opts.ref !== undefined;
@@ -92,7 +93,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     }
   }
   const chosen = `${targets.length} webhook event${targets.length === 1 ? '' : 's'}`;
-  await ctx.confirm(`replay ${chosen}`, `${chosen} not replayed`);
+  await confirm(ctx, `replay ${chosen}`, `${chosen} not replayed`);
 
   const limit = pLimit(concurrency);
   const progress = await startProgress(ctx, 'replaying', targets.length);
@@ -121,7 +122,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       typeColumn((o) => o.result?.event_type ?? o.target.event_type),
       transactionColumn((o) => o.result?.aggregate_id ?? o.target.aggregate_id, 2),
       { header: 'ATTEMPTS', value: (o) => o.result?.attempts, fit: { drop: 1 } },
-      reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describe(o.error)}`, 24),
+      reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describeError(o.error)}`, 24),
     ], outcomes);
   }
   if (failures.length === 0) {
@@ -131,7 +132,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const codes = new Set(failures.map((f) => exitCodeOf(f.error)));
   const exitCode: ExitCode = codes.size === 1 ? [...codes][0]! : EXIT.failure;
   const errorCodes = new Set(failures.map((f) => (f.error instanceof CliError ? f.error.code : 'INTERNAL')));
-  const named = failures.map((f) => `${f.target.event_id} (${describe(f.error)})`).join(', ');
+  const named = failures.map((f) => `${f.target.event_id} (${describeError(f.error)})`).join(', ');
   throw new CliError(
     `${failures.length} of ${outcomes.length} event${outcomes.length === 1 ? '' : 's'} did not replay: ${named}`,
     errorCodes.size === 1 ? [...errorCodes][0]! : 'REPLAY_FAILED',
@@ -144,7 +145,3 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   );
 }
 
-function describe(error: unknown): string {
-  if (error instanceof CliError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
-}

@@ -9,11 +9,11 @@ import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
-import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { answerDetail, noAnswerReason } from '../../lib/webhooks/forwarder.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
@@ -54,7 +54,7 @@ const MAX_DUPLICATES = 100;
 /** --delay ceiling per delivery: ten minutes. */
 const MAX_DELAY_MS = 600_000;
 
-type Delivery = { event: StoredEvent; copy: number; copies: number };
+type Copy = { event: StoredEvent; copy: number; copies: number };
 
 export type ResendResult = {
   id: string;
@@ -69,7 +69,7 @@ export type ResendResult = {
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const format = resolveFormat(ctx.globals, ['table', 'json', 'ndjson']);
+  const format = resolveFormat(ctx.globals, formatsOf('webhooks resend'));
   const { path: store, label: flag, hint: missingHint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   const wanted = opts.event !== undefined ? new Set(opts.event.map((id) => id.trim())) : undefined;
   if (wanted?.has('')) throw new UsageError('--event: give an event id');
@@ -114,7 +114,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw new UsageError(`${flag}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
   }
 
-  const plan: Delivery[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
+  const plan: Copy[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
   if (opts.shuffle) shuffle(plan);
   io.err(
     `Resending ${plan.length} deliver${plan.length === 1 ? 'y' : 'ies'} of ${chosen.length} event${chosen.length === 1 ? '' : 's'} to ${to} under ${scheme}` +
@@ -168,14 +168,14 @@ async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
 type Sender = { to: string; secret: string; scheme: SchemeName; transport: Transport; timeoutMs: number; now: Date; userAgent: string };
 
 /** One POST, as the service delivers: the stored body, a fresh signature, the event id. */
-async function deliver(d: Delivery, s: Sender): Promise<ResendResult> {
+async function deliver(d: Copy, s: Sender): Promise<ResendResult> {
   const started = performance.now();
   const base = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies };
   try {
     const headers = {
       'content-type': 'application/json',
       [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
-      'x-svc-webhook-id': d.event.id,
+      [WEBHOOK_HEADERS.id]: d.event.id,
       'user-agent': s.userAgent,
     };
     const answer = await s.transport.exchange(new URL(s.to), { method: 'POST', body: d.event.body, headers }, { timeoutMs: s.timeoutMs });

@@ -4,11 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { resolveFormat } from '../../lib/output/format.js';
+import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
-import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
 import { webhookSecrets } from '../../lib/webhooks/register.js';
@@ -18,7 +18,7 @@ export const command = () =>
   new Command('verify')
     .description('check the signature of one delivery offline (body on stdin by default)')
     .option('--secret <secret>', "webhook secret (default: as listen verifies: the emulator's own, else OFFRAMP_WEBHOOK_SECRET / profile)")
-    .option('--signature <sig>', 'the X-SVC-Webhook-Signature header value')
+    .option('--signature <sig>', `the ${WEBHOOK_HEADERS.signature} header value`)
     .option('--file <body>', 'read the raw body from this file')
     .option('--scheme <name>', "accept only this signature scheme (default: the profile's, else any of the catalogue)")
     .option('--tolerance <duration>', 'largest clock difference accepted for timestamped signatures: 30s, 5m (a bare number is seconds)', '5m')
@@ -31,10 +31,10 @@ export type Options = OptionsOf<typeof command>;
 
 
 /** What is checked: the body, the header value, and the clock a timestamp is judged by. */
-type Delivery = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
+type Signed = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
-  resolveFormat(ctx.globals, ['table', 'json']);
+  resolveFormat(ctx.globals, formatsOf('webhooks verify'));
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   // --detect searches: only an explicit --scheme narrows it, not the profile's pin.
   const scheme =
@@ -53,7 +53,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
 /** How a signature is judged: the scheme it must be in (any without one), the timestamp window, and the time now. */
 type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
 
-async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
   if (!secret) {
@@ -89,7 +89,7 @@ async function runVerify(d: Delivery, options: Check, opts: Options, ctx: Contex
   }
 }
 
-async function runDetect(d: Delivery, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secrets = await webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) {
@@ -113,16 +113,16 @@ async function runDetect(d: Delivery, options: Check, opts: Options, ctx: Contex
 }
 
 /** --signature and --file (or stdin), as before the store existed. */
-async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
+async function fromFlags(opts: Options, ctx: Context): Promise<Signed> {
   const { io } = ctx;
   let signature = opts.signature?.trim();
   if (!signature) {
     if (!io.canPrompt() || opts.file === undefined) {
-      throw new UsageError('--signature is required', 'give the X-SVC-Webhook-Signature header value with --signature');
+      throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
     }
     const { input } = await ctx.prompts();
-    signature = (await input({ message: 'X-SVC-Webhook-Signature value:' }, { output: io.stderr })).trim();
-    if (!signature) throw new UsageError('--signature is required', 'give the X-SVC-Webhook-Signature header value with --signature');
+    signature = (await input({ message: `${WEBHOOK_HEADERS.signature} value:` }, { output: io.stderr })).trim();
+    if (!signature) throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
   }
   let body: Buffer;
   if (opts.file !== undefined) {
@@ -143,7 +143,7 @@ async function fromFlags(opts: Options, ctx: Context): Promise<Delivery> {
  * signature is judged against the time the listener received it: that is when it was
  * checked, and a stored delivery is older than any tolerance.
  */
-async function fromStore(opts: Options, ctx: Context): Promise<Delivery> {
+async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
   const { path: file, label, hint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   if (opts.signature !== undefined || opts.file !== undefined) {
     throw new UsageError('--from-store takes the body and signature from the store', 'drop --signature and --file, or drop --from-store');

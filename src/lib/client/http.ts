@@ -17,7 +17,7 @@ import { certificateError } from './certificate.js';
 import { ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
-import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, ProxyFailure, Transport, type Exchange } from './transport.js';
+import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange } from './transport.js';
 
 export { displayUrl };
 
@@ -384,10 +384,6 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
     if (value) return value;
   }
   return undefined;
-}
-
-export function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function parseJson(text: string): unknown {

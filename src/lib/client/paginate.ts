@@ -29,7 +29,7 @@ export const HAS_MORE_KEYS = ['has_more', 'hasMore'] as const;
 const LIMIT_KEYS = ['limit', 'page_size', 'pageSize', 'per_page'] as const;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The items and the cursor of one list answer (`body` is the whole response body, the

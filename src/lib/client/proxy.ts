@@ -5,6 +5,7 @@
 // request's `Proxy:` header (httpoxy); curl does not either.
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { UsageError } from '../errors.js';
+import { displayUrl } from './url.js';
 
 export type ProxyChoice =
   | { via: 'direct'; unread: string[] }
@@ -53,7 +54,7 @@ export function parseProxy(value: string, name: string): URL {
   try {
     url = new URL(written);
   } catch {
-    throw new ProxySettingError(`${name} is not a proxy URL (${JSON.stringify(redact(value))})`, `write it like http://proxy.example:3128 (or host:port)`);
+    throw new ProxySettingError(`${name} is not a proxy URL (${JSON.stringify(displayUrl(value))})`, `write it like http://proxy.example:3128 (or host:port)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProxySettingError(`${name}: ${url.protocol}// proxies are not supported`, 'give an http:// or https:// proxy');
@@ -74,11 +75,6 @@ function hasPort(written: string): boolean {
 export function proxyHost(url: URL): string {
   const port = url.port || String(DEFAULT_PORTS[url.protocol]);
   return `${url.protocol}//${url.hostname}:${port}`;
-}
-
-/** A value as it may be shown: any password in it replaced. */
-function redact(value: string): string {
-  return value.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
 }
 
 /**

@@ -18,6 +18,11 @@ import { Agent, Pool, ProxyAgent, buildConnector, type Dispatcher } from 'undici
 import { UsageError } from '../errors.js';
 import { proxyHost } from './proxy.js';
 
+/** The first value of a header Node may give as a list. */
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** The longest a Node timer can wait; a longer one would fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 

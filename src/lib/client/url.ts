@@ -3,7 +3,7 @@
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 
-/** `url` with a password replaced by `***` (a user name stays); anything unparsable as given. */
+/** `url` with a password replaced by `***` (a user name stays), even in one that does not parse (a mistyped proxy). */
 export function displayUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -11,7 +11,7 @@ export function displayUrl(url: string): string {
     u.password = '***';
     return u.toString();
   } catch {
-    return url;
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
   }
 }
 

@@ -2,13 +2,14 @@
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
 import { displayUrl, refusePlainHttp } from '../client/url.js';
-import { BASE_PATH } from '../vocabulary.js';
+import { BASE_PATH, type DeliveryStatus } from '../vocabulary.js';
+import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 export const ENVIRONMENTS = ['staging', 'production', 'local'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** Default base URL of a `local` profile: `offramp emulator`'s default port. */
-export const LOCAL_BASE_URL = 'http://127.0.0.1:4010/api/v1/partner';
+export const LOCAL_BASE_URL = `${EMULATOR_DEFAULT_ORIGIN}${BASE_PATH}`;
 
 /** What a service chose on the spec's open points (docs/api.md); empty means the emulator's; `conform --save` fills it. */
 export type ServiceChoices = {
@@ -38,11 +39,11 @@ export type RevenueFilter = (typeof FILTERS.revenue)[number];
 export type FilteredList = keyof typeof FILTERS;
 
 /** The delivery_status `--failed` means unless the profile says otherwise (the emulator's). */
-export const DEFAULT_FAILED_STATUS = 'failed';
+export const DEFAULT_FAILED_STATUS: DeliveryStatus = 'failed';
 /** The delivery_status of a delivered event unless the profile says otherwise (the emulator's). */
-export const DEFAULT_DELIVERED_STATUS = 'delivered';
+export const DEFAULT_DELIVERED_STATUS: DeliveryStatus = 'delivered';
 /** The emulator's word for an event not yet delivered (waiting for its first try or a retry). */
-export const PENDING_STATUS = 'pending';
+export const PENDING_STATUS: DeliveryStatus = 'pending';
 
 export type Profile = {
   env: Environment;

@@ -5,10 +5,12 @@
 // the run creates one transaction (a `conform-…` reference) and walks it to completion with
 // the simulator, and creates a second one to cancel: everything else reads what those made.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { headerValue, REQUEST_ID_HEADERS, type HttpClient, type Query } from '../client/http.js';
-import { readPage, type RawPage } from '../client/paginate.js';
+import { REQUEST_ID_HEADERS, type HttpClient, type Query } from '../client/http.js';
+import { headerValue } from '../client/transport.js';
+import { isObject, readPage, type RawPage } from '../client/paginate.js';
 import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { ApiError, SchemaError } from '../errors.js';
+import { SANDBOX_PAIR } from '../vocabulary.js';
 import {
   emptyObservation,
   type CallName,
@@ -88,7 +90,6 @@ export type ProbeSide = {
 export const READ_ONLY = 'production: read-only';
 
 /** The sandbox pair (the only one staging takes, docs/api.md) and a small amount. */
-const PAIR = { crypto_currency: 'usdt', network: 'bep20' } as const;
 const FIAT_AMOUNT = '5000.00';
 const WALK = ['deposit.detected', 'deposit.confirmed', 'transaction.completed', 'payout.settled'] as const;
 
@@ -135,7 +136,6 @@ export const CANDIDATE_NAMES: { [L in FilteredList]: Record<(typeof FILTERS)[L][
 const UNKNOWN_PARAMETER = 'conform_unknown_parameter';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** The wrapper's `data`, or the body itself when it has none. */
 const dataOf = (body: unknown): unknown => (isObject(body) && 'data' in body ? body.data : body);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -182,8 +182,8 @@ export async function runProbes(side: ProbeSide): Promise<Observation> {
   };
 
   // -- quote, and the errors any side may provoke
-  record('quote', await send({ method: 'POST', path: '/quotes', body: { ...PAIR, fiat_amount: FIAT_AMOUNT } }));
-  obs.errors['400'] = errorObs(await send({ method: 'POST', path: '/quotes', body: { ...PAIR, fiat_amount: FIAT_AMOUNT, crypto_amount: '1.000000' } }));
+  record('quote', await send({ method: 'POST', path: '/quotes', body: { ...SANDBOX_PAIR, fiat_amount: FIAT_AMOUNT } }));
+  obs.errors['400'] = errorObs(await send({ method: 'POST', path: '/quotes', body: { ...SANDBOX_PAIR, fiat_amount: FIAT_AMOUNT, crypto_amount: '1.000000' } }));
   obs.errors['401'] = errorObs(await side.wrongKey.send({ method: 'GET', path: '/transactions', query: { limit: 1 } }));
   obs.errors['404'] = errorObs(await send({ method: 'GET', path: `/transactions/${randomUUID()}` }));
 
@@ -198,7 +198,7 @@ export async function runProbes(side: ProbeSide): Promise<Observation> {
       send({
         method: 'POST',
         path: '/transactions',
-        body: { fiat_amount: FIAT_AMOUNT, ...PAIR, merchant_reference: ref },
+        body: { fiat_amount: FIAT_AMOUNT, ...SANDBOX_PAIR, merchant_reference: ref },
         idempotencyKey: randomUUID(),
       });
     const ref = conformReference();

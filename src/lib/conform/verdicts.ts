@@ -158,7 +158,7 @@ export function assessCall(name: CallName, target: CallObs | undefined): Assesse
 
 // -- lists
 
-export const LOCATION_TEXT: Record<CursorLocation, string> = {
+const LOCATION_TEXT: Record<CursorLocation, string> = {
   data: 'cursor in data',
   'data.meta': 'cursor in data.meta',
   'data.pagination': 'cursor in data.pagination',
@@ -408,7 +408,8 @@ export function assessRetryAfter(target: string[]): Assessed {
 
 // -- signature
 
-function mostCommon(values: string[]): string | undefined {
+/** The value seen most often (the scheme most stored deliveries verify with). */
+export function mostCommon(values: string[]): string | undefined {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];

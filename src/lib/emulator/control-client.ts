@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 import { ADMIN_TOKEN_ENV } from '../config/secret-variables.js';
 import { refusePlainHttp } from '../client/url.js';
+import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
 export type ControlFlags = { adminToken?: string | undefined };
@@ -23,8 +24,6 @@ export type ControlTarget = {
   http?: HttpClient;
 };
 
-/** Where `offramp emulator` listens by default, for a machine with no profile at all. */
-const DEFAULT_ORIGIN = 'http://127.0.0.1:4010';
 
 /** The emulator to talk to; refuses (exit 2, nothing sent) a profile that is not a local one. */
 export async function controlTarget(ctx: Context, adminToken: string | undefined): Promise<ControlTarget> {
@@ -45,7 +44,8 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     base = profile?.baseUrl;
   }
   const token = adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
-  let origin = DEFAULT_ORIGIN;
+  // Where `offramp emulator` listens by default, for a machine with no profile at all.
+  let origin = EMULATOR_DEFAULT_ORIGIN;
   let baseUrl: string | undefined;
   if (base !== undefined) {
     let url: URL;

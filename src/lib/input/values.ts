@@ -108,12 +108,15 @@ export function toleranceSeconds(value: string): number {
   return ms / 1000;
 }
 
-/** `ms` as the largest unit that writes it whole (`2m`, `1500ms`), for messages. */
+/** `ms` in the units a duration flag takes, largest first (`2m`, `1h30m`, `1s500ms`, `0ms`), for messages. */
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
-    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  const parts: string[] = [];
+  let rest = Math.floor(ms);
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+    if (rest >= size) parts.push(`${Math.floor(rest / size)}${unit}`);
+    rest %= size;
   }
-  return `${ms}ms`;
+  return parts.join('') || '0ms';
 }
 
 /** The error for required flags that were not given and cannot be asked for. */

@@ -4,6 +4,8 @@
 // byte for byte: docs/openapi.yaml is this document, and a test fails when it is stale.
 import { BASE_PATH } from '../vocabulary.js';
 import { EVENT_TYPES, type EventType } from '../vocabulary.js';
+import { EMULATOR_DEFAULT_PORT } from '../emulator-defaults.js';
+import { WEBHOOK_HEADERS } from '../webhooks/signature.js';
 import { OPEN, openExtension } from './open-points.js';
 import { componentSchemas, schemaRef, type JsonSchema } from './schemas.js';
 
@@ -15,8 +17,6 @@ type Operation = Record<string, unknown> & { responses: Record<string, unknown> 
 
 /** The version of the interface description this document reads (the spec, Versioning). */
 export const API_VERSION = '1.0.0';
-/** `offramp emulator`'s port when none is given (src/emulator/index.ts DEFAULT_CLI_PORT; a test keeps them equal). */
-export const EMULATOR_DEFAULT_PORT = 4010;
 
 type ErrorName = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'Conflict' | 'RateLimited' | 'InternalError';
 const ERROR_STATUS: Record<ErrorName, string> = {
@@ -299,7 +299,7 @@ function parameters(): Record<string, unknown> {
     WebhookEventsLimit: limit('20'),
     RevenueLimit: limit('50'),
     WebhookSignature: {
-      name: 'X-SVC-Webhook-Signature',
+      name: WEBHOOK_HEADERS.signature,
       in: 'header',
       required: true,
       description: 'The signature of the raw body, to verify before anything else (the brand part of the real header name is replaced by SVC). Its computation is not shown by the spec.',

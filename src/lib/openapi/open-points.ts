@@ -2,6 +2,7 @@
 // `x-offramp-open` object beside the part it concerns, so a reader can tell what the spec
 // fixes from what it leaves to the service. `point` names the row of docs/api.md's "Open
 // points" table (test/openapi checks every row is here).
+import { DELIVERY_STATUSES } from '../vocabulary.js';
 
 export type OpenPoint = { point: string; emulator: string; service: string; cli: string };
 
@@ -21,7 +22,7 @@ export const EMULATOR = {
   /** The open values (a null deposit_status as "null", as conform reports it). */
   values: {
     deposit_status: ['null', 'detected', 'confirmed', 'refunded'],
-    delivery_status: ['pending', 'delivered', 'failed'],
+    delivery_status: DELIVERY_STATUSES,
     publish_status: ['pending'],
   },
   signatureScheme: 'hmac-sha256-hex',

@@ -52,7 +52,7 @@ export function formatsOf(path: string): readonly Format[] {
   return Object.hasOwn(COMMAND_FORMATS, path) ? COMMAND_FORMATS[path]! : ['json'];
 }
 
-export function resolveFormat(globals: { json?: boolean; output?: string }, supported: readonly Format[] = ['table', 'json']): Format {
+export function resolveFormat(globals: { json?: boolean; output?: string }, supported: readonly Format[]): Format {
   if (globals.json) return 'json';
   const wanted = (globals.output ?? 'table') as Format;
   if (!(FORMATS as readonly string[]).includes(wanted)) {

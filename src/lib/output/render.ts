@@ -4,7 +4,7 @@
 // cells (width.ts).
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { IO } from '../io.js';
-import { isTerminal } from '../lifecycle.js';
+import { isFinal } from '../lifecycle.js';
 import { Painted, terminalSafe } from './sanitize.js';
 import { pad, shorten, textWidth, type Cut } from './width.js';
 
@@ -136,6 +136,6 @@ export function renderRecord(io: IO, sections: Section[]): void {
 /** Colour a status by what it means: done, in flight, or ended badly. */
 export function statusColor(c: ChalkInstance, status: string): string {
   if (status === 'completed') return c.green(status);
-  if (isTerminal(status)) return c.red(status);
+  if (isFinal(status)) return c.red(status);
   return c.yellow(status);
 }

@@ -11,6 +11,13 @@ export function relative(target: Date | string, now: Date): string {
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
 
+/** A span for a sentence: "2.5 s" under 10 s, "95 s", then "2 min 5 s" (none: "0 s"). */
+export function humanDuration(ms: number): string {
+  if (ms > 0 && ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
 /**
  * Local wall-clock time with its zone, so a reader never takes it for UTC or for theirs:
  * "2026-11-22 15:04:05 +01:00", or "2026-11-22 14:04:05 UTC" where local time is UTC.

@@ -74,7 +74,7 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
     checkLedger(tx.id, tx, rowsByTx.get(tx.id) ?? []);
     const events = eventsByTx.get(tx.id) ?? [];
     const present = new Set(events.map((e) => e.event_type));
-    const missing = expectedEventTypes(tx).filter((type) => !present.has(type));
+    const missing = impliedEventTypes(tx).filter((type) => !present.has(type));
     if (missing.length > 0) {
       out.push({
         transaction_id: tx.id,
@@ -120,7 +120,7 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
  * confirmed; and the events on the shortest lifecycle path to the current status
  * (lifecycle.TRANSITIONS). `payout.settled` is never implied: no snapshot field shows it.
  */
-export function expectedEventTypes(tx: Pick<Transaction, 'status' | 'deposit_id' | 'received_at' | 'confirmed_at'>): string[] {
+export function impliedEventTypes(tx: Pick<Transaction, 'status' | 'deposit_id' | 'received_at' | 'confirmed_at'>): string[] {
   const types = new Set<string>(['transaction.created']);
   if (tx.deposit_id || tx.received_at) types.add('deposit.detected');
   if (tx.confirmed_at) types.add('deposit.confirmed');

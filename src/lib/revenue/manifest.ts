@@ -4,7 +4,7 @@ import { publicUrl } from '../client/url.js';
 import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';
-import { checkRows, type CheckRow } from './report.js';
+import { checkRows, type CheckRow } from './tables.js';
 import { TokenTotals, type TokenTotalsJSON } from './totals.js';
 import { SHEETS, type TextAmounts } from './xlsx.js';
 

@@ -1,5 +1,6 @@
 // The smoke invariants, each a pure function over the facts one walk collected:
 // no I/O here, so each rule is unit-tested on hand-made facts.
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
 import { isEdge, isForward } from '../lifecycle.js';
 import { decimalEquals } from '../money.js';
 import type { RevenueRow, StatusHistoryEntry, Transaction, WebhookEvent } from '../schemas.js';
@@ -180,7 +181,7 @@ export const deliveries: Invariant = {
   check(f) {
     const events = transactionEvents(f, f.deliveries);
     if (!Array.isArray(events)) return events;
-    const names = f.deliveryNames ?? { delivered: 'delivered', failed: 'failed' };
+    const names = f.deliveryNames ?? { delivered: DEFAULT_DELIVERED_STATUS, failed: DEFAULT_FAILED_STATUS };
     if (events.length === 0) return fail('no events listed for the transaction');
     // Words the profile does not name (a service's own vocabulary): not a failure of the service.
     const unknown = [...new Set(events.map((e) => e.delivery_status).filter((s) => unknownStatus(s, names)))];

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { answerAbout, statusHistory, webhookEvent } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
-import { ApiError, AuthError, CliError, NetworkError, TimeoutError } from '../errors.js';
+import { ApiError, AuthError, describeError, NetworkError, TimeoutError } from '../errors.js';
 import type { RevenueRow, WebhookEvent } from '../schemas.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
 import { deliverySettled, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
@@ -45,7 +45,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     if (!(err instanceof WalkInterrupted)) throw err;
     if (isUnreachable(err.cause)) throw err.cause;
     facts.steps = err.steps;
-    facts.walkError = describe(err.cause);
+    facts.walkError = describeError(err.cause);
     if (err.transactionId) facts.transactionId = err.transactionId;
   }
   const id = facts.transactionId;
@@ -109,7 +109,7 @@ async function read<T>(fn: () => Promise<T>): Promise<Fact<T>> {
     return { ok: true, value: await fn() };
   } catch (err) {
     if (isUnreachable(err)) throw err;
-    return { ok: false, error: describe(err) };
+    return { ok: false, error: describeError(err) };
   }
 }
 
@@ -128,7 +128,3 @@ async function eventually<T>(
   return last;
 }
 
-function describe(err: unknown): string {
-  if (err instanceof CliError) return `${err.code}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
-}

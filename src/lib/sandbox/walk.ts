@@ -8,17 +8,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { simulateEvent, transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, CheckFailed, CliError, EXIT, UsageError } from '../errors.js';
-import { eventsValidFrom, isTerminal, TRANSITIONS } from '../lifecycle.js';
+import { eventsValidFrom, isFinal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
-import type { SimulatorEvent } from '../vocabulary.js';
+import { SANDBOX_PAIR, type SimulatorEvent } from '../vocabulary.js';
 import { explainConflict, validEventsHint } from './conflict.js';
 
 export const OUTCOMES = ['completed', 'failed', 'expired', 'refunded'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** What a new walk transaction is made of: the sandbox pair and a modest NGN amount. */
-export const WALK_PAIR = { crypto_currency: 'usdt', network: 'bep20' } as const;
+/** What a new walk transaction is made of: the sandbox pair (SANDBOX_PAIR) and this modest NGN amount. */
 export const WALK_FIAT_AMOUNT = '50000';
 
 /** The simulator events that take a fresh transaction (awaiting_deposit) to `outcome`. */
@@ -170,19 +169,19 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       events = eventsFor(opts.outcome, opts.settle);
       total = 2 + events.length;
       const quote = await step('quote', null, async () => {
-        const q = (await api.quotes.create({ ...WALK_PAIR, fiat_amount: WALK_FIAT_AMOUNT })).data;
-        return { status: null, detail: { quote_id: q.quote_id, adjusted_rate: q.adjusted_rate, fiat_amount: WALK_FIAT_AMOUNT, crypto_currency: WALK_PAIR.crypto_currency } };
+        const q = (await api.quotes.create({ ...SANDBOX_PAIR, fiat_amount: WALK_FIAT_AMOUNT })).data;
+        return { status: null, detail: { quote_id: q.quote_id, adjusted_rate: q.adjusted_rate, fiat_amount: WALK_FIAT_AMOUNT, crypto_currency: SANDBOX_PAIR.crypto_currency } };
       });
       const ref = opts.reference ?? walkReference(opts.now());
       const created = await step('create', null, async () => {
         const key = randomUUID();
-        const body = { quote_id: quote.detail!.quote_id!, network: WALK_PAIR.network, merchant_reference: ref };
+        const body = { quote_id: quote.detail!.quote_id!, network: SANDBOX_PAIR.network, merchant_reference: ref };
         const retry = `offramp tx create --quote ${body.quote_id} --network ${body.network} --ref ${ref} --idempotency-key ${key}`;
         const { tx: summary } = await createWithRecovery(api, body, key, {
           note: hooks.onNote ?? (() => undefined),
           retry,
           keyGiven: false,
-          token: WALK_PAIR.crypto_currency,
+          token: SANDBOX_PAIR.crypto_currency,
         });
         txId = summary.id;
         const tx = await transactionById(api, summary.id);
@@ -230,7 +229,7 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   if (tx.status === expected) return tx;
   if (answer.status === expected) return answer;
   // A final status other than the one the step started from will not change any more.
-  const settledElsewhere = () => tx.status !== before && isTerminal(tx.status);
+  const settledElsewhere = () => tx.status !== before && isFinal(tx.status);
   while (!settledElsewhere()) {
     const left = deadline - opts.now().getTime();
     if (left <= 0) break;

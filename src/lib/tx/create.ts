@@ -8,6 +8,7 @@ import { shellQuote } from '../input/values.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
 import { describeOnce, isNotFound, outcomeUnknown } from './errors.js';
 import { isStagingPair } from './pair.js';
+import { SANDBOX_PAIR } from '../vocabulary.js';
 
 export type RecoveryOptions = {
   /** Progress notes for stderr (what is being tried and why). */
@@ -131,7 +132,7 @@ function explainCreateError(err: unknown, body: CreateTransactionRequest, keyGiv
   }
   if (err.status === 400) {
     if (body.quote_id !== undefined && /expired/i.test(err.message)) {
-      return err.withHint(`quotes are valid 120 s: get a new one with \`offramp quote --token usdt --network ${body.network ?? 'bep20'} --fiat-amount Y\` and create right away`);
+      return err.withHint(`quotes are valid 120 s: get a new one with \`offramp quote --token ${SANDBOX_PAIR.crypto_currency} --network ${body.network ?? SANDBOX_PAIR.network} --fiat-amount Y\` and create right away`);
     }
     if (body.quote_id !== undefined && /not found|unknown/i.test(err.message)) {
       return err.withHint('check the quote id: it comes from `offramp quote`, made with the same API key');

@@ -3,9 +3,9 @@
 // by the command first (parseSymbol), so a bad flag fails before any question is asked.
 import type { Context } from '../context.js';
 import { ask } from '../input/values.js';
+import { SANDBOX_PAIR } from '../vocabulary.js';
 
-export const STAGING_TOKEN = 'usdt';
-export const STAGING_NETWORK = 'bep20';
+const { crypto_currency: STAGING_TOKEN, network: STAGING_NETWORK } = SANDBOX_PAIR;
 
 /** Choices offered at the prompt, the staging pair first; any other pair is typed as flags. */
 const TOKENS = ['usdt', 'usdc'];

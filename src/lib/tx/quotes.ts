@@ -14,9 +14,9 @@ const KEEP_AFTER_EXPIRY_MS = 3_600_000;
 /** Enough for any working session; the oldest go first. */
 const MAX_KEPT = 200;
 
-/** Beside the config file (store.ts is loaded only here: it brings `conf`, which a run with a key in the environment never needs). */
+/** Beside the config file (config/file.ts is loaded only here: it brings `conf`, which a run with a key in the environment never needs). */
 async function quotesPath(env: NodeJS.ProcessEnv): Promise<string> {
-  const { configPath } = await import('../config/store.js');
+  const { configPath } = await import('../config/file.js');
   return join(dirname(configPath(env)), 'quotes.json');
 }
 

@@ -5,6 +5,7 @@ import type { ChalkInstance } from 'chalk';
 import { layout } from '../output/render.js';
 import { paint, terminalLine, terminalSafe, type Text } from '../output/sanitize.js';
 import { pad, shorten, textWidth } from '../output/width.js';
+import { humanDuration } from '../output/time.js';
 import { SCHEMES } from './signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import type { ForwardResult } from './forwarder.js';
@@ -87,7 +88,7 @@ export function forwardLine(result: ForwardResult, style: LineStyle): string {
   const c = style.color;
   const id = field(result.id, style.fit?.id);
   const tries = result.attempt > 1 && !result.dropped ? ` (try ${result.attempt})` : '';
-  const next = result.retryInMs !== undefined && !result.dropped ? `; still owed, next try in ${seconds(result.retryInMs)}` : '';
+  const next = result.retryInMs !== undefined && !result.dropped ? `; still owed, next try in ${humanDuration(result.retryInMs)}` : '';
   const copy = result.duplicate ? ' (duplicate)' : '';
   const from = result.dropped ? '' : ` from ${result.url}`;
   const [mark, timing, detail] = result.dropped
@@ -118,10 +119,6 @@ export function forwardJson(result: ForwardResult): Record<string, unknown> {
     ...(result.retryInMs !== undefined ? { retry_in_ms: result.retryInMs } : {}),
     ...(result.detail ? { detail: result.detail } : {}),
   };
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
 /**

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/
 import { UsageError } from '../errors.js';
 import { displayUrl, isLoopbackHost } from '../client/url.js';
 import { VERSION } from '../../version.js';
-import { SIGNATURE_HEADER } from './signature.js';
+import { SIGNATURE_HEADER, WEBHOOK_HEADERS } from './signature.js';
 import { webhookUrl } from './url.js';
 
 export const FORWARD_PARALLEL = 16;
@@ -36,7 +36,7 @@ const FORWARD_TRUST_HINT = "trust the app's certificate, or its CA, with --forwa
  * deduplicate the event (docs/webhooks.md, "The request"). Anything else the sender or a
  * proxy on the way added (cookies, authorization, forwarding chains) stays here.
  */
-const RELAYED = new Set(['content-type', SIGNATURE_HEADER, 'x-svc-webhook-id', 'x-svc-webhook-timestamp']);
+const RELAYED = new Set(['content-type', ...Object.values(WEBHOOK_HEADERS).map((h) => h.toLowerCase())]);
 
 /** The user-agent of every relay, naming the tool rather than passing on the sender's. */
 export const FORWARD_USER_AGENT = `offramp-cli/${VERSION} (webhooks listen)`;

@@ -7,7 +7,8 @@
 // signature is shown whatever `eventTypes` says: it is how a wrong secret shows itself.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, type SchemeName } from './signature.js';
+import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, WEBHOOK_HEADERS, type SchemeName } from './signature.js';
+import { headerValue } from '../client/transport.js';
 import { ForwardLog } from './forward-log.js';
 import { Forwarder, forwardedHeaders, type ForwarderOptions, type ForwardItem, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts, type EventFacts } from './status-tracker.js';
@@ -194,7 +195,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         id: e.id,
         type: e.type,
         body: e.body,
-        headers: { 'content-type': 'application/json', 'x-svc-webhook-id': e.id, ...(e.signature ? { [SIGNATURE_HEADER]: e.signature } : {}) },
+        headers: { 'content-type': 'application/json', [WEBHOOK_HEADERS.id]: e.id, ...(e.signature ? { [SIGNATURE_HEADER]: e.signature } : {}) },
         ...(resign ? { resign, late: true } : {}),
       });
     }
@@ -474,10 +475,6 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
 function replyText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 export type { ForwardResult, StoreLoadReport };

@@ -9,7 +9,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { UsageError } from '../errors.js';
 
-export const SIGNATURE_HEADER = 'x-svc-webhook-signature';
+/** The headers of a delivery as the spec spells them, sent so; Node reads them lower-cased (SIGNATURE_HEADER). */
+export const WEBHOOK_HEADERS = { signature: 'X-SVC-Webhook-Signature', id: 'X-SVC-Webhook-Id', timestamp: 'X-SVC-Webhook-Timestamp' } as const;
+export const SIGNATURE_HEADER = WEBHOOK_HEADERS.signature.toLowerCase();
 
 export const SCHEMES = [
   'hmac-sha256-hex',

@@ -34,7 +34,7 @@ export class UnsafeConfig extends CliError {
   }
 }
 
-export class ConfigStore {
+export class ConfigFile {
   /** Opened when the file exists or is first written: conf creates the directory as it opens a missing file. */
   private opened: Conf<ConfigData> | undefined;
   readonly path: string;

@@ -1,8 +1,8 @@
 // `offramp conform --overlay FILE` (docs/api.md, "OpenAPI"): the choices a service was
 // observed to make on the spec's open points, as an OpenAPI Overlay 1.0 over document.ts.
 //
-// Made from conform's report alone (what `conform --json` prints), so a saved report makes
-// the same overlay. Only what was observed becomes an action, each naming its point in
+// Made from what the probes observed (the structured observation, not the report's words),
+// and only where conform's finding says the service did it; each action names its point in
 // `x-offramp-point`. Not carried: the request-id header (no single place in the document),
 // the 400/404/409 codes (the spec fixes them) and the delivered word (already among the
 // delivery_status examples).
@@ -11,16 +11,16 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
-import { CALLS, ERROR_POINT, LIST_LABEL, LOCATION_TEXT, type CallName, type Finding } from '../conform/verdicts.js';
+import { CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type CallName, type Finding, type ListObs, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
 import { SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
-import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from './document.js';
-import { toJson, toYaml } from './render.js';
-import { schemaRef, type JsonSchema } from './schemas.js';
+import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from '../openapi/document.js';
+import { toJson, toYaml } from '../openapi/render.js';
+import { schemaRef, type JsonSchema } from '../openapi/schemas.js';
 
-/** What `offramp conform --json` prints (its `saved` aside). */
-export type ConformReport = { target: string; env: string; findings: Finding[] };
+/** What a conform run saw (its probes' observation) and made of it (its findings). */
+export type ConformRun = { target: string; env: string; observed: Observation; findings: Finding[] };
 
 export type OverlayAction = {
   target: string;
@@ -115,71 +115,82 @@ const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
 /** Verdicts whose `observed` is something the service did. */
 const OBSERVED = new Set(['same', 'handled', 'needs-setting', 'saved']);
 
-/** The overlay of one conform report over `base` (openapiDocument()). */
-export function overlayFor(report: ConformReport, base: OpenApiDocument): Overlay {
+/** The overlay of one conform run over `base` (openapiDocument()): what it observed, where its finding says the service did it. */
+export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
+  const { observed } = run;
   const actions: OverlayAction[] = [];
   const add = (point: string, description: string, path: string[], change: { update: unknown } | { remove: true }) => {
     if (resolve(base, path) === undefined) throw new Error(`overlay: ${jsonPath(path)} is not in the document`);
     actions.push({ target: jsonPath(path), description: `${point}: ${description}`, ...change, 'x-offramp-point': point });
   };
-  const findings = new Map(report.findings.filter((f) => OBSERVED.has(f.verdict)).map((f) => [f.point, f.observed]));
+  const seen = new Set(run.findings.filter((f) => OBSERVED.has(f.verdict)).map((f) => f.point));
 
   for (const call of CALLS) {
-    const observed = findings.get(`status: ${call}`);
-    if (!observed || !/^2\d\d$/.test(observed)) continue;
+    const point = `status: ${call}`;
+    const o = observed.calls[call];
+    if (!seen.has(point) || !o || !('status' in o)) continue;
+    const status = String(o.status);
     const [path, method] = OPERATION_OF[call];
     const responses = ['paths', openapiPath(path), method, 'responses'];
     const current = resolve(base, responses) as Record<string, JsonSchema>;
-    if (observed in current) continue;
+    if (status in current) continue;
     const open = current['2XX'];
     const model = open ?? Object.entries(current).find(([code]) => /^2\d\d$/.test(code))?.[1];
     if (!model) continue;
     const { 'x-offramp-open': _open, ...response } = model;
-    add(`status: ${call}`, `answers ${observed}`, responses, { update: { [observed]: response } });
-    if (open) add(`status: ${call}`, `answers ${observed}, not any 2xx`, [...responses, '2XX'], { remove: true });
+    add(point, `answers ${status}`, responses, { update: { [status]: response } });
+    if (open) add(point, `answers ${status}, not any 2xx`, [...responses, '2XX'], { remove: true });
   }
 
   for (const list of Object.keys(LISTS) as FilteredList[]) {
     const label = LIST_LABEL[list];
-    listActions(list, findings.get(`list: ${label}`), (description, path, change) => add(`list: ${label}`, description, path, change));
-    const size = findings.get(`page size: ${label}`);
-    if (size && /^\d+$/.test(size)) {
-      add(`page size: ${label}`, `${size} items when no limit is sent`, ['components', 'parameters', LISTS[list].limit, 'schema'], { update: { default: Number(size) } });
+    const o = observed.lists[list];
+    if (o && !('skipped' in o)) {
+      if (seen.has(`list: ${label}`)) listActions(list, o, (description, path, change) => add(`list: ${label}`, description, path, change));
+      const size = o.defaultSize.stated ?? (o.defaultSize.more ? o.defaultSize.count : undefined);
+      if (seen.has(`page size: ${label}`) && size !== undefined) {
+        add(`page size: ${label}`, `${size} items when no limit is sent`, ['components', 'parameters', LISTS[list].limit, 'schema'], { update: { default: size } });
+      }
     }
     for (const filter of FILTERS[list]) {
       const point = `filter: ${list} ${filter}`;
-      const name = findings.get(point);
-      if (!name || name === 'ignored' || name === 'unclear') continue;
+      const f = observed.filters[list]?.[filter];
+      if (!seen.has(point) || !f || !('honoured' in f)) continue;
+      const name = f.honoured;
       const { description, schema } = (FILTER_PARAMETER[list] as Record<string, { description: string; schema: JsonSchema }>)[filter]!;
       const parameter = { name, in: 'query', required: false, description: `${description} Honoured under this name (offramp conform).`, schema };
       add(point, `honoured as ${name}`, ['paths', LISTS[list].path, 'get'], { update: { parameters: [parameter] } });
     }
   }
 
-  const unauthorized = /^401 (\S+)$/.exec(findings.get(ERROR_POINT['401']) ?? '');
-  if (unauthorized && unauthorized[1] !== '—') {
-    const code = unauthorized[1]!;
+  const unauthorized = observed.errors['401'];
+  if (seen.has(ERROR_POINT['401']) && unauthorized && 'code' in unauthorized && unauthorized.status === 401 && unauthorized.enveloped && unauthorized.code) {
     const schema = ['components', 'responses', 'Unauthorized', 'content', 'application/json', 'schema'];
-    add(ERROR_POINT['401'], `code ${code}`, schema, { update: { properties: { error: { properties: { code: { examples: [code] } } } } } });
+    add(ERROR_POINT['401'], `code ${unauthorized.code}`, schema, { update: { properties: { error: { properties: { code: { examples: [unauthorized.code] } } } } } });
   }
 
-  for (const [field, [component, property]] of Object.entries(VALUE_FIELDS)) {
+  for (const [field, [component, property]] of Object.entries(VALUE_FIELDS) as [keyof typeof VALUE_FIELDS, readonly [string, string]][]) {
     const point = `values: ${field}`;
-    const seen = findings.get(point)?.split(', ').filter((v) => v !== 'null' && v !== 'none seen');
-    if (!seen?.length) continue;
-    add(point, `seen ${seen.join(', ')}`, ['components', 'schemas', component, 'properties', property], { update: { examples: seen } });
+    const o = observed.values[field];
+    const values = 'seen' in o ? o.seen.filter((v) => v !== 'null') : [];
+    if (!seen.has(point) || values.length === 0) continue;
+    add(point, `seen ${values.join(', ')}`, ['components', 'schemas', component, 'properties', property], { update: { examples: values } });
   }
 
-  const retryAfter = findings.get('Retry-After');
+  // One form throughout, or nothing to say about it.
+  const forms = [...new Set(observed.retryAfter.map(retryAfterForm))];
   const header = ['components', 'headers', 'Retry-After'];
-  if (retryAfter === 'absent') add('Retry-After', 'a 429 came without it', header, { update: { required: false } });
-  else if (retryAfter && RETRY_AFTER_FORM[retryAfter]) {
-    const { description, ...schema } = RETRY_AFTER_FORM[retryAfter]!;
-    add('Retry-After', retryAfter, header, { update: { description, schema } });
+  if (seen.has('Retry-After') && forms.length === 1) {
+    const form = forms[0]!;
+    if (form === 'absent') add('Retry-After', 'a 429 came without it', header, { update: { required: false } });
+    else if (RETRY_AFTER_FORM[form]) {
+      const { description, ...schema } = RETRY_AFTER_FORM[form]!;
+      add('Retry-After', form, header, { update: { description, schema } });
+    }
   }
 
-  const scheme = findings.get('signature scheme');
-  if (scheme && (SCHEMES as readonly string[]).includes(scheme)) {
+  const scheme = 'schemes' in observed.signature ? mostCommon(observed.signature.schemes) : undefined;
+  if (seen.has('signature scheme') && scheme && (SCHEMES as readonly string[]).includes(scheme)) {
     const form = SIGNATURE_FORM[scheme as SchemeName];
     add('signature scheme', scheme, ['components', 'parameters', 'WebhookSignature'], {
       update: {
@@ -193,22 +204,22 @@ export function overlayFor(report: ConformReport, base: OpenApiDocument): Overla
   return {
     overlay: '1.0.0',
     info: {
-      title: `What ${report.target} chose where the spec is open`,
+      title: `What ${run.target} chose where the spec is open`,
       version: API_VERSION,
       description: 'Written by offramp conform --overlay from what the service was observed to do; apply it to the offramp OpenAPI document (docs/openapi.yaml, or `offramp openapi`).',
     },
     actions,
-    'x-offramp-conform': { target: report.target, env: report.env },
+    'x-offramp-conform': { target: run.target, env: run.env },
   };
 }
 
 type Change = { update: unknown } | { remove: true };
 
 /** The list answer's schema for the shape and cursor location conform saw. */
-function listActions(list: FilteredList, observed: string | undefined, add: (description: string, path: string[], change: Change) => void): void {
-  const match = /^(page object|array), (.+)$/.exec(observed ?? '');
-  const location = match && (Object.entries(LOCATION_TEXT).find(([, text]) => text === match[2])?.[0] as CursorLocation | undefined);
-  if (!match || !location || location === 'none') return;
+function listActions(list: FilteredList, o: { shape: 'page-object' | 'array' | 'none'; location: CursorLocation }, add: (description: string, path: string[], change: Change) => void): void {
+  const { shape, location } = o;
+  if (shape === 'none' || location === 'none') return;
+  const observed = describeList(o as ListObs);
   const { response, page, item } = LISTS[list];
   const schema = ['components', 'schemas', response];
   const items = { type: 'array', items: schemaRef(item) };
@@ -216,9 +227,9 @@ function listActions(list: FilteredList, observed: string | undefined, add: (des
   // A page object holding its own cursor is the spec's page (its Revenue page: data,
   // has_more, limit, next_cursor), the one the document names; any other place for the
   // cursor gets an object that may hold it under any key the CLI reads.
-  const keepsPage = match[1] === 'page object' && location === 'data';
+  const keepsPage = shape === 'page-object' && location === 'data';
   let data: JsonSchema;
-  if (match[1] === 'array') data = items;
+  if (shape === 'array') data = items;
   else if (keepsPage) data = schemaRef(page);
   else {
     data = { type: 'object', required: ['data'], properties: { data: items } };
@@ -237,11 +248,11 @@ function listActions(list: FilteredList, observed: string | undefined, add: (des
     wrapper.required.push(location);
   }
   // The items in data leave the revenue summary beside them (where the CLI looks for it too).
-  if (list === 'revenue' && match[1] === 'array') wrapper.properties.summary = schemaRef('RevenueSummary');
+  if (list === 'revenue' && shape === 'array') wrapper.properties.summary = schemaRef('RevenueSummary');
   wrapper.properties.data = data;
   if (wrapper.required.length === 0) delete (wrapper as JsonSchema).required;
   add(`${observed}: the answer's data is replaced`, [...schema, 'properties', 'data'], { remove: true });
-  add(observed!, schema, { update: wrapper });
+  add(observed, schema, { update: wrapper });
   // Nothing else refers to it: a service without it has no use for it.
   if (!keepsPage) add(`${observed}: no ${page}`, ['components', 'schemas', page], { remove: true });
 }
@@ -285,9 +296,9 @@ export async function checkOverlayPath(path: string): Promise<void> {
   }
 }
 
-/** Writes the overlay of `report`: JSON for a `.json` file, YAML otherwise; answers its number of actions. */
-export async function writeOverlay(path: string, report: ConformReport): Promise<number> {
-  const overlay = overlayFor(report, openapiDocument());
+/** Writes the overlay of `run`: JSON for a `.json` file, YAML otherwise; answers its number of actions. */
+export async function writeOverlay(path: string, run: ConformRun): Promise<number> {
+  const overlay = overlayFor(run, openapiDocument());
   await writeAside(path, /\.json$/i.test(path) ? toJson(overlay) : toYaml(overlay), 0o644);
   return overlay.actions.length;
 }
