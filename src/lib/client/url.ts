@@ -1,5 +1,6 @@
 // URLs as they may be printed (a base URL or a proxy URL can carry a password, and nothing
-// the CLI writes may show one), and whether a host is this machine.
+// the CLI writes may show one), whether a host is this machine, and which hosts plain http
+// may carry a secret to.
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 
@@ -47,8 +48,8 @@ export const ALLOW_HTTP_HOSTS_ENV = 'OFFRAMP_ALLOW_HTTP_HOSTS';
 /**
  * The one rule for a URL that carries a secret (the API key, the admin token): https; plain
  * http to loopback; or plain http to a host OFFRAMP_ALLOW_HTTP_HOSTS names exactly (a CI
- * service alias on the job's private network, docs/configuration.md, "Base URL"). Undefined:
- * refused. A bad entry in the variable is a usage error whatever the URL.
+ * service alias on the job's private network, docs/configuration.md, "Where settings come
+ * from"). Undefined: refused. A bad entry in the variable is a usage error whatever the URL.
  */
 export function plainHttpAllowed(url: URL, env: NodeJS.ProcessEnv): 'https' | 'loopback' | 'named' | undefined {
   const named = (env[ALLOW_HTTP_HOSTS_ENV] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
