@@ -5,7 +5,8 @@
 // one address of the host a container reaches; a container restarted on the volume keeps
 // the state, after `docker stop` and after `docker kill` alike. docs/install.md's GitHub Actions
 // recipe runs as written: a service on a network of its own, and smoke on the host receiving
-// its webhooks at --receive-at, the network's gateway.
+// its webhooks at --receive-at, the network's gateway; so does the GitLab CI one: the job in a
+// container beside the service, reaching it by its alias.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -33,6 +34,7 @@ const name = `offramp-image-test-${process.pid}`;
 const volume = `${name}-data`;
 const network = `${name}-net`;
 type GithubJob = { services: Record<string, { image: string }>; env: Record<string, string>; steps: { run?: string }[] };
+type GitlabJob = { image: string; services: { name: string; alias: string; command: string[] }[]; variables: Record<string, string>; script: string[] };
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
@@ -207,6 +209,37 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
       const deliveries = (JSON.parse(r.stdout) as { checks: { id: string; status: string; detail: string }[] }).checks.find((c) => c.id === 'deliveries');
       expect(deliveries).toMatchObject({ status: 'pass', detail: "5 delivered to smoke's receiver, each signature verified with the emulator's secret (hmac-sha256-hex)" });
       expect(r.stderr).toContain('The emulator records webhooks only again, as before.');
+    } finally {
+      spawnSync('docker', ['rm', '--force', svc], { stdio: 'ignore' });
+      spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });
+    }
+  });
+
+  it("docs/install.md's GitLab CI recipe: the job reaches the service by its alias over plain http (OFFRAMP_ALLOW_HTTP_HOSTS), smoke receives its webhooks at hostname -i", () => {
+    // The recipe as written: its service (image, alias, command) on a network with the job's
+    // container, the job's variables handed to both (GitLab passes them to services), and its
+    // script but ./your-tests. The before_script is skipped: it downloads the executable (no
+    // network here), which is bind-mounted where it would install it instead.
+    const doc = readFileSync(new URL('../docs/install.md', import.meta.url), 'utf8');
+    const recipe = [...doc.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => parse(m[1]!) as Record<string, GitlabJob>).find((b) => !('jobs' in b))!;
+    const job = Object.values(recipe)[0]!;
+    const service = job.services[0]!;
+    // $NAME in a variable is a project CI/CD variable: here, the admin token.
+    const variables = Object.entries(job.variables).flatMap(([k, v]) => ['--env', `${k}=${v.replace(/\$(\w+)/g, (_, ref: string) => ({ OFFRAMP_EMULATOR_ADMIN_TOKEN: TOKEN })[ref] ?? '')}`]);
+    const script = job.script.filter((line) => line !== './your-tests');
+    expect(script).toHaveLength(job.script.length - 1);
+    const network = `${name}-gitlab`;
+    const svc = `${network}-svc`;
+    docker('network', 'create', network);
+    try {
+      docker('run', '--detach', '--name', svc, '--network', network, '--network-alias', service.alias, ...variables, service.name.replace(/^.*\//, ''), ...service.command);
+      const r = spawnSync('docker', ['run', '--rm', '--network', network, '--volume', `${BINARY_X64}:/usr/local/bin/offramp:ro`, ...variables, job.image, 'sh', '-ec', script.join('\n')], { encoding: 'utf8', timeout: 120_000 });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`${job.variables.OFFRAMP_BASE_URL}\n`);
+      expect(r.stderr).toMatch(/^Deliveries: received by smoke at http:\/\/\d+\.\d+\.\d+\.\d+:8788\/ for this run/m);
+      expect(r.stdout).toMatch(/^PASS {2}deliveries: .*\n {6}5 delivered to smoke's receiver, each signature verified with the emulator's secret \(hmac-sha256-hex\)$/m);
+      expect(r.stdout).toMatch(/^(\d+) checks: \1 passed, 0 failed, 0 skipped$/m);
+      expect(r.stdout + r.stderr).not.toContain(TOKEN);
     } finally {
       spawnSync('docker', ['rm', '--force', svc], { stdio: 'ignore' });
       spawnSync('docker', ['network', 'rm', network], { stdio: 'ignore' });

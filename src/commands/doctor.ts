@@ -56,11 +56,13 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   }
 
   const url = new URL(settings.baseUrl);
-  const { isLoopbackHost, displayUrl } = await import('../lib/client/url.js');
+  const { plainHttpAllowed, displayUrl, ALLOW_HTTP_HOSTS_ENV } = await import('../lib/client/url.js');
   const shown = displayUrl(settings.baseUrl);
-  const loopback = isLoopbackHost(url.hostname);
-  if (url.protocol === 'https:') add('base url', 'pass', shown);
-  else add('base url', loopback ? 'pass' : 'fail', `${shown}${loopback ? ' (loopback)' : ' is plain http: the key would cross the network in clear'}`);
+  const allowed = plainHttpAllowed(url, ctx.env);
+  if (allowed === 'https') add('base url', 'pass', shown);
+  else if (allowed === 'loopback') add('base url', 'pass', `${shown} (loopback)`);
+  else if (allowed === 'named') add('base url', 'warn', `${shown}: plain http, allowed by ${ALLOW_HTTP_HOSTS_ENV}`);
+  else add('base url', 'fail', `${shown} is plain http: the key would cross the network in clear`);
   if (!url.pathname.replace(/\/+$/, '').endsWith('/api/v1/partner')) add('base url path', 'warn', 'does not end in /api/v1/partner');
 
   // Node's switch for every certificate check: offramp states its own, other Node programs obey

@@ -4,11 +4,12 @@
 // Also: a password in the base URL is never printed; and the proxy variables are read as
 // curl reads them (resolveProxy, the one decision the client and doctor share).
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveProxy } from '../../src/lib/client/proxy.js';
 import { runMain } from '../helpers/main.js';
 import { emulatorFor } from '../helpers/emulator.js';
+import { openTunnel } from '../helpers/tunnel.js';
 
 let proxy: Server;
 let proxyUrl: string;
@@ -31,14 +32,7 @@ beforeAll(async () => {
   proxy.on('connect', (req, socket, head) => {
     seen.push(`CONNECT ${req.url}`);
     const [host, port] = req.url!.split(':');
-    const upstream = connect(Number(port), host!, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
+    openTunnel(socket, head, Number(port), host);
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;

@@ -38,6 +38,8 @@ describe('docs/install.md: the emulator image as a CI service', () => {
     const service = (job.services as { name: string; alias: string }[])[0]!;
     expect(service.name).toMatch(image);
     expect(job.variables!.OFFRAMP_BASE_URL).toBe(`http://${service.alias}:4010/api/v1/partner`);
+    // Plain http to the alias is refused unless the job names it (docs/configuration.md).
+    expect(job.variables!.OFFRAMP_ALLOW_HTTP_HOSTS).toBe(service.alias);
     expect(Object.keys(job.variables!)).toContain('OFFRAMP_EMULATOR_ADMIN_TOKEN');
     const smoke = job.script!.indexOf('offramp smoke --receive-at "http://$(hostname -i):8788/"');
     expect(job.script!.indexOf('offramp emulator wait --timeout 30000')).toBeLessThan(smoke);

@@ -39,19 +39,19 @@ describe('settings precedence: flag > env > profile', () => {
 
 describe('base URLs, wherever they come from', () => {
   it('need https off loopback and the /api/v1/partner path, suggesting the URL meant', () => {
-    expect(checkBaseUrl('https://api.example.com/api/v1/partner/').host).toBe('api.example.com');
-    expect(checkBaseUrl('http://127.0.0.1:4010/api/v1/partner').port).toBe('4010');
-    expect(checkBaseUrl('http://localhost:4010/api/v1/partner').port).toBe('4010');
+    expect(checkBaseUrl('https://api.example.com/api/v1/partner/', {}).host).toBe('api.example.com');
+    expect(checkBaseUrl('http://127.0.0.1:4010/api/v1/partner', {}).port).toBe('4010');
+    expect(checkBaseUrl('http://localhost:4010/api/v1/partner', {}).port).toBe('4010');
     const refusal = (url: string) => {
       try {
-        checkBaseUrl(url);
+        checkBaseUrl(url, {});
       } catch (err) {
         return `${(err as UsageError).message} | ${(err as UsageError).hint}`;
       }
       return 'accepted';
     };
     expect(refusal('http://api.example.com/api/v1/partner')).toBe(
-      'base URL http://api.example.com/api/v1/partner is plain http: the API key would cross the network in clear | use https://api.example.com/api/v1/partner (http is accepted only for loopback addresses, such as the emulator)',
+      'base URL http://api.example.com/api/v1/partner is plain http: the API key would cross the network in clear | use https://api.example.com/api/v1/partner (http is accepted only for loopback addresses, such as the emulator; for a CI service alias on the job\'s own network, name it in OFFRAMP_ALLOW_HTTP_HOSTS)',
     );
     expect(refusal('https://api.example.com')).toBe('base URL https://api.example.com/ does not end in /api/v1/partner | did you mean https://api.example.com/api/v1/partner?');
     expect(refusal('https://api.example.com/api/v1/partner/transactions')).toBe(

@@ -62,10 +62,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const profile: Profile = {
     env,
     baseUrl: await ask(ctx, '--base-url', baseUrl ?? (env === 'local' ? LOCAL_BASE_URL : undefined), (p, c) =>
-      p.input({ message: `Base URL of ${env} (ends in /api/v1/partner)`, validate: (v) => validUrl(v) }, c),
+      p.input({ message: `Base URL of ${env} (ends in /api/v1/partner)`, validate: (v) => validUrl(v, ctx.env) }, c),
     ),
   };
-  checkBaseUrl(profile.baseUrl);
+  checkBaseUrl(profile.baseUrl, ctx.env);
 
   const lines = opts.apiKeyStdin || opts.webhookSecretStdin ? await readStdinLines(ctx.io.stdin) : [];
   let key: string | undefined;
@@ -139,9 +139,9 @@ async function storeKey(ctx: Context, profile: Profile, key: string, account: st
   return 'key stored in the config file';
 }
 
-function validUrl(value: string): true | string {
+function validUrl(value: string, env: NodeJS.ProcessEnv): true | string {
   try {
-    checkBaseUrl(value);
+    checkBaseUrl(value, env);
     return true;
   } catch (err) {
     return (err as Error).message;

@@ -1,6 +1,8 @@
 // URLs as they may be printed (a base URL or a proxy URL can carry a password, and nothing
-// the CLI writes may show one), and whether a host is this machine.
+// the CLI writes may show one), whether a host is this machine, and which hosts plain http
+// may carry a secret to.
 import { BlockList, isIP } from 'node:net';
+import { UsageError } from '../errors.js';
 
 /** `url` with a password replaced by `***` (a user name stays), even in one that does not parse (a mistyped proxy). */
 export function displayUrl(url: string): string {
@@ -38,6 +40,38 @@ export function isLoopbackHost(host: string | undefined): boolean {
   const bare = (host ?? '').replace(/^\[(.*)\]$/, '$1');
   const family = isIP(bare);
   return bare.toLowerCase() === 'localhost' || (family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6'));
+}
+
+/** Host names plain http may reach besides loopback, comma-separated: a conscious choice, never a default. */
+export const ALLOW_HTTP_HOSTS_ENV = 'OFFRAMP_ALLOW_HTTP_HOSTS';
+
+/**
+ * The one rule for a URL that carries a secret (the API key, the admin token): https; plain
+ * http to loopback; or plain http to a host OFFRAMP_ALLOW_HTTP_HOSTS names exactly (a CI
+ * service alias on the job's private network, docs/configuration.md, "Where settings come
+ * from"). Undefined: refused. A bad entry in the variable is a usage error whatever the URL.
+ */
+export function plainHttpAllowed(url: URL, env: NodeJS.ProcessEnv): 'https' | 'loopback' | 'named' | undefined {
+  const named = (env[ALLOW_HTTP_HOSTS_ENV] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of named) {
+    if (name.includes('*') || parseHost(name)?.port !== '') {
+      throw new UsageError(`${ALLOW_HTTP_HOSTS_ENV}: "${name}" is not a host name (give names alone, comma-separated: no scheme, port or wildcard)`);
+    }
+  }
+  if (url.protocol !== 'http:') return url.protocol === 'https:' ? 'https' : undefined;
+  if (isLoopbackHost(url.hostname)) return 'loopback';
+  return named.some((name) => parseHost(name)!.hostname === url.hostname) ? 'named' : undefined;
+}
+
+/** Refuses (exit 2, nothing sent) a URL plainHttpAllowed refuses, saying what would cross in clear and the ways out. */
+export function refusePlainHttp(url: URL, env: NodeJS.ProcessEnv, secret: string): void {
+  if (plainHttpAllowed(url, env) !== undefined) return;
+  const https = new URL(url);
+  https.protocol = 'https:';
+  throw new UsageError(
+    `base URL ${displayUrl(url.toString())} is plain http: the ${secret} would cross the network in clear`,
+    `use ${displayUrl(https.toString())} (http is accepted only for loopback addresses, such as the emulator; for a CI service alias on the job's own network, name it in ${ALLOW_HTTP_HOSTS_ENV})`,
+  );
 }
 
 /** A `Host` header or a host name, as a browser reads it: hostname (normalised) and port as written ('' when none). */

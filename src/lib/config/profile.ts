@@ -1,7 +1,7 @@
 // Profiles and where a call's settings come from. Pure: no file access here, so the
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
-import { displayUrl, isLoopbackHost } from '../client/url.js';
+import { displayUrl, refusePlainHttp } from '../client/url.js';
 import { BASE_PATH, type DeliveryStatus } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
@@ -113,7 +113,7 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
   if (!baseUrl) {
     throw new UsageError('no base URL: no profile is set up', 'run `offramp profile add NAME --env local` (or staging), or set OFFRAMP_BASE_URL');
   }
-  checkBaseUrl(baseUrl);
+  checkBaseUrl(baseUrl, src.env);
   if (!apiKey) {
     throw new AuthError(
       name ? `profile "${name}" has no API key` : 'no API key',
@@ -147,11 +147,11 @@ export { BASE_PATH };
 
 /**
  * A base URL the CLI will send a key to, wherever it came from (flag, environment,
- * profile): http(s); https unless the host is loopback (the key would cross the network in
- * clear); a path ending in /api/v1/partner (anything else answers every call with 404).
+ * profile): http(s); https unless plainHttpAllowed says otherwise (the key would cross the
+ * network in clear); a path ending in /api/v1/partner (anything else answers every call with 404).
  * A refusal suggests the URL that was probably meant.
  */
-export function checkBaseUrl(value: string): URL {
+export function checkBaseUrl(value: string, env: NodeJS.ProcessEnv): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -161,12 +161,8 @@ export function checkBaseUrl(value: string): URL {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
   }
+  refusePlainHttp(url, env, 'API key');
   const shown = displayUrl(url.toString());
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    const https = new URL(url);
-    https.protocol = 'https:';
-    throw new UsageError(`base URL ${shown} is plain http: the API key would cross the network in clear`, `use ${displayUrl(https.toString())} (http is accepted only for loopback addresses, such as the emulator)`);
-  }
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith(BASE_PATH)) {
     const fixed = new URL(url);

@@ -7,6 +7,7 @@ import type { HttpClient } from '../client/http.js';
 import type { Context } from '../context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 import { ADMIN_TOKEN_ENV } from '../config/secret-variables.js';
+import { refusePlainHttp } from '../client/url.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
@@ -42,6 +43,7 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
     }
     base = profile?.baseUrl;
   }
+  const token = adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   // Where `offramp emulator` listens by default, for a machine with no profile at all.
   let origin = EMULATOR_DEFAULT_ORIGIN;
   let baseUrl: string | undefined;
@@ -53,10 +55,11 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
       throw new UsageError(`base URL "${base}" is not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`base URL "${base}" must be http:// or https://`);
+    // The token is a secret like the API key: the same rule for plain http.
+    if (token) refusePlainHttp(url, env, 'admin token');
     origin = url.origin;
     if (url.pathname !== '/') baseUrl = base;
   }
-  const token = adminToken ?? (env[ADMIN_TOKEN_ENV] || undefined);
   ctx.io.addSecret(token);
   return { origin, token, ...(baseUrl !== undefined ? { baseUrl } : {}) };
 }
