@@ -13,7 +13,7 @@ import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/pagin
 import { FILTERS, type FilteredList } from '../config/profile.js';
 import { CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type CallName, type Finding, type ListObs, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
-import { SCHEMES, type SchemeName } from '../webhooks/signature.js';
+import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from '../openapi/document.js';
 import { toJson, toYaml } from '../openapi/render.js';
@@ -89,20 +89,6 @@ const VALUE_FIELDS = {
   delivery_status: ['WebhookEvent', 'delivery_status'],
   publish_status: ['ReplayResult', 'publish_status'],
 } as const;
-
-/** Each scheme of the catalogue (src/lib/webhooks/signature.ts) as a header's form. */
-const SIGNATURE_FORM: Record<SchemeName, { pattern: string; computation: string }> = {
-  'hmac-sha256-hex': { pattern: '^[0-9a-f]{64}$', computation: 'lowercase hex HMAC-SHA256 of the raw body' },
-  'hmac-sha256-base64': { pattern: '^[A-Za-z0-9+/]{43}=$', computation: 'base64 HMAC-SHA256 of the raw body' },
-  'hmac-sha512-hex': { pattern: '^[0-9a-f]{128}$', computation: 'lowercase hex HMAC-SHA512 of the raw body' },
-  'hmac-sha512-base64': { pattern: '^[A-Za-z0-9+/]{86}==$', computation: 'base64 HMAC-SHA512 of the raw body' },
-  'prefixed-sha256-hex': { pattern: '^sha256=[0-9a-f]{64}$', computation: 'sha256= and the lowercase hex HMAC-SHA256 of the raw body' },
-  'prefixed-sha512-hex': { pattern: '^sha512=[0-9a-f]{128}$', computation: 'sha512= and the lowercase hex HMAC-SHA512 of the raw body' },
-  'timestamped-sha256': {
-    pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$',
-    computation: 't=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">; refuse a t far from now',
-  },
-};
 
 const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
   seconds: { pattern: '^\\d+$', description: 'Whole seconds to wait.' },
@@ -191,7 +177,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
 
   const scheme = 'schemes' in observed.signature ? mostCommon(observed.signature.schemes) : undefined;
   if (seen.has('signature scheme') && scheme && (SCHEMES as readonly string[]).includes(scheme)) {
-    const form = SIGNATURE_FORM[scheme as SchemeName];
+    const form = FORMS[scheme as SchemeName];
     add('signature scheme', scheme, ['components', 'parameters', 'WebhookSignature'], {
       update: {
         description: `The signature of the raw body, keyed with the webhook secret: ${form.computation} (${scheme}, as offramp conform found it).`,
