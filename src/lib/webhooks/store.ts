@@ -16,6 +16,7 @@ import { openPrivateFile } from '../fs/private.js';
 import { lockStore, type StoreLock } from './store-lock.js';
 import { shellQuote } from '../input/values.js';
 import { UsageError } from '../errors.js';
+import { isObject } from '../client/paginate.js';
 import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
 /** The store's name at its default place, and where earlier versions kept it: the working directory. */
@@ -289,13 +290,12 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isObject(value) ? value : undefined;
 }
 
 function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
   if (typeof v.id !== 'string' || v.id === '') return undefined;
-  const data = v.data && typeof v.data === 'object' && !Array.isArray(v.data) ? (v.data as Record<string, unknown>) : undefined;
-  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data };
+  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data: isObject(v.data) ? v.data : undefined };
 }
 
 async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
