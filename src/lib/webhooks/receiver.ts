@@ -476,5 +476,3 @@ function replyText(res: ServerResponse, status: number, text: string, headers: R
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
-
-export type { ForwardResult, StoreLoadReport };
