@@ -13,7 +13,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
-import { lockStore, type StoreLock } from './store-lock.js';
+import { lockStore } from './store-lock.js';
+import type { PidLock } from '../fs/pid-lock.js';
 import { shellQuote } from '../input/values.js';
 import { UsageError } from '../errors.js';
 import { isObject } from '../client/paginate.js';
@@ -100,7 +101,7 @@ export class EventStore {
     private readonly file: StoreFile,
     size: number,
     private readonly syncAfterWrite: boolean,
-    private readonly lock: StoreLock,
+    private readonly lock: PidLock,
   ) {
     this.size = size;
   }
@@ -114,7 +115,7 @@ export class EventStore {
       createDirectory: true,
       what: `the store ${path}`,
     });
-    let lock: StoreLock | undefined;
+    let lock: PidLock | undefined;
     try {
       // Before anything is read or cut: a live listener's batch in flight is not a torn line.
       lock = await lockStore(path);
