@@ -128,9 +128,6 @@ export function assess(target: Observation, opts: { service: ServiceChoices }): 
 const LISTS = ['transactions', 'webhooks', 'revenue'] as const satisfies readonly FilteredList[];
 export const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
 
-const skippedOf = (o: unknown): string | undefined =>
-  o && typeof o === 'object' && 'skipped' in o ? String((o as { skipped: string }).skipped) : undefined;
-
 function finding(point: string, emulator: string, observed: string, verdict: Verdict, action?: string, setting?: Setting): Assessed {
   return { point, emulator, observed, verdict, ...(action ? { action } : {}), ...(setting ? { setting } : {}) };
 }
@@ -149,7 +146,7 @@ export function assessCall(name: CallName, target: CallObs | undefined): Assesse
   const status: number = name === 'quote' || name === 'create' ? EMULATOR.createdStatus : EMULATOR.okStatus;
   const e = String(status);
   const t = describeCall(target);
-  if (!target || 'skipped' in target) return finding(point, e, target ? target.skipped : 'not probed', 'skipped');
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   if ('failed' in target) return finding(point, e, t, 'unsupported', `the call failed: ${target.failed.message}`);
   if (target.status === status) return finding(point, e, t, 'same');
   // The client takes any 2xx as success (src/lib/client/http.ts); the status is not checked.
@@ -180,7 +177,7 @@ export function describeList(o: ListObs | undefined): string {
 export function assessList(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `list: ${LIST_LABEL[list]}`;
   const e = listText(EMULATOR.list.shape, EMULATOR.list.location);
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeList(target);
   if (target.shape === 'none') return finding(point, e, t, 'unsupported', 'the answer holds no list the CLI can read');
   if (target.mustContinue && target.follow === 'no-cursor') {
@@ -210,7 +207,7 @@ export function describeSize(o: ListObs | undefined): string {
 export function assessPageSize(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `page size: ${LIST_LABEL[list]}`;
   const e = String(EMULATOR.pageSize[list]);
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeSize(target);
   if (e === t) return finding(point, e, t, 'same');
   return finding(point, e, t, 'handled', 'informational: the CLI always sends a limit');
@@ -230,7 +227,7 @@ export function assessFilter(list: FilteredList, filter: string, target: FilterO
   const point = `filter: ${list} ${filter}`;
   // The emulator's filter names are the CLI's own: the record's field names.
   const e = filter;
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeFilter(target);
   // Whatever the service does, the CLI also filters the records on their own fields
   // (src/lib/client/filters.ts), so a name it ignores costs bandwidth, not correctness.
@@ -273,7 +270,7 @@ export const ERROR_POINT: Record<ErrorCase, string> = {
 export function assessError(which: ErrorCase, target: ErrorObs | undefined): Assessed {
   const point = ERROR_POINT[which];
   const e = `${which} ${EMULATOR.errorCodes[which]}`;
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeError(target);
   if (e === t) return finding(point, e, t, 'same');
   if ('accepted' in target) {
