@@ -19,8 +19,6 @@ import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
 import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange } from './transport.js';
 
-export { displayUrl };
-
 export type HttpOptions = {
   baseUrl: string;
   /** Sent as X-Api-Key; the emulator's control plane takes none. */
