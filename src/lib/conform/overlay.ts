@@ -11,7 +11,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
-import { CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type CallName, type Finding, type ListObs, type Observation } from './verdicts.js';
+import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type ListObs, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
 import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
@@ -36,22 +36,6 @@ export type Overlay = {
   info: { title: string; version: string; description: string };
   actions: OverlayAction[];
   'x-offramp-conform': { target: string; env: string };
-};
-
-/** The operation of each call conform probes. */
-const OPERATION_OF: Record<CallName, [path: string, method: 'get' | 'post']> = {
-  quote: ['/quotes', 'post'],
-  create: ['/transactions', 'post'],
-  get: ['/transactions/:id', 'get'],
-  'get by reference': ['/transactions/reference/:merchant_reference', 'get'],
-  list: ['/transactions', 'get'],
-  cancel: ['/transactions/:id/cancel', 'post'],
-  'status-history': ['/transactions/:id/status-history', 'get'],
-  revenue: ['/revenue', 'get'],
-  'webhook list': ['/webhooks/events', 'get'],
-  'webhook get': ['/webhooks/events/:event_id', 'get'],
-  'webhook replay': ['/webhooks/events/:event_id/replay', 'post'],
-  simulate: ['/sandbox/simulate', 'post'],
 };
 
 /** Each list's place in the document. */
@@ -116,7 +100,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
     const o = observed.calls[call];
     if (!seen.has(point) || !o || !('status' in o)) continue;
     const status = String(o.status);
-    const [path, method] = OPERATION_OF[call];
+    const [path, method] = CALL_OPERATIONS[call];
     const responses = ['paths', openapiPath(path), method, 'responses'];
     const current = resolve(base, responses) as Record<string, JsonSchema>;
     if (status in current) continue;

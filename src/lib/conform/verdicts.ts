@@ -24,22 +24,23 @@ export type Assessed = Finding & { setting?: Setting };
 
 // ------------------------------------------------------------------ observations
 
-/** The calls whose success status is probed, in report order. */
-export const CALLS = [
-  'quote',
-  'create',
-  'get',
-  'get by reference',
-  'list',
-  'cancel',
-  'status-history',
-  'revenue',
-  'webhook list',
-  'webhook get',
-  'webhook replay',
-  'simulate',
-] as const;
-export type CallName = (typeof CALLS)[number];
+/** The calls whose success status is probed, in report order, each with its operation (path and method) in the OpenAPI document. */
+export const CALL_OPERATIONS = {
+  quote: ['/quotes', 'post'],
+  create: ['/transactions', 'post'],
+  get: ['/transactions/:id', 'get'],
+  'get by reference': ['/transactions/reference/:merchant_reference', 'get'],
+  list: ['/transactions', 'get'],
+  cancel: ['/transactions/:id/cancel', 'post'],
+  'status-history': ['/transactions/:id/status-history', 'get'],
+  revenue: ['/revenue', 'get'],
+  'webhook list': ['/webhooks/events', 'get'],
+  'webhook get': ['/webhooks/events/:event_id', 'get'],
+  'webhook replay': ['/webhooks/events/:event_id/replay', 'post'],
+  simulate: ['/sandbox/simulate', 'post'],
+} as const satisfies Record<string, readonly [path: string, method: 'get' | 'post']>;
+export type CallName = keyof typeof CALL_OPERATIONS;
+export const CALLS = Object.keys(CALL_OPERATIONS) as CallName[];
 
 /** A call answered 2xx (`status`), answered an error (`failed`), or was not made (`skipped`). */
 export type CallObs = { status: number } | { failed: { status: number; code?: string | undefined; message: string } } | { skipped: string };
