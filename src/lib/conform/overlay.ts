@@ -11,7 +11,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
-import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type ListObs, type Observation } from './verdicts.js';
+import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
 import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
@@ -189,7 +189,7 @@ type Change = { update: unknown } | { remove: true };
 function listActions(list: FilteredList, o: { shape: 'page-object' | 'array' | 'none'; location: CursorLocation }, add: (description: string, path: string[], change: Change) => void): void {
   const { shape, location } = o;
   if (shape === 'none' || location === 'none') return;
-  const observed = describeList(o as ListObs);
+  const observed = describeList(o);
   const { response, page, item } = LISTS[list];
   const schema = ['components', 'schemas', response];
   const items = { type: 'array', items: schemaRef(item) };
