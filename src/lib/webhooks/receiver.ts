@@ -20,7 +20,6 @@ export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_l
 
 export type DeliveryInfo = {
   receivedAt: Date;
-  path: string;
   /** What the receiver did; `rejected` = bad signature (401), `invalid` = signed but not an event (400). */
   outcome: Outcome;
   httpStatus: number;
@@ -222,7 +221,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     raw: Buffer;
     headers: IncomingMessage['headers'];
     receivedAt: Date;
-    path: string;
     scheme: SchemeName;
     signature: string;
     id: string;
@@ -233,7 +231,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   const info = (v: Verified, outcome: Outcome, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
-    receivedAt: v.receivedAt, path: v.path, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
+    receivedAt: v.receivedAt, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
     id: v.id, type: v.type, transactionId: v.facts.transactionId, status, eventStatus: v.facts.status, scheme: v.scheme,
     ...(extra?.error !== undefined ? { error: extra.error } : {}),
   });
@@ -247,7 +245,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     reply(res, httpStatus, { error: { code, message: error } }, httpStatus === 413 ? { connection: 'close' } : {});
     const outcome: Outcome = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
     emit({
-      receivedAt, path: req.url ?? '/', outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
+      receivedAt, outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
       transactionId: undefined, status: undefined, eventStatus: undefined, ...(scheme !== undefined ? { scheme } : {}), error,
     });
   };
@@ -270,7 +268,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
     const show = shown(event.type);
     return admit({
-      res, raw, headers: req.headers, receivedAt, path: req.url ?? '/', scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
+      res, raw, headers: req.headers, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
       facts: eventFacts(event.type, event.data), show, relay: forwarder !== undefined && show,
     });
   };
