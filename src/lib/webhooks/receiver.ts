@@ -96,7 +96,6 @@ export type Receiver = {
   backlog: Backlog;
   /** The forward log's path, when forwarding with a store. */
   forwardLogPath: string | undefined;
-  status(transactionId: string): string | undefined;
   /** Every transaction with its latest status, in first-seen order. */
   statuses(): [transactionId: string, status: string][];
   close(): Promise<void>;
@@ -416,7 +415,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     get stats(): ReceiverStats {
       return stats();
     },
-    status: (transactionId) => tracker.get(transactionId),
     statuses: () => [...tracker.entries()],
     close() {
       closing ??= (async () => {
