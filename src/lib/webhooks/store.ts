@@ -203,12 +203,11 @@ export class EventStore {
   }
 }
 
-/** What the store hands back for each line: the parsed event, its bytes as received, and its line. */
+/** What the store hands back for each line: the parsed event and its bytes as received. */
 export type StoredEvent = {
   id: string;
   type: string | undefined;
   data: Record<string, unknown> | undefined;
-  line: string;
   /** The event's bytes, exactly as delivered. */
   body: Buffer;
   /** When it was received (RFC 3339), the scheme that matched, the header as received. */
@@ -241,7 +240,7 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
   else return undefined;
   const event = parseEventText(body.toString('utf8'));
   if (!event) return undefined;
-  return { ...event, line, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
+  return { ...event, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
 }
 
 /** Every event of a store, checked as the listener checks it and read as it stands (a torn last line is left out, not cut). */
