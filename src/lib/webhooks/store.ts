@@ -129,7 +129,14 @@ export class EventStore {
         await handle.datasync();
         size = whole;
       }
-      await readLines(handle, size, onEvent, report);
+      for await (const line of wholeLines(handle, size)) {
+        const event = parseStoredLine(line);
+        if (!event) report.unreadable++;
+        else {
+          report.events++;
+          onEvent(event);
+        }
+      }
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
       return { store: new EventStore(path, file, size, dsync === undefined, lock), report };
     } catch (err) {
@@ -296,17 +303,6 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
   if (typeof v.id !== 'string' || v.id === '') return undefined;
   return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data: isObject(v.data) ? v.data : undefined };
-}
-
-async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
-  for await (const line of wholeLines(handle, size)) {
-    const event = parseStoredLine(line);
-    if (!event) report.unreadable++;
-    else {
-      report.events++;
-      onEvent(event);
-    }
-  }
 }
 
 /** The non-blank lines of the file's first `end` bytes (`end` just after a newline: wholeLinesEnd). */
