@@ -286,8 +286,9 @@ export async function storedEventId(events: StoredEvent[], given: string, store:
 
 /** A delivery's body as `{ id, type, data }`: a JSON object with a non-empty string id; type and data when well typed. */
 export function parseEventText(text: string): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
-  const value = parseObject(text);
-  return value ? eventOf(value) : undefined;
+  const v = parseObject(text);
+  if (typeof v?.id !== 'string' || v.id === '') return undefined;
+  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data: isObject(v.data) ? v.data : undefined };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
@@ -298,11 +299,6 @@ function parseObject(text: string): Record<string, unknown> | undefined {
     return undefined;
   }
   return isObject(value) ? value : undefined;
-}
-
-function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
-  if (typeof v.id !== 'string' || v.id === '') return undefined;
-  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data: isObject(v.data) ? v.data : undefined };
 }
 
 /** The non-blank lines of the file's first `end` bytes (`end` just after a newline: wholeLinesEnd). */
