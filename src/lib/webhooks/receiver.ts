@@ -5,6 +5,7 @@
 // Any signature scheme verifies by default: the spec does not say how the service signs. A
 // store that fails answers 503 so the service retries, and the id is not remembered. A bad
 // signature is shown whatever `eventTypes` says: it is how a wrong secret shows itself.
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, WEBHOOK_HEADERS, type SchemeName } from './signature.js';
@@ -337,7 +338,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   /** GET /healthz, or 405 for any other request that is not a POST. */
   const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    await drain(req);
+    // The body, if any, is read and dropped.
+    await once(req.resume(), 'end');
     const path = req.url ?? '/';
     if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
       reply(res, 200, stats());
@@ -453,12 +455,6 @@ function readBody(req: IncomingMessage, done: (raw: Buffer | undefined) => void,
   };
   const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   req.on('data', onData).on('end', onEnd);
-}
-
-async function drain(req: IncomingMessage): Promise<void> {
-  for await (const _ of req) {
-    // discard
-  }
 }
 
 const ACCEPTED_BODY = JSON.stringify({ received: true, duplicate: false });
