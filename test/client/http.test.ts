@@ -2,7 +2,8 @@
 // idempotency, timeouts, schema errors and the verbose trace.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
-import { displayUrl, HttpClient } from '../../src/lib/client/http.js';
+import { HttpClient } from '../../src/lib/client/http.js';
+import { displayUrl } from '../../src/lib/client/url.js';
 import { runCli } from '../helpers/cli.js';
 import { ApiError, NetworkError, SchemaError, TimeoutError } from '../../src/lib/errors.js';
 import { failingProxy } from '../helpers/faulty.js';

@@ -82,10 +82,10 @@ describe('startReceiver', () => {
     const detected = event('e-det', 'deposit.detected');
     expect((await post(r.url, event('e-new', 'transaction.created'))).status).toBe(200);
     expect((await post(r.url, completed)).status).toBe(200);
-    expect(r.status(TX)).toBe('completed');
+    expect(r.statuses()).toEqual([[TX, 'completed']]);
     // Late, older event: stored, but the status stays completed.
     await post(r.url, detected);
-    expect(r.status(TX)).toBe('completed');
+    expect(r.statuses()).toEqual([[TX, 'completed']]);
     const late = events.find((e) => e.id === 'e-det')!;
     expect(late).toMatchObject({ outcome: 'accepted', outOfOrder: true, status: 'completed', eventStatus: 'deposit_confirming' });
     // payout.settled reports completed again: not out of order.
@@ -185,7 +185,7 @@ describe('startReceiver', () => {
     const second = await start({ storePath: store });
     expect(second.r.loaded).toMatchObject({ events: 2, unreadable: 0, tornBytes: 32, created: false });
     expect(readFileSync(second.r.loaded!.tornPath!, 'utf8')).toBe('{"id":"c","type":"deposit.confir');
-    expect(second.r.status(TX)).toBe('deposit_confirming');
+    expect(second.r.statuses()).toEqual([[TX, 'deposit_confirming']]);
     expect((await post(second.r.url, event('a', 'transaction.created'))).status).toBe(200);
     expect(second.events[0]).toMatchObject({ outcome: 'duplicate', duplicate: true });
     expect((await post(second.r.url, event('c', 'deposit.confirmed'))).status).toBe(200);

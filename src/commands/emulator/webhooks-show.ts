@@ -7,7 +7,7 @@ import { controlTarget, type ControlFlags } from '../../lib/emulator/control-cli
 import { endpointJson, readEndpoint, shownUrl } from '../../lib/emulator/webhook-endpoint.js';
 import { writeJson } from '../../lib/output/json.js';
 import { renderRecord } from '../../lib/output/render.js';
-import { processRuns } from '../../lib/webhooks/register.js';
+import { isAlive } from '../../lib/fs/stale.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -19,7 +19,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const target = await controlTarget(ctx, opts.adminToken);
   const e = await readEndpoint(ctx, target);
   const by = e.registered_by ?? null;
-  const running = by ? processRuns(by.pid) : false;
+  const running = by ? isAlive(by.pid) : false;
   if (ctx.globals.json) return writeJson(ctx.io, { ...endpointJson(e), registered_by: by ? { ...by, running } : null });
   const back = by ? (by.previous_url ? `puts back ${shownUrl(by.previous_url)}` : 'puts back: record only') : '';
   renderRecord(ctx.io, [

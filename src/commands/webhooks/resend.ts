@@ -15,11 +15,10 @@ import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
 import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
-import { answerDetail, noAnswerReason } from '../../lib/webhooks/forwarder.js';
+import { relay } from '../../lib/webhooks/forwarder.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { CertificateRefused } from '../../lib/client/errors.js';
-import { certificateError } from '../../lib/client/certificate.js';
 import { displayUrl } from '../../lib/client/url.js';
 import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
 import { webhookSecrets } from '../../lib/webhooks/register.js';
@@ -169,26 +168,16 @@ type Sender = { to: string; secret: string; scheme: SchemeName; transport: Trans
 
 /** One POST, as the service delivers: the stored body, a fresh signature, the event id. */
 async function deliver(d: Copy, s: Sender): Promise<ResendResult> {
-  const started = performance.now();
-  const base = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies };
-  try {
-    const headers = {
-      'content-type': 'application/json',
-      [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
-      [WEBHOOK_HEADERS.id]: d.event.id,
-      'user-agent': s.userAgent,
-    };
-    const answer = await s.transport.exchange(new URL(s.to), { method: 'POST', body: d.event.body, headers }, { timeoutMs: s.timeoutMs });
-    const detail = answerDetail(answer);
-    const ok = answer.status >= 200 && answer.status < 300;
-    return { ...base, status: answer.status, ok, ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
-  } catch (err) {
-    // Its look at the certificate stays within the delivery's --timeout.
-    const left = Math.max(1, s.timeoutMs - (performance.now() - started));
-    const refused = await certificateError(err, new URL(s.to), `POST ${displayUrl(s.to)}`, { canLook: true, timeoutMs: left, urlFrom: '--to' });
-    if (refused) throw refused;
-    return { ...base, status: null, ok: false, ms: Math.round(performance.now() - started), detail: noAnswerReason(err) };
-  }
+  const headers = {
+    'content-type': 'application/json',
+    [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
+    [WEBHOOK_HEADERS.id]: d.event.id,
+    'user-agent': s.userAgent,
+  };
+  // Within the delivery's --timeout, a look at a refused certificate included.
+  const r = await relay(s.transport, s.to, { body: d.event.body, headers }, s.timeoutMs, { what: `POST ${displayUrl(s.to)}`, urlFrom: '--to' });
+  if (r.refused) throw r.refused;
+  return { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies, status: r.status ?? null, ok: r.ok, ms: r.ms, ...(r.detail ? { detail: r.detail } : {}) };
 }
 
 /** One line per delivery; the store's and the app's text is made terminal-safe when printed, only the colour is ours. */

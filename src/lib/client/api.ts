@@ -19,7 +19,7 @@ import {
 } from '../schemas.js';
 import { FilterCheck, describeIgnored, wireFilters, type IgnoredFilter, type RevenueFilters, type TransactionFilters, type WebhookFilters } from './filters.js';
 import { issueMessage, type HttpClient, type Query } from './http.js';
-import { isLastPage, paginate, readPage, type PaginateHooks, type RawPage } from './paginate.js';
+import { isLastPage, paginate, readPage, type PaginateHooks } from './paginate.js';
 
 export type ListQuery = { limit?: number; cursor?: string };
 export type TransactionListQuery = ListQuery & TransactionFilters;
@@ -46,7 +46,6 @@ export type ListAnswer<T> = {
   nextCursor: string | null;
   /** No further page: the service said so, or gave no cursor for a page that was not full. */
   last: boolean;
-  location: RawPage['location'];
   summary?: RevenueSummary;
   requestId?: string;
 };
@@ -108,7 +107,6 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
       data,
       nextCursor: page.nextCursor,
       last: isLastPage(page, limit, `GET ${path}`),
-      location: page.location,
       ...(summary ? { summary } : {}),
       ...(raw.requestId ? { requestId: raw.requestId } : {}),
     };

@@ -64,8 +64,6 @@ export function wireFilters<L extends FilteredList>(list: L, filters: FiltersOf[
 export class FilterCheck<L extends FilteredList> {
   private readonly active: [keyof FiltersOf[L], string][];
   private readonly reported = new Set<string>();
-  /** Records dropped so far. */
-  dropped = 0;
 
   constructor(
     private readonly list: L,
@@ -94,12 +92,6 @@ export class FilterCheck<L extends FilteredList> {
         this.onIgnored({ list: this.list, filter: name, flag: flags[name] ?? name, sentAs: names[name] ?? name, value });
       }
     }
-    if (!ok) this.dropped++;
     return ok;
-  }
-
-  /** The filters found ignored so far (the CLI's names). */
-  get ignored(): string[] {
-    return [...this.reported];
   }
 }

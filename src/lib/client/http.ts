@@ -19,8 +19,6 @@ import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
 import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange } from './transport.js';
 
-export { displayUrl };
-
 export type HttpOptions = {
   baseUrl: string;
   /** Sent as X-Api-Key; the emulator's control plane takes none. */
@@ -47,8 +45,6 @@ export type HttpOptions = {
 
 /** One attempt, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
 export type AttemptReport = {
-  method: string;
-  path: string;
   /** 0 for the first try, n for the n-th retry. */
   attempt: number;
   /** The answer's status; absent when there was no answer (the error says why). */
@@ -56,7 +52,6 @@ export type AttemptReport = {
   /** Retry-After of the answer, capped (parseRetryAfter). */
   retryAfterMs?: number;
   error?: Error;
-  ms: number;
   /** Whether the loop goes on to another attempt after this one. */
   again: boolean;
 };
@@ -183,10 +178,9 @@ export class HttpClient {
       waited = await this.holdFor429(attempt, waited, `${req.method} ${displayUrl(url)}`);
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw passing(new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`));
-      const started = process.hrtime.bigint();
       const outcome = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
       if ('body' in outcome) {
-        this.report({ method: req.method, path: req.path, attempt, status: outcome.status, ms: millisSince(started), again: false });
+        this.report({ attempt, status: outcome.status, again: false });
         return outcome;
       }
       everSent ||= !outcome.notSent;
@@ -198,13 +192,10 @@ export class HttpClient {
       const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
       this.report({
-        method: req.method,
-        path: req.path,
         attempt,
         ...(outcome.error instanceof ApiError ? { status: outcome.error.status } : {}),
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
         error: outcome.error,
-        ms: millisSince(started),
         again,
       });
       if (!again) {

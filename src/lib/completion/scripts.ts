@@ -125,10 +125,6 @@ export function zshScript(specs: CommandSpec[]): string {
 
 // ------------------------------------------------------------------ fish
 
-function fishCondition(spec: CommandSpec): string {
-  return spec.path === '' ? '__fish_offramp_path_is ""' : `__fish_offramp_path_is ${q(spec.path)}`;
-}
-
 function fishValues(v: Values | undefined): string {
   if (!v) return '';
   if ('words' in v) return ` -r -f -a ${q(v.words.join(' '))}`;
@@ -164,7 +160,7 @@ export function fishScript(specs: CommandSpec[]): string {
   lines.push('end');
   lines.push('complete -c offramp -f');
   for (const s of specs) {
-    const cond = fishCondition(s);
+    const cond = s.path === '' ? '__fish_offramp_path_is ""' : `__fish_offramp_path_is ${q(s.path)}`;
     for (const sub of s.subcommands) lines.push(`complete -c offramp -n ${q(cond)} -a ${q(sub.name)} -d ${q(sub.description)}`);
     for (const f of s.flags) {
       const names = f.names.map((n) => (n.startsWith('--') ? `-l ${n.slice(2)}` : `-s ${n.slice(1)}`)).join(' ');

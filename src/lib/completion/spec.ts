@@ -22,7 +22,6 @@ export type CommandSpec = {
 
 /** A value named `<file>`, `<path>` or `<body>` (a file's contents) is a file. */
 const FILE_VALUE = /<(file|path|body)>/;
-const PROFILE_FLAGS = new Set(['--profile']);
 
 /** Flags that take any word (the set is open) but have usual ones worth offering. */
 const USUAL_WORDS: Readonly<Record<string, readonly string[]>> = {
@@ -38,7 +37,7 @@ function valuesOf(option: Option, path: string): Values | undefined {
   if (option.argChoices?.length) return { words: [...option.argChoices] };
   const usual = USUAL_WORDS[`${path} ${long}`];
   if (usual) return { words: [...usual] };
-  if (PROFILE_FLAGS.has(long)) return { dynamic: 'profiles' };
+  if (long === '--profile') return { dynamic: 'profiles' };
   if (FILE_VALUE.test(option.flags)) return { files: true };
   return undefined;
 }

@@ -11,9 +11,9 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
-import { CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type CallName, type Finding, type ListObs, type Observation } from './verdicts.js';
+import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
-import { SCHEMES, type SchemeName } from '../webhooks/signature.js';
+import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
 import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from '../openapi/document.js';
 import { toJson, toYaml } from '../openapi/render.js';
@@ -36,22 +36,6 @@ export type Overlay = {
   info: { title: string; version: string; description: string };
   actions: OverlayAction[];
   'x-offramp-conform': { target: string; env: string };
-};
-
-/** The operation of each call conform probes. */
-const OPERATION_OF: Record<CallName, [path: string, method: 'get' | 'post']> = {
-  quote: ['/quotes', 'post'],
-  create: ['/transactions', 'post'],
-  get: ['/transactions/:id', 'get'],
-  'get by reference': ['/transactions/reference/:merchant_reference', 'get'],
-  list: ['/transactions', 'get'],
-  cancel: ['/transactions/:id/cancel', 'post'],
-  'status-history': ['/transactions/:id/status-history', 'get'],
-  revenue: ['/revenue', 'get'],
-  'webhook list': ['/webhooks/events', 'get'],
-  'webhook get': ['/webhooks/events/:event_id', 'get'],
-  'webhook replay': ['/webhooks/events/:event_id/replay', 'post'],
-  simulate: ['/sandbox/simulate', 'post'],
 };
 
 /** Each list's place in the document. */
@@ -90,20 +74,6 @@ const VALUE_FIELDS = {
   publish_status: ['ReplayResult', 'publish_status'],
 } as const;
 
-/** Each scheme of the catalogue (src/lib/webhooks/signature.ts) as a header's form. */
-const SIGNATURE_FORM: Record<SchemeName, { pattern: string; computation: string }> = {
-  'hmac-sha256-hex': { pattern: '^[0-9a-f]{64}$', computation: 'lowercase hex HMAC-SHA256 of the raw body' },
-  'hmac-sha256-base64': { pattern: '^[A-Za-z0-9+/]{43}=$', computation: 'base64 HMAC-SHA256 of the raw body' },
-  'hmac-sha512-hex': { pattern: '^[0-9a-f]{128}$', computation: 'lowercase hex HMAC-SHA512 of the raw body' },
-  'hmac-sha512-base64': { pattern: '^[A-Za-z0-9+/]{86}==$', computation: 'base64 HMAC-SHA512 of the raw body' },
-  'prefixed-sha256-hex': { pattern: '^sha256=[0-9a-f]{64}$', computation: 'sha256= and the lowercase hex HMAC-SHA256 of the raw body' },
-  'prefixed-sha512-hex': { pattern: '^sha512=[0-9a-f]{128}$', computation: 'sha512= and the lowercase hex HMAC-SHA512 of the raw body' },
-  'timestamped-sha256': {
-    pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$',
-    computation: 't=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">; refuse a t far from now',
-  },
-};
-
 const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
   seconds: { pattern: '^\\d+$', description: 'Whole seconds to wait.' },
   'HTTP-date': {
@@ -130,7 +100,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
     const o = observed.calls[call];
     if (!seen.has(point) || !o || !('status' in o)) continue;
     const status = String(o.status);
-    const [path, method] = OPERATION_OF[call];
+    const [path, method] = CALL_OPERATIONS[call];
     const responses = ['paths', openapiPath(path), method, 'responses'];
     const current = resolve(base, responses) as Record<string, JsonSchema>;
     if (status in current) continue;
@@ -191,7 +161,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
 
   const scheme = 'schemes' in observed.signature ? mostCommon(observed.signature.schemes) : undefined;
   if (seen.has('signature scheme') && scheme && (SCHEMES as readonly string[]).includes(scheme)) {
-    const form = SIGNATURE_FORM[scheme as SchemeName];
+    const form = FORMS[scheme as SchemeName];
     add('signature scheme', scheme, ['components', 'parameters', 'WebhookSignature'], {
       update: {
         description: `The signature of the raw body, keyed with the webhook secret: ${form.computation} (${scheme}, as offramp conform found it).`,
@@ -219,7 +189,7 @@ type Change = { update: unknown } | { remove: true };
 function listActions(list: FilteredList, o: { shape: 'page-object' | 'array' | 'none'; location: CursorLocation }, add: (description: string, path: string[], change: Change) => void): void {
   const { shape, location } = o;
   if (shape === 'none' || location === 'none') return;
-  const observed = describeList(o as ListObs);
+  const observed = describeList(o);
   const { response, page, item } = LISTS[list];
   const schema = ['components', 'schemas', response];
   const items = { type: 'array', items: schemaRef(item) };

@@ -97,39 +97,34 @@ const WALK = ['deposit.detected', 'deposit.confirmed', 'transaction.completed', 
 const REVENUE_BACK_MS = 60 * 86_400_000;
 const REVENUE_AHEAD_MS = 86_400_000;
 
-/**
- * Values no record can have: a record coming back despite one means the service ignored
- * the parameter. Revenue symbols are compared case-insensitively by the emulator, so
- * `zzz` is no token or network anywhere.
- */
 const FAR_FUTURE = '2999-01-01T00:00:00Z';
 const FAR_PAST = '2000-01-01T00:00:00Z';
-const EXCLUDING: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], () => string> } = {
-  transactions: { status: () => 'conform-none', from: () => FAR_FUTURE, to: () => FAR_PAST },
-  webhooks: {
-    transaction_id: () => randomUUID(),
-    event_type: () => 'conform.none',
-    delivery_status: () => 'conform-none',
-    from: () => FAR_FUTURE,
-    to: () => FAR_PAST,
-  },
-  revenue: { crypto_currency: () => 'zzz', network: () => 'zzz' },
-};
-
 const FROM_NAMES = ['created_after', 'created_from', 'since', 'start', 'from_date'];
 const TO_NAMES = ['created_before', 'created_to', 'until', 'end', 'to_date'];
 
-/** Names services commonly use for each of the CLI's filters, tried in this order. */
-export const CANDIDATE_NAMES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], readonly string[]> } = {
-  transactions: { status: ['state', 'transaction_status'], from: FROM_NAMES, to: TO_NAMES },
-  webhooks: {
-    transaction_id: ['aggregate_id', 'tx_id', 'transaction'],
-    event_type: ['type', 'event'],
-    delivery_status: ['status', 'state'],
-    from: FROM_NAMES,
-    to: TO_NAMES,
+/**
+ * For each of the CLI's filters: a value no record can have (a record coming back despite
+ * it means the service ignored the parameter), and the names services commonly use for it,
+ * tried in this order. Revenue symbols are compared case-insensitively by the emulator, so
+ * `zzz` is no token or network anywhere.
+ */
+const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], { excluding: () => string; candidates: readonly string[] }> } = {
+  transactions: {
+    status: { excluding: () => 'conform-none', candidates: ['state', 'transaction_status'] },
+    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES },
+    to: { excluding: () => FAR_PAST, candidates: TO_NAMES },
   },
-  revenue: { crypto_currency: ['token', 'currency', 'asset'], network: ['chain', 'blockchain'] },
+  webhooks: {
+    transaction_id: { excluding: () => randomUUID(), candidates: ['aggregate_id', 'tx_id', 'transaction'] },
+    event_type: { excluding: () => 'conform.none', candidates: ['type', 'event'] },
+    delivery_status: { excluding: () => 'conform-none', candidates: ['status', 'state'] },
+    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES },
+    to: { excluding: () => FAR_PAST, candidates: TO_NAMES },
+  },
+  revenue: {
+    crypto_currency: { excluding: () => 'zzz', candidates: ['token', 'currency', 'asset'] },
+    network: { excluding: () => 'zzz', candidates: ['chain', 'blockchain'] },
+  },
 };
 
 /** A query parameter no service reads: tells a refused value from a refused name. */
@@ -408,11 +403,10 @@ async function probeFilters(
     }
     return refusesAnyName.get(value) ? 'unclear' : 'honoured';
   };
-  const excluding = EXCLUDING[list] as Record<string, () => string>;
-  const candidates = CANDIDATE_NAMES[list] as Record<string, readonly string[]>;
+  const probes = FILTER_PROBES[list] as Record<string, { excluding: () => string; candidates: readonly string[] }>;
   const saved = (preferred?.[list] ?? {}) as Record<string, string | undefined>;
   for (const filter of filters) {
-    const value = excluding[filter]!();
+    const value = probes[filter]!.excluding();
     const own = await test(filter, value);
     if (own === 'honoured') {
       out[filter] = { honoured: filter };
@@ -424,7 +418,7 @@ async function probeFilters(
     }
     const tried = [filter];
     let found: string | undefined;
-    for (const name of new Set([saved[filter], ...candidates[filter]!])) {
+    for (const name of new Set([saved[filter], ...probes[filter]!.candidates])) {
       if (!name || name === filter) continue;
       tried.push(name);
       if ((await test(name, value)) === 'honoured') {

@@ -3,10 +3,8 @@
 // scheme is read from deliveries a `webhooks listen --store` already received.
 import { UsageError } from '../errors.js';
 import { detect } from '../webhooks/signature.js';
-import { readStoredEvents } from '../webhooks/store.js';
+import { readStoredEvents, type StoredEvent } from '../webhooks/store.js';
 import type { SignatureObs } from './verdicts.js';
-
-export type SignedDelivery = { body: Buffer; signature: string | undefined; receivedAt?: Date | undefined };
 
 /** At most this many deliveries of a store are checked: the scheme does not change per event. */
 const MAX_CHECKED = 100;
@@ -15,13 +13,14 @@ const MAX_CHECKED = 100;
  * The scheme each delivery verifies under with `secret` (the most specific one when
  * several forms match); deliveries without a signature are not counted.
  */
-export function schemesOf(deliveries: readonly SignedDelivery[], secret: string, label: string): SignatureObs {
+export function schemesOf(deliveries: readonly Pick<StoredEvent, 'body' | 'signature' | 'receivedAt'>[], secret: string, label: string): SignatureObs {
   const signed = deliveries.filter((d) => d.signature).slice(0, MAX_CHECKED);
   const schemes: string[] = [];
   for (const d of signed) {
     // Judged at the time it was received, so an old store still verifies its timestamped
     // signatures; with no time on record the timestamp is not judged at all.
-    const opts = d.receivedAt ? { now: d.receivedAt } : { toleranceSec: Number.POSITIVE_INFINITY };
+    const receivedAt = new Date(d.receivedAt);
+    const opts = Number.isNaN(receivedAt.getTime()) ? { toleranceSec: Number.POSITIVE_INFINITY } : { now: receivedAt };
     const match = detect(d.body, d.signature, [{ label, secret }], opts)[0];
     if (match) schemes.push(match.scheme);
   }
@@ -29,12 +28,11 @@ export function schemesOf(deliveries: readonly SignedDelivery[], secret: string,
 }
 
 /** The deliveries of a `webhooks listen` store; a UsageError when it cannot be read. */
-export async function readStore(path: string): Promise<SignedDelivery[]> {
-  const out: SignedDelivery[] = [];
+export async function readStore(path: string): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
   try {
     for await (const event of readStoredEvents(path)) {
-      const receivedAt = new Date(event.receivedAt);
-      out.push({ body: event.body, signature: event.signature, receivedAt: Number.isNaN(receivedAt.getTime()) ? undefined : receivedAt });
+      out.push(event);
       if (out.length >= MAX_CHECKED) break;
     }
   } catch (err) {

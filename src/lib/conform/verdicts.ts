@@ -24,22 +24,23 @@ export type Assessed = Finding & { setting?: Setting };
 
 // ------------------------------------------------------------------ observations
 
-/** The calls whose success status is probed, in report order. */
-export const CALLS = [
-  'quote',
-  'create',
-  'get',
-  'get by reference',
-  'list',
-  'cancel',
-  'status-history',
-  'revenue',
-  'webhook list',
-  'webhook get',
-  'webhook replay',
-  'simulate',
-] as const;
-export type CallName = (typeof CALLS)[number];
+/** The calls whose success status is probed, in report order, each with its operation (path and method) in the OpenAPI document. */
+export const CALL_OPERATIONS = {
+  quote: ['/quotes', 'post'],
+  create: ['/transactions', 'post'],
+  get: ['/transactions/:id', 'get'],
+  'get by reference': ['/transactions/reference/:merchant_reference', 'get'],
+  list: ['/transactions', 'get'],
+  cancel: ['/transactions/:id/cancel', 'post'],
+  'status-history': ['/transactions/:id/status-history', 'get'],
+  revenue: ['/revenue', 'get'],
+  'webhook list': ['/webhooks/events', 'get'],
+  'webhook get': ['/webhooks/events/:event_id', 'get'],
+  'webhook replay': ['/webhooks/events/:event_id/replay', 'post'],
+  simulate: ['/sandbox/simulate', 'post'],
+} as const satisfies Record<string, readonly [path: string, method: 'get' | 'post']>;
+export type CallName = keyof typeof CALL_OPERATIONS;
+export const CALLS = Object.keys(CALL_OPERATIONS) as CallName[];
 
 /** A call answered 2xx (`status`), answered an error (`failed`), or was not made (`skipped`). */
 export type CallObs = { status: number } | { failed: { status: number; code?: string | undefined; message: string } } | { skipped: string };
@@ -128,29 +129,22 @@ export function assess(target: Observation, opts: { service: ServiceChoices }): 
 const LISTS = ['transactions', 'webhooks', 'revenue'] as const satisfies readonly FilteredList[];
 export const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
 
-const skippedOf = (o: unknown): string | undefined =>
-  o && typeof o === 'object' && 'skipped' in o ? String((o as { skipped: string }).skipped) : undefined;
-
 function finding(point: string, emulator: string, observed: string, verdict: Verdict, action?: string, setting?: Setting): Assessed {
   return { point, emulator, observed, verdict, ...(action ? { action } : {}), ...(setting ? { setting } : {}) };
 }
 
 // -- success statuses
 
-export function describeCall(o: CallObs | undefined): string {
-  if (!o) return 'not probed';
-  if ('skipped' in o) return `skipped (${o.skipped})`;
-  if ('failed' in o) return `${o.failed.status || 'no answer'}${o.failed.code ? ` ${o.failed.code}` : ''}`;
-  return String(o.status);
-}
-
 export function assessCall(name: CallName, target: CallObs | undefined): Assessed {
   const point = `status: ${name}`;
   const status: number = name === 'quote' || name === 'create' ? EMULATOR.createdStatus : EMULATOR.okStatus;
   const e = String(status);
-  const t = describeCall(target);
-  if (!target || 'skipped' in target) return finding(point, e, target ? target.skipped : 'not probed', 'skipped');
-  if ('failed' in target) return finding(point, e, t, 'unsupported', `the call failed: ${target.failed.message}`);
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
+  if ('failed' in target) {
+    const t = `${target.failed.status || 'no answer'}${target.failed.code ? ` ${target.failed.code}` : ''}`;
+    return finding(point, e, t, 'unsupported', `the call failed: ${target.failed.message}`);
+  }
+  const t = String(target.status);
   if (target.status === status) return finding(point, e, t, 'same');
   // The client takes any 2xx as success (src/lib/client/http.ts); the status is not checked.
   return finding(point, e, t, 'handled', 'the CLI accepts any 2xx');
@@ -170,9 +164,7 @@ const LOCATION_TEXT: Record<CursorLocation, string> = {
 
 const listText = (shape: 'page-object' | 'array', location: CursorLocation) => `${shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[location]}`;
 
-export function describeList(o: ListObs | undefined): string {
-  if (!o) return 'not probed';
-  if ('skipped' in o) return `skipped (${o.skipped})`;
+export function describeList(o: { shape: 'page-object' | 'array' | 'none'; location: CursorLocation }): string {
   if (o.shape === 'none') return 'no list in the answer';
   return listText(o.shape, o.location);
 }
@@ -180,7 +172,7 @@ export function describeList(o: ListObs | undefined): string {
 export function assessList(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `list: ${LIST_LABEL[list]}`;
   const e = listText(EMULATOR.list.shape, EMULATOR.list.location);
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeList(target);
   if (target.shape === 'none') return finding(point, e, t, 'unsupported', 'the answer holds no list the CLI can read');
   if (target.mustContinue && target.follow === 'no-cursor') {
@@ -198,10 +190,7 @@ export function assessList(list: FilteredList, target: ListObs | undefined): Ass
   return finding(point, e, t, 'handled', 'the CLI reads the cursor there');
 }
 
-export function describeSize(o: ListObs | undefined): string {
-  if (!o) return 'not probed';
-  if ('skipped' in o) return `skipped (${o.skipped})`;
-  const d = o.defaultSize;
+function describeSize(d: DefaultSize): string {
   if (d.stated !== undefined) return String(d.stated);
   if (d.more) return String(d.count);
   return d.count === 0 ? 'unknown (no records)' : `${d.count} or more`;
@@ -210,28 +199,20 @@ export function describeSize(o: ListObs | undefined): string {
 export function assessPageSize(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `page size: ${LIST_LABEL[list]}`;
   const e = String(EMULATOR.pageSize[list]);
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
-  const t = describeSize(target);
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
+  const t = describeSize(target.defaultSize);
   if (e === t) return finding(point, e, t, 'same');
   return finding(point, e, t, 'handled', 'informational: the CLI always sends a limit');
 }
 
 // -- filters
 
-export function describeFilter(o: FilterObs | undefined): string {
-  if (!o) return 'not probed';
-  if ('honoured' in o) return o.honoured;
-  if ('ignored' in o) return 'ignored';
-  if ('unclear' in o) return 'unclear';
-  return `skipped (${o.skipped})`;
-}
-
 export function assessFilter(list: FilteredList, filter: string, target: FilterObs | undefined, service: ServiceChoices): Assessed {
   const point = `filter: ${list} ${filter}`;
   // The emulator's filter names are the CLI's own: the record's field names.
   const e = filter;
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
-  const t = describeFilter(target);
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
+  const t = 'honoured' in target ? target.honoured : 'ignored' in target ? 'ignored' : 'unclear';
   // Whatever the service does, the CLI also filters the records on their own fields
   // (src/lib/client/filters.ts), so a name it ignores costs bandwidth, not correctness.
   if ('ignored' in target) {
@@ -256,13 +237,6 @@ export function assessFilter(list: FilteredList, filter: string, target: FilterO
 
 // -- errors
 
-export function describeError(o: ErrorObs | undefined): string {
-  if (!o) return 'not probed';
-  if ('skipped' in o) return `skipped (${o.skipped})`;
-  if ('accepted' in o) return `accepted (${o.accepted})`;
-  return `${o.status} ${o.enveloped ? (o.code ?? '—') : 'no envelope'}`;
-}
-
 export const ERROR_POINT: Record<ErrorCase, string> = {
   '400': 'error: 400 (both amounts)',
   '401': 'error: 401 (wrong key)',
@@ -273,8 +247,8 @@ export const ERROR_POINT: Record<ErrorCase, string> = {
 export function assessError(which: ErrorCase, target: ErrorObs | undefined): Assessed {
   const point = ERROR_POINT[which];
   const e = `${which} ${EMULATOR.errorCodes[which]}`;
-  if (!target || 'skipped' in target) return finding(point, e, skippedOf(target) ?? 'not probed', 'skipped');
-  const t = describeError(target);
+  if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
+  const t = 'accepted' in target ? `accepted (${target.accepted})` : `${target.status} ${target.enveloped ? (target.code ?? '—') : 'no envelope'}`;
   if (e === t) return finding(point, e, t, 'same');
   if ('accepted' in target) {
     if (which === '400') return finding(point, e, t, 'handled', 'the CLI refuses both amounts itself, before sending');
@@ -306,11 +280,6 @@ export function assessRequestId(target: string[]): Assessed {
   );
 }
 
-function describeValues(o: ValuesObs): string {
-  if ('skipped' in o) return `skipped (${o.skipped})`;
-  return o.seen.length ? o.seen.join(', ') : 'none seen';
-}
-
 type OpenField = keyof typeof EMULATOR.values;
 
 /** Values the emulator does not use. */
@@ -323,8 +292,8 @@ export function assessValues(field: OpenField, target: ValuesObs): Assessed {
   const point = `values: ${field}`;
   const e = EMULATOR.values[field].join(', ');
   if ('skipped' in target) return finding(point, e, target.skipped, 'skipped');
-  const t = describeValues(target);
-  if (target.seen.length === 0) return finding(point, e, t, 'skipped', 'no value to look at');
+  if (target.seen.length === 0) return finding(point, e, 'none seen', 'skipped', 'no value to look at');
+  const t = target.seen.join(', ');
   // Subset, not equality: a value the probes did not happen to meet (a refund) is no
   // difference in what the service chose.
   const unknown = unknownValues(field, target);

@@ -2,14 +2,14 @@
 // commands (windowFlags, asked for at a prompt when a person is there), checked before any request.
 import type { Context } from '../context.js';
 import { parseDateArg, parseWindow, type Window } from './dates.js';
-import { UsageError } from '../errors.js';
 import { missingFlags, promptContext } from './values.js';
 
 /** An optional --from/--to pair as RFC 3339 filter values, checked before any request. */
 export function windowFilter(opts: { from?: string | undefined; to?: string | undefined }): { from?: string; to?: string } {
   const from = opts.from !== undefined ? parseDateArg(opts.from, 'start', '--from') : undefined;
   const to = opts.to !== undefined ? parseDateArg(opts.to, 'end', '--to') : undefined;
-  if (from && to && to < from) throw new UsageError(`--to (${to.toISOString()}) is before --from (${from.toISOString()})`);
+  // Both given: in order, as a finance command's window must be.
+  if (opts.from !== undefined && opts.to !== undefined) parseWindow(opts.from, opts.to);
   return { ...(from ? { from: from.toISOString() } : {}), ...(to ? { to: to.toISOString() } : {}) };
 }
 

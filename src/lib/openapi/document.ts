@@ -6,7 +6,7 @@ import { BASE_PATH } from '../vocabulary.js';
 import { EVENT_TYPES, type EventType } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_PORT } from '../emulator-defaults.js';
 import { WEBHOOK_HEADERS } from '../webhooks/signature.js';
-import { OPEN, openExtension } from './open-points.js';
+import { EMULATOR, OPEN, openExtension } from './open-points.js';
 import { componentSchemas, schemaRef, type JsonSchema } from './schemas.js';
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -268,7 +268,7 @@ function responses(): Record<string, unknown> {
   };
 }
 
-const limit = (fallback: string) => ({
+const limit = (fallback: number) => ({
   name: 'limit',
   in: 'query',
   required: false,
@@ -295,9 +295,9 @@ function parameters(): Record<string, unknown> {
       schema: { type: 'string' },
       ...openExtension(OPEN.cursor),
     },
-    TransactionsLimit: limit('20'),
-    WebhookEventsLimit: limit('20'),
-    RevenueLimit: limit('50'),
+    TransactionsLimit: limit(EMULATOR.pageSize.transactions),
+    WebhookEventsLimit: limit(EMULATOR.pageSize.webhooks),
+    RevenueLimit: limit(EMULATOR.pageSize.revenue),
     WebhookSignature: {
       name: WEBHOOK_HEADERS.signature,
       in: 'header',

@@ -15,7 +15,6 @@ export type ForwardRecord = { id: string; status: number; at: Date; to: string }
 export class ForwardLog {
   private queue: string[] = [];
   private writing: Promise<void> | null = null;
-  private failure: Error | undefined;
 
   private constructor(
     readonly path: string,
@@ -57,11 +56,6 @@ export class ForwardLog {
     this.writing ??= this.writeLoop();
   }
 
-  /** The first write error, if any (the ids stay taken for this run). */
-  get error(): Error | undefined {
-    return this.failure;
-  }
-
   private async writeLoop(): Promise<void> {
     while (this.queue.length > 0) {
       const text = this.queue.join('');
@@ -70,8 +64,9 @@ export class ForwardLog {
         const buffer = Buffer.from(text);
         let offset = 0;
         while (offset < buffer.length) offset += (await this.handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
-      } catch (err) {
-        this.failure ??= err as Error;
+      } catch {
+        // A lost line only means its event is forwarded again in a later run (see above);
+        // the id stays taken for this one.
       }
     }
     this.writing = null;

@@ -12,9 +12,9 @@
 // right --forward-ca.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
-import { certificateError } from '../client/certificate.js';
+import { certificateError, type RefusalOptions } from '../client/certificate.js';
 import type { CertificateRefused } from '../client/errors.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, Transport, type Exchange } from '../client/transport.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, Transport } from '../client/transport.js';
 import { UsageError } from '../errors.js';
 import { displayUrl, isLoopbackHost } from '../client/url.js';
 import { VERSION } from '../../version.js';
@@ -92,18 +92,40 @@ export type ForwarderOptions = {
 
 type Queued = ForwardItem & { attempt: number; dueAt: number };
 
-/** An app's answer: nothing of a 2xx body; the first characters of any other, on one line. */
-export function answerDetail(answer: Exchange): string {
-  if (answer.status >= 200 && answer.status < 300) return '';
-  return answer.body.toString('utf8', 0, 1024).replace(/\s+/g, ' ').trim().slice(0, 120);
-}
+/** One POST of a delivery to the app (forwarded or resent): what it answered, or why nothing came. */
+export type Relayed = {
+  status?: number;
+  ok: boolean;
+  ms: number;
+  /** The first characters of a non-2xx answer, on one line; or why no answer came. */
+  detail: string;
+  /** The app's certificate was refused: never retried, as it will not change. */
+  refused?: CertificateRefused;
+};
 
-/** Why a request got no answer, in one line: the error, its cause, the code (ECONNREFUSED, …). */
-export function noAnswerReason(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const cause = e.cause?.message && e.cause.message !== e.message ? `: ${e.cause.message}` : '';
-  const code = e.code ?? e.cause?.code;
-  return `${e.message ?? String(err)}${cause}${code ? ` (${code})` : ''}`;
+/** POSTs `body` to the app at `url` within `timeoutMs`; a look at a refused certificate stays within it too. */
+export async function relay(
+  transport: Transport,
+  url: string,
+  req: { body: Buffer; headers: Record<string, string | string[]> },
+  timeoutMs: number,
+  refusal: Omit<RefusalOptions, 'canLook' | 'timeoutMs'> & { what?: string },
+): Promise<Relayed> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const { status, body } = await transport.exchange(new URL(url), { method: 'POST', ...req }, { timeoutMs });
+    const ok = status >= 200 && status < 300;
+    return { status, ok, ms: ms(), detail: ok ? '' : body.toString('utf8', 0, 1024).replace(/\s+/g, ' ').trim().slice(0, 120) };
+  } catch (err) {
+    const refused = await certificateError(err, new URL(url), refusal.what, { ...refusal, canLook: true, timeoutMs: Math.max(1, timeoutMs - ms()) });
+    if (refused) return { ok: false, ms: ms(), detail: '', refused };
+    // The error, its cause, the code (ECONNREFUSED, …), in one line.
+    const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const cause = e.cause?.message && e.cause.message !== e.message ? `: ${e.cause.message}` : '';
+    const code = e.code ?? e.cause?.code;
+    return { ok: false, ms: ms(), detail: `${e.message ?? String(err)}${cause}${code ? ` (${code})` : ''}` };
+  }
 }
 
 /** The headers of a received delivery that go on to the app: the allow-list (attempt() adds the user-agent). */
@@ -229,30 +251,14 @@ export class Forwarder {
   }
 
   private async attempt(item: Queued): Promise<void> {
-    const started = performance.now();
     const signed = item.resign && (item.attempt > 1 || item.late) ? { ...item.headers, [SIGNATURE_HEADER]: item.resign() } : item.headers;
     const headers = { ...signed, 'user-agent': FORWARD_USER_AGENT };
-    let status: number | undefined;
-    let detail = '';
-    try {
-      const answer = await this.transport.exchange(new URL(this.url), { method: 'POST', body: item.body, headers }, { timeoutMs: this.timeoutMs });
-      status = answer.status;
-      detail = answerDetail(answer);
-    } catch (err) {
-      if (this.stopped) return;
-      // Its look at the certificate stays within the attempt's deadline, and ends with close().
-      const left = Math.max(1, this.timeoutMs - (performance.now() - started));
-      const refused = await certificateError(err, new URL(this.url), undefined, { canLook: true, timeoutMs: left, signal: this.closing.signal, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT });
-      if (refused) {
-        this.refused ??= refused;
-        detail = `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)`;
-      } else {
-        detail = noAnswerReason(err);
-      }
-    }
+    // A look at a refused certificate ends with close() too.
+    const refusal = { signal: this.closing.signal, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT };
+    const { status, ok, ms, detail: said, refused } = await relay(this.transport, this.url, { body: item.body, headers }, this.timeoutMs, refusal);
     if (this.stopped) return;
-    const ms = Math.round(performance.now() - started);
-    const ok = status !== undefined && status >= 200 && status < 300;
+    if (refused) this.refused ??= refused;
+    const detail = refused ? `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)` : said;
     const base = { id: item.id, type: item.type, url: this.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
     if (!item.owed) {
       this.duplicatesWaiting--;

@@ -5,6 +5,7 @@
 // Any signature scheme verifies by default: the spec does not say how the service signs. A
 // store that fails answers 503 so the service retries, and the id is not remembered. A bad
 // signature is shown whatever `eventTypes` says: it is how a wrong secret shows itself.
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, WEBHOOK_HEADERS, type SchemeName } from './signature.js';
@@ -20,7 +21,6 @@ export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_l
 
 export type DeliveryInfo = {
   receivedAt: Date;
-  path: string;
   /** What the receiver did; `rejected` = bad signature (401), `invalid` = signed but not an event (400). */
   outcome: Outcome;
   httpStatus: number;
@@ -97,7 +97,6 @@ export type Receiver = {
   backlog: Backlog;
   /** The forward log's path, when forwarding with a store. */
   forwardLogPath: string | undefined;
-  status(transactionId: string): string | undefined;
   /** Every transaction with its latest status, in first-seen order. */
   statuses(): [transactionId: string, status: string][];
   close(): Promise<void>;
@@ -222,7 +221,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     raw: Buffer;
     headers: IncomingMessage['headers'];
     receivedAt: Date;
-    path: string;
     scheme: SchemeName;
     signature: string;
     id: string;
@@ -233,7 +231,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   const info = (v: Verified, outcome: Outcome, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
-    receivedAt: v.receivedAt, path: v.path, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
+    receivedAt: v.receivedAt, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
     id: v.id, type: v.type, transactionId: v.facts.transactionId, status, eventStatus: v.facts.status, scheme: v.scheme,
     ...(extra?.error !== undefined ? { error: extra.error } : {}),
   });
@@ -247,7 +245,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     reply(res, httpStatus, { error: { code, message: error } }, httpStatus === 413 ? { connection: 'close' } : {});
     const outcome: Outcome = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
     emit({
-      receivedAt, path: req.url ?? '/', outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
+      receivedAt, outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
       transactionId: undefined, status: undefined, eventStatus: undefined, ...(scheme !== undefined ? { scheme } : {}), error,
     });
   };
@@ -270,7 +268,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
     const show = shown(event.type);
     return admit({
-      res, raw, headers: req.headers, receivedAt, path: req.url ?? '/', scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
+      res, raw, headers: req.headers, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
       facts: eventFacts(event.type, event.data), show, relay: forwarder !== undefined && show,
     });
   };
@@ -340,7 +338,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   /** GET /healthz, or 405 for any other request that is not a POST. */
   const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    await drain(req);
+    // The body, if any, is read and dropped.
+    await once(req.resume(), 'end');
     const path = req.url ?? '/';
     if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
       reply(res, 200, stats());
@@ -418,7 +417,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     get stats(): ReceiverStats {
       return stats();
     },
-    status: (transactionId) => tracker.get(transactionId),
     statuses: () => [...tracker.entries()],
     close() {
       closing ??= (async () => {
@@ -459,12 +457,6 @@ function readBody(req: IncomingMessage, done: (raw: Buffer | undefined) => void,
   req.on('data', onData).on('end', onEnd);
 }
 
-async function drain(req: IncomingMessage): Promise<void> {
-  for await (const _ of req) {
-    // discard
-  }
-}
-
 const ACCEPTED_BODY = JSON.stringify({ received: true, duplicate: false });
 const DUPLICATE_BODY = JSON.stringify({ received: true, duplicate: true });
 
@@ -476,5 +468,3 @@ function replyText(res: ServerResponse, status: number, text: string, headers: R
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
-
-export type { ForwardResult, StoreLoadReport };

@@ -6,6 +6,7 @@
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { isLoopbackHost } from '../client/url.js';
+import { isAlive } from '../fs/stale.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
@@ -75,18 +76,8 @@ export type Restore = { url: string | null; registeredBy: Registration | null; s
 export async function restorable(found: WebhookEndpoint): Promise<Restore> {
   const by = found.registered_by ?? null;
   if (found.url === null) return { url: null, registeredBy: null };
-  const stale = by && !processRuns(by.pid) ? `\`${by.command}\` (pid ${by.pid}) set it and no longer runs` : !(await answers(found.url)) ? 'nothing answers there' : undefined;
+  const stale = by && !isAlive(by.pid) ? `\`${by.command}\` (pid ${by.pid}) set it and no longer runs` : !(await answers(found.url)) ? 'nothing answers there' : undefined;
   return stale ? { url: by?.previous_url ?? null, registeredBy: null, stale } : { url: found.url, registeredBy: by };
-}
-
-/** Whether a process runs (EPERM: it does, as another user's). */
-export function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Whether a loopback URL's port takes a connection; any other URL is taken to answer (nothing is sent off the machine to find out). */

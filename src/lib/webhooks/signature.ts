@@ -120,7 +120,7 @@ export function verify(rawBody: string | Buffer, secrets: string | readonly stri
     if (other.ok) return fail('other-scheme', `signed with ${other.scheme}, but only ${pinned} is accepted`, other.scheme);
   }
   if (candidates.length === 0) {
-    return fail('malformed', pinned ? `the signature is not in the form of ${pinned} (${FORMS[pinned]})` : 'the signature has the form of no scheme of the catalogue');
+    return fail('malformed', pinned ? `the signature is not in the form of ${pinned} (${FORMS[pinned].accepts})` : 'the signature has the form of no scheme of the catalogue');
   }
   return fail('mismatch', 'signature does not match the body');
 }
@@ -161,14 +161,22 @@ type Candidate = {
   t?: number;
 };
 
-const FORMS: Record<SchemeName, string> = {
-  'hmac-sha256-hex': '64 hex characters, optionally after sha256=',
-  'hmac-sha256-base64': '44 base64 characters (43 unpadded), optionally after sha256=',
-  'hmac-sha512-hex': '128 hex characters, optionally after sha512=',
-  'hmac-sha512-base64': '88 base64 characters (86 unpadded), optionally after sha512=',
-  'prefixed-sha256-hex': 'sha256= then 64 hex characters',
-  'prefixed-sha512-hex': 'sha512= then 128 hex characters',
-  'timestamped-sha256': 't=<unix seconds>,v1=<64 hex characters>',
+/**
+ * Each scheme's header: `accepts`, the forms verification takes (said when a pinned one is
+ * not met); `pattern` and `computation`, the form it is sent in (conform's overlay).
+ */
+export const FORMS: Record<SchemeName, { accepts: string; pattern: string; computation: string }> = {
+  'hmac-sha256-hex': { accepts: '64 hex characters, optionally after sha256=', pattern: '^[0-9a-f]{64}$', computation: 'lowercase hex HMAC-SHA256 of the raw body' },
+  'hmac-sha256-base64': { accepts: '44 base64 characters (43 unpadded), optionally after sha256=', pattern: '^[A-Za-z0-9+/]{43}=$', computation: 'base64 HMAC-SHA256 of the raw body' },
+  'hmac-sha512-hex': { accepts: '128 hex characters, optionally after sha512=', pattern: '^[0-9a-f]{128}$', computation: 'lowercase hex HMAC-SHA512 of the raw body' },
+  'hmac-sha512-base64': { accepts: '88 base64 characters (86 unpadded), optionally after sha512=', pattern: '^[A-Za-z0-9+/]{86}==$', computation: 'base64 HMAC-SHA512 of the raw body' },
+  'prefixed-sha256-hex': { accepts: 'sha256= then 64 hex characters', pattern: '^sha256=[0-9a-f]{64}$', computation: 'sha256= and the lowercase hex HMAC-SHA256 of the raw body' },
+  'prefixed-sha512-hex': { accepts: 'sha512= then 128 hex characters', pattern: '^sha512=[0-9a-f]{128}$', computation: 'sha512= and the lowercase hex HMAC-SHA512 of the raw body' },
+  'timestamped-sha256': {
+    accepts: 't=<unix seconds>,v1=<64 hex characters>',
+    pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$',
+    computation: 't=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">; refuse a t far from now',
+  },
 };
 
 function hmac(algorithm: Algorithm, secret: string, data: string | Buffer): Buffer {

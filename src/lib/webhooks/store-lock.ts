@@ -13,10 +13,8 @@ export class StoreInUseError extends CliError {
   }
 }
 
-export type StoreLock = PidLock;
-
 /** Takes `storePath`.lock for this process, or throws StoreInUseError naming the holder. */
-export async function lockStore(storePath: string): Promise<StoreLock> {
+export async function lockStore(storePath: string): Promise<PidLock> {
   try {
     return await takePidLock(`${storePath}.lock`);
   } catch (err) {

@@ -13,9 +13,11 @@ import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
-import { lockStore, type StoreLock } from './store-lock.js';
+import { lockStore } from './store-lock.js';
+import type { PidLock } from '../fs/pid-lock.js';
 import { shellQuote } from '../input/values.js';
 import { UsageError } from '../errors.js';
+import { isObject } from '../client/paginate.js';
 import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
 /** The store's name at its default place, and where earlier versions kept it: the working directory. */
@@ -99,7 +101,7 @@ export class EventStore {
     private readonly file: StoreFile,
     size: number,
     private readonly syncAfterWrite: boolean,
-    private readonly lock: StoreLock,
+    private readonly lock: PidLock,
   ) {
     this.size = size;
   }
@@ -113,7 +115,7 @@ export class EventStore {
       createDirectory: true,
       what: `the store ${path}`,
     });
-    let lock: StoreLock | undefined;
+    let lock: PidLock | undefined;
     try {
       // Before anything is read or cut: a live listener's batch in flight is not a torn line.
       lock = await lockStore(path);
@@ -127,7 +129,14 @@ export class EventStore {
         await handle.datasync();
         size = whole;
       }
-      await readLines(handle, size, onEvent, report);
+      for await (const line of wholeLines(handle, size)) {
+        const event = parseStoredLine(line);
+        if (!event) report.unreadable++;
+        else {
+          report.events++;
+          onEvent(event);
+        }
+      }
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
       return { store: new EventStore(path, file, size, dsync === undefined, lock), report };
     } catch (err) {
@@ -201,12 +210,11 @@ export class EventStore {
   }
 }
 
-/** What the store hands back for each line: the parsed event, its bytes as received, and its line. */
+/** What the store hands back for each line: the parsed event and its bytes as received. */
 export type StoredEvent = {
   id: string;
   type: string | undefined;
   data: Record<string, unknown> | undefined;
-  line: string;
   /** The event's bytes, exactly as delivered. */
   body: Buffer;
   /** When it was received (RFC 3339), the scheme that matched, the header as received. */
@@ -239,7 +247,7 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
   else return undefined;
   const event = parseEventText(body.toString('utf8'));
   if (!event) return undefined;
-  return { ...event, line, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
+  return { ...event, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
 }
 
 /** Every event of a store, checked as the listener checks it and read as it stands (a torn last line is left out, not cut). */
@@ -278,8 +286,9 @@ export async function storedEventId(events: StoredEvent[], given: string, store:
 
 /** A delivery's body as `{ id, type, data }`: a JSON object with a non-empty string id; type and data when well typed. */
 export function parseEventText(text: string): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
-  const value = parseObject(text);
-  return value ? eventOf(value) : undefined;
+  const v = parseObject(text);
+  if (typeof v?.id !== 'string' || v.id === '') return undefined;
+  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data: isObject(v.data) ? v.data : undefined };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
@@ -289,24 +298,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function eventOf(v: Record<string, unknown>): Pick<StoredEvent, 'id' | 'type' | 'data'> | undefined {
-  if (typeof v.id !== 'string' || v.id === '') return undefined;
-  const data = v.data && typeof v.data === 'object' && !Array.isArray(v.data) ? (v.data as Record<string, unknown>) : undefined;
-  return { id: v.id, type: typeof v.type === 'string' ? v.type : undefined, data };
-}
-
-async function readLines(handle: FileHandle, size: number, onEvent: (event: StoredEvent) => void, report: StoreLoadReport): Promise<void> {
-  for await (const line of wholeLines(handle, size)) {
-    const event = parseStoredLine(line);
-    if (!event) report.unreadable++;
-    else {
-      report.events++;
-      onEvent(event);
-    }
-  }
+  return isObject(value) ? value : undefined;
 }
 
 /** The non-blank lines of the file's first `end` bytes (`end` just after a newline: wholeLinesEnd). */
