@@ -47,8 +47,9 @@ export type SecretAtHand = { label: string; secret: string };
 
 /**
  * Every webhook secret at hand, the one to use first (docs/webhooks.md, "Which secret"): the
- * flag; else, when the service is an emulator that answers, its own (what it signs with);
- * else OFFRAMP_WEBHOOK_SECRET; else the profile's (for a local profile with none, the
+ * flag; else OFFRAMP_WEBHOOK_SECRET (what the user said beats what a port answers: on a
+ * shared machine anybody can listen at 127.0.0.1:4010); else, when the service is an
+ * emulator that answers, its own (what it signs with); else the profile's (for a local profile with none, the
  * emulator's public default). One rule for listen, resend and verify; each secret named by
  * where it came from, never by its value.
  */
@@ -56,8 +57,8 @@ export async function webhookSecrets(ctx: Context, flag: string | undefined, sou
   const found = source ?? (await findSource(ctx, true));
   const all: SecretAtHand[] = [];
   if (flag) all.push({ label: '--secret', secret: flag });
-  if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
   if (ctx.env.OFFRAMP_WEBHOOK_SECRET) all.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
+  if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
   const { name, profile } = await ctx.profile();
   if (profile?.webhookSecret) all.push({ label: `profile ${name}`, secret: profile.webhookSecret });
   else if (profile?.env === 'local' && found.kind !== 'emulator') all.push({ label: "the emulator's public default", secret: EMULATOR_DEFAULT_WEBHOOK_SECRET });
