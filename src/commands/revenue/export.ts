@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
-import { AtomicFile } from '../../lib/fs/atomic.js';
+import { AtomicFile, writeAside } from '../../lib/fs/atomic.js';
 import type { Window } from '../../lib/input/dates.js';
 import { ApiError, CheckFailed, CliError, EXIT, Interrupted, outputFailed, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
@@ -319,13 +319,9 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
 }
 
 async function writeManifest(path: string, manifest: object): Promise<void> {
-  try {
-    const file = await AtomicFile.create(path);
-    file.stream.end(`${JSON.stringify(manifest, null, 2)}\n`);
-    await file.commit();
-  } catch (err) {
-    throw new CliError(`the export was written, but not its manifest ${path}: ${(err as Error).message}`, 'OUTPUT', EXIT.failure);
-  }
+  await writeAside(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: Error) => {
+    throw new CliError(`the export was written, but not its manifest ${path}: ${err.message}`, 'OUTPUT', EXIT.failure);
+  });
 }
 
 /**
