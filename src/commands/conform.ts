@@ -10,6 +10,7 @@ import { startSpinner } from '../lib/output/spinner.js';
 import type { Observation, Setting } from '../lib/conform/verdicts.js';
 import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
+import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 
 export const command = () =>
   new Command('conform')
@@ -52,7 +53,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   let secret: string | undefined;
   if (opts.store !== undefined) {
     const store = storeToRead(opts.store, '--store', ctx.env);
-    secret = await ctx.webhookSecret();
+    // A local profile talks to the emulator, whose default secret is public, as its key is.
+    secret = settings.webhookSecret ?? (settings.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
     if (!secret) {
       throw new UsageError(
         '--store: no webhook secret to check the stored signatures with',

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
@@ -64,7 +65,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const storePath = resolve(opts.store ?? defaultStorePath(ctx.env));
   const oldStore = opts.store === undefined ? oldStoreNote(ctx.env) : undefined;
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
-  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
+  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
   const source = await findSource(ctx, opts.register !== false);
   // Against an emulator, its own signing secret, unless --secret gives one to set on it.
   const secret = (await webhookSecrets(ctx, opts.secret, source))[0]?.secret;

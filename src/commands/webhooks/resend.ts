@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
@@ -162,7 +163,7 @@ async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
     if (!pinned) throw new UsageError('--scheme any: resend signs, so it needs one scheme', `one of: ${SCHEMES.join(', ')}`);
     return pinned;
   }
-  return schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
+  return schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
 }
 
 type Sender = { to: string; secret: string; scheme: SchemeName; transport: Transport; timeoutMs: number; now: Date; userAgent: string };

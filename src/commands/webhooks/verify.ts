@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
@@ -42,7 +43,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       ? schemeSetting(opts.scheme, '--scheme')
       : opts.detect
         ? undefined
-        : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
+        : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
   if (opts.event !== undefined && opts.fromStore === undefined) throw new UsageError('--event goes with --from-store', 'give the store: --from-store FILE --event ID');
 
   const delivery = opts.fromStore !== undefined ? await fromStore(opts, ctx) : await fromFlags(opts, ctx);

@@ -10,6 +10,7 @@ import { controlTarget, type ControlTarget } from '../emulator/control-client.js
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
 import { connect } from 'node:net';
+import { profileInUse } from '../config/in-use.js';
 
 /** A missing emulator is found out at once (refused); this bounds one that hangs. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -26,7 +27,7 @@ export type Source =
 export async function findSource(ctx: Context, register: boolean, anyHost = false): Promise<Source> {
   if (!register) return { kind: 'none' };
   if (ctx.globals.baseUrl === undefined && !ctx.env.OFFRAMP_BASE_URL) {
-    const { profile } = await ctx.profile();
+    const { profile } = await profileInUse(ctx);
     if (profile && profile.env !== 'local') return { kind: 'service', env: profile.env };
   }
   const target = await controlTarget(ctx, undefined);
@@ -57,7 +58,7 @@ export async function webhookSecrets(ctx: Context, flag: string | undefined, sou
   if (flag) all.push({ label: '--secret', secret: flag });
   if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
   if (ctx.env.OFFRAMP_WEBHOOK_SECRET) all.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
-  const { name, profile } = await ctx.profile();
+  const { name, profile } = await profileInUse(ctx);
   if (profile?.webhookSecret) all.push({ label: `profile ${name}`, secret: profile.webhookSecret });
   else if (profile?.env === 'local' && found.kind !== 'emulator') all.push({ label: "the emulator's public default", secret: EMULATOR_DEFAULT_WEBHOOK_SECRET });
   for (const s of all) ctx.io.addSecret(s.secret);
