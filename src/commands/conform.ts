@@ -11,6 +11,7 @@ import type { Observation, Setting } from '../lib/conform/verdicts.js';
 import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
+import { storedProfile } from '../lib/config/in-use.js';
 
 export const command = () =>
   new Command('conform')
@@ -140,8 +141,7 @@ async function save(
   apply: typeof import('../lib/conform/verdicts.js').applySettings,
 ): Promise<{ profile: string; service: unknown; settings: string[] }> {
   const file = await ctx.config();
-  const profile = file.read().profiles[name];
-  if (!profile) throw new UsageError(`no profile named "${name}"`);
+  const profile = storedProfile(file.read(), name);
   const service = apply(profile.service ?? {}, settings);
   file.setProfile(name, { ...profile, service });
   return { profile: name, service, settings: [] };
