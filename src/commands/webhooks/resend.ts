@@ -23,7 +23,7 @@ import { CertificateRefused } from '../../lib/client/errors.js';
 import { certificateError } from '../../lib/client/certificate.js';
 import { displayUrl } from '../../lib/client/url.js';
 import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
-import { webhookSecrets } from '../../lib/webhooks/register.js';
+import { webhookSecret } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
 
@@ -81,10 +81,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
   const scheme = await signingScheme(opts, ctx);
   // As `listen` verified them: against an emulator, with its own secret.
-  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
-  if (!secret) {
-    throw new UsageError('no webhook secret to sign with', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
-  }
+  const secret = await webhookSecret(ctx, opts.secret, 'to sign with');
 
   let chosen: StoredEvent[] = [];
   try {

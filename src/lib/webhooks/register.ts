@@ -4,7 +4,7 @@
 // production nothing can be set from here. And which webhook secret listen, resend and verify
 // use ("Which secret").
 import type { Context } from '../context.js';
-import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, CliError, NetworkError, SchemaError, TimeoutError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../client/url.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
@@ -63,6 +63,16 @@ export async function webhookSecrets(ctx: Context, flag: string | undefined, sou
   else if (profile?.env === 'local' && found.kind !== 'emulator') all.push({ label: "the emulator's public default", secret: EMULATOR_DEFAULT_WEBHOOK_SECRET });
   for (const s of all) ctx.io.addSecret(s.secret);
   return all.filter((s, i) => all.findIndex((t) => t.secret === s.secret) === i);
+}
+
+/** How to give a webhook secret, when there is none at hand. */
+export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)';
+
+/** The secret to use first (webhookSecrets); none is refused, saying what it was `for`. */
+export async function webhookSecret(ctx: Context, flag: string | undefined, purpose: string, source?: Source): Promise<string> {
+  const secret = (await webhookSecrets(ctx, flag, source))[0]?.secret;
+  if (secret === undefined) throw new UsageError(`no webhook secret ${purpose}`, NO_SECRET_HINT);
+  return secret;
 }
 
 /** What a registration puts back when it ends: the URL (null: record only), who had set it, and why not the URL found. */
