@@ -37,16 +37,8 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
       io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       for (const line of secretFlagWarnings(cmd)) io.err(line);
       const [{ createContext }, { withSecretFiles }] = await Promise.all([import('./lib/context.js'), import('./lib/config/secret-files.js')]);
-      ctx = createContext({
-        io,
-        env: withSecretFiles(streams.env),
-        globals,
-        version: VERSION,
-        ...(streams.now ? { now: streams.now } : {}),
-        ...(streams.sleep ? { sleep: streams.sleep } : {}),
-        ...(streams.backoffBaseMs !== undefined ? { backoffBaseMs: streams.backoffBaseMs } : {}),
-        ...(streams.signal ? { signal: streams.signal } : {}),
-      });
+      // The streams carry the context's test seams (now, sleep, backoffBaseMs, signal).
+      ctx = createContext({ ...streams, io, env: withSecretFiles(streams.env), globals, version: VERSION });
       let code: number | void;
       try {
         code = await invoke(ctx);

@@ -43,9 +43,8 @@ export function verb<A extends unknown[], O extends OptionValues, G extends Opti
 /** A command with commands below it (`tx`): its module builds it, its commands wired in. */
 export type GroupModule = { command(runner: Runner): CommandUnknownOpts };
 
-/** A group of `modules`' commands, in the order its help lists them. */
 /**
- * A group of verbs. With `bare`, that verb runs when the group is named alone (`emulator
+ * A group of `modules`' commands, in the order its help lists them. With `bare`, that verb runs when the group is named alone (`emulator
  * webhooks` shows where deliveries go); any other group named alone prints its help.
  */
 export function group(name: string, description: string, runner: Runner, modules: CommandModule<any, any, any>[], bare?: CommandModule<any, any, any>): CommandUnknownOpts {

@@ -10,6 +10,8 @@ import { startSpinner } from '../lib/output/spinner.js';
 import type { Observation, Setting } from '../lib/conform/verdicts.js';
 import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
+import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
+import { storedProfile } from '../lib/config/in-use.js';
 
 export const command = () =>
   new Command('conform')
@@ -52,7 +54,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   let secret: string | undefined;
   if (opts.store !== undefined) {
     const store = storeToRead(opts.store, '--store', ctx.env);
-    secret = await ctx.webhookSecret();
+    // A local profile talks to the emulator, whose default secret is public, as its key is.
+    secret = settings.webhookSecret ?? (settings.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
     if (!secret) {
       throw new UsageError(
         '--store: no webhook secret to check the stored signatures with',
@@ -138,8 +141,7 @@ async function save(
   apply: typeof import('../lib/conform/verdicts.js').applySettings,
 ): Promise<{ profile: string; service: unknown; settings: string[] }> {
   const file = await ctx.config();
-  const profile = file.read().profiles[name];
-  if (!profile) throw new UsageError(`no profile named "${name}"`);
+  const profile = storedProfile(file.read(), name);
   const service = apply(profile.service ?? {}, settings);
   file.setProfile(name, { ...profile, service });
   return { profile: name, service, settings: [] };

@@ -10,10 +10,9 @@ import { CliError, EXIT } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import type { RevenueRow } from '../lib/schemas.js';
 import { expectedEventTypes } from '../lib/sandbox/invariants.js';
-import { renderLedgerRow } from '../lib/sandbox/render.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 import { runWalk, WalkInterrupted } from '../lib/sandbox/walk.js';
-import { renderHistory, renderTransaction } from '../lib/tx/render.js';
+import { renderHistory, renderLedgerRow, renderTransaction } from '../lib/tx/render.js';
 import type { DeliveryInfo } from '../lib/webhooks/receiver.js';
 import { examples, type OptionsOf } from './command.js';
 

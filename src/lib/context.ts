@@ -6,7 +6,7 @@
 import type { Api } from './client/api.js';
 import type { HttpClient } from './client/http.js';
 import type { ConfigFile } from './config/file.js';
-import type { Profile, Resolved, ServiceChoices } from './config/profile.js';
+import type { Resolved } from './config/profile.js';
 import type { IO } from './io.js';
 import { SECRET_VARIABLES } from './config/secret-variables.js';
 
@@ -58,12 +58,6 @@ export type Context = {
   signal?: AbortSignal;
   config(): Promise<ConfigFile>;
   settings(): Promise<Resolved>;
-  /** Webhook secret: the flag, else OFFRAMP_WEBHOOK_SECRET, else the profile's; no API key needed. */
-  webhookSecret(flag?: string): Promise<string | undefined>;
-  /** The profile's record of what the service chose on the spec's open points; no API key needed. */
-  service(): Promise<ServiceChoices>;
-  /** The profile in use (--profile, OFFRAMP_PROFILE, else the current one), as stored; no API key needed. */
-  profile(): Promise<{ name: string | undefined; profile: Profile | undefined }>;
   api(): Promise<Api>;
   /** An HTTP client under the run's rules (--timeout, --retries, the answer cap, the trace), closed with the context. */
   httpClient(to: ClientFor): Promise<HttpClient>;
@@ -119,30 +113,6 @@ export function createContext(deps: ContextDeps): Context {
         return resolved;
       })();
       return settings;
-    },
-
-    async webhookSecret(flag) {
-      if (flag) {
-        io.addSecret(flag);
-        return flag;
-      }
-      if (env.OFFRAMP_WEBHOOK_SECRET) return env.OFFRAMP_WEBHOOK_SECRET;
-      const [{ EMULATOR_DEFAULT_WEBHOOK_SECRET }, { profile }] = await Promise.all([import('./emulator-defaults.js'), ctx.profile()]);
-      // A local profile talks to the emulator, whose default secret is public, as its key is.
-      const secret = profile?.webhookSecret ?? (profile?.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
-      io.addSecret(secret);
-      return secret;
-    },
-
-    async service() {
-      return (await ctx.profile()).profile?.service ?? {};
-    },
-
-    async profile() {
-      const { profileNameFor } = await import('./config/profile.js');
-      const data = (await ctx.config()).read();
-      const name = profileNameFor({ flags: { profile: globals.profile }, env }, data);
-      return { name, profile: name !== undefined ? data.profiles[name] : undefined };
     },
 
     api() {

@@ -1,7 +1,7 @@
 // The profile commands as a user runs them, in process (main → command → config store):
 // a key from stdin in a 0600 file shown only masked, reading never creating the config,
 // switching and removing, the local default key, and no key at all (exit 3, nothing sent).
-import { existsSync, statSync, readFileSync } from 'node:fs';
+import { existsSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { tempHome } from '../helpers/cli.js';
@@ -54,6 +54,29 @@ describe('profiles', () => {
     const missing = await runMain(['profile', 'use', 'a'], { env: home.env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no profile named "a"/);
+  });
+
+  it('a profile named that none has is refused the same way by every command, naming those there are, nothing done', async () => {
+    const home = tempHome();
+    await runMain(['profile', 'add', 'dev', '--env', 'local', '--api-key-stdin'], { env: home.env, stdin: 'sk_dev_00000001\n' });
+    const body = join(home.dir, 'body.json');
+    writeFileSync(body, '{}');
+    for (const args of [
+      ['profile', 'use', 'typo'],
+      ['profile', 'remove', 'typo'],
+      ['profile', 'show', 'typo'],
+      ['profile', 'migrate', 'typo'],
+      ['--profile', 'typo', 'profile', 'show'],
+      // Commands that need no API key read the profile in use for its settings alone.
+      ['--profile', 'typo', 'webhooks', 'verify', '--file', body, '--signature', 'sha256=00'],
+    ]) {
+      const r = await runMain(args, { env: home.env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe('error: USAGE: no profile named "typo"\nhint: known profiles: dev\n');
+    }
+    const typoEnv = await runMain(['webhooks', 'verify', '--file', body, '--signature', 'sha256=00'], { env: { ...home.env, OFFRAMP_PROFILE: 'typo' } });
+    expect(typoEnv.stderr).toBe('error: USAGE: no profile named "typo"\nhint: known profiles: dev\n');
+    expect(JSON.parse((await runMain(['profile', 'list', '--json'], { env: home.env })).stdout)).toEqual([expect.objectContaining({ name: 'dev', current: true })]);
   });
 
   it('a local profile without a key uses the emulator default key; the config dir is 0700', async () => {

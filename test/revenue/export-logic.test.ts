@@ -17,7 +17,7 @@ import { amountCell, MAX_NUMBER_DIGITS } from '../../src/lib/revenue/xlsx.js';
 import { formatStage, safeCell } from '../../src/lib/revenue/row-format.js';
 import { Spool } from '../../src/lib/revenue/spool.js';
 import { planSlices } from '../../src/lib/revenue/slices.js';
-import { TokenTotals } from '../../src/lib/revenue/totals.js';
+import { Grouping } from '../../src/lib/revenue/groups.js';
 import { DecimalSum } from '../../src/lib/money.js';
 import { REVENUE_COLUMNS, type RevenuePage, type RevenueRow } from '../../src/lib/schemas.js';
 import { Decimal } from 'decimal.js';
@@ -265,18 +265,18 @@ describe('exportRevenue, resumed', () => {
     const finished = new Map<number, SavedSlice>();
     const { api: failing } = fakeApi(rows, { pageSize: 7, failAt: slices[2]!.from.toISOString() });
     await expect(
-      ndjsonExport({ api: failing, slices, concurrency: 1, summary: true, totals: true, pageSize: 7, spool: spools.spool, onSliceDone: async (r, bytes) => void finished.set(r.index, saveSlice(r, bytes)) }),
+      ndjsonExport({ api: failing, slices, concurrency: 1, summary: true, pageSize: 7, spool: spools.spool, onSliceDone: async (r, bytes) => void finished.set(r.index, saveSlice(r, bytes)) }),
     ).rejects.toThrow('boom in a later page');
     expect([...finished.keys()]).toEqual([0, 1]);
 
     const kept = new Map<number, KeptSlice>();
     for (const [index, saved] of finished) kept.set(index, { saved, spool: new Spool(openSync(join(spools.dir, `slice-${index}`), 'r'), saved.bytes) });
     const { api, calls } = fakeApi(rows, { pageSize: 7 });
-    const run = await ndjsonExport({ api, slices, concurrency: 4, summary: true, totals: true, pageSize: 7, kept, spool: spools.spool });
+    const run = await ndjsonExport({ api, slices, concurrency: 4, summary: true, pageSize: 7, kept, spool: spools.spool });
     expect(refs(run.written)).toEqual(refs(rows));
     expect(new Set(calls.map((c) => c.split('|')[0]))).toEqual(new Set([slices[2]!.from.toISOString(), slices[3]!.from.toISOString()]));
     expect(checkSlices(run.reports).every((c) => c.ok)).toBe(true);
-    expect(run.reports.reduce((t, r) => t + (r.totals.toJSON().usdt?.rows ?? 0), 0)).toBe(400);
+    expect(run.reports.reduce((n, r) => n + r.rows, 0)).toBe(400);
   });
 });
 
@@ -323,19 +323,23 @@ describe('XLSX amount cells (issue 17)', () => {
   });
 });
 
-describe('TokenTotals', () => {
-  it('sums per token exactly, merges, and survives a checkpoint round trip', () => {
-    const a = new TokenTotals();
-    a.add({ crypto_currency: 'usdt', crypto_amount: '0.100000', amount: '0.10', platform_fee: '0.01', share: '0.02' });
-    a.add({ crypto_currency: 'usdt', crypto_amount: '0.200000', amount: '0.20', platform_fee: '0.01', share: '-0.01' });
-    const b = new TokenTotals();
-    b.add({ crypto_currency: 'usdc', crypto_amount: '1.5', amount: '1500.00', platform_fee: '15.00', share: '3.75' });
-    a.merge(TokenTotals.fromJSON(JSON.parse(JSON.stringify(b.toJSON()))));
-    expect(a.toJSON()).toEqual({
+describe("an export's sums", () => {
+  it('per token, out of months × tokens: exact, in token order, whatever the month', () => {
+    const sums = new Grouping({ by: ['month', 'token'], zone: 'UTC', window: parseWindow('2026-01-01', '2026-03-31') });
+    const at = (ts: string) => ({ ts, network: 'bep20', merchant_id: null, terminal_id: null });
+    sums.add({ ...at('2026-01-05T00:00:00Z'), crypto_currency: 'usdt', crypto_amount: '0.100000', amount: '0.10', platform_fee: '0.01', share: '0.02' });
+    sums.add({ ...at('2026-03-05T00:00:00Z'), crypto_currency: 'usdt', crypto_amount: '0.200000', amount: '0.20', platform_fee: '0.01', share: '-0.01' });
+    sums.add({ ...at('2026-02-05T00:00:00Z'), crypto_currency: 'usdc', crypto_amount: '1.5', amount: '1500.00', platform_fee: '15.00', share: '3.75' });
+    expect(sums.tokens()).toEqual({
       usdc: { rows: 1, crypto_amount: '1.5', amount: '1500.00', platform_fee: '15.00', share: '3.75' },
       usdt: { rows: 2, crypto_amount: '0.300000', amount: '0.30', platform_fee: '0.02', share: '0.01' },
     });
-    expect(a.fiat()).toEqual({ amount: '1500.30', platform_fee: '15.02', share: '3.76' });
+    expect(sums.total()).toMatchObject({ transactions: 3, amount: '1500.30', platform_fee: '15.02', share: '3.76' });
+    expect(sums.rollup(['month']).rows().map((g) => [g.group.month, g.transactions, g.share])).toEqual([
+      ['2026-01', 1, '0.02'],
+      ['2026-02', 1, '3.75'],
+      ['2026-03', 1, '-0.01'],
+    ]);
   });
 
   it('the manifest names the API version and never carries credentials', () => {

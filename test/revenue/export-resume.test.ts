@@ -8,9 +8,10 @@
 // in child processes; the others run `main` in process. A run is stopped midway by a gate
 // in front of the emulator that holds its requests after the first few, not by a slow
 // service.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exactSum } from '../helpers/decimal.js';
 import { emulatorFor } from '../helpers/emulator.js';
 import { runMain } from '../helpers/main.js';
 import { behindGate, day, freshDir, leftovers, resumeDirOf, spawnExport, tempsOf, until } from './export-helpers.js';
@@ -121,6 +122,28 @@ describe('revenue export --resume', { timeout: 30_000 }, () => {
     expect(again.stderr).toMatch(/; [\d,]+ of them from the checkpoint/);
     expectEveryRowOnce(readFileSync(out, 'utf8'));
     expect(readdirSync(dir)).toEqual(['ledger.csv']);
+  });
+
+  it("a checkpoint the previous release wrote (version 2, each slice's totals in it) resumes; the manifest's totals are the file's", async () => {
+    const { dir, tmp, out } = places();
+    const service = await gated();
+    await stopMidway(out, tmp, 'SIGKILL', service);
+    const path = join(resumeDirOf(out), 'checkpoint.json');
+    const cp = JSON.parse(readFileSync(path, 'utf8')) as { version: number; slices: object[] };
+    expect(cp.version).toBe(3);
+    // Totals that are not the slices': a resumed export sums the rows it writes, not these.
+    const stale = { usdt: { rows: 1, crypto_amount: '1', amount: '1', platform_fee: '1', share: '1' } };
+    writeFileSync(path, JSON.stringify({ ...cp, version: 2, slices: cp.slices.map((s) => ({ ...s, totals: stale })) }), { mode: 0o600 });
+
+    const again = await exportInProcess([...WINDOW, '--out', out, '--manifest', join(dir, 'm.json'), '--resume'], service.env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/; [\d,]+ of them from the checkpoint/);
+    expectEveryRowOnce(readFileSync(out, 'utf8'));
+    const manifest = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as { totals: { rows: number; fiat: { share: string } } };
+    const lines = whole.split('\r\n').slice(0, -1).map((line) => line.split(','));
+    const share = lines[0]!.indexOf('share');
+    expect(manifest.totals.rows).toBe(ROWS);
+    expect(manifest.totals.fiat.share).toBe(exactSum(lines.slice(1).map((cells) => cells[share]!)));
   });
 
   it('a checkpoint for another query is refused; without --resume the export starts over and replaces it', async () => {

@@ -84,6 +84,17 @@ describe('tx create: recovery when the create gets no answer', () => {
     expect(again.requests[0]!.body).toBe(server.requests[0]!.body);
   });
 
+  it('the retry command names --base-url without its credentials, and a key given as --api-key as one to add', async () => {
+    const busy = json(503, errorBody('SERVICE_UNAVAILABLE', 'down'));
+    const server = await serve([json(500, errorBody('INTERNAL_ERROR', 'boom')), busy, drop, busy]);
+    const withCredentials = server.baseUrl.replace('http://', 'http://partner:url-password-1@');
+    const r = await runMain(['--retries', '0', '--base-url', withCredentials, '--api-key', KEY, ...CREATE, '--idempotency-key', 'my-key-2'], { env: {} });
+    expect(r.code, r.stderr).toBe(7);
+    const command = /retry safely with: (offramp .*)$/m.exec(r.stderr)?.[1];
+    expect(command).toBe(`offramp --base-url ${server.baseUrl} tx create --fiat-amount 5000 --token usdt --network bep20 --ref order-1 --idempotency-key my-key-2 (with your --api-key, as before)`);
+    expect(r.stderr).not.toContain('url-password-1');
+  });
+
   it('known not created (5xx, then the reference is absent): exit 1, says so, with the retry command', async () => {
     const fail = json(500, errorBody('INTERNAL_ERROR', 'boom'));
     const absent = json(404, errorBody('NOT_FOUND', 'no such reference'));

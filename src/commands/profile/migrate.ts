@@ -4,7 +4,8 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
 import { keyStorage } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { AuthError, UsageError } from '../../lib/errors.js';
+import { storedProfile } from '../../lib/config/in-use.js';
+import { AuthError } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -15,7 +16,7 @@ export const command = () =>
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const file = await ctx.config();
   const { profiles } = file.read();
-  if (opts.name !== undefined && !profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
+  if (opts.name !== undefined) storedProfile(file.read(), opts.name);
   const names = opts.name !== undefined ? [opts.name] : Object.keys(profiles);
   const moving = names.filter((n) => keyStorage(profiles[n]!) === 'file');
   if (moving.length === 0) {

@@ -1,7 +1,7 @@
 // offramp profile remove NAME: delete it (and its stored key).
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { UsageError } from '../../lib/errors.js';
+import { storedProfile } from '../../lib/config/in-use.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -11,8 +11,7 @@ export const command = () =>
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const file = await ctx.config();
-  if (!file.read().profiles[opts.name]) throw new UsageError(`no profile named "${opts.name}"`, 'list them with: offramp profile list');
-  const account = file.read().profiles[opts.name]!.keychainAccount;
+  const account = storedProfile(file.read(), opts.name).keychainAccount;
   if (account) await forgetKey(ctx, account);
   file.removeProfile(opts.name);
   ctx.io.err(`Removed profile "${opts.name}".`);

@@ -3,6 +3,7 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, keyStorage, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/client/url.js';
 import type { Context } from '../../lib/context.js';
+import { profileInUse, storedProfile } from '../../lib/config/in-use.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';
@@ -17,11 +18,9 @@ export const command = () =>
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const file = await ctx.config();
   const data = file.read();
-  const name = opts.name ?? (await ctx.profile()).name;
-  const profile = name ? data.profiles[name] : undefined;
-  if (!name || !profile) {
-    throw new UsageError(name ? `no profile named "${name}"` : 'no current profile', 'list them with: offramp profile list');
-  }
+  const name = opts.name ?? (await profileInUse(ctx)).name;
+  if (name === undefined) throw new UsageError('no current profile', 'list them with: offramp profile list');
+  const profile = storedProfile(data, name);
   const view = { ...maskedView(name, profile, data.current), config_path: file.path, service: profile.service ?? {} };
   if (resolveFormat(ctx.globals, formatsOf('profile show')) === 'json') return writeJson(ctx.io, view);
   renderRecord(ctx.io, [

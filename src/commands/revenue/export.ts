@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { Command } from '@commander-js/extra-typings';
 import type { Context, Globals } from '../../lib/context.js';
-import { AtomicFile } from '../../lib/fs/atomic.js';
+import { AtomicFile, writeAside } from '../../lib/fs/atomic.js';
 import type { Window } from '../../lib/input/dates.js';
 import { ApiError, CheckFailed, CliError, EXIT, Interrupted, outputFailed, UsageError } from '../../lib/errors.js';
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
@@ -33,7 +33,8 @@ import {
 } from '../../lib/revenue/export.js';
 import { buildManifest } from '../../lib/revenue/manifest.js';
 import { publicUrl } from '../../lib/client/url.js';
-import { monthTotals, renderChecks } from '../../lib/revenue/tables.js';
+import { renderChecks } from '../../lib/revenue/tables.js';
+import { Grouping } from '../../lib/revenue/groups.js';
 import { tapRows } from '../../lib/revenue/rows.js';
 import { bindingDifferences, continuingCommand, describeBinding, partnerOf, readCheckpoint, ResumeDir, type Binding } from '../../lib/revenue/resume.js';
 import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
@@ -183,10 +184,12 @@ async function exportTo(r: ExportRun): Promise<number> {
   const { ctx, opts, file, resumeDir } = r;
   const { io } = ctx;
   const dest = file?.stream ?? io.stdout;
-  const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, zone: r.binding.tz, filters: r.filters }) : undefined;
+  // The rows written, summed by calendar month of --tz and token as they pass (a resumed
+  // export writes the finished slices' rows again): --summary's table, the workbook's
+  // totals sheets and the manifest's totals.
+  const sums = new Grouping({ by: ['month', 'token'], zone: r.binding.tz, window: r.window });
+  const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters, sums }) : undefined;
   const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
-  // --summary's table is by calendar month of --tz: the rows are summed by month as they pass.
-  const months = monthTotals(r.window, r.binding.tz);
 
   // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
   // (A reader that closed stdout ends the process at once: src/main.ts.)
@@ -219,8 +222,7 @@ async function exportTo(r: ExportRun): Promise<number> {
       concurrency: r.concurrency,
       now: () => ctx.now().getTime(),
       summary: Boolean(opts.summary),
-      totals: Boolean(opts.manifest || resumeDir),
-      format: opts.summary ? tapRows(stage, months.add) : stage,
+      format: opts.summary || opts.manifest || xlsx ? tapRows(stage, sums.add) : stage,
       dest,
       endDest: Boolean(file),
       kept: r.kept,
@@ -241,7 +243,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     const failed = checks.filter((c) => !c.ok);
     if (failed.length > 0) {
       progress.stop();
-      renderChecks(io, checks, Boolean(ctx.globals.json), months);
+      renderChecks(io, checks, Boolean(ctx.globals.json), sums);
       const named = failed.map((c) => `slice ${c.report.index + 1} (${describeSlice(c.report.window)}): ${c.problem}`).join('; ');
       // Resuming would assemble the same rows: the checkpoint goes too.
       await resumeDir?.remove();
@@ -270,13 +272,14 @@ async function exportTo(r: ExportRun): Promise<number> {
         bytes: result.bytes,
         sha256: result.sha256,
         reports,
+        sums,
         ...(opts.summary ? { checks } : {}),
         ...(xlsx ? { textAmounts: xlsx.textAmounts } : {}),
       });
       await writeManifest(opts.manifest, manifest);
     }
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
-    if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), months);
+    if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), sums);
     closingLine(r, reports, performance.now() - started);
     if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r.window, r.filters)}`);
     return 0;
@@ -316,13 +319,9 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
 }
 
 async function writeManifest(path: string, manifest: object): Promise<void> {
-  try {
-    const file = await AtomicFile.create(path);
-    file.stream.end(`${JSON.stringify(manifest, null, 2)}\n`);
-    await file.commit();
-  } catch (err) {
-    throw new CliError(`the export was written, but not its manifest ${path}: ${(err as Error).message}`, 'OUTPUT', EXIT.failure);
-  }
+  await writeAside(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: Error) => {
+    throw new CliError(`the export was written, but not its manifest ${path}: ${err.message}`, 'OUTPUT', EXIT.failure);
+  });
 }
 
 /**

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { CliError, EXIT, UsageError } from '../../lib/errors.js';
-import { AtomicFile } from '../../lib/fs/atomic.js';
+import { writeAside } from '../../lib/fs/atomic.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import type { Grouping } from '../../lib/revenue/groups.js';
@@ -85,20 +85,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       { ...CHART, unit: FIAT_CURRENCY },
     ),
   });
-  let file: AtomicFile;
-  try {
-    file = await AtomicFile.create(opts.out);
-  } catch (err) {
-    throw new CliError(`could not write ${opts.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'OUTPUT', EXIT.failure);
-  }
-  try {
-    file.stream.end(html);
-    await file.commit().catch((err: Error) => {
-      throw new CliError(`could not finish ${opts.out}: ${err.message}`, 'OUTPUT', EXIT.failure);
-    });
-  } finally {
-    await file.abort();
-  }
+  await writeAside(opts.out, html).catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`could not write ${opts.out}: ${err.code ?? err.message}`, 'OUTPUT', EXIT.failure);
+  });
   ctx.io.err(`Wrote ${resolve(opts.out)}: ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} summarised`);
 }
 

@@ -10,6 +10,8 @@ import {
   ask,
   generateReference,
   missingFlags,
+  offrampWords,
+  pasteable,
   parseIdempotencyKey,
   parseReference,
   parseSymbol,
@@ -23,6 +25,7 @@ import {
 import { amountProblem, parseAmount } from '../../lib/money.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
+import { publicUrl } from '../../lib/client/url.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
@@ -98,7 +101,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
   }
   // A missing key or profile is found before any question, not after the last one.
-  await ctx.settings();
+  const settings = await ctx.settings();
 
   // 3. Interactive: ask for what is missing (in the order mode, token, network, amount,
   // reference), then confirm a summary before anything is sent.
@@ -162,7 +165,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   else await confirm(ctx, `create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
-  const retry = retryCommand(ctx, body, key);
+  const retry = retryCommand(ctx, publicUrl(settings.baseUrl), body, key);
   const note = (line: string) => ctx.io.err(line);
   // In quote mode the request carries no token: the answer is checked against the quote's,
   // or against --token when the quote was made elsewhere.
@@ -192,13 +195,10 @@ async function quotedPair(ctx: Context, quoteId: string, token: string | undefin
   return quote;
 }
 
-/** The create as a command line that repeats it exactly, key included (never the API key). */
-function retryCommand(ctx: Context, body: CreateTransactionRequest, key: string): string {
+/** The create as a command line that repeats it exactly, idempotency key included (never the API key, nor the base URL's credentials). */
+function retryCommand(ctx: Context, service: string, body: CreateTransactionRequest, key: string): string {
   const q = shellQuote;
-  const parts = ['offramp'];
-  if (ctx.globals.profile) parts.push('--profile', q(ctx.globals.profile));
-  if (ctx.globals.baseUrl) parts.push('--base-url', q(ctx.globals.baseUrl));
-  parts.push('tx', 'create');
+  const parts = [...offrampWords(ctx.globals, service), 'tx', 'create'];
   if (body.quote_id !== undefined) parts.push('--quote', body.quote_id);
   if (body.fiat_amount !== undefined) parts.push('--fiat-amount', body.fiat_amount);
   if (body.crypto_currency !== undefined) parts.push('--token', q(body.crypto_currency));
@@ -208,7 +208,7 @@ function retryCommand(ctx: Context, body: CreateTransactionRequest, key: string)
   if (body.terminal_id !== undefined) parts.push('--terminal-id', q(body.terminal_id));
   if (body.seller_phone !== undefined) parts.push('--seller-phone', q(body.seller_phone));
   parts.push('--idempotency-key', q(key));
-  return parts.join(' ');
+  return pasteable(parts, ctx.globals);
 }
 
 async function confirmSummary(ctx: Context, body: CreateTransactionRequest): Promise<void> {

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
@@ -19,7 +20,7 @@ import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/web
 import { DEFAULT_STORE, defaultStorePath, oldStoreNote } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
-import { findSource, register, webhookSecrets, type Restore } from '../../lib/webhooks/register.js';
+import { findSource, register, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')
@@ -64,16 +65,10 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const storePath = resolve(opts.store ?? defaultStorePath(ctx.env));
   const oldStore = opts.store === undefined ? oldStoreNote(ctx.env) : undefined;
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
-  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
+  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
   const source = await findSource(ctx, opts.register !== false);
   // Against an emulator, its own signing secret, unless --secret gives one to set on it.
-  const secret = (await webhookSecrets(ctx, opts.secret, source))[0]?.secret;
-  if (!secret) {
-    throw new UsageError(
-      'no webhook secret to verify signatures with',
-      'set OFFRAMP_WEBHOOK_SECRET, store one with `offramp profile add NAME --webhook-secret-stdin`, or pass --secret',
-    );
-  }
+  const secret = await webhookSecret(ctx, opts.secret, 'to verify signatures with', source);
 
   const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
   // Lines come terminal-safe from describe.ts (or are NDJSON, data): written as they are.

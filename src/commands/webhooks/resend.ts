@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
@@ -21,7 +22,7 @@ import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { CertificateRefused } from '../../lib/client/errors.js';
 import { displayUrl } from '../../lib/client/url.js';
 import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
-import { webhookSecrets } from '../../lib/webhooks/register.js';
+import { webhookSecret } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
 
@@ -79,10 +80,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
   const scheme = await signingScheme(opts, ctx);
   // As `listen` verified them: against an emulator, with its own secret.
-  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
-  if (!secret) {
-    throw new UsageError('no webhook secret to sign with', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
-  }
+  const secret = await webhookSecret(ctx, opts.secret, 'to sign with');
 
   let chosen: StoredEvent[] = [];
   try {
@@ -161,7 +159,7 @@ async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
     if (!pinned) throw new UsageError('--scheme any: resend signs, so it needs one scheme', `one of: ${SCHEMES.join(', ')}`);
     return pinned;
   }
-  return schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
+  return schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
 }
 
 type Sender = { to: string; secret: string; scheme: SchemeName; transport: Transport; timeoutMs: number; now: Date; userAgent: string };

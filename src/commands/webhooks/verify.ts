@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
@@ -11,7 +12,7 @@ import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
-import { webhookSecrets } from '../../lib/webhooks/register.js';
+import { NO_SECRET_HINT, webhookSecret, webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -42,7 +43,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       ? schemeSetting(opts.scheme, '--scheme')
       : opts.detect
         ? undefined
-        : schemeSetting((await ctx.service()).signatureScheme, "the profile's signature scheme");
+        : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
   if (opts.event !== undefined && opts.fromStore === undefined) throw new UsageError('--event goes with --from-store', 'give the store: --from-store FILE --event ID');
 
   const delivery = opts.fromStore !== undefined ? await fromStore(opts, ctx) : await fromFlags(opts, ctx);
@@ -55,10 +56,7 @@ type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
 
 async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
-  const secret = (await webhookSecrets(ctx, opts.secret))[0]?.secret;
-  if (!secret) {
-    throw new UsageError('no webhook secret', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
-  }
+  const secret = await webhookSecret(ctx, opts.secret, 'to verify with');
   const result = verify(d.body, secret, d.signature, options);
   const event = describeBody(d.body);
   if (result.ok) {
@@ -93,7 +91,7 @@ async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context)
   const { io } = ctx;
   const secrets = await webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) {
-    throw new UsageError('no webhook secret to try', 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)');
+    throw new UsageError('no webhook secret to try', NO_SECRET_HINT);
   }
   const matches = detect(d.body, d.signature, secrets, options);
   const event = describeBody(d.body);

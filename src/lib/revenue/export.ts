@@ -20,7 +20,6 @@ import { ApiError } from '../errors.js';
 import type { RevenueRow, RevenueSummary } from '../schemas.js';
 import { describeSlice } from './slices.js';
 import { Spool } from './spool.js';
-import { TokenTotals, type TokenTotalsJSON } from './totals.js';
 import { DecimalSum } from '../money.js';
 
 /** GET /revenue takes a limit of 1 to 100 (docs/api.md); the largest page means the fewest round trips. */
@@ -50,8 +49,6 @@ export type SliceReport = {
   receivedShare: DecimalSum;
   /** The service's summary of the slice window (with `summary: true`). */
   service?: RevenueSummary;
-  /** Totals per token of the rows written (with `totals: true`). */
-  totals: TokenTotals;
 };
 
 /** A finished slice as a checkpoint keeps it (resume.ts): its place in the plan, its spool's length, its counts. */
@@ -66,7 +63,6 @@ export type SavedSlice = {
   share: string;
   receivedShare: string;
   service?: RevenueSummary;
-  totals: TokenTotalsJSON;
 };
 
 export function saveSlice(report: SliceReport, bytes: number): SavedSlice {
@@ -81,7 +77,6 @@ export function saveSlice(report: SliceReport, bytes: number): SavedSlice {
     share: report.share.toString(),
     receivedShare: report.receivedShare.toString(),
     ...(report.service ? { service: report.service } : {}),
-    totals: report.totals.toJSON(),
   };
 }
 
@@ -101,7 +96,6 @@ function newReport(index: number, window: Window, saved?: SavedSlice): SliceRepo
     received: saved?.received ?? 0,
     receivedShare,
     ...(saved?.service ? { service: saved.service } : {}),
-    totals: saved ? TokenTotals.fromJSON(saved.totals) : new TokenTotals(),
   };
 }
 
@@ -124,8 +118,6 @@ export type ExportOptions = {
   /** Pages (slices) asked for at once. */
   concurrency: number;
   summary: boolean;
-  /** Sum the rows per token (SliceReport.totals). */
-  totals?: boolean;
   /** The format stage: rows in, the output's bytes out. */
   format: Duplex;
   /** Where the bytes go: a file's stream (ended with the export), or stdout (never ended). */
@@ -225,7 +217,6 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
       if (o.summary) report.receivedShare.add(row.share);
     }
     if (o.summary) for (const row of page.items) report.share.add(row.share);
-    if (o.totals) for (const row of page.items) report.totals.add(row);
     report.rows += page.items.length;
     report.received += page.received.length;
     report.pages++;

@@ -107,12 +107,22 @@ export class Grouping {
 
   /** Counts a row into its group. */
   readonly add = (row: GroupedRow): void => {
-    const keys = this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]));
+    this.sums(this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]))).add(row);
+  };
+
+  /** The same rows grouped by some of these dimensions: the export's months or tokens out of its months × tokens. */
+  rollup(by: Dimension[]): Grouping {
+    const out = new Grouping({ ...this.o, by });
+    for (const g of this.groups.values()) out.sums(by.map((d) => g.keys[this.o.by.indexOf(d)] ?? null)).addSums(g.sums);
+    return out;
+  }
+
+  private sums(keys: (string | null)[]): Sums {
     const id = JSON.stringify(keys);
     let g = this.groups.get(id);
     if (!g) this.groups.set(id, (g = { keys, sums: new Sums() }));
-    g.sums.add(row);
-  };
+    return g.sums;
+  }
 
   /** Periods in time order, other values alphabetically (none last); every period of the window has a row. */
   rows(): GroupRow[] {
@@ -143,5 +153,18 @@ export class Grouping {
     const all = new Sums();
     for (const g of this.groups.values()) all.addSums(g.sums);
     return all.figures();
+  }
+
+  /**
+   * Per token, in token order (alphabetical), `crypto_amount` in the token's units and the
+   * rest in NGN (docs/api.md, "What the spec fixes": money): the manifest's and the workbook's totals.
+   */
+  tokens(): Record<string, { rows: number; crypto_amount: string; amount: string; platform_fee: string; share: string }> {
+    return Object.fromEntries(
+      this.rollup(['token']).rows().map((g) => {
+        const token = g.group.token!;
+        return [token, { rows: g.transactions, crypto_amount: g.crypto_amounts[token]!, amount: g.amount, platform_fee: g.platform_fee, share: g.share }];
+      }),
+    );
   }
 }

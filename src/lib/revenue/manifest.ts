@@ -5,7 +5,7 @@ import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
 import type { SliceCheck, SliceReport } from './export.js';
 import { checkRows, type CheckRow } from './tables.js';
-import { TokenTotals, type TokenTotalsJSON } from './totals.js';
+import type { Grouping } from './groups.js';
 import { SHEETS, type TextAmounts } from './xlsx.js';
 
 /** Fiat amounts are in NGN (docs/api.md, "What the spec fixes": money). */
@@ -26,7 +26,7 @@ export type Manifest = {
   rows: number;
   slices: number;
   pages: number;
-  totals: { rows: number; fiat: { currency: string; amount: string; platform_fee: string; share: string }; tokens: TokenTotalsJSON };
+  totals: { rows: number; fiat: { currency: string; amount: string; platform_fee: string; share: string }; tokens: ReturnType<Grouping['tokens']> };
   service_summary?: { ok: boolean; slices: CheckRow[]; total: CheckRow };
   /**
    * With -o xlsx: the workbook's sheets, and the amount cells written as text because a
@@ -50,6 +50,8 @@ export type ManifestInput = {
   bytes: number;
   sha256: string;
   reports: SliceReport[];
+  /** The rows written, grouped (by token among others). */
+  sums: Grouping;
   /** With --summary: the checks against the service's summary. */
   checks?: SliceCheck[];
   /** With -o xlsx: the amount cells the workbook holds as text. */
@@ -62,10 +64,9 @@ export function apiVersion(url: string): string | null {
 }
 
 export function buildManifest(m: ManifestInput): Manifest {
-  const totals = new TokenTotals();
-  for (const r of m.reports) totals.merge(r.totals);
+  const all = m.sums.total();
   const rows = m.reports.reduce((n, r) => n + r.rows, 0);
-  const summary = m.checks ? checkRows(m.checks) : undefined;
+  const summary = m.checks ? checkRows(m.checks, all) : undefined;
   return {
     kind: 'offramp.revenue-export.manifest',
     version: 1,
@@ -80,7 +81,7 @@ export function buildManifest(m: ManifestInput): Manifest {
     rows,
     slices: m.reports.length,
     pages: m.reports.reduce((n, r) => n + r.pages, 0),
-    totals: { rows, fiat: { currency: FIAT_CURRENCY, ...totals.fiat() }, tokens: totals.toJSON() },
+    totals: { rows: all.transactions, fiat: { currency: FIAT_CURRENCY, amount: all.amount, platform_fee: all.platform_fee, share: all.share }, tokens: m.sums.tokens() },
     ...(summary ? { service_summary: { ok: summary.total.ok, slices: summary.slices, total: summary.total } } : {}),
     ...(m.textAmounts ? { xlsx: { sheets: [SHEETS.rows, SHEETS.totals, SHEETS.byMonth], amounts_as_text: m.textAmounts } } : {}),
   };

@@ -22,7 +22,11 @@ import type { SavedSlice } from './export.js';
 import { Spool } from './spool.js';
 
 const KIND = 'offramp-revenue-export-checkpoint';
-const VERSION = 2;
+// Version 2 also kept each slice's totals per token; a resumed export sums the rows as they
+// are written again, so a version 2 checkpoint resumes as is. A version 2 release ignores a
+// version 3 checkpoint (its totals would be missing) and starts over.
+const VERSION = 3;
+const READABLE_VERSIONS = [2, VERSION];
 const CHECKPOINT = 'checkpoint.json';
 
 export type Binding = {
@@ -143,7 +147,7 @@ export async function readCheckpoint(out: string): Promise<Checkpoint | undefine
   try {
     if (await notPrivate(dir)) return undefined;
     const file = JSON.parse(await readFile(join(dir, CHECKPOINT), { encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW })) as Checkpoint & { kind: string; version: number };
-    if (file.kind !== KIND || file.version !== VERSION || !Array.isArray(file.slices) || typeof file.binding !== 'object') return undefined;
+    if (file.kind !== KIND || !READABLE_VERSIONS.includes(file.version) || !Array.isArray(file.slices) || typeof file.binding !== 'object') return undefined;
     // A checkpoint from before --tz was one of an export in UTC.
     return { binding: { ...file.binding, tz: file.binding.tz ?? 'UTC' }, slices: file.slices };
   } catch {

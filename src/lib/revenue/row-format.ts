@@ -4,7 +4,6 @@
 import { Transform } from 'node:stream';
 import { csvStream, guardExceptAmounts } from '../output/csv.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
-import { AMOUNTS } from './totals.js';
 
 export const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -18,8 +17,8 @@ export type FormatOptions = {
   terminal?: boolean;
 };
 
-/** Columns holding the ledger's decimal amounts. */
-export const AMOUNT_COLUMNS: readonly string[] = AMOUNTS;
+/** Columns holding the ledger's decimal amounts: `crypto_amount` in token units, the rest in NGN (docs/api.md, "What the spec fixes": money). */
+export const AMOUNT_COLUMNS: readonly string[] = ['crypto_amount', 'amount', 'platform_fee', 'share'];
 
 /** The ledger's cells made spreadsheet-safe, its amounts kept as numbers. */
 export const safeCell = guardExceptAmounts(AMOUNT_COLUMNS);

@@ -9,7 +9,7 @@ import type { Api, RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
 import { startProgress, type ProgressContext } from '../output/spinner.js';
 import type { RevenueRow } from '../schemas.js';
-import { DEFAULT_CONCURRENCY, exportRevenue, type ExportProgress } from './export.js';
+import { DEFAULT_CONCURRENCY, exportRevenue } from './export.js';
 import { Grouping, type Dimension } from './groups.js';
 import { formatStage } from './row-format.js';
 import { planSlices } from './slices.js';
@@ -61,40 +61,6 @@ const discard = () =>
     },
   });
 
-export type ReadOptions = {
-  api: Pick<Api, 'revenue' | 'http'>;
-  window: Window;
-  filters: RevenueFilters;
-  onRow: (row: RevenueRow) => void;
-  /** Also hash the rows as `revenue export -o csv` writes them. */
-  csv?: boolean;
-  signal?: AbortSignal;
-  onProgress?: (progress: ExportProgress) => void;
-};
-
-export type ReadResult = { rows: number; pages: number; slices: number; sha256?: string };
-
-export async function readRows(o: ReadOptions): Promise<ReadResult> {
-  const result = await exportRevenue({
-    api: o.api,
-    slices: planSlices(o.window),
-    filters: o.filters,
-    concurrency: DEFAULT_CONCURRENCY,
-    summary: false,
-    format: o.csv ? tapRows(formatStage('csv'), o.onRow) : rowsOnly(o.onRow),
-    dest: discard(),
-    endDest: true,
-    ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-  });
-  return {
-    rows: result.reports.reduce((n, r) => n + r.rows, 0),
-    pages: result.reports.reduce((n, r) => n + r.pages, 0),
-    slices: result.reports.length,
-    ...(o.csv ? { sha256: result.sha256 } : {}),
-  };
-}
-
 export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
 
 /**
@@ -104,18 +70,23 @@ export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string
 export async function groupRows(ctx: ProgressContext, api: Pick<Api, 'revenue' | 'http'>, q: GroupQuery, bys: Dimension[][], csv = false): Promise<{ groupings: Grouping[]; sha256?: string }> {
   const groupings = bys.map((by) => new Grouping({ by, zone: q.zone, window: q.window }));
   const progress = await startProgress(ctx, 'reading the ledger');
+  const onRow = (row: RevenueRow) => {
+    for (const g of groupings) g.add(row);
+  };
   try {
-    const read = await readRows({
+    const read = await exportRevenue({
       api,
-      window: q.window,
+      slices: planSlices(q.window),
       filters: q.filters,
-      onRow: (row) => {
-        for (const g of groupings) g.add(row);
-      },
-      csv,
+      concurrency: DEFAULT_CONCURRENCY,
+      summary: false,
+      // With `csv`, the rows are also hashed as `revenue export -o csv` writes them.
+      format: csv ? tapRows(formatStage('csv'), onRow) : rowsOnly(onRow),
+      dest: discard(),
+      endDest: true,
       onProgress: (p) => progress.count(p.rows),
     });
-    return { groupings, ...(read.sha256 ? { sha256: read.sha256 } : {}) };
+    return { groupings, ...(csv ? { sha256: read.sha256 } : {}) };
   } finally {
     progress.stop();
   }

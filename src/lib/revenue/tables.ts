@@ -5,8 +5,7 @@ import { Decimal, DecimalSum } from '../money.js';
 import { bar, groupThousands } from '../output/figures.js';
 import { cell, GAP, renderTable, type Column, type Fit } from '../output/render.js';
 import { pad, textWidth } from '../output/width.js';
-import type { Window } from '../input/dates.js';
-import { Grouping, isPeriod, type Dimension, type Figures, type GroupRow } from './groups.js';
+import { isPeriod, type Grouping, type Dimension, type Figures, type GroupRow } from './groups.js';
 import { periodsIn } from './periods.js';
 import type { SliceCheck } from './export.js';
 
@@ -33,7 +32,8 @@ export type CheckRow = {
   ok: boolean;
 };
 
-export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: CheckRow } {
+/** Each slice's figures, and their total; what the rows written add up to is `written` (their grouping's total). */
+export function checkRows(checks: SliceCheck[], written: Figures): { slices: CheckRow[]; total: CheckRow } {
   const slices = checks.map(({ report, ok }) => ({
     slice: String(report.index + 1),
     from: report.window.from.toISOString(),
@@ -46,11 +46,9 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
     service_share: report.service?.total_partner_share ?? null,
     ok,
   }));
-  const share = new DecimalSum();
   const receivedShare = new DecimalSum();
   const serviceShare = new DecimalSum();
   for (const { report } of checks) {
-    share.addSum(report.share);
     receivedShare.addSum(report.receivedShare);
     if (report.service) serviceShare.add(report.service.total_partner_share);
   }
@@ -58,8 +56,8 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
     slice: 'total',
     from: slices[0]?.from ?? '',
     to: slices[slices.length - 1]?.to ?? '',
-    rows: slices.reduce((n, s) => n + s.rows, 0),
-    share: share.toString(),
+    rows: written.transactions,
+    share: written.share,
     received: slices.reduce((n, s) => n + s.received, 0),
     received_share: receivedShare.toString(),
     service_rows: slices.reduce((n, s) => n + (s.service_rows ?? 0), 0),
@@ -69,26 +67,21 @@ export function checkRows(checks: SliceCheck[]): { slices: CheckRow[]; total: Ch
   return { slices, total };
 }
 
-/** The rows an export writes, summed by month of `zone` as they pass (tapRows): what its --summary table shows. */
-export function monthTotals(window: Window, zone: string): Grouping {
-  return new Grouping({ by: ['month'], zone, window });
-}
-
 export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
 
 /** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
-export function monthChecks(checks: SliceCheck[], months: Grouping): MonthCheck[] {
-  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', months.zone)));
-  return months.rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
+export function monthChecks(checks: SliceCheck[], sums: Grouping): MonthCheck[] {
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', sums.zone)));
+  return sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
 }
 
 /**
  * The check as a table of calendar months, not slices: slices are how the export reads, not
  * how finance reads (a mismatch names its slice in the error). --json keeps the slices too.
  */
-export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, months: Grouping): void {
-  const { slices, total } = checkRows(checks);
-  const perMonth = monthChecks(checks, months);
+export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, sums: Grouping): void {
+  const { slices, total } = checkRows(checks, sums.total());
+  const perMonth = monthChecks(checks, sums);
   // Received and exported differ only when the service ignored a filter.
   const filtered = [...slices, total].some((r) => r.received !== r.rows);
   if (json) {

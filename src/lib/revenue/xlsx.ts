@@ -13,8 +13,7 @@ import { Decimal } from '../money.js';
 import { REVENUE_COLUMNS } from '../schemas.js';
 import { PLAIN_DECIMAL } from '../output/csv.js';
 import { AMOUNT_COLUMNS } from './row-format.js';
-import { Grouping, type GroupedRow } from './groups.js';
-import { TokenTotals } from './totals.js';
+import type { Grouping } from './groups.js';
 
 /** Excel keeps 15 significant digits of a number; a longer amount becomes text. */
 export const MAX_NUMBER_DIGITS = 15;
@@ -24,8 +23,12 @@ export const SHEETS = { rows: 'revenue', totals: 'totals', byMonth: 'by month' }
 /** Amount cells written as text (so a spreadsheet SUM skips them): how many, and per column. */
 export type TextAmounts = { cells: number; columns: Record<string, number> };
 
-/** What the totals sheet says the rows are: the export's window and filters; `zone` cuts the months. */
-export type XlsxScope = { window: Window; zone: string; filters: RevenueFilters };
+/**
+ * What the totals sheets say the rows are: the export's window and filters, and the rows
+ * summed by month of --tz and token, which the caller feeds as they pass (tapRows) and
+ * which is whole once the last row is in.
+ */
+export type XlsxScope = { window: Window; filters: RevenueFilters; sums: Grouping };
 
 const TS_FORMAT = 'yyyy-mm-dd hh:mm:ss.000';
 
@@ -133,17 +136,12 @@ export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxSt
   header.commit();
 
   const textAmounts: TextAmounts = { cells: 0, columns: {} };
-  const totals = new TokenTotals();
-  // Months of --tz (the `ts` cells stay UTC: a spreadsheet's dates have no zone).
-  const months = new Grouping({ by: ['month', 'token'], zone: scope.zone, window: scope.window });
   let rows = 0;
   const rowsIn = new Writable({
     objectMode: true,
     write(row: Record<string, unknown>, _encoding, done) {
       const cells = cellsOf(row);
       rows++;
-      totals.add(row as AmountRow);
-      months.add(row as unknown as GroupedRow);
       REVENUE_COLUMNS.forEach((column, i) => {
         if (AMOUNT_COLUMNS.includes(column) && typeof cells[i]!.value === 'string') {
           textAmounts.cells++;
@@ -156,18 +154,17 @@ export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxSt
     },
     final(done) {
       sheet.commit();
-      writeTotals(workbook, { ...scope, rows, textAmounts, totals });
-      writeByMonth(workbook, months);
+      writeTotals(workbook, { ...scope, rows, textAmounts });
+      // Months of --tz (the `ts` cells stay UTC: a spreadsheet's dates have no zone).
+      writeByMonth(workbook, scope.sums);
       workbook.commit().then(() => done(), done);
     },
   });
   return Object.assign(Duplex.from({ writable: rowsIn, readable: zip }), { textAmounts });
 }
 
-type AmountRow = Parameters<TokenTotals['add']>[0];
-
 /** The `totals` sheet: what the rows are, how many amounts are text, and their exact totals. */
-function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { rows: number; textAmounts: TextAmounts; totals: TokenTotals }): void {
+function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { rows: number; textAmounts: TextAmounts }): void {
   const sheet = workbook.addWorksheet(SHEETS.totals);
   sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
   const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
@@ -180,11 +177,11 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
   add([text('amounts written as text'), { value: t.textAmounts.cells }, text(describeColumns(t.textAmounts.columns) || null)]);
   add([]);
   add(['token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
-  for (const [token, sums] of Object.entries(t.totals.toJSON())) {
+  for (const [token, sums] of Object.entries(t.sums.tokens())) {
     add([text(token), { value: sums.rows }, ...AMOUNT_COLUMNS.map((c) => amountCell(sums[c as keyof typeof sums]))]);
   }
-  const fiat = t.totals.fiat();
-  add([text('all tokens (NGN)'), { value: t.rows }, text(null), amountCell(fiat.amount), amountCell(fiat.platform_fee), amountCell(fiat.share)], true);
+  const all = t.sums.total();
+  add([text('all tokens (NGN)'), { value: t.rows }, text(null), amountCell(all.amount), amountCell(all.platform_fee), amountCell(all.share)], true);
   add([]);
   add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
   sheet.commit();

@@ -1,7 +1,8 @@
 // How transactions look in a terminal: the record of one transaction (grouped as
-// transaction / deposit / partner fields), the streaming list table and the status
-// history table. `--json` never comes here: it prints the API's data as is.
-import { Transaction, type TransactionSummary, type StatusHistory } from '../schemas.js';
+// transaction / deposit / partner fields), the streaming list table, the status history
+// table, and its ledger row as the demo shows it. `--json` never comes here: it prints the
+// API's data as is.
+import { Transaction, type RevenueRow, type TransactionSummary, type StatusHistory } from '../schemas.js';
 import type { IO } from '../io.js';
 import { cell, chalkFor, layout, renderRecord, renderTable, statusColor, type CellValue, type Fit, type Section } from '../output/render.js';
 import { paint, terminalSafe } from '../output/sanitize.js';
@@ -156,4 +157,21 @@ export function renderHistory(io: IO, history: StatusHistory, now: Date): void {
     ],
     history.history,
   );
+}
+
+export function renderLedgerRow(io: IO, row: RevenueRow, now: Date): void {
+  renderRecord(io, [
+    {
+      title: 'ledger row',
+      fields: [
+        ['transaction', row.transaction_id],
+        ['reference', row.merchant_reference],
+        ['amount', `${row.amount} NGN`],
+        ['crypto', `${row.crypto_amount} ${row.crypto_currency} on ${row.network}`],
+        ['platform fee', `${row.platform_fee} NGN`],
+        ['partner share', `${row.share} NGN`],
+        ['time', timeCell(row.ts, now, io.stdoutIsTTY)],
+      ],
+    },
+  ]);
 }

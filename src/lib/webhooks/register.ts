@@ -4,13 +4,14 @@
 // production nothing can be set from here. And which webhook secret listen, resend and verify
 // use ("Which secret").
 import type { Context } from '../context.js';
-import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, CliError, NetworkError, SchemaError, TimeoutError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../client/url.js';
 import { isAlive } from '../fs/stale.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
 import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
 import { connect } from 'node:net';
+import { profileInUse } from '../config/in-use.js';
 
 /** A missing emulator is found out at once (refused); this bounds one that hangs. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -27,7 +28,7 @@ export type Source =
 export async function findSource(ctx: Context, register: boolean, anyHost = false): Promise<Source> {
   if (!register) return { kind: 'none' };
   if (ctx.globals.baseUrl === undefined && !ctx.env.OFFRAMP_BASE_URL) {
-    const { profile } = await ctx.profile();
+    const { profile } = await profileInUse(ctx);
     if (profile && profile.env !== 'local') return { kind: 'service', env: profile.env };
   }
   const target = await controlTarget(ctx, undefined);
@@ -49,8 +50,8 @@ export type SecretAtHand = { label: string; secret: string };
  * Every webhook secret at hand, the one to use first (docs/webhooks.md, "Which secret"): the
  * flag; else OFFRAMP_WEBHOOK_SECRET (what the user said beats what a port answers: on a
  * shared machine anybody can listen at 127.0.0.1:4010); else, when the service is an
- * emulator that answers, its own (what it signs with); else the profile's (for a local profile with none, the
- * emulator's public default). One rule for listen, resend and verify; each secret named by
+ * emulator that answers, its own (what it signs with); else the profile's (for a local
+ * profile with none, the emulator's public default). One rule for listen, resend and verify; each secret named by
  * where it came from, never by its value.
  */
 export async function webhookSecrets(ctx: Context, flag: string | undefined, source?: Source): Promise<SecretAtHand[]> {
@@ -59,11 +60,21 @@ export async function webhookSecrets(ctx: Context, flag: string | undefined, sou
   if (flag) all.push({ label: '--secret', secret: flag });
   if (ctx.env.OFFRAMP_WEBHOOK_SECRET) all.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
   if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
-  const { name, profile } = await ctx.profile();
+  const { name, profile } = await profileInUse(ctx);
   if (profile?.webhookSecret) all.push({ label: `profile ${name}`, secret: profile.webhookSecret });
   else if (profile?.env === 'local' && found.kind !== 'emulator') all.push({ label: "the emulator's public default", secret: EMULATOR_DEFAULT_WEBHOOK_SECRET });
   for (const s of all) ctx.io.addSecret(s.secret);
   return all.filter((s, i) => all.findIndex((t) => t.secret === s.secret) === i);
+}
+
+/** How to give a webhook secret, when there is none at hand. */
+export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)';
+
+/** The secret to use first (webhookSecrets); none is refused, saying what it was `for`. */
+export async function webhookSecret(ctx: Context, flag: string | undefined, purpose: string, source?: Source): Promise<string> {
+  const secret = (await webhookSecrets(ctx, flag, source))[0]?.secret;
+  if (secret === undefined) throw new UsageError(`no webhook secret ${purpose}`, NO_SECRET_HINT);
+  return secret;
 }
 
 /** What a registration puts back when it ends: the URL (null: record only), who had set it, and why not the URL found. */
