@@ -11,7 +11,7 @@ import type { Observation, Setting } from '../lib/conform/verdicts.js';
 import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
-import { storedProfile } from '../lib/config/in-use.js';
+import { storedProfile } from '../lib/config/profile.js';
 
 export const command = () =>
   new Command('conform')

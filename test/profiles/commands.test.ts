@@ -69,6 +69,9 @@ describe('profiles', () => {
       ['--profile', 'typo', 'profile', 'show'],
       // Commands that need no API key read the profile in use for its settings alone.
       ['--profile', 'typo', 'webhooks', 'verify', '--file', body, '--signature', 'sha256=00'],
+      // Commands that need a key, and the emulator's control commands, by the same rule.
+      ['--profile', 'typo', 'tx', 'list'],
+      ['--profile', 'typo', 'emulator', 'wait'],
     ]) {
       const r = await runMain(args, { env: home.env });
       expect(r.code, args.join(' ')).toBe(2);

@@ -4,7 +4,7 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
 import { keyStorage } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { storedProfile } from '../../lib/config/in-use.js';
+import { storedProfile } from '../../lib/config/profile.js';
 import { AuthError } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 

@@ -1,7 +1,7 @@
 // offramp profile remove NAME: delete it (and its stored key).
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { storedProfile } from '../../lib/config/in-use.js';
+import { storedProfile } from '../../lib/config/profile.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>

@@ -1,9 +1,9 @@
 // offramp profile show: secrets masked, and the service's choices the profile records (`offramp conform --save`).
 import { Argument, Command } from '@commander-js/extra-typings';
-import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, keyStorage, maskSecret, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
+import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS, FILTERS, keyStorage, maskSecret, storedProfile, type Profile, type ServiceChoices } from '../../lib/config/profile.js';
 import { displayUrl } from '../../lib/client/url.js';
 import type { Context } from '../../lib/context.js';
-import { profileInUse, storedProfile } from '../../lib/config/in-use.js';
+import { profileInUse } from '../../lib/config/in-use.js';
 import { UsageError } from '../../lib/errors.js';
 import { renderRecord } from '../../lib/output/render.js';
 import { writeJson } from '../../lib/output/json.js';

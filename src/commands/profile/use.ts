@@ -1,7 +1,7 @@
 // offramp profile use NAME: make it the current profile.
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { storedProfile } from '../../lib/config/in-use.js';
+import { storedProfile } from '../../lib/config/profile.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>

@@ -2,16 +2,7 @@
 // the production rules are (production.ts): by the name a command was given, or the one in
 // use (--profile, else OFFRAMP_PROFILE, else the current one) for what needs no API key.
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { profileNameFor, type ConfigData, type Profile } from './profile.js';
-
-/** The stored profile `name`; a name none has is refused, naming those there are. */
-export function storedProfile(data: ConfigData, name: string): Profile {
-  const profile = data.profiles[name];
-  if (profile) return profile;
-  const known = Object.keys(data.profiles);
-  throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'add one with: offramp profile add NAME --env local');
-}
+import { profileNameFor, storedProfile, type Profile } from './profile.js';
 
 /** The profile in use (profileNameFor), as stored; a name given that none has is refused. */
 export async function profileInUse(ctx: Pick<Context, 'config' | 'globals' | 'env'>): Promise<{ name: string | undefined; profile: Profile | undefined }> {

@@ -94,20 +94,23 @@ export function needsConfig(src: SettingSources): boolean {
   return Boolean(named) || !key || !base;
 }
 
+/** The stored profile `name`; a name none has is refused, naming those there are. */
+export function storedProfile(data: ConfigData, name: string): Profile {
+  const profile = data.profiles[name];
+  if (profile) return profile;
+  const known = Object.keys(data.profiles);
+  throw new UsageError(`no profile named "${name}"`, known.length ? `known profiles: ${known.join(', ')}` : 'add one with: offramp profile add NAME --env local|staging|production');
+}
+
 export function profileNameFor(src: SettingSources, config: ConfigData | undefined): string | undefined {
   return src.flags.profile ?? (src.env.OFFRAMP_PROFILE || undefined) ?? config?.current;
 }
 
 export function resolveSettings(src: SettingSources, config: ConfigData | undefined): Resolved {
   const name = profileNameFor(src, config);
-  const profile = name ? config?.profiles[name] : undefined;
-  if (name && config && !profile && (src.flags.profile || src.env.OFFRAMP_PROFILE)) {
-    const known = Object.keys(config.profiles);
-    throw new UsageError(
-      `no profile named "${name}"`,
-      known.length ? `known profiles: ${known.join(', ')}` : 'add one with: offramp profile add NAME --env staging',
-    );
-  }
+  // A name given (--profile, OFFRAMP_PROFILE) must be stored; a current one that is gone is none.
+  const given = Boolean(src.flags.profile || src.env.OFFRAMP_PROFILE);
+  const profile = name && config ? (given ? storedProfile(config, name) : config.profiles[name]) : undefined;
   const baseUrl = src.flags.baseUrl ?? (src.env.OFFRAMP_BASE_URL || undefined) ?? profile?.baseUrl;
   const apiKey = src.flags.apiKey ?? (src.env.OFFRAMP_API_KEY || undefined) ?? profile?.apiKey;
   if (!baseUrl) {

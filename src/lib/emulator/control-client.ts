@@ -30,11 +30,8 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
   const { globals, env } = ctx;
   let base = globals.baseUrl ?? (env.OFFRAMP_BASE_URL || undefined);
   if (base === undefined) {
-    const { profileNameFor } = await import('../../lib/config/profile.js');
-    const data = (await ctx.config()).read();
-    const name = profileNameFor({ flags: { profile: globals.profile }, env }, data);
-    const profile = name ? data.profiles[name] : undefined;
-    if (name && !profile && (globals.profile || env.OFFRAMP_PROFILE)) throw new UsageError(`no profile named "${name}"`);
+    const { profileInUse } = await import('../config/in-use.js');
+    const { name, profile } = await profileInUse(ctx);
     if (profile && profile.env !== 'local') {
       throw new UsageError(
         `profile "${name}" is a ${profile.env} profile, not the emulator; nothing was sent`,
