@@ -12,9 +12,7 @@ import { decodeLedgerCursor, encodeCursor } from './cursor.js';
 import { badRequest } from './envelope.js';
 import type { Query } from './params.js';
 import { parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
-import { formatFiat } from './pricing.js';
 import type { SeededRows } from './revenue-seed.js';
-import type { TxRecord } from './store.js';
 
 export const PLATFORM_FEE_RATE = new Decimal('0.01');
 export const PARTNER_SHARE_RATE = new Decimal('0.25');
@@ -56,10 +54,6 @@ export class Ledger {
   /** The rows completions wrote, in ledger order (for the state file). */
   liveRows(): readonly RevenueRow[] {
     return this.entries.map((e) => e.row);
-  }
-
-  get liveCount(): number {
-    return this.entries.length;
   }
 
   /** The --seed-revenue block, if any (for the state file and a reset). */
@@ -196,22 +190,4 @@ export function fees(amount: Decimal): { platform_fee: Decimal; share: Decimal }
   const platform_fee = amount.times(PLATFORM_FEE_RATE).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_HALF_UP);
   const share = platform_fee.times(PARTNER_SHARE_RATE).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { platform_fee, share };
-}
-
-/** The row a completion writes: the transaction's own amounts, stamped with the completion time. */
-export function ledgerRowFor(tx: TxRecord, completedAt: string): RevenueRow {
-  const { platform_fee, share } = fees(new Decimal(tx.amount));
-  return {
-    transaction_id: tx.id,
-    merchant_id: tx.merchant_id ?? '',
-    merchant_reference: tx.merchant_reference,
-    terminal_id: tx.terminal_id ?? '',
-    crypto_currency: tx.crypto_currency,
-    network: tx.network,
-    crypto_amount: tx.crypto_amount,
-    amount: tx.amount,
-    platform_fee: formatFiat(platform_fee),
-    share: formatFiat(share),
-    ts: completedAt,
-  };
 }
