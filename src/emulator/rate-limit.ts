@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 
 export const DEFAULT_RATE_LIMIT = { staging: 1000, production: 100 } as const;
+export const MAX_RATE_LIMIT = 1_000_000;
 
 type Bucket = { tokens: number; at: number };
 
