@@ -108,7 +108,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const opened = options.statePath !== undefined ? await StateJournal.open(options.statePath, options.log) : undefined;
   const stateFile = opened?.journal;
   try {
-    const store = new Store(apiKeys);
     const journal = stateFile ?? IN_MEMORY;
     const faultRules = new FaultRules();
     const webhooks = new Webhooks(
@@ -129,8 +128,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
     const seeded = seedRevenue > 0 ? SeededRows.generate(seedRevenue, clock.now(), seededRandom(seed ^ 0x5eed), pairsFor(mode), rates) : undefined;
-    if (seeded) store.partners[0]!.ledger.seed(seeded);
-    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, seeded, expireDue);
+    const store = new Store(apiKeys, seeded);
+    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, expireDue);
     if (opened?.decoded) rt.install(opened.decoded);
     await stateFile?.attach(rt);
 

@@ -8,7 +8,6 @@ import { iso, OffsetClock } from './clock.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Mode, Rates } from './pricing.js';
-import type { SeededRows } from './revenue-seed.js';
 import type { DecodedState, PartnerState, Store } from './store.js';
 import { keyHash } from './store.js';
 import type { AdvanceResult, StateSummary } from './types.js';
@@ -50,15 +49,9 @@ export class Runtime {
     readonly faultRules: FaultRules,
     /** Told of every change to the state. */
     readonly journal: Journaling,
-    /** The --seed-revenue block of the first partner, put back by a reset. */
-    private readonly seeded: SeededRows | undefined,
     /** Expires what is due (transactions.ts; handed in so that this module does not depend on it). */
     private readonly expireDue: (rt: Runtime, now: number) => number,
   ) {}
-
-  changed(...change: Change): void {
-    this.journal.changed(...change);
-  }
 
   sweep(): number {
     const n = this.expireDue(this, this.clock.now());
@@ -77,7 +70,7 @@ export class Runtime {
     else if (this.clock.advance) this.clock.advance(ms);
     else throw new RangeError('this emulator runs on a clock that cannot be moved');
     this.sweep();
-    this.changed('clock');
+    this.journal.changed('clock');
     return {
       now: iso(this.clock.now()),
       advanced_ms: ms,
@@ -90,18 +83,17 @@ export class Runtime {
   reset(apiKey?: string): boolean {
     if (apiKey === undefined) {
       for (const p of this.allPartners) this.webhooks.forget(p);
-      this.store.install(this.store.keys.map((key, i) => this.freshPartner(key, i)), []);
+      this.store.install(this.store.keys.map((key, i) => this.store.fresh(key, i)), []);
       this.deadlines.clear();
       this.faultRules.clear();
       if (this.clock instanceof OffsetClock) this.clock.offsetMs = 0;
-      this.changed('all');
+      this.journal.changed('all');
       return true;
     }
     const replaced = this.store.replace(apiKey);
     if (!replaced) return false;
     this.webhooks.forget(replaced.old);
-    if (this.store.keys.indexOf(apiKey) === 0 && this.seeded) replaced.fresh.ledger.seed(this.seeded);
-    this.changed('partner', replaced.fresh);
+    this.journal.changed('partner', replaced.fresh);
     return true;
   }
 
@@ -112,7 +104,7 @@ export class Runtime {
       const hash = keyHash(key);
       const found = byHash.get(hash);
       byHash.delete(hash);
-      if (!found) return this.freshPartner(key, i);
+      if (!found) return this.store.fresh(key, i);
       found.label = `partner-${i + 1}`;
       return found;
     });
@@ -128,7 +120,7 @@ export class Runtime {
     }
     if (this.clock instanceof OffsetClock) this.clock.offsetMs = decoded.clockOffsetMs;
     for (const partner of active) this.webhooks.resume(partner);
-    this.changed('all');
+    this.journal.changed('all');
     this.sweep();
   }
 
@@ -150,11 +142,5 @@ export class Runtime {
       ledger_rows: sum((p) => p.ledger.size),
       clock_offset_ms: this.clockOffsetMs,
     };
-  }
-
-  private freshPartner(key: string, i: number): PartnerState {
-    const partner = this.store.fresh(key, i);
-    if (i === 0 && this.seeded) partner.ledger.seed(this.seeded);
-    return partner;
   }
 }

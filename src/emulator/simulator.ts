@@ -85,11 +85,11 @@ export function simulate(rt: Runtime, partner: PartnerState, body: SimulateReque
   const steps = TRANSITIONS[event].steps;
   if (steps.length > 0) applySteps(tx, steps, metadata, now);
   else tx.updated_at = at;
-  rt.changed('tx', partner, tx.id);
+  rt.journal.changed('tx', partner, tx.id);
   if (event === 'transaction.completed') {
     const row = ledgerRowFor(tx, at);
     partner.ledger.add(row);
-    rt.changed('row', partner, row);
+    rt.journal.changed('row', partner, row);
   }
   const data = snapshot(tx);
   rt.webhooks.record(partner, event, tx.id, () => data);

@@ -10,6 +10,7 @@ import type { Decimal } from '../lib/money.js';
 import { DELIVERY_STATUSES, TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { IdempotencyCache } from './idempotency.js';
 import { Ledger } from './revenue.js';
+import type { SeededRows } from './revenue-seed.js';
 
 /** A quote's fields as a state file keeps them: the amount as its decimal text. */
 export const QuoteFields = z.object({
@@ -144,7 +145,11 @@ export class Store {
    */
   dormant: PartnerState[] = [];
 
-  constructor(apiKeys: readonly string[]) {
+  constructor(
+    apiKeys: readonly string[],
+    /** The --seed-revenue block of the first partner, which a reset puts back. */
+    private readonly seeded: SeededRows | undefined,
+  ) {
     this.keys = [...new Set(apiKeys)];
     this.install(this.keys.map((key, i) => this.fresh(key, i)), []);
   }
@@ -160,7 +165,9 @@ export class Store {
 
   /** An empty partner for the key at position `i`. */
   fresh(key: string, i: number): PartnerState {
-    return new PartnerState(`partner-${i + 1}`, keyHash(key));
+    const partner = new PartnerState(`partner-${i + 1}`, keyHash(key));
+    if (i === 0 && this.seeded) partner.ledger.seed(this.seeded);
+    return partner;
   }
 
   /** Replaces every partner (`active` in key order); the old ones are detached. */

@@ -89,7 +89,7 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
   partner.transactions.set(tx.id, tx);
   partner.txList.push(tx);
   partner.byReference.set(refKey, tx);
-  rt.changed('tx', partner, tx.id);
+  rt.journal.changed('tx', partner, tx.id);
   rt.deadlines.push({ dueMs: tx.expiresMs, partner, tx });
   rt.webhooks.record(partner, 'transaction.created', tx.id, () => snapshot(tx));
   return summary(tx);
@@ -182,7 +182,7 @@ export function cancelTransaction(rt: Runtime, partner: PartnerState, tx: TxReco
     throw conflict(`Transaction cannot be cancelled in status ${tx.status}`);
   }
   applySteps(tx, [CANCEL_STEP], { source: 'partner' }, rt.clock.now());
-  rt.changed('tx', partner, tx.id);
+  rt.journal.changed('tx', partner, tx.id);
   return summary(tx);
 }
 
@@ -207,7 +207,7 @@ export function expireDue(rt: Runtime, now: number): number {
     if (partner.detached) continue;
     if (tx.status !== 'awaiting_deposit' && tx.status !== 'pending') continue;
     applySteps(tx, [EXPIRY_STEP], { trigger: 'deadline', expires_at: tx.expires_at }, now);
-    rt.changed('tx', partner, tx.id);
+    rt.journal.changed('tx', partner, tx.id);
     rt.webhooks.record(partner, 'transaction.expired', tx.id, () => snapshot(tx));
     expired++;
   }
