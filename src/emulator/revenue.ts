@@ -13,6 +13,7 @@ import { badRequest } from './envelope.js';
 import type { Query } from './params.js';
 import { parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
 import type { SeededRows } from './revenue-seed.js';
+import { firstIndex } from './sorted.js';
 
 export const PLATFORM_FEE_RATE = new Decimal('0.01');
 export const PARTNER_SHARE_RATE = new Decimal('0.25');
@@ -157,23 +158,11 @@ export class Ledger {
   }
 
   private liveAtOrAfter(tsMs: number): number {
-    return this.search((e) => e.tsMs >= tsMs);
+    return firstIndex(this.entries.length, (i) => this.entries[i]!.tsMs >= tsMs);
   }
 
   private liveAfter(tsMs: number, id: string): number {
-    return this.search((e) => compare(e.tsMs, e.row.transaction_id, tsMs, id) > 0);
-  }
-
-  /** First index whose entry satisfies a predicate that is monotone over the sorted entries. */
-  private search(isAtOrPast: (e: Entry) => boolean): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (isAtOrPast(this.entries[mid]!)) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+    return firstIndex(this.entries.length, (i) => compare(this.entries[i]!.tsMs, this.entries[i]!.row.transaction_id, tsMs, id) > 0);
   }
 }
 
