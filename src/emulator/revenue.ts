@@ -11,7 +11,7 @@ import { iso } from './clock.js';
 import { decodeLedgerCursor, encodeCursor } from './cursor.js';
 import { badRequest } from './envelope.js';
 import type { Query } from './params.js';
-import { parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
+import { checkOrder, parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
 import type { SeededRows } from './revenue-seed.js';
 import { firstIndex } from './sorted.js';
 
@@ -72,7 +72,7 @@ export class Ledger {
   page(query: Query): RevenuePage {
     const from = requireDateParam(query, 'from');
     const to = requireDateParam(query, 'to');
-    if (to < from) throw badRequest('to must not be before from');
+    checkOrder(from, to);
     if (to - from > MAX_WINDOW_MS) {
       throw badRequest('the time window cannot exceed 90 days (split longer periods into windows of at most 90 days)');
     }

@@ -16,7 +16,7 @@ import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { badRequest, conflict, notFound } from './envelope.js';
 import type { Query } from './params.js';
-import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
+import { parseEnumParam, requireUuid } from './params.js';
 import { checkAmount, checkPair, fiatFor, formatFiat, formatToken, tokensFor } from './pricing.js';
 import type { Runtime } from './runtime.js';
 import type { PartnerState, TxRecord } from './store.js';
@@ -162,16 +162,11 @@ export function findByReference(partner: PartnerState, reference: string): TxRec
 }
 
 export function listTransactions(partner: PartnerState, query: Query): Page<Transaction> {
-  const limit = parseLimit(query, DEFAULT_TRANSACTIONS_LIMIT);
   const status = parseEnumParam(query, 'status', TRANSACTION_STATUSES);
-  const from = parseDateParam(query, 'from');
-  const to = parseDateParam(query, 'to');
-  checkOrder(from, to);
-  return seqPage(partner.txList, {
+  return seqPage(partner.txList, query, {
     kind: 'tx',
-    cursor: query.get('cursor'),
-    limit,
-    keep: (tx) => (status === undefined || tx.status === status) && (from === undefined || tx.createdMs >= from) && (to === undefined || tx.createdMs <= to),
+    defaultLimit: DEFAULT_TRANSACTIONS_LIMIT,
+    keep: (tx) => status === undefined || tx.status === status,
     view: snapshot,
   });
 }

@@ -21,7 +21,7 @@ import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { notFound } from './envelope.js';
 import type { Query } from './params.js';
-import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
+import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
 import type { EventRecord, PartnerState } from './store.js';
@@ -154,24 +154,17 @@ export class Webhooks {
   }
 
   list(partner: PartnerState, query: Query): Page<WebhookEvent> {
-    const limit = parseLimit(query, DEFAULT_EVENTS_LIMIT);
     const rawTx = query.get('transaction_id');
     const txId = rawTx ? requireUuid('transaction_id', rawTx) : undefined;
     const type = parseEnumParam(query, 'event_type', EVENT_TYPES);
     const status = parseEnumParam(query, 'delivery_status', DELIVERY_STATUSES);
-    const from = parseDateParam(query, 'from');
-    const to = parseDateParam(query, 'to');
-    checkOrder(from, to);
-    return seqPage(partner.eventList, {
+    return seqPage(partner.eventList, query, {
       kind: 'evt',
-      cursor: query.get('cursor'),
-      limit,
+      defaultLimit: DEFAULT_EVENTS_LIMIT,
       keep: (evt) =>
         (txId === undefined || evt.aggregate_id === txId) &&
         (type === undefined || evt.event_type === type) &&
-        (status === undefined || evt.delivery_status === status) &&
-        (from === undefined || evt.createdMs >= from) &&
-        (to === undefined || evt.createdMs <= to),
+        (status === undefined || evt.delivery_status === status),
       view: telemetry,
     });
   }

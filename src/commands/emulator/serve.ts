@@ -181,8 +181,17 @@ const FLAG_OF: Partial<Record<keyof Emulator.EmulatorOptions, string>> = {
 };
 
 /** The flags as startEmulator's options: converted here, judged by its rules (an OptionError names the flag). */
-export function parseOptions(opts: EmulatorCommandOptions, env: NodeJS.ProcessEnv, { parseChaos }: Pick<typeof Emulator, 'parseChaos'>): Emulator.EmulatorOptions {
-  const settings: Emulator.EmulatorOptions = { mode: opts.mode, rate: opts.rate, apiKeys: opts.apiKey?.length ? opts.apiKey : undefined, signatureScheme: opts.signatureScheme?.trim() };
+export function parseOptions(
+  opts: EmulatorCommandOptions,
+  env: NodeJS.ProcessEnv,
+  { parseChaos }: Pick<typeof Emulator, 'parseChaos'>,
+): Emulator.EmulatorOptions {
+  const settings: Emulator.EmulatorOptions = {
+    mode: opts.mode,
+    rate: opts.rate,
+    apiKeys: opts.apiKey?.length ? opts.apiKey : undefined,
+    signatureScheme: opts.signatureScheme?.trim(),
+  };
   if (opts.port !== undefined) settings.port = parseIntFlag(opts.port, '--port', 0, 65535);
   if (opts.host !== undefined) {
     if (opts.host.trim() === '' || /\s/.test(opts.host)) throw new UsageError('--host: give a host name or IP address, e.g. 127.0.0.1');
