@@ -54,7 +54,7 @@ export const clockLine = (offsetMs: number) => `{"k":"clock","offset_ms":${offse
  */
 export function eventLine(p: number, evt: EventRecord, tx: TxRecord | undefined): string {
   // The delivery's own fields stay out: what is left is EventFields.
-  const { payload: _payload, body: _body, inFlight: _inFlight, replayQueued: _replayQueued, cancelScheduled: _cancel, owner: _owner, held: _held, ...fields } = evt;
+  const { payload: _payload, body: _body, inFlight: _inFlight, replayQueued: _replayQueued, cancelScheduled: _cancel, owner: _owner, ...fields } = evt;
   const v = q(fields);
   if (tx && evt.payload !== null && sameFields(evt.payload as Record<string, unknown>, snapshot(tx))) {
     return `{"k":"event","p":${p},"v":${v},"body":{"snapshot_of":"tx"}}`;
@@ -211,10 +211,8 @@ export function jsonOr(text: string): unknown {
 }
 
 /** The first line of a snapshot or journal segment, checked: another format or release is refused, saying what to do. */
-export function readHeader(bytes: Buffer, what: string): z.infer<typeof Header> {
-  const fail = (why: string): never => {
-    throw new StateFormatError(`${what} ${why}`);
-  };
+export function readHeader(bytes: Buffer, decoder: StateDecoder): z.infer<typeof Header> {
+  const fail = (why: string) => decoder.fail(why);
   const firstEnd = bytes.indexOf(0x0a);
   const header = Header.safeParse(jsonOr(bytes.toString('utf8', 0, firstEnd < 0 ? Math.min(bytes.length, 4096) : firstEnd)));
   if (!header.success) return fail('is not an offramp emulator state (its first line is not the state header)');
@@ -315,7 +313,7 @@ export class StateDecoder {
  * counting them. Answers the header with the records read into `decoder`.
  */
 export function readDocument(bytes: Buffer, decoder: StateDecoder): z.infer<typeof Header> {
-  const header = readHeader(bytes, decoder.what);
+  const header = readHeader(bytes, decoder);
   const lines = bytes.toString('utf8').split('\n');
   // A whole document ends with its end line and a newline, so the split leaves '' last.
   const endLine = jsonOr(lines.at(-2) ?? '') as { k?: unknown; lines?: unknown } | undefined;
@@ -349,7 +347,7 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
   });
   const events = [...draft.events.values()].sort((a, b) => a.v.seq - b.v.seq || a.v.createdMs - b.v.createdMs);
   events.forEach(({ v, payload }, i) => {
-    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner, held: false };
+    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner };
     partner.events.set(evt.event_id, evt);
     partner.eventList.push(evt);
   });

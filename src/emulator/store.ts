@@ -95,8 +95,6 @@ export type EventRecord = z.infer<typeof EventFields> & {
   cancelScheduled: (() => void) | null;
   /** The partner the event belongs to (a reset detaches it, and its deliveries stop). */
   owner: PartnerState;
-  /** Held back by webhook chaos until a later event has been delivered. */
-  held: boolean;
 };
 
 export class PartnerState {

@@ -106,7 +106,6 @@ export class Webhooks {
       replayQueued: false,
       cancelScheduled: null,
       owner: partner,
-      held: false,
     };
     partner.events.set(eventId, evt);
     partner.eventList.push(evt);
@@ -114,7 +113,6 @@ export class Webhooks {
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
     if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
-      evt.held = true;
       this.held.add(evt);
       this.schedule(evt, this.holdMs);
     } else {
@@ -218,10 +216,7 @@ export class Webhooks {
       evt.cancelScheduled = null;
       this.waiting.delete(evt);
       if (evt.owner.detached) return;
-      if (evt.held) {
-        evt.held = false;
-        this.held.delete(evt);
-      }
+      this.held.delete(evt);
       const injected = this.faults.takeWebhook(evt.event_type);
       if (injected) {
         // No request is made: the endpoint "answered" the rule's status.
@@ -287,7 +282,6 @@ export class Webhooks {
     for (const held of this.held) {
       if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
       this.held.delete(held);
-      held.held = false;
       this.cancelRetry(held);
       this.schedule(held, 0);
     }
