@@ -14,7 +14,6 @@ import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
 import { exportDocument, type StateJournal } from './journal.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
-import type { DecodedState } from './store.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
 import type { Registration } from '../lib/emulator-defaults.js';
@@ -122,17 +121,14 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
       return { status: 200, json: exportDocument(rt), headers: { 'content-type': STATE_CONTENT_TYPE } };
     case 'GET /openapi.json':
       return openapiAnswer();
-    case 'PUT /state': {
-      let decoded: DecodedState;
+    case 'PUT /state':
       try {
-        decoded = decodeDocument(req.body, 'the state');
+        rt.install(decodeDocument(req.body, 'the state'));
       } catch (err) {
         if (err instanceof StateFormatError) throw badRequest(err.message);
         throw err;
       }
-      rt.install(decoded);
       return ok(rt.summary(), 200, 'State imported');
-    }
     default:
       throw notFound(`No control route for ${req.method} ${CONTROL_PATH}${req.path}`);
   }

@@ -142,7 +142,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         allowedHosts,
         port: options.port ?? 0,
         latencyMs,
-        rateLimitPerSecond: rateLimit,
         rateLimiter: new RateLimiter(rateLimit),
         faults: new FaultInjector(faultRate, seededRandom(seed)),
         control,

@@ -12,7 +12,7 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
-    private readonly perSecond: number,
+    readonly perSecond: number,
     private readonly now: () => number = () => performance.now(),
   ) {}
 

@@ -26,8 +26,8 @@ type Summary = { count: number; share: Decimal };
 export class Ledger {
   /** Rows written by completions, sorted by (ts, transaction_id). */
   private readonly entries: Entry[] = [];
-  /** Synthetic history from --seed-revenue, kept in columns (revenue-seed.ts). */
-  private seeded: SeededRows | undefined;
+  /** Synthetic history from --seed-revenue, kept in columns (revenue-seed.ts); set by seed(), read by the state file. */
+  seeded: SeededRows | undefined;
   private version = 0;
   /** Window summaries, valid while the ledger is unchanged: an export asks for the same one on every page. */
   private readonly summaries = new Map<string, { version: number; summary: Summary }>();
@@ -55,11 +55,6 @@ export class Ledger {
   /** The rows completions wrote, in ledger order (for the state file). */
   liveRows(): readonly RevenueRow[] {
     return this.entries.map((e) => e.row);
-  }
-
-  /** The --seed-revenue block, if any (for the state file and a reset). */
-  seededBlock(): SeededRows | undefined {
-    return this.seeded;
   }
 
   /** Puts back rows read from a state file, in any order. */

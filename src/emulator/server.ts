@@ -41,7 +41,6 @@ export type HttpOptions = {
   allowedHosts: ReadonlySet<string>;
   port: number;
   latencyMs: number;
-  rateLimitPerSecond: number;
   rateLimiter: RateLimiter;
   faults: FaultInjector;
   control: ControlSettings;
@@ -121,7 +120,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     if (wait > 0) {
       throw new ApiProblem(
         'RATE_LIMITED',
-        `rate limit exceeded: at most ${opts.rateLimitPerSecond} requests per second per key; retry after ${wait} s`,
+        `rate limit exceeded: at most ${opts.rateLimiter.perSecond} requests per second per key; retry after ${wait} s`,
         { 'Retry-After': String(wait) },
       );
     }

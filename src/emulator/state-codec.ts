@@ -20,7 +20,6 @@ import { STATE_FORMAT } from './types.js';
 import { EventFields, PartnerState, QuoteFields, TxFields } from './store.js';
 import { snapshot, summary } from './transactions.js';
 
-export { STATE_FORMAT };
 /** 2: snapshot and journal (1 was the whole state rewritten now and then). */
 export const STATE_FORMAT_VERSION = 2;
 
@@ -105,7 +104,7 @@ function* partnerGroups(p: number, partner: PartnerState): Generator<string[]> {
   }
   for (const events of eventsOf.values()) yield events.map((evt) => eventLine(p, evt, undefined));
   for (const row of partner.ledger.liveRows()) yield [rowLine(p, row)];
-  const seeded = partner.ledger.seededBlock();
+  const seeded = partner.ledger.seeded;
   if (!seeded) return;
   // Megabytes in one line, and never changed: encoded once, not at every fold.
   if (!seedValues.has(seeded)) seedValues.set(seeded, q(seeded.toState()));
