@@ -8,7 +8,7 @@ import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';
 import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
 import type { ApiResult } from './envelope.js';
-import { ApiProblem, badRequest, conflict, notFound, ok } from './envelope.js';
+import { ApiProblem, badRequest, BODY_LIMIT_BYTES, conflict, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
 import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
@@ -19,8 +19,6 @@ import type { FaultInput } from './types.js';
 import type { Registration } from '../lib/emulator-defaults.js';
 
 export const CONTROL_PATH = '/__emulator';
-/** JSON bodies of the control plane, as the API's. */
-export const CONTROL_BODY_LIMIT = 64 * 1024;
 export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export type ControlSettings = {
@@ -144,7 +142,7 @@ async function openapiAnswer(): Promise<ApiResult> {
 
 /** The body limit of a control request, known before its body is read. */
 export function bodyLimitFor(method: string, path: string): number {
-  return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : CONTROL_BODY_LIMIT;
+  return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : BODY_LIMIT_BYTES;
 }
 
 /**

@@ -13,11 +13,6 @@ import { keyHash } from './store.js';
 import type { AdvanceResult, StateSummary } from './types.js';
 import type { Webhooks } from './webhooks.js';
 
-export type EmulatorConfig = {
-  mode: Mode;
-  rates: Rates;
-};
-
 /**
  * What changed: one record of a partner (by id; a ledger row, which never changes once
  * written, as itself), the clock, one partner replaced whole, or everything.
@@ -41,7 +36,7 @@ export class Runtime {
   private expiredCount = 0;
 
   constructor(
-    readonly config: EmulatorConfig,
+    readonly config: { mode: Mode; rates: Rates },
     /** The business clock: an OffsetClock over a clock that cannot move, or the test's ManualClock. */
     readonly clock: Clock,
     readonly store: Store,

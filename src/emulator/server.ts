@@ -23,16 +23,13 @@ import { authorize, bodyLimitFor, CONTROL_PATH, controlRequest } from './control
 import type { ApiResult } from './envelope.js';
 import { codeForStatus } from '../lib/errors.js';
 import { headerValue } from '../lib/client/transport.js';
-import { ApiProblem, errorResult } from './envelope.js';
+import { ApiProblem, BODY_LIMIT_BYTES, errorResult } from './envelope.js';
 import type { Fault, FaultInjector } from './faults.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
 import { BASE_PATH, ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
 import type { Answered } from './types.js';
-
-/** Bodies are small JSON objects; anything bigger is refused (400, not 413, to stay in the code table the CLI maps). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export type HttpOptions = {
   rt: Runtime;
@@ -50,9 +47,7 @@ export type HttpOptions = {
 
 type Env = { Bindings: HttpBindings };
 
-export type HttpServer = { port: number; close(): Promise<void> };
-
-export async function listen(opts: HttpOptions): Promise<HttpServer> {
+export async function listen(opts: HttpOptions): Promise<{ port: number; close(): Promise<void> }> {
   const app = buildApp(opts);
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
   await new Promise<void>((resolve, reject) => {
