@@ -211,15 +211,14 @@ export function jsonOr(text: string): unknown {
 
 /** The first line of a snapshot or journal segment, checked: another format or release is refused, saying what to do. */
 export function readHeader(bytes: Buffer, decoder: StateDecoder): z.infer<typeof Header> {
-  const fail = (why: string) => decoder.fail(why);
   const firstEnd = bytes.indexOf(0x0a);
   const header = Header.safeParse(jsonOr(bytes.toString('utf8', 0, firstEnd < 0 ? Math.min(bytes.length, 4096) : firstEnd)));
-  if (!header.success) return fail('is not an offramp emulator state (its first line is not the state header)');
+  if (!header.success) return decoder.fail('is not an offramp emulator state (its first line is not the state header)');
   const { format, format_version, offramp_version } = header.data;
-  if (format !== STATE_FORMAT) fail(`is not an offramp emulator state (format "${format.slice(0, 40)}")`);
+  if (format !== STATE_FORMAT) decoder.fail(`is not an offramp emulator state (format "${format.slice(0, 40)}")`);
   if (format_version !== STATE_FORMAT_VERSION || offramp_version !== VERSION) {
     const theirs = offramp_version.slice(0, 40);
-    fail(
+    decoder.fail(
       `was written by offramp ${theirs} (state format ${format_version}); this is offramp ${VERSION} (state format ${STATE_FORMAT_VERSION}), which reads only its own: ` +
         `export it with offramp ${theirs} (offramp emulator state export) and rebuild what you need, or move it aside to start afresh`,
     );
