@@ -77,12 +77,9 @@ export class Runtime {
   /** As freshly started (docs/emulator.md, "Control plane"); false for an unknown key. */
   reset(apiKey?: string): boolean {
     if (apiKey === undefined) {
-      for (const p of this.allPartners) this.webhooks.forget(p);
-      this.store.install(this.store.keys.map((key, i) => this.store.fresh(key, i)), []);
-      this.deadlines.clear();
+      // An empty state, installed: every partner fresh, no deadlines, the clock's offset gone.
+      this.install({ partners: [], clockOffsetMs: 0 });
       this.faultRules.clear();
-      if (this.clock instanceof OffsetClock) this.clock.offsetMs = 0;
-      this.journal.changed('all');
       return true;
     }
     const replaced = this.store.replace(apiKey);
