@@ -26,11 +26,6 @@ function randomHex(size: number): string {
   return pool.toString('hex', at, at + size);
 }
 
-function randomBytes(size: number): Buffer {
-  const at = take(size);
-  return Buffer.from(pool.subarray(at, at + size));
-}
-
 export function depositAddress(network: string): string {
   if (network === 'trc20') return tronAddress();
   return `0x${randomHex(20)}`;
@@ -47,7 +42,9 @@ export function depositId(): string {
 }
 
 function tronAddress(): string {
-  const payload = Buffer.concat([Buffer.from([0x41]), randomBytes(20)]);
+  const at = take(20);
+  // concat copies: the pool may be refilled under a view of it.
+  const payload = Buffer.concat([Buffer.from([0x41]), pool.subarray(at, at + 20)]);
   const checksum = sha256(sha256(payload)).subarray(0, 4);
   return base58(Buffer.concat([payload, checksum]));
 }

@@ -8,20 +8,17 @@ import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';
 import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
 import type { ApiResult } from './envelope.js';
-import { ApiProblem, badRequest, conflict, notFound, ok } from './envelope.js';
+import { ApiProblem, badRequest, BODY_LIMIT_BYTES, conflict, notFound, ok } from './envelope.js';
 import { parseJsonObject } from './params.js';
 import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
 import { exportDocument, type StateJournal } from './journal.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
-import type { DecodedState } from './store.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
 import type { Registration } from '../lib/emulator-defaults.js';
 
 export const CONTROL_PATH = '/__emulator';
-/** JSON bodies of the control plane, as the API's. */
-export const CONTROL_BODY_LIMIT = 64 * 1024;
 export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export type ControlSettings = {
@@ -122,17 +119,14 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
       return { status: 200, json: exportDocument(rt), headers: { 'content-type': STATE_CONTENT_TYPE } };
     case 'GET /openapi.json':
       return openapiAnswer();
-    case 'PUT /state': {
-      let decoded: DecodedState;
+    case 'PUT /state':
       try {
-        decoded = decodeDocument(req.body, 'the state');
+        rt.install(decodeDocument(req.body, 'the state'));
       } catch (err) {
         if (err instanceof StateFormatError) throw badRequest(err.message);
         throw err;
       }
-      rt.install(decoded);
       return ok(rt.summary(), 200, 'State imported');
-    }
     default:
       throw notFound(`No control route for ${req.method} ${CONTROL_PATH}${req.path}`);
   }
@@ -148,7 +142,7 @@ async function openapiAnswer(): Promise<ApiResult> {
 
 /** The body limit of a control request, known before its body is read. */
 export function bodyLimitFor(method: string, path: string): number {
-  return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : CONTROL_BODY_LIMIT;
+  return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : BODY_LIMIT_BYTES;
 }
 
 /**

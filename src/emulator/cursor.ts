@@ -6,6 +6,7 @@
 // repeated. A cursor from another list, or anything that does not decode, is a 400.
 import type { Page } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
+import { checkOrder, parseDateParam, parseLimit, type Query } from './params.js';
 
 export type CursorKind = 'tx' | 'evt' | 'rev';
 
@@ -25,27 +26,34 @@ export function decodeSeqCursor(kind: 'tx' | 'evt', cursor: string): number {
 /**
  * One page, newest first, of a list kept in creation order, where the item of sequence number n
  * sits at index n - 1 (transactions, events): the record a partner came to see is at the top.
+ * The query's limit, cursor and created_at window (from, to) are read here; `keep` is the list's own filter.
  */
-export function seqPage<T extends { seq: number }, R>(
+export function seqPage<T extends { seq: number; createdMs: number }, R>(
   list: readonly T[],
-  opts: { kind: 'tx' | 'evt'; cursor: string | undefined; limit: number; keep: (item: T) => boolean; view: (item: T) => R },
+  query: Query,
+  opts: { kind: 'tx' | 'evt'; defaultLimit: number; keep: (item: T) => boolean; view: (item: T) => R },
 ): Page<R> {
+  const limit = parseLimit(query, opts.defaultLimit);
+  const from = parseDateParam(query, 'from') ?? -Infinity;
+  const to = parseDateParam(query, 'to') ?? Infinity;
+  checkOrder(from, to);
+  const cursor = query.get('cursor');
   // The cursor's item sits at its seq - 1; the page starts just below it.
-  let index = opts.cursor ? decodeSeqCursor(opts.kind, opts.cursor) - 2 : list.length - 1;
+  let index = cursor ? decodeSeqCursor(opts.kind, cursor) - 2 : list.length - 1;
   const data: R[] = [];
   let last: T | undefined;
   let hasMore = false;
   for (; index >= 0 && index < list.length; index--) {
     const item = list[index]!;
-    if (!opts.keep(item)) continue;
-    if (data.length === opts.limit) {
+    if (item.createdMs < from || item.createdMs > to || !opts.keep(item)) continue;
+    if (data.length === limit) {
       hasMore = true;
       break;
     }
     data.push(opts.view(item));
     last = item;
   }
-  return { data, has_more: hasMore, limit: opts.limit, next_cursor: hasMore && last ? encodeCursor(opts.kind, { s: last.seq }) : null };
+  return { data, has_more: hasMore, limit, next_cursor: hasMore && last ? encodeCursor(opts.kind, { s: last.seq }) : null };
 }
 
 export function decodeLedgerCursor(cursor: string): { t: number; id: string } {

@@ -2,6 +2,7 @@
 // transactions costs nothing when nothing is due. The sweep runs before every request,
 // after every jump of a manual clock, and once a second on a real clock: a passed deadline
 // expires the transaction "without anyone asking".
+import { firstIndex } from './sorted.js';
 import type { PartnerState, TxRecord } from './store.js';
 
 export type Deadline = { dueMs: number; partner: PartnerState; tx: TxRecord };
@@ -19,13 +20,7 @@ export class DeadlineQueue {
       return;
     }
     // After the last deadline due at or before it (those restored from a state come partner by partner).
-    let lo = 0;
-    for (let hi = q.length; lo < hi; ) {
-      const mid = (lo + hi) >> 1;
-      if (q[mid]!.dueMs <= item.dueMs) lo = mid + 1;
-      else hi = mid;
-    }
-    q.splice(lo, 0, item);
+    q.splice(firstIndex(q.length, (i) => q[i]!.dueMs > item.dueMs), 0, item);
   }
 
   clear(): void {

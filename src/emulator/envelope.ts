@@ -8,6 +8,9 @@ export type ErrorCode = (typeof CODE_OF_STATUS)[keyof typeof CODE_OF_STATUS];
 
 const STATUS_OF = Object.fromEntries(Object.entries(CODE_OF_STATUS).map(([status, code]) => [code, Number(status)])) as Record<ErrorCode, number>;
 
+/** Bodies are small JSON objects, the control plane's too; anything bigger is refused (400, not 413, to stay in the code table the CLI maps). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
 /** What a handler answers: status, JSON body (as a value, or already serialised) and any extra headers. */
 export type ApiResult = {
   status: number;

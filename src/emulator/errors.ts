@@ -1,5 +1,6 @@
-// Errors startEmulator throws that a caller may want to tell apart. Kept free of imports:
-// the package's declarations include this module (src/emulator/types.ts says why).
+// Errors startEmulator throws that a caller may want to tell apart. Only types.ts is
+// imported: the package's declarations include this module (src/emulator/types.ts says why).
+import type { EmulatorOptions } from './types.js';
 
 /**
  * The state file cannot be used: damaged, written by another version, not private to
@@ -7,4 +8,18 @@
  */
 export class StateFileError extends Error {
   override name = 'StateFileError';
+}
+
+/**
+ * An option startEmulator refuses. Each rule is written once, here: `say` names the options
+ * through `name`, which gives their names in code for the message, and their flags to the
+ * CLI (src/commands/emulator/serve.ts).
+ */
+export class OptionError extends RangeError {
+  constructor(
+    readonly say: (name: (option: keyof EmulatorOptions) => string) => string,
+    readonly hint?: string,
+  ) {
+    super(hint === undefined ? say((option) => option) : `${say((option) => option)} (${hint})`);
+  }
 }

@@ -31,12 +31,10 @@ export function parseRoutePattern(text: string): RoutePattern | string {
   return { method, segments };
 }
 
-/** Whether a route pattern can match an endpoint whose path is written with `:param` segments. */
-export function patternMatchesTemplate(pattern: RoutePattern, method: string, template: string): boolean {
+/** Whether a pattern matches a request's path segments, or (`template`) can match an endpoint's, whose `:param` segments match anything. */
+function patternMatches(pattern: RoutePattern, method: string, segments: string[], template = false): boolean {
   if (pattern.method !== '*' && pattern.method !== method) return false;
-  const segments = template.split('/').slice(1);
-  if (segments.length !== pattern.segments.length) return false;
-  return segments.every((seg, i) => seg.startsWith(':') || pattern.segments[i] === '*' || pattern.segments[i] === seg);
+  return segments.length === pattern.segments.length && pattern.segments.every((seg, i) => seg === '*' || seg === segments[i] || (template && segments[i]!.startsWith(':')));
 }
 
 function isWebhook(input: FaultInput): input is WebhookFaultInput {
@@ -88,7 +86,7 @@ export class FaultRules {
       if (input.eventType !== undefined) rule.eventType = input.eventType;
     } else {
       const pattern = parseRoutePattern(input.route) as RoutePattern;
-      if (!endpoints.some((e) => patternMatchesTemplate(pattern, e.method, e.path))) {
+      if (!endpoints.some((e) => patternMatches(pattern, e.method, e.path.split('/').slice(1), true))) {
         throw new RangeError(`route ${input.route} matches no endpoint of the API (paths are relative to the base path, e.g. GET /transactions/*)`);
       }
       rule = { id, kind: 'route', route: `${pattern.method} /${pattern.segments.join('/')}`, pattern, remaining: input.next ?? null, applied: 0 };
@@ -114,13 +112,7 @@ export class FaultRules {
   takeRoute(method: string, relativePath: string): FaultRule | undefined {
     if (this.rules.length === 0) return undefined;
     let segments: string[] | undefined;
-    return this.take((rule) => {
-      if (rule.kind !== 'route') return false;
-      const pattern = rule.pattern!;
-      if (pattern.method !== '*' && pattern.method !== method) return false;
-      segments ??= relativePath.split('/').slice(1);
-      return segments.length === pattern.segments.length && pattern.segments.every((seg, i) => seg === '*' || seg === segments![i]);
-    });
+    return this.take((rule) => rule.kind === 'route' && patternMatches(rule.pattern!, method, (segments ??= relativePath.split('/').slice(1))));
   }
 
   /** The first webhook rule for this event type, used once. */

@@ -3,6 +3,7 @@
 // ("Idempotency"). Keys are scoped per route pattern so one key cannot mean two operations.
 // Injected 500/503 faults happen before execution and store nothing; a dropped connection
 // happens after, so its retry is a replay.
+import { isDeepStrictEqual } from 'node:util';
 import type { ApiResult } from './envelope.js';
 import { badRequest, conflict } from './envelope.js';
 
@@ -96,21 +97,6 @@ export function requireIdempotencyKey(value: string | undefined): string {
 function sameRequest(a: RequestIdentity, b: RequestIdentity): boolean {
   if (a.text === b.text) return true;
   if (!a.structural || !b.structural) return false;
-  // Both texts passed validation as JSON objects when they were first seen.
-  return canonicalJson(a.text) === canonicalJson(b.text);
-}
-
-/** JSON text with object keys sorted at every level: key order and whitespace no longer matter. */
-export function canonicalJson(text: string): string {
-  return JSON.stringify(canonical(JSON.parse(text)));
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) out[k] = canonical((value as Record<string, unknown>)[k]);
-    return out;
-  }
-  return value;
+  // Both texts passed validation as JSON objects when they were first seen; key order and whitespace do not count.
+  return isDeepStrictEqual(JSON.parse(a.text), JSON.parse(b.text));
 }

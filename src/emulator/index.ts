@@ -2,7 +2,7 @@
 // code"). Nothing here runs at import time. What this module exports is declared in terms of
 // types.ts, clock.ts and errors.ts only: those declarations are what the package ships, and
 // they must not reach modules that need our dependencies' types.
-import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHOOK_SECRET, isAdminToken } from '../lib/emulator-defaults.js';
+import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
@@ -12,11 +12,12 @@ import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
 import { CONTROL_PATH } from './control.js';
 import { isLoopbackHost, parseHost } from '../lib/client/url.js';
-import { FaultRules } from './fault-rules.js';
+import { FaultRules, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
+import { OptionError } from './errors.js';
 import { FaultInjector } from './faults.js';
 import { DEFAULT_RATE as PRICING_DEFAULT_RATE, pairsFor, ratesFrom } from './pricing.js';
 import { freshSeed, seededRandom } from './prng.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter } from './rate-limit.js';
+import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT, RateLimiter } from './rate-limit.js';
 import { SeededRows } from './revenue-seed.js';
 import { BASE_PATH as API_BASE_PATH, ROUTES } from './routes.js';
 import { IN_MEMORY, Runtime } from './runtime.js';
@@ -29,10 +30,9 @@ import type { Clock, EmulatorOptions, RunningEmulator } from './types.js';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
 
 export { ManualClock, systemClock } from './clock.js';
-export { StateFileError } from './errors.js';
+export { OptionError, StateFileError } from './errors.js';
 export { describeChaos, parseChaos } from './chaos.js';
 export { faultProblem, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
-export { isAdminToken } from '../lib/emulator-defaults.js';
 export { STATE_FORMAT } from './types.js';
 export type {
   AdvanceResult,
@@ -62,36 +62,43 @@ export const DEFAULT_CLI_PORT: number = EMULATOR_DEFAULT_PORT;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const mode = options.mode ?? 'staging';
-  if (mode !== 'staging' && mode !== 'production') throw new RangeError(`mode must be staging or production, got ${String(mode)}`);
-  const apiKeys = options.apiKeys && options.apiKeys.length > 0 ? [...options.apiKeys] : [DEFAULT_API_KEY];
-  if (apiKeys.some((k) => typeof k !== 'string' || k.length === 0)) throw new RangeError('apiKeys must be non-empty strings');
+  if (mode !== 'staging' && mode !== 'production') throw new OptionError((n) => `${n('mode')} must be staging or production, got ${String(mode)}`);
+  const apiKeys = options.apiKeys && options.apiKeys.length > 0 ? [...new Set(options.apiKeys)] : [DEFAULT_API_KEY];
+  if (apiKeys.some((k) => typeof k !== 'string' || k === '' || /\s/.test(k))) {
+    throw new OptionError((n) => `${n('apiKeys')}: a key must be non-empty and contain no spaces`);
+  }
   const rate = options.rate ?? DEFAULT_RATE;
-  if (!/^\d+(\.\d+)?$/.test(rate) || new Decimal(rate).lte(0)) throw new RangeError(`rate must be a positive decimal string, got ${rate}`);
+  if (!/^\d+(\.\d+)?$/.test(rate) || new Decimal(rate).lte(0)) {
+    throw new OptionError((n) => `${n('rate')}: "${rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`);
+  }
   const faultRate = options.faultRate ?? 0;
-  if (!(faultRate >= 0 && faultRate <= 1)) throw new RangeError(`faultRate must be between 0 and 1, got ${faultRate}`);
+  if (!(faultRate >= 0 && faultRate <= 1)) throw new OptionError((n) => `${n('faultRate')}: "${faultRate}" is not a probability from 0 to 1 (e.g. 0.3)`);
   const latencyMs = options.latencyMs ?? 0;
-  if (!(latencyMs >= 0)) throw new RangeError(`latencyMs must be >= 0, got ${latencyMs}`);
+  if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_LATENCY_MS)) throw new OptionError((n) => `${n('latencyMs')} must be from 0 to ${MAX_FAULT_LATENCY_MS} ms, got ${latencyMs}`);
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT[mode];
-  if (!(rateLimit >= 0)) throw new RangeError(`rateLimit must be >= 0, got ${rateLimit}`);
+  if (!(Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT)) {
+    throw new OptionError((n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`);
+  }
   const seed = options.seed ?? freshSeed();
   const host = options.host ?? '127.0.0.1';
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
   const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
-  if (!isScheme(signatureScheme)) throw new RangeError(`signatureScheme must be one of ${SCHEMES.join(', ')}, got ${signatureScheme}`);
+  if (!isScheme(signatureScheme)) throw new OptionError((n) => `${n('signatureScheme')}: unknown scheme "${signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
   const chaos = options.webhookChaos;
   const chaosIssue = chaos ? chaosProblem(chaos) : null;
-  if (chaosIssue) throw new RangeError(chaosIssue);
-  if (options.adminToken !== undefined && !isAdminToken(options.adminToken)) {
-    throw new RangeError('adminToken must be at least 8 characters, without spaces');
+  if (chaosIssue) throw new OptionError((n) => `${n('webhookChaos')}: ${chaosIssue}`);
+  const adminToken = options.adminToken;
+  if (adminToken !== undefined && !(adminToken.length >= 8 && !/\s/.test(adminToken))) {
+    throw new OptionError((n) => `${n('adminToken')}: at least 8 characters, no spaces`);
   }
   // The control plane can reset every partner: off loopback, only with a token.
-  if (!isLoopbackHost(host) && options.adminToken === undefined) {
-    throw new RangeError(`an adminToken is required when host is not a loopback address (${host})`);
+  if (!isLoopbackHost(host) && adminToken === undefined) {
+    throw new OptionError((n) => `${n('host')} ${host} is not a loopback address: the control plane then needs ${n('adminToken')}`, 'so that only holders of the token can reset or drive the emulator');
   }
   const allowedHosts = new Set<string>();
   for (const name of options.allowedHosts ?? []) {
     const parsed = parseHost(name);
-    if (parsed?.port !== '') throw new RangeError(`allowedHosts: "${name}" is not a host name alone (any port is answered for one)`);
+    if (parsed?.port !== '') throw new OptionError((n) => `${n('allowedHosts')}: "${name}" is not a host name alone`, 'give the name alone, like emulator or 127.0.0.1: any port is answered for it');
     allowedHosts.add(parsed.hostname);
   }
   // A clock that can move (a ManualClock) is moved by the control plane; any other gets an offset on top.
@@ -101,7 +108,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const opened = options.statePath !== undefined ? await StateJournal.open(options.statePath, options.log) : undefined;
   const stateFile = opened?.journal;
   try {
-    const store = new Store(apiKeys);
     const journal = stateFile ?? IN_MEMORY;
     const faultRules = new FaultRules();
     const webhooks = new Webhooks(
@@ -122,12 +128,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
     const seeded = seedRevenue > 0 ? SeededRows.generate(seedRevenue, clock.now(), seededRandom(seed ^ 0x5eed), pairsFor(mode), rates) : undefined;
-    if (seeded) store.partners[0]!.ledger.seed(seeded);
-    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, seeded, expireDue);
+    const store = new Store(apiKeys, seeded);
+    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, expireDue);
     if (opened?.decoded) rt.install(opened.decoded);
     await stateFile?.attach(rt);
 
-    const control: ControlSettings = { adminToken: options.adminToken, stateFile, version: VERSION, startedAt: Date.now(), url: '' };
+    const control: ControlSettings = { adminToken, stateFile, version: VERSION, startedAt: Date.now(), url: '' };
     let server;
     try {
       server = await listen({
@@ -136,7 +142,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         allowedHosts,
         port: options.port ?? 0,
         latencyMs,
-        rateLimitPerSecond: rateLimit,
         rateLimiter: new RateLimiter(rateLimit),
         faults: new FaultInjector(faultRate, seededRandom(seed)),
         control,

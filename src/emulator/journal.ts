@@ -461,7 +461,7 @@ const COMMIT = Buffer.from('{"k":"commit"');
 function replay(bytes: Buffer, decoder: StateDecoder, last: boolean): number {
   const headerEnd = bytes.indexOf(0x0a);
   if (headerEnd < 0) return last ? 0 : decoder.fail('is incomplete: its header is cut short');
-  readHeader(bytes, decoder.what);
+  readHeader(bytes, decoder);
   let good = headerEnd + 1;
   let line = 2;
   const batch: string[] = [];

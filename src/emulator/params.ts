@@ -98,8 +98,8 @@ export function requireDateParam(query: Query, name: string): number {
 }
 
 /** A created_at window; `to` before `from` is a 400 rather than an empty page, to catch swapped arguments. */
-export function checkOrder(from: number | undefined, to: number | undefined): void {
-  if (from !== undefined && to !== undefined && to < from) throw badRequest('to must not be before from');
+export function checkOrder(from: number, to: number): void {
+  if (to < from) throw badRequest('to must not be before from');
 }
 
 export function parseEnumParam<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {

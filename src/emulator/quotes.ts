@@ -35,7 +35,7 @@ export function createQuote(rt: Runtime, partner: PartnerState, body: QuoteReque
     expires_at: iso(now + QUOTE_VALIDITY_MS),
   };
   partner.quotes.set(record.quote_id, record);
-  rt.changed('quote', partner, record.quote_id);
+  rt.journal.changed('quote', partner, record.quote_id);
   return {
     quote_id: record.quote_id,
     base_rate: record.base_rate,

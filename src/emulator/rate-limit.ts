@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 
 export const DEFAULT_RATE_LIMIT = { staging: 1000, production: 100 } as const;
+export const MAX_RATE_LIMIT = 1_000_000;
 
 type Bucket = { tokens: number; at: number };
 
@@ -11,7 +12,7 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
-    private readonly perSecond: number,
+    readonly perSecond: number,
     private readonly now: () => number = () => performance.now(),
   ) {}
 

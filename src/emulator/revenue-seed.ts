@@ -10,6 +10,7 @@ import type { RevenueRow } from '../lib/schemas.js';
 import { iso } from './clock.js';
 import type { Rates } from './pricing.js';
 import type { Random } from './prng.js';
+import { firstIndex } from './sorted.js';
 
 export const SEED_SPAN_DAYS = 180;
 const MIN_KOBO = 500_000;
@@ -127,14 +128,7 @@ export class SeededRows {
 
   /** First index whose ts is at or after `tsMs`. */
   firstAtOrAfter(tsMs: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.ts[mid]! >= tsMs) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+    return firstIndex(this.length, (i) => this.ts[i]! >= tsMs);
   }
 
   /** First index whose (ts, id) sorts after the given key. */

@@ -11,10 +11,9 @@ import { iso } from './clock.js';
 import { decodeLedgerCursor, encodeCursor } from './cursor.js';
 import { badRequest } from './envelope.js';
 import type { Query } from './params.js';
-import { parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
-import { formatFiat } from './pricing.js';
+import { checkOrder, parseBoolParam, parseLimit, parseTextParam, requireDateParam } from './params.js';
 import type { SeededRows } from './revenue-seed.js';
-import type { TxRecord } from './store.js';
+import { firstIndex } from './sorted.js';
 
 export const PLATFORM_FEE_RATE = new Decimal('0.01');
 export const PARTNER_SHARE_RATE = new Decimal('0.25');
@@ -27,8 +26,8 @@ type Summary = { count: number; share: Decimal };
 export class Ledger {
   /** Rows written by completions, sorted by (ts, transaction_id). */
   private readonly entries: Entry[] = [];
-  /** Synthetic history from --seed-revenue, kept in columns (revenue-seed.ts). */
-  private seeded: SeededRows | undefined;
+  /** Synthetic history from --seed-revenue, kept in columns (revenue-seed.ts); set by seed(), read by the state file. */
+  seeded: SeededRows | undefined;
   private version = 0;
   /** Window summaries, valid while the ledger is unchanged: an export asks for the same one on every page. */
   private readonly summaries = new Map<string, { version: number; summary: Summary }>();
@@ -58,15 +57,6 @@ export class Ledger {
     return this.entries.map((e) => e.row);
   }
 
-  get liveCount(): number {
-    return this.entries.length;
-  }
-
-  /** The --seed-revenue block, if any (for the state file and a reset). */
-  seededBlock(): SeededRows | undefined {
-    return this.seeded;
-  }
-
   /** Puts back rows read from a state file, in any order. */
   restore(rows: RevenueRow[]): void {
     for (const row of rows) this.entries.push({ tsMs: Date.parse(row.ts), row });
@@ -77,7 +67,7 @@ export class Ledger {
   page(query: Query): RevenuePage {
     const from = requireDateParam(query, 'from');
     const to = requireDateParam(query, 'to');
-    if (to < from) throw badRequest('to must not be before from');
+    checkOrder(from, to);
     if (to - from > MAX_WINDOW_MS) {
       throw badRequest('the time window cannot exceed 90 days (split longer periods into windows of at most 90 days)');
     }
@@ -163,23 +153,11 @@ export class Ledger {
   }
 
   private liveAtOrAfter(tsMs: number): number {
-    return this.search((e) => e.tsMs >= tsMs);
+    return firstIndex(this.entries.length, (i) => this.entries[i]!.tsMs >= tsMs);
   }
 
   private liveAfter(tsMs: number, id: string): number {
-    return this.search((e) => compare(e.tsMs, e.row.transaction_id, tsMs, id) > 0);
-  }
-
-  /** First index whose entry satisfies a predicate that is monotone over the sorted entries. */
-  private search(isAtOrPast: (e: Entry) => boolean): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (isAtOrPast(this.entries[mid]!)) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+    return firstIndex(this.entries.length, (i) => compare(this.entries[i]!.tsMs, this.entries[i]!.row.transaction_id, tsMs, id) > 0);
   }
 }
 
@@ -196,22 +174,4 @@ export function fees(amount: Decimal): { platform_fee: Decimal; share: Decimal }
   const platform_fee = amount.times(PLATFORM_FEE_RATE).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_HALF_UP);
   const share = platform_fee.times(PARTNER_SHARE_RATE).toDecimalPlaces(FIAT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { platform_fee, share };
-}
-
-/** The row a completion writes: the transaction's own amounts, stamped with the completion time. */
-export function ledgerRowFor(tx: TxRecord, completedAt: string): RevenueRow {
-  const { platform_fee, share } = fees(new Decimal(tx.amount));
-  return {
-    transaction_id: tx.id,
-    merchant_id: tx.merchant_id ?? '',
-    merchant_reference: tx.merchant_reference,
-    terminal_id: tx.terminal_id ?? '',
-    crypto_currency: tx.crypto_currency,
-    network: tx.network,
-    crypto_amount: tx.crypto_amount,
-    amount: tx.amount,
-    platform_fee: formatFiat(platform_fee),
-    share: formatFiat(share),
-    ts: completedAt,
-  };
 }

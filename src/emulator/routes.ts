@@ -145,7 +145,7 @@ function idempotent(
     result = errorResult(err, iso(now));
   }
   const stored = partner.idempotency.store(route, key, request, result, now, createdBy(route, result));
-  rt.changed('idem', partner, entryId(route, key));
+  rt.journal.changed('idem', partner, entryId(route, key));
   return stored;
 }
 

@@ -8,16 +8,10 @@ import { iso, OffsetClock } from './clock.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Mode, Rates } from './pricing.js';
-import type { SeededRows } from './revenue-seed.js';
 import type { DecodedState, PartnerState, Store } from './store.js';
 import { keyHash } from './store.js';
 import type { AdvanceResult, StateSummary } from './types.js';
 import type { Webhooks } from './webhooks.js';
-
-export type EmulatorConfig = {
-  mode: Mode;
-  rates: Rates;
-};
 
 /**
  * What changed: one record of a partner (by id; a ledger row, which never changes once
@@ -42,7 +36,7 @@ export class Runtime {
   private expiredCount = 0;
 
   constructor(
-    readonly config: EmulatorConfig,
+    readonly config: { mode: Mode; rates: Rates },
     /** The business clock: an OffsetClock over a clock that cannot move, or the test's ManualClock. */
     readonly clock: Clock,
     readonly store: Store,
@@ -50,15 +44,9 @@ export class Runtime {
     readonly faultRules: FaultRules,
     /** Told of every change to the state. */
     readonly journal: Journaling,
-    /** The --seed-revenue block of the first partner, put back by a reset. */
-    private readonly seeded: SeededRows | undefined,
     /** Expires what is due (transactions.ts; handed in so that this module does not depend on it). */
     private readonly expireDue: (rt: Runtime, now: number) => number,
   ) {}
-
-  changed(...change: Change): void {
-    this.journal.changed(...change);
-  }
 
   sweep(): number {
     const n = this.expireDue(this, this.clock.now());
@@ -77,7 +65,7 @@ export class Runtime {
     else if (this.clock.advance) this.clock.advance(ms);
     else throw new RangeError('this emulator runs on a clock that cannot be moved');
     this.sweep();
-    this.changed('clock');
+    this.journal.changed('clock');
     return {
       now: iso(this.clock.now()),
       advanced_ms: ms,
@@ -89,19 +77,15 @@ export class Runtime {
   /** As freshly started (docs/emulator.md, "Control plane"); false for an unknown key. */
   reset(apiKey?: string): boolean {
     if (apiKey === undefined) {
-      for (const p of this.allPartners) this.webhooks.forget(p);
-      this.store.install(this.store.keys.map((key, i) => this.freshPartner(key, i)), []);
-      this.deadlines.clear();
+      // An empty state, installed: every partner fresh, no deadlines, the clock's offset gone.
+      this.install({ partners: [], clockOffsetMs: 0 });
       this.faultRules.clear();
-      if (this.clock instanceof OffsetClock) this.clock.offsetMs = 0;
-      this.changed('all');
       return true;
     }
     const replaced = this.store.replace(apiKey);
     if (!replaced) return false;
     this.webhooks.forget(replaced.old);
-    if (this.store.keys.indexOf(apiKey) === 0 && this.seeded) replaced.fresh.ledger.seed(this.seeded);
-    this.changed('partner', replaced.fresh);
+    this.journal.changed('partner', replaced.fresh);
     return true;
   }
 
@@ -112,7 +96,7 @@ export class Runtime {
       const hash = keyHash(key);
       const found = byHash.get(hash);
       byHash.delete(hash);
-      if (!found) return this.freshPartner(key, i);
+      if (!found) return this.store.fresh(key, i);
       found.label = `partner-${i + 1}`;
       return found;
     });
@@ -128,7 +112,7 @@ export class Runtime {
     }
     if (this.clock instanceof OffsetClock) this.clock.offsetMs = decoded.clockOffsetMs;
     for (const partner of active) this.webhooks.resume(partner);
-    this.changed('all');
+    this.journal.changed('all');
     this.sweep();
   }
 
@@ -150,11 +134,5 @@ export class Runtime {
       ledger_rows: sum((p) => p.ledger.size),
       clock_offset_ms: this.clockOffsetMs,
     };
-  }
-
-  private freshPartner(key: string, i: number): PartnerState {
-    const partner = this.store.fresh(key, i);
-    if (i === 0 && this.seeded) partner.ledger.seed(this.seeded);
-    return partner;
   }
 }

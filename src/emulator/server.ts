@@ -7,7 +7,7 @@
 // key is looked at, so a typo in a path is reported as such. The control plane (control.ts)
 // has none of the API's checks, faults or latency: it must keep working while a test makes
 // the API misbehave. Before any of it, `guard` refuses what is not addressed to the emulator.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -23,16 +23,13 @@ import { authorize, bodyLimitFor, CONTROL_PATH, controlRequest } from './control
 import type { ApiResult } from './envelope.js';
 import { codeForStatus } from '../lib/errors.js';
 import { headerValue } from '../lib/client/transport.js';
-import { ApiProblem, errorResult } from './envelope.js';
+import { ApiProblem, BODY_LIMIT_BYTES, errorResult } from './envelope.js';
 import type { Fault, FaultInjector } from './faults.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
 import { BASE_PATH, ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
 import type { Answered } from './types.js';
-
-/** Bodies are small JSON objects; anything bigger is refused (400, not 413, to stay in the code table the CLI maps). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export type HttpOptions = {
   rt: Runtime;
@@ -41,7 +38,6 @@ export type HttpOptions = {
   allowedHosts: ReadonlySet<string>;
   port: number;
   latencyMs: number;
-  rateLimitPerSecond: number;
   rateLimiter: RateLimiter;
   faults: FaultInjector;
   control: ControlSettings;
@@ -51,9 +47,7 @@ export type HttpOptions = {
 
 type Env = { Bindings: HttpBindings };
 
-export type HttpServer = { port: number; close(): Promise<void> };
-
-export async function listen(opts: HttpOptions): Promise<HttpServer> {
+export async function listen(opts: HttpOptions): Promise<{ port: number; close(): Promise<void> }> {
   const app = buildApp(opts);
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
   await new Promise<void>((resolve, reject) => {
@@ -89,17 +83,15 @@ function buildApp(opts: HttpOptions): Hono<Env> {
   app.all(`${CONTROL_PATH}/*`, (c) => serveControl(opts, c));
   app.notFound(async (c) => {
     const started = performance.now();
-    const requestId = newRequestId();
     const problem = new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
     if (opts.latencyMs > 0) await sleep(opts.latencyMs);
-    tell(opts, c, undefined, write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), false));
-    logLine(opts, c, '404', started, requestId);
+    tell(opts, c, undefined, send(opts, c, started, errorResult(problem, iso(opts.rt.clock.now())), false));
     return RESPONSE_ALREADY_SENT;
   });
   // Handlers catch their own errors; this only guards the router itself, still in the envelope.
   app.onError((err, c) => {
     opts.log?.(`internal error: ${err.stack ?? err.message}`);
-    tell(opts, c, undefined, write(c.env.outgoing, newRequestId(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true));
+    tell(opts, c, undefined, send(opts, c, performance.now(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true));
     return RESPONSE_ALREADY_SENT;
   });
   return app;
@@ -107,8 +99,7 @@ function buildApp(opts: HttpOptions): Hono<Env> {
 
 async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<Response> {
   const started = performance.now();
-  const requestId = newRequestId();
-  const { incoming, outgoing } = c.env;
+  const { incoming } = c.env;
   const { rt } = opts;
   let fault: Fault = 'none';
   let extraLatencyMs = 0;
@@ -116,7 +107,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
   let closeAfter = false;
   try {
     const rawBody = route.method === 'POST' ? (await readBody(incoming, BODY_LIMIT_BYTES)).toString('utf8') : '';
-    const apiKey = headerOf(incoming, 'x-api-key');
+    const apiKey = headerValue(incoming.headers['x-api-key']);
     if (apiKey === undefined || apiKey === '') throw new ApiProblem('UNAUTHORIZED', 'missing X-API-KEY header');
     const partner = rt.store.partner(apiKey);
     if (!partner) throw new ApiProblem('UNAUTHORIZED', 'invalid API key');
@@ -124,7 +115,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     if (wait > 0) {
       throw new ApiProblem(
         'RATE_LIMITED',
-        `rate limit exceeded: at most ${opts.rateLimitPerSecond} requests per second per key; retry after ${wait} s`,
+        `rate limit exceeded: at most ${opts.rateLimiter.perSecond} requests per second per key; retry after ${wait} s`,
         { 'Retry-After': String(wait) },
       );
     }
@@ -147,7 +138,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
       partner,
       param: (name) => c.req.param(name) ?? '',
       query: { get: (name) => c.req.query(name) },
-      header: (name) => headerOf(incoming, name),
+      header: (name) => headerValue(incoming.headers[name]),
       rawBody,
     };
     // A change is journaled before it is answered (journal.ts); while it cannot be, none is made.
@@ -162,11 +153,10 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
   if (fault === 'drop') {
     // The handler ran and committed; the client gets no answer at all.
     incoming.socket.destroy();
-    logLine(opts, c, 'dropped', started, requestId);
+    logLine(opts, c, 'dropped', started, newRequestId());
     return RESPONSE_ALREADY_SENT;
   }
-  tell(opts, c, `${route.method} ${route.path}`, write(outgoing, requestId, result, closeAfter));
-  logLine(opts, c, String(result.status), started, requestId);
+  tell(opts, c, `${route.method} ${route.path}`, send(opts, c, started, result, closeAfter));
   return RESPONSE_ALREADY_SENT;
 }
 
@@ -195,10 +185,7 @@ async function guard(opts: HttpOptions, hosts: Map<string, boolean>, c: Context<
     }
   }
   if (!problem) return next();
-  const started = performance.now();
-  const requestId = newRequestId();
-  write(c.env.outgoing, requestId, errorResult(problem, iso(opts.rt.clock.now())), true);
-  logLine(opts, c, '403', started, requestId);
+  send(opts, c, performance.now(), errorResult(problem, iso(opts.rt.clock.now())), true);
   return RESPONSE_ALREADY_SENT;
 }
 
@@ -215,13 +202,12 @@ function tell(opts: HttpOptions, c: Context<Env>, route: string | undefined, sen
 /** One control-plane request (control.ts): no key, no rate limit, no faults, no latency. */
 async function serveControl(opts: HttpOptions, c: Context<Env>): Promise<Response> {
   const started = performance.now();
-  const requestId = newRequestId();
-  const { incoming, outgoing } = c.env;
+  const { incoming } = c.env;
   const path = c.req.path.slice(CONTROL_PATH.length);
   let result: ApiResult;
   let closeAfter = false;
   try {
-    const req = { authorization: headerOf(incoming, 'authorization'), remoteAddress: incoming.socket.remoteAddress };
+    const req = { authorization: headerValue(incoming.headers.authorization), remoteAddress: incoming.socket.remoteAddress };
     // Who asks is checked before the body is read: a refused client sends nothing big.
     authorize(opts.control, req);
     const body = c.req.method === 'GET' ? Buffer.alloc(0) : await readBody(incoming, bodyLimitFor(c.req.method, path));
@@ -230,8 +216,7 @@ async function serveControl(opts: HttpOptions, c: Context<Env>): Promise<Respons
     if (err instanceof BodyTooLarge || (err instanceof ApiProblem && (err.status === 401 || err.status === 403))) closeAfter = true;
     result = toErrorResult(opts, err, c);
   }
-  write(outgoing, requestId, result, closeAfter);
-  logLine(opts, c, String(result.status), started, requestId);
+  send(opts, c, started, result, closeAfter);
   return RESPONSE_ALREADY_SENT;
 }
 
@@ -242,7 +227,9 @@ function toErrorResult(opts: HttpOptions, err: unknown, c: Context<Env>): ApiRes
   return errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), now);
 }
 
-function write(outgoing: ServerResponse, requestId: string, result: ApiResult, close: boolean): Omit<Answered, 'method' | 'route' | 'path'> {
+/** Writes the answer and its log line; answers what was sent. */
+function send(opts: HttpOptions, c: Context<Env>, started: number, result: ApiResult, close: boolean): Omit<Answered, 'method' | 'route' | 'path'> {
+  const requestId = newRequestId();
   const body = result.json ?? JSON.stringify(result.body);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
@@ -251,8 +238,9 @@ function write(outgoing: ServerResponse, requestId: string, result: ApiResult, c
     ...result.headers,
   };
   if (close) headers.connection = 'close';
-  outgoing.writeHead(result.status, headers);
-  outgoing.end(body);
+  c.env.outgoing.writeHead(result.status, headers);
+  c.env.outgoing.end(body);
+  logLine(opts, c, String(result.status), started, requestId);
   return { status: result.status, headers, body };
 }
 
@@ -263,10 +251,6 @@ function logLine(opts: HttpOptions, c: Context<Env>, status: string, started: nu
   // Control characters (from an encoded reference in the path) are escaped so one request stays one line.
   const path = c.req.path.replace(/[\x00-\x1f\x7f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
   opts.log(`${c.req.method} ${path} ${status} ${ms}ms ${requestId}`);
-}
-
-function headerOf(incoming: IncomingMessage, name: string): string | undefined {
-  return headerValue(incoming.headers[name]);
 }
 
 // Request ids: a random per-server prefix and a counter. Unique within a run and across

@@ -5,16 +5,17 @@
 // history row: a completed → completed row would read as a transition that does not exist.
 // deposit_id and blockchain_hash go into the history row's metadata, the one place the spec
 // gives for "extra data about the change".
-import type { SimulateRequest, SimulatorEvent, Transaction } from '../lib/schemas.js';
+import type { RevenueRow, SimulateRequest, SimulatorEvent, Transaction } from '../lib/schemas.js';
 import { SIMULATOR_EVENTS } from '../lib/schemas.js';
 import { refusal, TRANSITIONS } from '../lib/lifecycle.js';
+import { Decimal } from '../lib/money.js';
 import { chainHash, depositId } from './addresses.js';
 import { iso } from './clock.js';
 import { ApiProblem, badRequest, conflict } from './envelope.js';
-import { REQUIRED_CONFIRMATIONS } from './pricing.js';
-import { ledgerRowFor } from './revenue.js';
+import { formatFiat, REQUIRED_CONFIRMATIONS } from './pricing.js';
+import { fees } from './revenue.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState } from './store.js';
+import type { PartnerState, TxRecord } from './store.js';
 import { applySteps, findTransaction, snapshot } from './transactions.js';
 
 const DEFAULT_REQUIRED_CONFIRMATIONS = 12;
@@ -84,13 +85,31 @@ export function simulate(rt: Runtime, partner: PartnerState, body: SimulateReque
   const steps = TRANSITIONS[event].steps;
   if (steps.length > 0) applySteps(tx, steps, metadata, now);
   else tx.updated_at = at;
-  rt.changed('tx', partner, tx.id);
+  rt.journal.changed('tx', partner, tx.id);
   if (event === 'transaction.completed') {
     const row = ledgerRowFor(tx, at);
     partner.ledger.add(row);
-    rt.changed('row', partner, row);
+    rt.journal.changed('row', partner, row);
   }
   const data = snapshot(tx);
   rt.webhooks.record(partner, event, tx.id, () => data);
   return data;
+}
+
+/** The row a completion writes: the transaction's own amounts, stamped with the completion time. */
+function ledgerRowFor(tx: TxRecord, completedAt: string): RevenueRow {
+  const { platform_fee, share } = fees(new Decimal(tx.amount));
+  return {
+    transaction_id: tx.id,
+    merchant_id: tx.merchant_id ?? '',
+    merchant_reference: tx.merchant_reference,
+    terminal_id: tx.terminal_id ?? '',
+    crypto_currency: tx.crypto_currency,
+    network: tx.network,
+    crypto_amount: tx.crypto_amount,
+    amount: tx.amount,
+    platform_fee: formatFiat(platform_fee),
+    share: formatFiat(share),
+    ts: completedAt,
+  };
 }

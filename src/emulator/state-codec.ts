@@ -8,19 +8,18 @@
 // transaction as just written (`"body":{"snapshot_of":"tx"}`), and a create's stored answer,
 // its transaction's summary (`"answer_of":{"tx":ID,"status":S}`); the reader rebuilds the bytes.
 import * as z from 'zod/mini';
-import { DateTime, RevenueRow, StatusHistoryEntry, Uuid } from '../lib/schemas.js';
+import { DateTime, RevenueRow, Uuid } from '../lib/schemas.js';
 import type { RevenueRow as RevenueRowType } from '../lib/schemas.js';
 import { Decimal } from '../lib/money.js';
-import { DELIVERY_STATUSES, TRANSACTION_STATUSES } from '../lib/vocabulary.js';
+import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
 import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './store.js';
 import { STATE_FORMAT } from './types.js';
-import { PartnerState } from './store.js';
+import { EventFields, PartnerState, QuoteFields, TxFields } from './store.js';
 import { snapshot, summary } from './transactions.js';
 
-export { STATE_FORMAT };
 /** 2: snapshot and journal (1 was the whole state rewritten now and then). */
 export const STATE_FORMAT_VERSION = 2;
 
@@ -53,19 +52,9 @@ export const clockLine = (offsetMs: number) => `{"k":"clock","offset_ms":${offse
  * same write: if the event's snapshot is that transaction as it stands, the body is not repeated.
  */
 export function eventLine(p: number, evt: EventRecord, tx: TxRecord | undefined): string {
-  const v = q({
-    seq: evt.seq,
-    event_id: evt.event_id,
-    aggregate_id: evt.aggregate_id,
-    event_type: evt.event_type,
-    createdMs: evt.createdMs,
-    created_at: evt.created_at,
-    updated_at: evt.updated_at,
-    delivery_status: evt.delivery_status,
-    attempts: evt.attempts,
-    last_error: evt.last_error,
-    roundAttempts: evt.roundAttempts,
-  });
+  // The delivery's own fields stay out: what is left is EventFields.
+  const { payload: _payload, body: _body, inFlight: _inFlight, replayQueued: _replayQueued, cancelScheduled: _cancel, owner: _owner, ...fields } = evt;
+  const v = q(fields);
   if (tx && evt.payload !== null && sameFields(evt.payload as Record<string, unknown>, snapshot(tx))) {
     return `{"k":"event","p":${p},"v":${v},"body":{"snapshot_of":"tx"}}`;
   }
@@ -115,7 +104,7 @@ function* partnerGroups(p: number, partner: PartnerState): Generator<string[]> {
   }
   for (const events of eventsOf.values()) yield events.map((evt) => eventLine(p, evt, undefined));
   for (const row of partner.ledger.liveRows()) yield [rowLine(p, row)];
-  const seeded = partner.ledger.seededBlock();
+  const seeded = partner.ledger.seeded;
   if (!seeded) return;
   // Megabytes in one line, and never changed: encoded once, not at every fold.
   if (!seedValues.has(seeded)) seedValues.set(seeded, q(seeded.toState()));
@@ -161,72 +150,10 @@ export function* documentChunks(partners: readonly PartnerState[], clockOffsetMs
 
 const Int = z.int();
 const NonNegInt = z.int().check(z.nonnegative());
-const NullableString = z.nullable(z.string());
 
 const Header = z.object({ k: z.literal('header'), format: z.string(), format_version: z.number(), offramp_version: z.string(), journal: z.optional(NonNegInt), segment: z.optional(NonNegInt) });
 
-const Tx = z.object({
-  seq: Int,
-  id: Uuid,
-  status: z.enum(TRANSACTION_STATUSES),
-  deposit_address: z.string(),
-  network: z.string(),
-  crypto_currency: z.string(),
-  crypto_amount: z.string(),
-  rate: z.string(),
-  amount: z.string(),
-  createdMs: z.number(),
-  created_at: DateTime,
-  updated_at: DateTime,
-  expiresMs: z.number(),
-  expires_at: DateTime,
-  merchant_reference: z.string(),
-  merchant_id: NullableString,
-  terminal_id: NullableString,
-  seller_phone: NullableString,
-  quote_id: NullableString,
-  deposit: z.nullable(
-    z.object({
-      deposit_id: z.string(),
-      blockchain_hash: z.string(),
-      status: z.enum(['detected', 'confirmed', 'refunded']),
-      confirmations: Int,
-      required_confirmations: Int,
-      received_at: z.string(),
-      confirmed_at: NullableString,
-    }),
-  ),
-  payoutSettled: z.boolean(),
-  history: z.array(StatusHistoryEntry),
-});
-
-const Event = z.object({
-  seq: Int,
-  event_id: Uuid,
-  aggregate_id: Uuid,
-  event_type: z.string(),
-  createdMs: z.number(),
-  created_at: DateTime,
-  updated_at: DateTime,
-  delivery_status: z.enum(DELIVERY_STATUSES),
-  attempts: NonNegInt,
-  last_error: NullableString,
-  roundAttempts: NonNegInt,
-});
-
 const EventBody = z.union([z.object({ snapshot_of: z.literal('tx') }), z.object({ id: Uuid, type: z.string(), data: z.nullable(z.record(z.string(), z.unknown())) })]);
-
-const Quote = z.object({
-  quote_id: Uuid,
-  token: z.string(),
-  network: z.string(),
-  unit: z.enum(['fiat', 'token']),
-  amount: z.string().check(z.regex(/^\d+(\.\d+)?$/)),
-  base_rate: z.string(),
-  adjusted_rate: z.string(),
-  expiresMs: z.number(),
-  expires_at: DateTime,
-});
 
 const Idem = z.object({
   request: z.object({ text: z.string(), structural: z.boolean() }),
@@ -250,9 +177,9 @@ const p = NonNegInt;
 const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('header') }),
   z.object({ k: z.literal('partner'), p, key_sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)), label: z.string(), fresh: z.optional(z.literal(true)) }),
-  z.object({ k: z.literal('tx'), p, v: Tx }),
-  z.object({ k: z.literal('event'), p, v: Event, body: z.nullable(EventBody) }),
-  z.object({ k: z.literal('quote'), p, v: Quote }),
+  z.object({ k: z.literal('tx'), p, v: TxFields }),
+  z.object({ k: z.literal('event'), p, v: EventFields, body: z.nullable(EventBody) }),
+  z.object({ k: z.literal('quote'), p, v: QuoteFields }),
   z.object({ k: z.literal('idem'), p, id: z.string(), v: Idem }),
   z.object({ k: z.literal('row'), p, v: RevenueRow }),
   z.object({ k: z.literal('seed'), p, v: Seed }),
@@ -265,10 +192,10 @@ const Line = z.discriminatedUnion('k', [
 type Draft = {
   keyHash: string;
   label: string;
-  txs: Map<string, z.infer<typeof Tx>>;
+  txs: Map<string, TxRecord>;
   /** Each event with its snapshot (the delivery body's `data`). */
-  events: Map<string, { v: z.infer<typeof Event>; payload: object | null }>;
-  quotes: Map<string, z.infer<typeof Quote>>;
+  events: Map<string, { v: z.infer<typeof EventFields>; payload: object | null }>;
+  quotes: Map<string, z.infer<typeof QuoteFields>>;
   idem: Map<string, z.infer<typeof Idem>>;
   rows: Map<string, RevenueRowType>;
   seed?: z.infer<typeof Seed>;
@@ -283,18 +210,15 @@ export function jsonOr(text: string): unknown {
 }
 
 /** The first line of a snapshot or journal segment, checked: another format or release is refused, saying what to do. */
-export function readHeader(bytes: Buffer, what: string): z.infer<typeof Header> {
-  const fail = (why: string): never => {
-    throw new StateFormatError(`${what} ${why}`);
-  };
+export function readHeader(bytes: Buffer, decoder: StateDecoder): z.infer<typeof Header> {
   const firstEnd = bytes.indexOf(0x0a);
   const header = Header.safeParse(jsonOr(bytes.toString('utf8', 0, firstEnd < 0 ? Math.min(bytes.length, 4096) : firstEnd)));
-  if (!header.success) return fail('is not an offramp emulator state (its first line is not the state header)');
+  if (!header.success) return decoder.fail('is not an offramp emulator state (its first line is not the state header)');
   const { format, format_version, offramp_version } = header.data;
-  if (format !== STATE_FORMAT) fail(`is not an offramp emulator state (format "${format.slice(0, 40)}")`);
+  if (format !== STATE_FORMAT) decoder.fail(`is not an offramp emulator state (format "${format.slice(0, 40)}")`);
   if (format_version !== STATE_FORMAT_VERSION || offramp_version !== VERSION) {
     const theirs = offramp_version.slice(0, 40);
-    fail(
+    decoder.fail(
       `was written by offramp ${theirs} (state format ${format_version}); this is offramp ${VERSION} (state format ${STATE_FORMAT_VERSION}), which reads only its own: ` +
         `export it with offramp ${theirs} (offramp emulator state export) and rebuild what you need, or move it aside to start afresh`,
     );
@@ -351,7 +275,7 @@ export class StateDecoder {
         let payload: object | null = null;
         if (r.body && 'snapshot_of' in r.body) {
           const tx = draft.txs.get(r.v.aggregate_id) ?? this.fail(`is damaged: line ${at} refers to a transaction written after it, or not at all`);
-          payload = snapshot(tx as TxRecord);
+          payload = snapshot(tx);
         } else if (r.body) {
           if (r.body.id !== r.v.event_id || r.body.type !== r.v.event_type) this.fail(`is damaged: line ${at} carries another event's body`);
           payload = r.body.data;
@@ -387,7 +311,7 @@ export class StateDecoder {
  * counting them. Answers the header with the records read into `decoder`.
  */
 export function readDocument(bytes: Buffer, decoder: StateDecoder): z.infer<typeof Header> {
-  const header = readHeader(bytes, decoder.what);
+  const header = readHeader(bytes, decoder);
   const lines = bytes.toString('utf8').split('\n');
   // A whole document ends with its end line and a newline, so the split leaves '' last.
   const endLine = jsonOr(lines.at(-2) ?? '') as { k?: unknown; lines?: unknown } | undefined;
@@ -412,7 +336,7 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
   // index plus one again, which the pager relies on.
   const txs = [...draft.txs.values()].sort((a, b) => a.seq - b.seq || a.createdMs - b.createdMs);
   txs.forEach((v, i) => {
-    const tx: TxRecord = { ...v, seq: i + 1, history: v.history as TxRecord['history'] };
+    const tx: TxRecord = { ...v, seq: i + 1 };
     const ref = tx.merchant_reference.toLowerCase();
     if (partner.byReference.has(ref)) fail(`is damaged: merchant_reference ${tx.merchant_reference.slice(0, 60)} is used twice`);
     partner.transactions.set(tx.id, tx);
@@ -421,7 +345,7 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
   });
   const events = [...draft.events.values()].sort((a, b) => a.v.seq - b.v.seq || a.v.createdMs - b.v.createdMs);
   events.forEach(({ v, payload }, i) => {
-    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner, held: false };
+    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner };
     partner.events.set(evt.event_id, evt);
     partner.eventList.push(evt);
   });

@@ -2,92 +2,99 @@
 // events, ledger and idempotency keys; nothing is shared, so another partner's id is simply
 // not found (404), as the spec requires ("A partner cannot read another partner's
 // records"). The shapes of the records live here; the modules named after them own the
-// behaviour.
+// behaviour; the persisted ones are schemas, which the state file's reader checks against.
 import { createHash } from 'node:crypto';
-import type { StatusHistoryEntry, TransactionStatus } from '../lib/schemas.js';
+import * as z from 'zod/mini';
+import { DateTime, StatusHistoryEntry, Uuid } from '../lib/schemas.js';
 import type { Decimal } from '../lib/money.js';
-import type { DeliveryStatus } from '../lib/vocabulary.js';
+import { DELIVERY_STATUSES, TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { IdempotencyCache } from './idempotency.js';
 import { Ledger } from './revenue.js';
+import type { SeededRows } from './revenue-seed.js';
 
-export type QuoteRecord = {
-  quote_id: string;
-  token: string;
-  network: string;
+/** A quote's fields as a state file keeps them: the amount as its decimal text. */
+export const QuoteFields = z.object({
+  quote_id: Uuid,
+  token: z.string(),
+  network: z.string(),
   /** Which amount the partner priced: NGN (`fiat`) or token units (`token`). */
-  unit: 'fiat' | 'token';
-  amount: Decimal;
-  base_rate: string;
-  adjusted_rate: string;
-  expiresMs: number;
-  expires_at: string;
-};
+  unit: z.enum(['fiat', 'token']),
+  amount: z.string().check(z.regex(/^\d+(\.\d+)?$/)),
+  base_rate: z.string(),
+  adjusted_rate: z.string(),
+  expiresMs: z.number(),
+  expires_at: DateTime,
+});
+export type QuoteRecord = Omit<z.infer<typeof QuoteFields>, 'amount'> & { amount: Decimal };
 
-export type DepositRecord = {
-  deposit_id: string;
-  blockchain_hash: string;
-  /** `detected`, `confirmed`, then `refunded` after a refund (our choice of values). */
-  status: 'detected' | 'confirmed' | 'refunded';
-  confirmations: number;
-  required_confirmations: number;
-  received_at: string;
-  confirmed_at: string | null;
-};
-
-export type TxRecord = {
+/** A transaction's fields: all plain data, so a state file holds the record as it is (state-codec.ts). */
+export const TxFields = z.object({
   /** Creation order within the partner: the key of "newest first" pages. */
-  seq: number;
-  id: string;
-  status: TransactionStatus;
-  deposit_address: string;
-  network: string;
-  crypto_currency: string;
-  crypto_amount: string;
-  rate: string;
-  amount: string;
-  createdMs: number;
-  created_at: string;
-  updated_at: string;
-  expiresMs: number;
-  expires_at: string;
-  merchant_reference: string;
-  merchant_id: string | null;
-  terminal_id: string | null;
+  seq: z.int(),
+  id: Uuid,
+  status: z.enum(TRANSACTION_STATUSES),
+  deposit_address: z.string(),
+  network: z.string(),
+  crypto_currency: z.string(),
+  crypto_amount: z.string(),
+  rate: z.string(),
+  amount: z.string(),
+  createdMs: z.number(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  expiresMs: z.number(),
+  expires_at: DateTime,
+  merchant_reference: z.string(),
+  merchant_id: z.nullable(z.string()),
+  terminal_id: z.nullable(z.string()),
   /** Kept as metadata only; never returned (the spec lists no such field in the snapshot). */
-  seller_phone: string | null;
-  quote_id: string | null;
-  deposit: DepositRecord | null;
-  payoutSettled: boolean;
-  history: StatusHistoryEntry[];
-};
+  seller_phone: z.nullable(z.string()),
+  quote_id: z.nullable(z.string()),
+  deposit: z.nullable(
+    z.object({
+      deposit_id: z.string(),
+      blockchain_hash: z.string(),
+      /** `detected`, `confirmed`, then `refunded` after a refund (our choice of values). */
+      status: z.enum(['detected', 'confirmed', 'refunded']),
+      confirmations: z.int(),
+      required_confirmations: z.int(),
+      received_at: z.string(),
+      confirmed_at: z.nullable(z.string()),
+    }),
+  ),
+  payoutSettled: z.boolean(),
+  history: z.array(StatusHistoryEntry),
+});
+export type TxRecord = z.infer<typeof TxFields>;
 
-
-export type EventRecord = {
+/** An event's fields that a state file keeps; the rest of an EventRecord is the delivery's own. */
+export const EventFields = z.object({
   /** Creation order within the partner: the key of "newest first" pages. */
-  seq: number;
-  event_id: string;
-  aggregate_id: string;
-  event_type: string;
-  createdMs: number;
-  created_at: string;
-  updated_at: string;
-  delivery_status: DeliveryStatus;
-  attempts: number;
-  last_error: string | null;
+  seq: z.int(),
+  event_id: Uuid,
+  aggregate_id: Uuid,
+  event_type: z.string(),
+  createdMs: z.number(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  delivery_status: z.enum(DELIVERY_STATUSES),
+  attempts: z.int().check(z.nonnegative()),
+  last_error: z.nullable(z.string()),
+  /** Attempts in the current delivery round (a replay starts a new round). */
+  roundAttempts: z.int().check(z.nonnegative()),
+});
+
+export type EventRecord = z.infer<typeof EventFields> & {
   /** The transaction snapshot taken when the event happened; serialised on first delivery. */
   payload: object | null;
   /** The exact bytes delivered, fixed at the first attempt so every redelivery is identical. */
   body: string | null;
-  /** Attempts in the current delivery round (a replay starts a new round). */
-  roundAttempts: number;
   inFlight: boolean;
   replayQueued: boolean;
   /** Cancels the queued attempt (first try or retry), when one is queued. */
   cancelScheduled: (() => void) | null;
   /** The partner the event belongs to (a reset detaches it, and its deliveries stop). */
   owner: PartnerState;
-  /** Held back by webhook chaos until a later event has been delivered. */
-  held: boolean;
 };
 
 export class PartnerState {
@@ -136,7 +143,11 @@ export class Store {
    */
   dormant: PartnerState[] = [];
 
-  constructor(apiKeys: readonly string[]) {
+  constructor(
+    apiKeys: readonly string[],
+    /** The --seed-revenue block of the first partner, which a reset puts back. */
+    private readonly seeded: SeededRows | undefined,
+  ) {
     this.keys = [...new Set(apiKeys)];
     this.install(this.keys.map((key, i) => this.fresh(key, i)), []);
   }
@@ -152,7 +163,9 @@ export class Store {
 
   /** An empty partner for the key at position `i`. */
   fresh(key: string, i: number): PartnerState {
-    return new PartnerState(`partner-${i + 1}`, keyHash(key));
+    const partner = new PartnerState(`partner-${i + 1}`, keyHash(key));
+    if (i === 0 && this.seeded) partner.ledger.seed(this.seeded);
+    return partner;
   }
 
   /** Replaces every partner (`active` in key order); the old ones are detached. */

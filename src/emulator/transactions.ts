@@ -16,7 +16,7 @@ import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { badRequest, conflict, notFound } from './envelope.js';
 import type { Query } from './params.js';
-import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
+import { parseEnumParam, requireUuid } from './params.js';
 import { checkAmount, checkPair, fiatFor, formatFiat, formatToken, tokensFor } from './pricing.js';
 import type { Runtime } from './runtime.js';
 import type { PartnerState, TxRecord } from './store.js';
@@ -89,7 +89,7 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
   partner.transactions.set(tx.id, tx);
   partner.txList.push(tx);
   partner.byReference.set(refKey, tx);
-  rt.changed('tx', partner, tx.id);
+  rt.journal.changed('tx', partner, tx.id);
   rt.deadlines.push({ dueMs: tx.expiresMs, partner, tx });
   rt.webhooks.record(partner, 'transaction.created', tx.id, () => snapshot(tx));
   return summary(tx);
@@ -162,16 +162,11 @@ export function findByReference(partner: PartnerState, reference: string): TxRec
 }
 
 export function listTransactions(partner: PartnerState, query: Query): Page<Transaction> {
-  const limit = parseLimit(query, DEFAULT_TRANSACTIONS_LIMIT);
   const status = parseEnumParam(query, 'status', TRANSACTION_STATUSES);
-  const from = parseDateParam(query, 'from');
-  const to = parseDateParam(query, 'to');
-  checkOrder(from, to);
-  return seqPage(partner.txList, {
+  return seqPage(partner.txList, query, {
     kind: 'tx',
-    cursor: query.get('cursor'),
-    limit,
-    keep: (tx) => (status === undefined || tx.status === status) && (from === undefined || tx.createdMs >= from) && (to === undefined || tx.createdMs <= to),
+    defaultLimit: DEFAULT_TRANSACTIONS_LIMIT,
+    keep: (tx) => status === undefined || tx.status === status,
     view: snapshot,
   });
 }
@@ -182,7 +177,7 @@ export function cancelTransaction(rt: Runtime, partner: PartnerState, tx: TxReco
     throw conflict(`Transaction cannot be cancelled in status ${tx.status}`);
   }
   applySteps(tx, [CANCEL_STEP], { source: 'partner' }, rt.clock.now());
-  rt.changed('tx', partner, tx.id);
+  rt.journal.changed('tx', partner, tx.id);
   return summary(tx);
 }
 
@@ -207,7 +202,7 @@ export function expireDue(rt: Runtime, now: number): number {
     if (partner.detached) continue;
     if (tx.status !== 'awaiting_deposit' && tx.status !== 'pending') continue;
     applySteps(tx, [EXPIRY_STEP], { trigger: 'deadline', expires_at: tx.expires_at }, now);
-    rt.changed('tx', partner, tx.id);
+    rt.journal.changed('tx', partner, tx.id);
     rt.webhooks.record(partner, 'transaction.expired', tx.id, () => snapshot(tx));
     expired++;
   }

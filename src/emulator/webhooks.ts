@@ -21,7 +21,7 @@ import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { notFound } from './envelope.js';
 import type { Query } from './params.js';
-import { checkOrder, parseDateParam, parseEnumParam, parseLimit, requireUuid } from './params.js';
+import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
 import type { EventRecord, PartnerState } from './store.js';
@@ -106,7 +106,6 @@ export class Webhooks {
       replayQueued: false,
       cancelScheduled: null,
       owner: partner,
-      held: false,
     };
     partner.events.set(eventId, evt);
     partner.eventList.push(evt);
@@ -114,7 +113,6 @@ export class Webhooks {
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
     if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
-      evt.held = true;
       this.held.add(evt);
       this.schedule(evt, this.holdMs);
     } else {
@@ -154,24 +152,17 @@ export class Webhooks {
   }
 
   list(partner: PartnerState, query: Query): Page<WebhookEvent> {
-    const limit = parseLimit(query, DEFAULT_EVENTS_LIMIT);
     const rawTx = query.get('transaction_id');
     const txId = rawTx ? requireUuid('transaction_id', rawTx) : undefined;
     const type = parseEnumParam(query, 'event_type', EVENT_TYPES);
     const status = parseEnumParam(query, 'delivery_status', DELIVERY_STATUSES);
-    const from = parseDateParam(query, 'from');
-    const to = parseDateParam(query, 'to');
-    checkOrder(from, to);
-    return seqPage(partner.eventList, {
+    return seqPage(partner.eventList, query, {
       kind: 'evt',
-      cursor: query.get('cursor'),
-      limit,
+      defaultLimit: DEFAULT_EVENTS_LIMIT,
       keep: (evt) =>
         (txId === undefined || evt.aggregate_id === txId) &&
         (type === undefined || evt.event_type === type) &&
-        (status === undefined || evt.delivery_status === status) &&
-        (from === undefined || evt.createdMs >= from) &&
-        (to === undefined || evt.createdMs <= to),
+        (status === undefined || evt.delivery_status === status),
       view: telemetry,
     });
   }
@@ -225,10 +216,7 @@ export class Webhooks {
       evt.cancelScheduled = null;
       this.waiting.delete(evt);
       if (evt.owner.detached) return;
-      if (evt.held) {
-        evt.held = false;
-        this.held.delete(evt);
-      }
+      this.held.delete(evt);
       const injected = this.faults.takeWebhook(evt.event_type);
       if (injected) {
         // No request is made: the endpoint "answered" the rule's status.
@@ -294,7 +282,6 @@ export class Webhooks {
     for (const held of this.held) {
       if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
       this.held.delete(held);
-      held.held = false;
       this.cancelRetry(held);
       this.schedule(held, 0);
     }

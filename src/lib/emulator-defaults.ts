@@ -1,5 +1,5 @@
 // The emulator's documented defaults (docs/emulator.md): its key and webhook secret (public
-// test values), the port `offramp emulator` listens on, the largest state it takes back, what an admin token must be, the names it
+// test values), the port `offramp emulator` listens on, the largest state it takes back, the names it
 // answers, the shape of a listener's registration. Here, below both, because the emulator
 // answers to them and the CLI relies on them: so the published emulator never loads the
 // CLI's config, and the two cannot drift apart.
@@ -14,11 +14,6 @@ export const EMULATOR_DEFAULT_ORIGIN = `http://127.0.0.1:${EMULATOR_DEFAULT_PORT
 export const ALLOWED_HOSTS_ENV = 'OFFRAMP_EMULATOR_ALLOWED_HOSTS';
 /** A whole state sent to `PUT state`: the largest seeded ledger fits. */
 export const STATE_BODY_LIMIT = 512 * 1024 * 1024;
-
-/** What an admin token must be (at least 8 characters, no spaces): false when it is not that. */
-export function isAdminToken(token: string): boolean {
-  return token.length >= 8 && !/\s/.test(token);
-}
 
 /** Which listener set the webhook URL and the URL it found (docs/emulator.md, "Control plane"): what the next one puts back after a crash. */
 export type Registration = { pid: number; command: string; previous_url: string | null };

@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { run, type EmulatorCommandOptions } from '../../src/commands/emulator/serve.js';
+import { OptionError, startEmulator } from '../../src/emulator/index.js';
 import { UsageError } from '../../src/lib/errors.js';
 import { IO } from '../../src/lib/io.js';
 import { verify } from '../../src/lib/webhooks/signature.js';
@@ -132,12 +133,26 @@ describe('offramp emulator', () => {
     [{ webhookUrl: 'ftp://example.com/x' }, /--webhook-url: must be an http/],
     [{ apiKey: ['has space'] }, /--api-key/],
     [{ host: ' ' }, /--host/],
+    // Rules of startEmulator's alone (one home each): the message names the flag, or the variable beside it.
+    [{ rateLimit: '2000000' }, /^--rate-limit must be a whole number from 0 to 1000000, got 2000000$/],
+    [{ latency: '70s' }, /^--latency must be from 0 to 60000 ms, got 70000$/],
+    [{ adminToken: 'short' }, /^--admin-token \/ OFFRAMP_EMULATOR_ADMIN_TOKEN: at least 8 characters, no spaces$/],
   ])('refuses %o with a UsageError before starting', async (opts, message) => {
     const cap = capture();
     const failure = await run({ port: '0', ...opts }, { io: cap.io, env: {} }).then(() => undefined, (e: unknown) => e);
     expect(failure).toBeInstanceOf(UsageError);
     expect((failure as Error).message).toMatch(message);
     expect(cap.stdout()).toBe('');
+  });
+
+  it('startEmulator holds the rules: an OptionError says each in the names of code, or in those the caller gives', async () => {
+    const failure = await startEmulator({ port: 0, apiKeys: ['has space'] }).then(() => undefined, (e: unknown) => e);
+    expect(failure).toBeInstanceOf(OptionError);
+    expect((failure as Error).message).toBe('apiKeys: a key must be non-empty and contain no spaces');
+    expect((failure as OptionError).say(() => '--api-key')).toBe('--api-key: a key must be non-empty and contain no spaces');
+    const cap = capture();
+    const refused = await run({ port: '0', apiKey: ['has space'] }, { io: cap.io, env: {} }).then(() => undefined, (e: unknown) => e);
+    expect((refused as Error).message).toBe('--api-key: a key must be non-empty and contain no spaces');
   });
 
   it('turns a port in use into a UsageError naming it', async () => {

@@ -364,6 +364,6 @@ describe('the emulator signs with any scheme', { timeout: 60_000 }, () => {
   });
 
   it('startEmulator refuses an unknown signatureScheme', async () => {
-    await expect(startEmulator({ port: 0, signatureScheme: 'md5' })).rejects.toThrow(/signatureScheme must be one of/);
+    await expect(startEmulator({ port: 0, signatureScheme: 'md5' })).rejects.toThrow(/signatureScheme: unknown scheme "md5" \(the catalogue: .*timestamped-sha256\)/);
   });
 });
