@@ -15,8 +15,8 @@
 // Then: the --state child is killed (SIGKILL) and started again on its files, timed from
 // spawn to its URL (restart = load the snapshot and replay the journal), with the CPU time
 // that took; and the journal's cost per create: creates one after another (closed loop)
-// against each child, the difference of the server's CPU time per create (the medians of
-// their latencies are shown too, but other load on the machine moves them more).
+// against each child, the difference of the medians of their times (and of the server's CPU
+// time per create, which other load on the machine moves less).
 //
 //   node bench/journal.mjs [--duration S] [--json]      (needs `npm run build` first)
 //
@@ -187,10 +187,13 @@ async function main() {
     await restarted.stop();
 
     const ratio = withState.p999 / inMemory.p999;
-    // Latency medians move with other load on the machine; the CPU a create costs much less.
-    const journalCostMs = createState.cpuPerCreate - createMemory.cpuPerCreate;
+    // The target is the journal's cost at p50: the difference of the medians of one create's
+    // time. Those move with other load on the machine (read them from a quiet one); the CPU a
+    // create costs the server, which moves much less, is shown beside them.
+    const journalCostMs = createState.p50 - createMemory.p50;
+    const journalCpuMs = createState.cpuPerCreate - createMemory.cpuPerCreate;
     const ok = ratio <= TARGETS.p999Ratio && withState.max <= TARGETS.maxMs && restartMs <= TARGETS.restartMs && journalCostMs <= TARGETS.journalCostMs && withState.failures === 0;
-    const result = { rows: ROWS, transactions: TRANSACTIONS, rate: RATE, durationS: DURATION_S, inMemory, withState, ratio, restartMs, restartCpuMs, createMemory, createState, journalCostMs, cpus: cpus().length, load: loadavg()[0] };
+    const result = { rows: ROWS, transactions: TRANSACTIONS, rate: RATE, durationS: DURATION_S, inMemory, withState, ratio, restartMs, restartCpuMs, createMemory, createState, journalCostMs, journalCpuMs, cpus: cpus().length, load: loadavg()[0] };
     if (JSON_OUT) console.log(JSON.stringify(result, null, 2));
     else {
       const f = (r) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, p99.9 ${r.p999.toFixed(1)} ms, max ${r.max.toFixed(1)} ms, ${r.over100} over 100 ms, ${r.failures} failed`;
@@ -200,8 +203,8 @@ async function main() {
       console.log(`  p99.9 --state / in memory: ${ratio.toFixed(2)}x (target <= ${TARGETS.p999Ratio}x, nothing over ${TARGETS.maxMs} ms)`);
       console.log(`  restart after SIGKILL: ${restartMs.toFixed(0)} ms to the URL, ${restartCpuMs.toFixed(0)} ms of CPU (target < ${TARGETS.restartMs} ms)`);
       console.log(
-        `  one create at a time: p50 ${createMemory.p50.toFixed(2)} ms in memory, ${createState.p50.toFixed(2)} ms with --state; ` +
-          `server CPU per create ${createMemory.cpuPerCreate.toFixed(3)} ms and ${createState.cpuPerCreate.toFixed(3)} ms: the journal's ${journalCostMs.toFixed(3)} ms (target < ${TARGETS.journalCostMs} ms)`,
+        `  one create at a time: p50 ${createMemory.p50.toFixed(2)} ms in memory, ${createState.p50.toFixed(2)} ms with --state: the journal's ${journalCostMs.toFixed(3)} ms at p50 (target < ${TARGETS.journalCostMs} ms); ` +
+          `server CPU per create ${createMemory.cpuPerCreate.toFixed(3)} ms and ${createState.cpuPerCreate.toFixed(3)} ms, ${journalCpuMs.toFixed(3)} ms more with --state`,
       );
       console.log(`  ${ok ? 'targets met' : 'TARGETS MISSED'}`);
     }

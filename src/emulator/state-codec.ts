@@ -199,6 +199,8 @@ type Draft = {
   idem: Map<string, z.infer<typeof Idem>>;
   rows: Map<string, RevenueRowType>;
   seed?: z.infer<typeof Seed>;
+  /** The seed's value as the file wrote it, when it is that: the next fold writes it again as read. */
+  seedText?: string;
 };
 
 export function jsonOr(text: string): unknown {
@@ -292,9 +294,13 @@ export class StateDecoder {
       case 'row':
         draft.rows.set(r.v.transaction_id, r.v);
         break;
-      case 'seed':
+      case 'seed': {
         draft.seed = r.v;
+        // Megabytes encoded in one piece would stall a later fold: the text read is that encoding.
+        const prefix = `{"k":"seed","p":${r.p},"v":`;
+        draft.seedText = text.startsWith(prefix) && text.endsWith('}') ? text.slice(prefix.length, -1) : undefined;
         break;
+      }
     }
   }
 
@@ -361,7 +367,9 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
   partner.ledger.restore([...draft.rows.values()]);
   if (draft.seed) {
     try {
-      partner.ledger.seed(SeededRows.fromState(draft.seed));
+      const seeded = SeededRows.fromState(draft.seed);
+      if (draft.seedText !== undefined) seedValues.set(seeded, draft.seedText);
+      partner.ledger.seed(seeded);
     } catch (err) {
       fail(`is damaged: ${(err as Error).message}`);
     }
