@@ -138,8 +138,12 @@ describe.skipIf(why)(`the emulator image${why ? ` (skipped: ${why})` : ''}`, { t
   it('answers a CI service alias (offramp-emulator, emulator) from another container, at a published port of any number, and no other name', async () => {
     docker('network', 'create', network);
     docker('network', 'connect', '--alias', 'offramp-emulator', '--alias', 'emulator', '--alias', 'elsewhere', network, name);
-    const waitFor = (host: string) =>
-      spawnSync('docker', ['run', '--rm', '--network', network, '--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`, '--entrypoint', 'offramp', IMAGE, 'emulator', 'wait', '--timeout', '20000', '--base-url', `http://${host}:4010/api/v1/partner`], { encoding: 'utf8' });
+    // Plain http to a name, with the admin token: allowed by name only (OFFRAMP_ALLOW_HTTP_HOSTS).
+    const waitFor = (host: string, allowHttp = host) =>
+      spawnSync('docker', ['run', '--rm', '--network', network, '--env', `OFFRAMP_EMULATOR_ADMIN_TOKEN=${TOKEN}`, '--env', `OFFRAMP_ALLOW_HTTP_HOSTS=${allowHttp}`, '--entrypoint', 'offramp', IMAGE, 'emulator', 'wait', '--timeout', '20000', '--base-url', `http://${host}:4010/api/v1/partner`], { encoding: 'utf8' });
+    const inClear = waitFor('offramp-emulator', 'emulator');
+    expect(inClear.status).toBe(2);
+    expect(inClear.stderr).toContain('the admin token would cross the network in clear');
     for (const host of ['offramp-emulator', 'emulator']) {
       const r = waitFor(host);
       expect(r.stderr, host).toBe('');
