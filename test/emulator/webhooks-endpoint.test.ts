@@ -116,6 +116,20 @@ describe('webhooks listen registers with the emulator', { timeout: 30_000 }, () 
     expect(stopped.stdout + stopped.stderr).not.toContain('whsec_test_emulator');
   });
 
+  it('with OFFRAMP_WEBHOOK_SECRET, sets that secret on the emulator, so its deliveries verify, and puts its own back', async () => {
+    const emu = await emulator({ webhookSecret: 'whsec_emulator_own_1' });
+    const home = tempHome();
+    const listener = listenInProcess(['--store', `${home.dir}/events.ndjson`, '-o', 'ndjson'], { ...home.env, OFFRAMP_BASE_URL: emu.emulator.url, OFFRAMP_WEBHOOK_SECRET: 'whsec_from_env_22' });
+    await listener.url;
+    expect(listener.stderr()).toContain('now delivers here, signed with the given secret');
+    expect((await emu.endpoint()).secret).toBe('whsec_from_env_22');
+    await emu.api.create('listen-env-secret-1');
+    const [line] = (await listener.lines(1)).map((l) => JSON.parse(l) as { http_status: number; verified: boolean });
+    expect(line).toMatchObject({ http_status: 200, verified: true });
+    await listener.stop();
+    expect((await emu.endpoint()).secret).toBe('whsec_emulator_own_1');
+  });
+
   it('the built binary, stopped by a real Ctrl-C, puts the emulator back', async () => {
     const app = await receiver();
     const emu = await emulator({ webhookUrl: app.url });

@@ -67,8 +67,9 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
   const source = await findSource(ctx, opts.register !== false);
-  // Against an emulator, its own signing secret, unless --secret gives one to set on it.
+  // Against an emulator, its own signing secret, unless one given (--secret, OFFRAMP_WEBHOOK_SECRET) is set on it.
   const secret = await webhookSecret(ctx, opts.secret, 'to verify signatures with', source);
+  const setOnEmulator = source.kind === 'emulator' && secret !== source.found.secret ? secret : undefined;
 
   const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
   // Lines come terminal-safe from describe.ts (or are NDJSON, data): written as they are.
@@ -102,14 +103,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   if (source.kind === 'emulator') {
     let restore: Restore;
     try {
-      ({ restore, undo: unregister } = await register(ctx, source, receiver.url, opts.secret || undefined, 'webhooks listen'));
+      ({ restore, undo: unregister } = await register(ctx, source, receiver.url, setOnEmulator, 'webhooks listen'));
     } catch (err) {
       await receiver.close();
       throw err;
     }
     if (restore.stale && source.found.url) io.err(`note: the emulator delivered to ${shownUrl(source.found.url)}, a stale registration (${restore.stale}): not put back`);
     io.err(
-      `The emulator at ${source.target.origin} now delivers here, signed with ${opts.secret ? 'the given secret' : 'its own secret'} (${source.found.signature_scheme}); ` +
+      `The emulator at ${source.target.origin} now delivers here, signed with ${setOnEmulator ? 'the given secret' : 'its own secret'} (${source.found.signature_scheme}); ` +
         `${restore.url ? `its URL ${shownUrl(restore.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
     );
   } else if (source.kind === 'service') {
