@@ -110,8 +110,10 @@ export function bareGroup(program: Program, argv: readonly string[]): CommandUnk
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (word.startsWith('-')) {
+      // --version asks for something else, and a flag missing its value is commander's usage error.
+      if (word === '--version' || word === '-V') return undefined;
       const words = flagWords([...cmd.options, ...program.options], argv, i);
-      if (words === 0) return undefined;
+      if (words === 0 || i + words > argv.length) return undefined;
       i += words - 1;
       continue;
     }

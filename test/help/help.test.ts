@@ -58,6 +58,15 @@ describe('help', () => {
     expect(built.stdout).toContain('  create [options]');
     // A group that runs something of its own still does; a word that is no command is still refused.
     expect((await runMain(['tx', 'nope'])).code).toBe(2);
+    // --version beside a group's words is still the version; a flag missing its value is still refused.
+    for (const args of [['--json', '--version'], ['tx', '-V']]) {
+      const v = await runMain(args);
+      expect(v, args.join(' ')).toMatchObject({ code: 0 });
+      expect(v.stdout, args.join(' ')).toMatch(/^offramp(-cli)? \S*\d+\.\d+\.\d+/);
+    }
+    const missing = await runMain(['tx', '--profile']);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
   });
 
   it('a mistyped emulator command is a usage error naming its commands, which its usage lists too', async () => {
