@@ -119,6 +119,9 @@ describe('resolveProxy: the variables as curl reads them (what requests use, and
     expect(() => resolveProxy(https, { HTTPS_PROXY: 'http://ops:s3cret@[::1' })).toThrow(/^HTTPS_PROXY is not a proxy URL \("http:\/\/ops:\*\*\*@\[::1"\)$/);
     expect(() => resolveProxy(https, { https_proxy: 'socks5://127.0.0.1:1080' })).toThrow('https_proxy: socks5:// proxies are not supported');
     expect(() => resolveProxy(https, { HTTPS_PROXY: 'p:99999' })).toThrow(/^HTTPS_PROXY is not a proxy URL/);
+    // The host:port form, and a password holding a slash, keep it off the screen too.
+    expect(() => resolveProxy(https, { https_proxy: 'ops:s3cret@proxy:99999' })).toThrow('https_proxy is not a proxy URL ("http://ops:***@proxy:99999")');
+    expect(() => resolveProxy(https, { HTTPS_PROXY: 'http://ops:s3/cret@proxy:99999' })).toThrow('HTTPS_PROXY is not a proxy URL ("http://ops:***@proxy:99999")');
     expect(() => resolveProxy(https, { HTTPS_PROXY: 'http://p:1', NO_PROXY: '10.0.0.0/33' })).toThrow('NO_PROXY: "10.0.0.0/33" is not a CIDR range');
   });
 

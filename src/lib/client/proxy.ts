@@ -54,7 +54,7 @@ export function parseProxy(value: string, name: string): URL {
   try {
     url = new URL(written);
   } catch {
-    throw new ProxySettingError(`${name} is not a proxy URL (${JSON.stringify(displayUrl(value))})`, `write it like http://proxy.example:3128 (or host:port)`);
+    throw new ProxySettingError(`${name} is not a proxy URL (${JSON.stringify(displayUrl(written))})`, `write it like http://proxy.example:3128 (or host:port)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProxySettingError(`${name}: ${url.protocol}// proxies are not supported`, 'give an http:// or https:// proxy');

@@ -12,7 +12,8 @@ export function displayUrl(url: string): string {
     u.password = '***';
     return u.toString();
   } catch {
-    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
+    // To the last @ (a password may hold a / or an @), with or without a scheme (host:port form).
+    return url.replace(/^([a-z][\w+.-]*:\/\/)?([^:/@]*):.*@/i, '$1$2:***@');
   }
 }
 
