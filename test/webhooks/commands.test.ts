@@ -222,6 +222,19 @@ describe('webhooks verify', () => {
   const body = JSON.stringify({ id: '5d0e0000-0000-4000-8000-00000000007a', type: 'deposit.detected', data: { id: 'x' } });
   const signature = sign(body, SECRET);
 
+  it('a secret given (--secret, OFFRAMP_WEBHOOK_SECRET) asks nothing of the emulator the run points at', async () => {
+    const server = await scriptedServer([]);
+    try {
+      for (const [args, env] of [[['--secret', SECRET], {}], [[], { OFFRAMP_WEBHOOK_SECRET: SECRET }]] as const) {
+        const r = await verifyCli([...args, '--signature', signature], body, { ...env, OFFRAMP_BASE_URL: server.baseUrl });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('exit 0 for a valid signature (stdin, --file, env secret), 8 for an invalid one', async () => {
     const ok = await verifyCli(['--secret', SECRET, '--signature', signature], body);
     expect(ok.code).toBe(0);

@@ -72,6 +72,12 @@ export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or sto
 
 /** The secret to use first (webhookSecrets); none is refused, saying what it was `for`. */
 export async function webhookSecret(ctx: Context, flag: string | undefined, purpose: string, source?: Source): Promise<string> {
+  // One the user gave comes first: then nothing needs asking of whatever listens at the emulator's port.
+  const given = flag || ctx.env.OFFRAMP_WEBHOOK_SECRET;
+  if (given) {
+    ctx.io.addSecret(given);
+    return given;
+  }
   const secret = (await webhookSecrets(ctx, flag, source))[0]?.secret;
   if (secret === undefined) throw new UsageError(`no webhook secret ${purpose}`, NO_SECRET_HINT);
   return secret;
