@@ -123,6 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       clock,
       faultRules,
       (evt) => journal.changed('event', evt.owner, evt.event_id),
+      () => journal.committed(),
     );
     const rates = ratesFrom(rate);
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.

@@ -75,6 +75,8 @@ export class Webhooks {
     private readonly faults: FaultRules,
     /** Told of every change to an event (the state file's cue). */
     private readonly changed: (evt: EventRecord) => void,
+    /** Resolves once what changed so far is on disk: no event is sent before it is (journal.ts). */
+    private readonly committed: () => Promise<void>,
   ) {
     this.agent = new Agent({ keepAliveTimeout: 4000, connect: { timeout: settings.timeoutMs } });
     this.holdMs = Math.max(HOLD_MS, 2 * (settings.chaos?.delayMs?.[1] ?? 0));
@@ -212,7 +214,9 @@ export class Webhooks {
 
   private schedule(evt: EventRecord, delayMs: number): void {
     if (this.closed) return;
-    const start = () => {
+    // An event whose change could not be journaled is undone (answered 503): it must not go out first.
+    const start = () => void this.committed().then(send, () => this.cancelRetry(evt));
+    const send = () => {
       evt.cancelScheduled = null;
       this.waiting.delete(evt);
       if (evt.owner.detached) return;

@@ -4,6 +4,8 @@
 // file outlives a fold, and a full disk answered 503. (Restarts of the built binary after
 // SIGTERM and SIGKILL, torn and damaged journals: state-restart.test.ts.)
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -253,7 +255,18 @@ describe('a state file on a full disk (tmpfs)', { timeout: 30_000 }, () => {
     try {
       const file = join(mnt, 's.state');
       const logs: string[] = [];
-      const a = await start({ statePath: file, log: (line) => logs.push(line) });
+      // What the emulator delivers: never an event of a change it then undid.
+      const delivered = new Set<string>();
+      const hooks = createServer((req, res) => {
+        let body = '';
+        req.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => {
+          delivered.add((JSON.parse(body) as { data: { id: string } }).data.id);
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+      ctx.onTestFinished(() => new Promise<void>((resolve) => hooks.close(() => resolve())));
+      const a = await start({ statePath: file, log: (line) => logs.push(line), webhookUrl: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/` });
       // Most of the disk taken by something else, to be freed later.
       writeFileSync(join(mnt, 'filler'), Buffer.alloc(200 * 1024));
       const acknowledged: string[] = [];
@@ -265,6 +278,8 @@ describe('a state file on a full disk (tmpfs)', { timeout: 30_000 }, () => {
       }
       expect(refusal?.status).toBe(503);
       expect(refusal?.headers.get('retry-after')).toBe('1');
+      await vi.waitFor(() => expect(delivered.size).toBe(acknowledged.length), { timeout: 5000, interval: 20 });
+      expect([...delivered].sort()).toEqual([...acknowledged].sort());
       expect(refusal?.body).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/cannot write its state file \(.*ENOSPC.*\); nothing was changed, retry later/) } });
       expect(logs.join('\n')).toMatch(/^state file: could not write the journal .*s\.state\.journal\.\d+: ENOSPC/m);
       // Not applied: what was answered 201 is all there is.
