@@ -120,7 +120,11 @@ export class StateJournal implements Journaling {
   }
 
   admit(): void {
-    if (this.failingSince !== null) throw unavailable(this.lastError);
+    if (!this.accepting()) throw unavailable(this.lastError);
+  }
+
+  accepting(): boolean {
+    return this.failingSince === null;
   }
 
   committed(): Promise<void> {

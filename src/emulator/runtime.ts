@@ -24,11 +24,13 @@ export type Journaling = {
   changed(...change: Change): void;
   /** Throws the answer (503) while changes cannot be journaled: the request is not carried out. */
   admit(): void;
+  /** Whether changes are taken now (a read makes none while they are not). */
+  accepting(): boolean;
   /** Resolves once every change so far is journaled; rejects with the answer (503) when it could not be. */
   committed(): Promise<void>;
 };
 
-export const IN_MEMORY: Journaling = { changed: () => undefined, admit: () => undefined, committed: () => Promise.resolve() };
+export const IN_MEMORY: Journaling = { changed: () => undefined, admit: () => undefined, accepting: () => true, committed: () => Promise.resolve() };
 
 export class Runtime {
   readonly deadlines = new DeadlineQueue();

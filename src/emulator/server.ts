@@ -119,7 +119,8 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
         { 'Retry-After': String(wait) },
       );
     }
-    rt.sweep();
+    // Expiries found on the way are changes too, journaled before the answer even to a read.
+    const swept = route.method !== 'GET' || rt.journal.accepting() ? rt.sweep() : 0;
     const rule = rt.faultRules.takeRoute(route.method, c.req.path.slice(BASE_PATH.length));
     if (rule?.status !== undefined) {
       throw new ApiProblem(
@@ -144,7 +145,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     // A change is journaled before it is answered (journal.ts); while it cannot be, none is made.
     if (route.method !== 'GET') rt.journal.admit();
     result = route.handle(rt, request);
-    if (route.method !== 'GET') await rt.journal.committed();
+    if (route.method !== 'GET' || swept > 0) await rt.journal.committed();
   } catch (err) {
     if (err instanceof BodyTooLarge) closeAfter = true;
     result = toErrorResult(opts, err, c);
