@@ -274,6 +274,8 @@ export class StateJournal implements Journaling {
       this.replaying = true;
       if (loaded.decoded) this.rt!.install(loaded.decoded);
     } catch (reloadErr) {
+      // Memory then holds what was not journaled: the next write that goes through writes it all.
+      this.wipe = true;
       this.log?.(`state file: could not read ${this.path} back: ${(reloadErr as Error).message}`);
     } finally {
       this.replaying = false;
@@ -304,16 +306,20 @@ export class StateJournal implements Journaling {
   }
 
   private sync(): Promise<void> | undefined {
-    const segment = this.segment;
-    if (this.syncing || !segment.handle || segment.synced === segment.size) return this.syncing;
-    const size = segment.size;
-    this.syncing = segment.handle
-      .datasync()
-      .then(() => {
-        segment.synced = size;
-        this.lastFsyncAt = new Date().toISOString();
+    // A segment a fold switched away from too: until the snapshot replaces it, it is the journal.
+    const due = [...this.retired, this.segment].filter((segment) => segment.handle && segment.synced !== segment.size);
+    if (this.syncing || due.length === 0) return this.syncing;
+    this.syncing = Promise.all(
+      due.map((segment) => {
+        const size = segment.size;
+        return segment.handle!.datasync().then(() => void (segment.synced = size));
+      }),
+    )
+      .then(() => void (this.lastFsyncAt = new Date().toISOString()))
+      .catch((err: Error) => {
+        this.lastError = err.message;
+        this.log?.(`state file: could not sync the journal to disk: ${err.message}`);
       })
-      .catch((err: Error) => void (this.lastError = err.message))
       .finally(() => (this.syncing = undefined));
     return this.syncing;
   }
