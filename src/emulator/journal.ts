@@ -93,14 +93,19 @@ export class StateJournal implements Journaling {
   async attach(rt: Runtime): Promise<void> {
     this.rt = rt;
     this.syncTimer = setInterval(() => void this.sync(), FSYNC_INTERVAL_MS).unref();
+    if (this.pending) {
+      this.schedule();
+      await this.committed().catch(() => undefined);
+    }
     if (this.snapshotBytes > 0) return this.maybeFold();
     await this.fold();
     if (this.lastSnapshotAt === null) throw new StateFileError(`cannot write state file ${this.path}: ${this.lastError}`);
   }
 
   changed(...change: Change): void {
-    // Before attach, the state being built is the one on disk.
-    if (this.replaying || this.closed || !this.rt) return;
+    // Before attach, the state installed is the one on disk; what changes after it (expiries
+    // due while the emulator was stopped) is journaled once attached.
+    if (this.replaying || this.closed || (!this.rt && change[0] === 'all')) return;
     const [kind, partner] = change;
     if (kind === 'all') {
       this.wipe = true;

@@ -246,6 +246,25 @@ describe('a state file', () => {
   });
 });
 
+describe('a state file, started again later', () => {
+  it('journals as it starts what fell due while it was stopped (an expiry), not at the next fold', async () => {
+    const dir = stateDir();
+    const file = join(dir, 's.state');
+    let now = Date.parse('2026-11-01T10:00:00Z');
+    const clock = { now: () => now };
+    const a = await start({ statePath: file, clock });
+    const tx = await createTx(a);
+    await stop(a);
+    now += 31 * 60_000;
+    const b = await start({ statePath: file, clock });
+    const journaled = readdirSync(dir)
+      .filter((name) => name.startsWith('s.state.journal.'))
+      .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'));
+    expect(journaled.some((line) => line.startsWith('{"k":"tx"') && line.includes(tx.id) && line.includes('"status":"expired"'))).toBe(true);
+    await stop(b);
+  });
+});
+
 describe('a state file on a full disk (tmpfs)', { timeout: 30_000 }, () => {
   it.runIf(process.getuid?.() === 0)('answers 503 for a change it cannot journal, keeps none of it, and takes changes again once there is room', async (ctx) => {
     const mnt = join(stateDir(), 'mnt');
