@@ -89,12 +89,15 @@ export type Restore = { url: string | null; registeredBy: Registration | null; s
 /**
  * The URL to put back: the one found, unless it is a stale registration (a listener killed
  * before it could put its own back: its process is gone, or nothing answers at a loopback
- * URL), in which case what that listener found, else record only.
+ * URL), in which case what that listener found, else record only. A URL a person set (no
+ * listener's mark) is theirs, answering or not; an older emulator, which marks nothing, is
+ * judged by whether anything answers.
  */
 export async function restorable(found: WebhookEndpoint): Promise<Restore> {
   const by = found.registered_by ?? null;
   if (found.url === null) return { url: null, registeredBy: null };
-  const stale = by && !isAlive(by.pid) ? `\`${by.command}\` (pid ${by.pid}) set it and no longer runs` : !(await answers(found.url)) ? 'nothing answers there' : undefined;
+  const judged = by !== null || found.registered_by === undefined;
+  const stale = by && !isAlive(by.pid) ? `\`${by.command}\` (pid ${by.pid}) set it and no longer runs` : judged && !(await answers(found.url)) ? 'nothing answers there' : undefined;
   return stale ? { url: by?.previous_url ?? null, registeredBy: null, stale } : { url: found.url, registeredBy: by };
 }
 
