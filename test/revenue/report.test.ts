@@ -172,8 +172,11 @@ describe('revenue report names its source, its units and the periods the window 
     const add = await runMain(['profile', 'add', 'books', '--env', 'staging', '--base-url', server.baseUrl, '--api-key-stdin'], { env: home.env, stdin: `${KEY}\n` });
     expect(add.code, add.stderr).toBe(0);
     const out = join(dir, 'r.html');
-    const r = await runMain(['--profile', 'books', 'revenue', 'report', '--from', FROM, '--to', TO, '--out', out], { env: home.env });
+    const seen = server.requests.length;
+    // An emulator's admin token in the environment never goes to a staging service, even one on this machine.
+    const r = await runMain(['--profile', 'books', 'revenue', 'report', '--from', FROM, '--to', TO, '--out', out], { env: { ...home.env, OFFRAMP_EMULATOR_ADMIN_TOKEN: 'emulator-token-123' } });
     expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.slice(seen).filter((req) => req.headers.authorization !== undefined)).toEqual([]);
     const html = readFileSync(out, 'utf8');
     expect([text(html, 'profile'), text(html, 'environment'), text(html, 'source-mark')]).toEqual(['books', 'staging', 'STAGING: figures of a staging service, not of production']);
     // Six whole months: by month, none partial.

@@ -100,7 +100,10 @@ async function sourceOf(ctx: Context, settings: Resolved): Promise<ReportSource>
   const base = new URL(settings.baseUrl);
   let emulator: string | undefined;
   if (isLoopbackHost(base.hostname)) {
-    const health = await callControl(ctx, { origin: base.origin, token: ctx.env[ADMIN_TOKEN_ENV] || undefined, retries: 0 }, { method: 'GET', path: '/health', timeoutMs: 2000 }).catch(() => undefined);
+    // The admin token only where an emulator is meant (a local profile, or none): a staging or
+    // production profile on this machine is a tunnel to a service, which gets no token of ours.
+    const token = settings.env === 'local' || settings.env === 'unknown' ? ctx.env[ADMIN_TOKEN_ENV] || undefined : undefined;
+    const health = await callControl(ctx, { origin: base.origin, token, retries: 0 }, { method: 'GET', path: '/health', timeoutMs: 2000 }).catch(() => undefined);
     const data = health?.data as { status?: unknown; offramp_version?: unknown } | undefined;
     if (health?.status === 200 && data?.status === 'ok' && typeof data.offramp_version === 'string') emulator = data.offramp_version;
   }
