@@ -105,6 +105,13 @@ describe('tx watch', () => {
     ]);
   });
 
+  it('--timeout passing while the service answers 503s is still exit 7 naming the status it was last seen in', async () => {
+    const failing = json(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'down for maintenance', timestamp: '2026-11-22T10:00:00Z' } });
+    const r = await watch(['--timeout', '30s', TX_ID, '--interval', '1s'], [at('awaiting_deposit'), upTo(['awaiting_deposit']), ...Array.from({ length: 400 }, () => failing)]);
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 30000 ms passed before a final status; transaction \S+ is still awaiting_deposit/);
+  });
+
   it('--timeout is the overall deadline: exit 7 naming the status it is still in', async () => {
     const r = await watch(['--timeout', '1000', TX_ID, '--interval', '400'], [at('awaiting_deposit'), upTo(['awaiting_deposit']), ...Array.from({ length: 3 }, () => at('awaiting_deposit'))]);
     expect(r.code).toBe(7);
