@@ -129,11 +129,14 @@ describe('revenue export --resume', { timeout: 30_000 }, () => {
     const service = await gated();
     await stopMidway(out, tmp, 'SIGKILL', service);
     const path = join(resumeDirOf(out), 'checkpoint.json');
-    const cp = JSON.parse(readFileSync(path, 'utf8')) as { version: number; slices: object[] };
+    const cp = JSON.parse(readFileSync(path, 'utf8')) as { version: number; slices: object[]; binding: Record<string, unknown> };
     expect(cp.version).toBe(3);
     // Totals that are not the slices': a resumed export sums the rows it writes, not these.
     const stale = { usdt: { rows: 1, crypto_amount: '1', amount: '1', platform_fee: '1', share: '1' } };
-    writeFileSync(path, JSON.stringify({ ...cp, version: 2, slices: cp.slices.map((s) => ({ ...s, totals: stale })) }), { mode: 0o600 });
+    // As the previous release wrote it: no zone either (its exports were cut in UTC).
+    const { tz, ...binding } = cp.binding;
+    expect(tz).toBe('UTC');
+    writeFileSync(path, JSON.stringify({ ...cp, version: 2, binding, slices: cp.slices.map((s) => ({ ...s, totals: stale })) }), { mode: 0o600 });
 
     const again = await exportInProcess([...WINDOW, '--out', out, '--manifest', join(dir, 'm.json'), '--resume'], service.env);
     expect(again.code, again.stderr).toBe(0);
