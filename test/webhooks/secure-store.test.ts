@@ -1,6 +1,7 @@
 // A store only its owner trusts (as ssh treats its keys): created 0600 in a directory the
 // CLI creates 0700; a store or directory owned by someone else, or writable by group or
 // others, or a symbolic link, is refused before listening, with a one-line reason.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,19 +127,20 @@ describe('the default store is in the private state directory', { timeout: 30_00
     expect(verifyOld.stderr).toContain(`error: USAGE: ${store} (the store \`webhooks listen\` writes by default): no such file`);
     expect(verifyOld.stderr).toContain(moveCommand);
 
-    const first = startListener([], { ...home.env, ...env }, work);
-    await first.url;
-    expect(first.stderr()).toContain(`note: ${join(work, 'webhooks.ndjson')} is a store at the old default place (the working directory); the default is now ${store}. To keep using its events there: ${moveCommand}`);
-    await first.stop();
+    // The listener makes nothing until it is moved: after, the move it names would do nothing.
+    const first = await runCli(['webhooks', 'listen', '--port', '0'], { cwd: work, env: { ...home.env, ...env } });
+    expect(first.code).toBe(2);
+    expect(first.stderr).toContain(`error: USAGE: ${join(work, 'webhooks.ndjson')} is a store at the old default place (the working directory); the default is now ${store}. To keep using its events there: ${moveCommand}`);
+    expect(first.stderr).toContain('hint: or keep it where it is: offramp webhooks listen --store webhooks.ndjson');
+    expect(existsSync(store)).toBe(false);
+    // Nothing lost: the old store is as it was; moved as told, every listener and reader finds it.
+    expect(readFileSync(join(work, 'webhooks.ndjson'), 'utf8')).toBe(`${line}\n`);
+    expect(spawnSync('sh', ['-c', moveCommand]).status).toBe(0);
     const again = startListener([], { ...home.env, ...env }, work);
     await again.url;
     expect(again.stderr()).not.toContain('old default place');
+    expect(again.stderr()).toContain('(1 events already in it count as received)');
     await again.stop();
-    // Nothing lost: the old store is as it was.
-    expect(readFileSync(join(work, 'webhooks.ndjson'), 'utf8')).toBe(`${line}\n`);
-
-    // Moved as told, the readers read it at its new place.
-    writeFileSync(store, `${line}\n`, { mode: 0o600 });
     const verified = await runCli(['webhooks', 'verify', '--from-store', '--event', 'evt-old-1'], { env: { ...home.env, ...env } });
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toContain('valid: the signature matches');

@@ -17,7 +17,7 @@ import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { forwardTarget } from '../../lib/webhooks/forwarder.js';
 import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
-import { DEFAULT_STORE, defaultStorePath, oldStoreNote } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, defaultStorePath, oldStoreNote, STORE_NAME } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
 import { findSource, register, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
@@ -63,7 +63,9 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const jsonLines = format !== 'table';
   if (opts.store !== undefined && opts.store.trim() === '') throw new UsageError('--store: give a file name');
   const storePath = resolve(opts.store ?? defaultStorePath(ctx.env));
+  // Refused before anything is made: once the new default exists, the move it names would do nothing.
   const oldStore = opts.store === undefined ? oldStoreNote(ctx.env) : undefined;
+  if (oldStore) throw new UsageError(oldStore, `or keep it where it is: offramp webhooks listen --store ${STORE_NAME}`);
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
   const source = await findSource(ctx, opts.register !== false);
@@ -128,7 +130,6 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     io.err(`warning: the store ended with a partial line (${loaded.tornBytes} bytes: a crash mid-write, never acknowledged); set aside in ${loaded.tornPath} and cut off`);
   }
   if (loaded?.unreadable) io.err(`warning: ${loaded.unreadable} line(s) of the store are not events; they are kept but ignored`);
-  if (oldStore) io.err(`note: ${oldStore}`);
   const pinnedBy = opts.scheme !== undefined ? '--scheme' : "the profile's setting; --scheme any accepts every scheme";
   const window = scheme === undefined || scheme === 'timestamped-sha256' ? `timestamps within ${toleranceSec} s` : '';
   io.err(scheme ? `Accepting only ${scheme} signatures (${pinnedBy})${window ? `, ${window}` : ''}` : `Accepting any signature scheme of the catalogue (${window})`);

@@ -21,7 +21,7 @@ import { isObject } from '../client/paginate.js';
 import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
 /** The store's name at its default place, and where earlier versions kept it: the working directory. */
-const STORE_NAME = 'webhooks.ndjson';
+export const STORE_NAME = 'webhooks.ndjson';
 
 /** How help names the default store, whose place depends on the environment. */
 export const DEFAULT_STORE = `$XDG_STATE_HOME/offramp/${STORE_NAME}`;
