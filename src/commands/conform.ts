@@ -10,7 +10,6 @@ import { startSpinner } from '../lib/output/spinner.js';
 import type { Observation, Setting } from '../lib/conform/verdicts.js';
 import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
-import { EMULATOR_DEFAULT_WEBHOOK_SECRET } from '../lib/emulator-defaults.js';
 import { storedProfile } from '../lib/config/profile.js';
 
 export const command = () =>
@@ -54,14 +53,9 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   let secret: string | undefined;
   if (opts.store !== undefined) {
     const store = storeToRead(opts.store, '--store', ctx.env);
-    // A local profile talks to the emulator, whose default secret is public, as its key is.
-    secret = settings.webhookSecret ?? (settings.env === 'local' ? EMULATOR_DEFAULT_WEBHOOK_SECRET : undefined);
-    if (!secret) {
-      throw new UsageError(
-        '--store: no webhook secret to check the stored signatures with',
-        'set OFFRAMP_WEBHOOK_SECRET, or store one with `offramp profile add NAME --webhook-secret-stdin`',
-      );
-    }
+    // The one rule listen verified the store with (docs/webhooks.md, "Which secret").
+    const { webhookSecret } = await import('../lib/webhooks/register.js');
+    secret = await webhookSecret(ctx, undefined, '--store: to check the stored signatures with');
     stored = await signatures.readStore(store.path);
   }
   const overlay = opts.overlay === undefined ? undefined : await import('../lib/conform/overlay.js');
