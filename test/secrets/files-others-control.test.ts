@@ -71,6 +71,23 @@ describe.skipIf(!posix)('a directory above others can write, without the sticky 
     expect(r.stderr).not.toContain('sk_test_swappable');
   });
 
+  it('a secret reached through a chain of links is refused when a link on the way stands in it', async () => {
+    const shared = dirWithMode(0o777);
+    const mine = mkdtempSync(join(tmpdir(), 'offramp-mine-'));
+    mkdirSync(join(mine, 'real'), { mode: 0o700 });
+    const file = fileIn(join(mine, 'real'), 'key', 'sk_test_chained\n');
+    // mine/link1 -> shared/link2 -> mine/real: whoever writes `shared` can point link2 elsewhere.
+    symlinkSync(join(mine, 'real'), join(shared, 'link2'));
+    symlinkSync(join(shared, 'link2'), join(mine, 'link1'));
+    const r = await runMain(['tx', 'list'], { env: { OFFRAMP_API_KEY_FILE: join(mine, 'link1', 'key'), OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: INSECURE_PATH: refusing OFFRAMP_API_KEY_FILE: ${shared} is writable by its group and other users (mode 0777)\n`);
+    expect(r.stderr).not.toContain('sk_test_chained');
+    // The same file by a path through none of it is read.
+    const direct = await runMain(['tx', 'list'], { env: { OFFRAMP_API_KEY_FILE: file, OFFRAMP_BASE_URL: 'http://127.0.0.1:9/api/v1/partner', OFFRAMP_RETRIES: '0' } });
+    expect(direct.stderr).not.toContain('INSECURE_PATH');
+  });
+
   it('emulator wait --ready-file there is refused at once: no request, so no admin token, goes to the URL in it', async () => {
     const server = await scriptedServer([json(200, { status: 'ok' })]);
     try {

@@ -6,8 +6,8 @@
 // down is the user's or root's (docs/configuration.md, "Files others control").
 // Imports only Node's own modules: bin/offramp.js loads it (dist/ancestry.js) before the
 // compile cache is on.
-import { lstatSync, realpathSync, type Stats } from 'node:fs';
-import { basename, dirname, join, parse, resolve, sep } from 'node:path';
+import { lstatSync, readlinkSync, type Stats } from 'node:fs';
+import { dirname, isAbsolute, join, parse, sep } from 'node:path';
 
 /** Why a path cannot be trusted (one line), and what to do about it. */
 export type Distrust = { reason: string; hint: string };
@@ -25,45 +25,43 @@ export function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, '0');
 }
 
+/** Links followed on one walk before it gives up (as the kernel's ELOOP does: the open then fails). */
+const MAX_LINKS = 40;
+
 /**
  * Why some directory above `path` (up to `/`) lets another user replace what is at `path`,
- * or undefined when none does. Both the path as given and the one its symbolic links lead to
- * are walked; a part that does not exist yet ends the walk (what the CLI creates there is
- * its own). Nothing is checked where POSIX owners do not exist (Windows).
+ * or undefined when none does. The walk goes as the kernel's does: part by part from `/`,
+ * `..` taken after the links before it, and every symbolic link followed where it stands,
+ * so each directory a link chain passes through is judged; a part that does not exist yet
+ * ends the walk (what the CLI creates there is its own). Nothing is checked where POSIX
+ * owners do not exist (Windows).
  */
 export function distrustAncestry(path: string): Distrust | undefined {
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   if (uid === undefined) return undefined;
-  const given = resolve(path);
-  const real = realPrefix(given);
-  return walk(given, uid) ?? (real !== given ? walk(real, uid) : undefined);
-}
-
-/** `path` with its longest existing part resolved through its symbolic links. */
-function realPrefix(path: string): string {
-  const rest: string[] = [];
-  for (let p = path; ; p = dirname(p)) {
-    try {
-      return join(realpathSync(p), ...rest);
-    } catch {
-      if (dirname(p) === p) return path;
-      rest.unshift(basename(p));
+  // Not normalised: `link/..` is the link target's parent, not the link's directory.
+  const parts = (isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`).split(sep).filter(Boolean);
+  let dir = parse(process.cwd()).root;
+  let links = 0;
+  for (let part = parts.shift(); part !== undefined; part = parts.shift()) {
+    if (part === '.') continue;
+    if (part === '..') {
+      dir = dirname(dir);
+      continue;
     }
-  }
-}
-
-function walk(path: string, uid: number): Distrust | undefined {
-  const { root } = parse(path);
-  let dir = root;
-  for (const part of path.slice(root.length).split(sep).filter(Boolean)) {
-    const entry = join(dir, part);
     const st = lstatOrUndefined(dir);
     if (!st) return undefined;
-    // A link's own modes mean nothing: its directory was checked a step up, its target is
-    // walked on the resolved path.
+    const entry = join(dir, part);
     if (st.isDirectory()) {
       const why = distrustDirectory(dir, st, entry, uid);
       if (why) return why;
+    }
+    // A link's own modes mean nothing: its directory was judged just now, its target is walked next.
+    if (lstatOrUndefined(entry)?.isSymbolicLink() && ++links <= MAX_LINKS) {
+      const target = readlinkSync(entry);
+      parts.unshift(...target.split(sep).filter(Boolean));
+      if (isAbsolute(target)) dir = parse(target).root;
+      continue;
     }
     dir = entry;
   }
