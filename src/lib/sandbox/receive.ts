@@ -44,7 +44,8 @@ export async function receiveDeliveries(ctx: Context, receiveAt: string | undefi
   if (source.kind === 'service') return `a ${source.env} service cannot deliver to this machine; the deliveries check reads what it reports`;
   if (source.kind === 'none') return `not received by smoke (${source.why ?? 'no emulator'}); the deliveries check reads what the service reports`;
   const { found } = source;
-  if (found.url !== null && !(await restorable(found)).stale) return `the emulator delivers to ${shownUrl(found.url)}; the deliveries check reads what it reports`;
+  const restore = await restorable(found);
+  if (found.url !== null && !restore.stale) return `the emulator delivers to ${shownUrl(found.url)}; the deliveries check reads what it reports`;
   const received = new Map<string, string>();
   const refused = new Map<string, string>();
   const receiver = await startReceiver({
@@ -64,7 +65,7 @@ export async function receiveDeliveries(ctx: Context, receiveAt: string | undefi
   });
   const url = at?.url ?? receiver.url;
   try {
-    const { undo } = await register(ctx, source, url, undefined, 'smoke');
+    const { undo } = await register(ctx, source, url, undefined, 'smoke', restore);
     const stop = async () => {
       // The URL first, so that nothing more is sent to a closed port.
       const said = await undo();

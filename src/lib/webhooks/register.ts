@@ -123,9 +123,11 @@ export async function register(
   url: string,
   secret: string | undefined,
   command: string,
+  judged?: Restore,
 ): Promise<{ restore: Restore; undo: () => Promise<string> }> {
   const { target, found } = source;
-  const restore = await restorable(found);
+  // A caller that judged the URL found already passes its verdict: one probe, one answer.
+  const restore = judged ?? (await restorable(found));
   // An emulator that answers no `registered_by` (an older image) would refuse the field.
   const marks = found.registered_by !== undefined;
   const registeredBy = marks ? { pid: process.pid, command, previous_url: restore.url } : null;
