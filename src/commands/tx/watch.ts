@@ -126,8 +126,9 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       await pause();
     }
   } catch (err) {
-    // A read the deadline cut short, or an outage still on when it came, is the deadline passing, said as such.
-    if (deadline !== undefined && (err instanceof TimeoutError || isOutage(err)) && ctx.now().getTime() >= deadline) throw passed();
+    // A read the deadline cut short is the deadline passing, said as such. An outage still on
+    // then keeps its own error: it names the machine that failed (a proxy is not the service).
+    if (deadline !== undefined && err instanceof TimeoutError && ctx.now().getTime() >= deadline) throw passed();
     throw err;
   } finally {
     spinner?.stop();
