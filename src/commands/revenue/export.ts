@@ -29,7 +29,7 @@ import {
   type ExportProgress,
   type KeptSlice,
   type RevenueFilters,
-  type SliceReport,
+  type SliceTally,
 } from '../../lib/revenue/export.js';
 import { buildManifest } from '../../lib/revenue/manifest.js';
 import { publicUrl } from '../../lib/client/url.js';
@@ -231,20 +231,20 @@ async function exportTo(r: ExportRun): Promise<number> {
       ...(resumeDir
         ? {
             spool: (index: number) => resumeDir.spool(index),
-            onSliceDone: async (report: SliceReport, bytes: number) => {
-              finishedSlices.push(saveSlice(report, bytes));
+            onSliceDone: async (tally: SliceTally, bytes: number) => {
+              finishedSlices.push(saveSlice(tally, bytes));
               await resumeDir.save({ binding: r.binding, slices: finishedSlices });
             },
           }
         : {}),
     });
-    const { reports } = result;
-    const checks = opts.summary ? checkSlices(reports) : [];
+    const { tallies } = result;
+    const checks = opts.summary ? checkSlices(tallies) : [];
     const failed = checks.filter((c) => !c.ok);
     if (failed.length > 0) {
       progress.stop();
       renderChecks(io, checks, Boolean(ctx.globals.json), sums);
-      const named = failed.map((c) => `slice ${c.report.index + 1} (${describeSlice(c.report.window)}): ${c.problem}`).join('; ');
+      const named = failed.map((c) => `slice ${c.tally.index + 1} (${describeSlice(c.tally.window)}): ${c.problem}`).join('; ');
       // Resuming would assemble the same rows: the checkpoint goes too.
       await resumeDir?.remove();
       throw new CheckFailed(
@@ -271,7 +271,7 @@ async function exportTo(r: ExportRun): Promise<number> {
         file: opts.out ? resolve(opts.out) : undefined,
         bytes: result.bytes,
         sha256: result.sha256,
-        reports,
+        tallies,
         sums,
         ...(opts.summary ? { checks } : {}),
         ...(xlsx ? { textAmounts: xlsx.textAmounts } : {}),
@@ -280,8 +280,8 @@ async function exportTo(r: ExportRun): Promise<number> {
     }
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), sums);
-    closingLine(r, reports, performance.now() - started);
-    if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r.window, r.filters)}`);
+    closingLine(r, tallies, performance.now() - started);
+    if (tallies.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r.window, r.filters)}`);
     return 0;
   } catch (err) {
     progress.stop();
@@ -337,15 +337,15 @@ function textAmountsNote(ctx: Context, text: TextAmounts, out: string | undefine
   );
 }
 
-function closingLine(r: ExportRun, reports: SliceReport[], ms: number): void {
+function closingLine(r: ExportRun, tallies: SliceTally[], ms: number): void {
   const { ctx, opts } = r;
   if (!(opts.out || opts.summary || ctx.io.showProgress())) return;
   if (opts.summary && ctx.globals.json) return;
-  const rows = reports.reduce((n, x) => n + x.rows, 0);
-  const pages = reports.reduce((n, x) => n + x.pages, 0);
+  const rows = tallies.reduce((n, x) => n + x.rows, 0);
+  const pages = tallies.reduce((n, x) => n + x.pages, 0);
   const resumed = [...r.kept.values()].reduce((n, k) => n + k.saved.rows, 0);
   const parts = [
-    `Exported ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (${reports.length} slice${reports.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${opts.out ? ` to ${opts.out}` : ''} in ${(ms / 1000).toFixed(1)} s`,
+    `Exported ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (${tallies.length} slice${tallies.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${opts.out ? ` to ${opts.out}` : ''} in ${(ms / 1000).toFixed(1)} s`,
     ...(resumed > 0 ? [`${resumed.toLocaleString('en-US')} of them from the checkpoint`] : []),
     ...(opts.summary ? ['totals match the service'] : []),
     ...(opts.manifest ? [`manifest ${opts.manifest}`] : []),

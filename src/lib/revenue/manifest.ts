@@ -3,7 +3,7 @@
 import { publicUrl } from '../client/url.js';
 import type { Window } from '../input/dates.js';
 import type { RevenueFilters } from '../client/api.js';
-import type { SliceCheck, SliceReport } from './export.js';
+import type { SliceCheck, SliceTally } from './export.js';
 import { checkRows, type CheckRow } from './tables.js';
 import type { Grouping } from './groups.js';
 import { SHEETS, type TextAmounts } from './xlsx.js';
@@ -49,7 +49,7 @@ export type ManifestInput = {
   file: string | undefined;
   bytes: number;
   sha256: string;
-  reports: SliceReport[];
+  tallies: SliceTally[];
   /** The rows written, grouped (by token among others). */
   sums: Grouping;
   /** With --summary: the checks against the service's summary. */
@@ -65,7 +65,7 @@ export function apiVersion(url: string): string | null {
 
 export function buildManifest(m: ManifestInput): Manifest {
   const all = m.sums.total();
-  const rows = m.reports.reduce((n, r) => n + r.rows, 0);
+  const rows = m.tallies.reduce((n, r) => n + r.rows, 0);
   const summary = m.checks ? checkRows(m.checks, all) : undefined;
   return {
     kind: 'offramp.revenue-export.manifest',
@@ -79,8 +79,8 @@ export function buildManifest(m: ManifestInput): Manifest {
     options: { excel: m.excel, raw_cells: m.rawCells },
     output: { file: m.file ?? null, bytes: m.bytes, sha256: m.sha256 },
     rows,
-    slices: m.reports.length,
-    pages: m.reports.reduce((n, r) => n + r.pages, 0),
+    slices: m.tallies.length,
+    pages: m.tallies.reduce((n, r) => n + r.pages, 0),
     totals: { rows: all.transactions, fiat: { currency: FIAT_CURRENCY, amount: all.amount, platform_fee: all.platform_fee, share: all.share }, tokens: m.sums.tokens() },
     ...(summary ? { service_summary: { ok: summary.total.ok, slices: summary.slices, total: summary.total } } : {}),
     ...(m.textAmounts ? { xlsx: { sheets: [SHEETS.rows, SHEETS.totals, SHEETS.byMonth], amounts_as_text: m.textAmounts } } : {}),

@@ -34,23 +34,23 @@ export type CheckRow = {
 
 /** Each slice's figures, and their total; what the rows written add up to is `written` (their grouping's total). */
 export function checkRows(checks: SliceCheck[], written: Figures): { slices: CheckRow[]; total: CheckRow } {
-  const slices = checks.map(({ report, ok }) => ({
-    slice: String(report.index + 1),
-    from: report.window.from.toISOString(),
-    to: report.window.to.toISOString(),
-    rows: report.rows,
-    share: report.share.toString(),
-    received: report.received,
-    received_share: report.receivedShare.toString(),
-    service_rows: report.service?.transaction_count ?? null,
-    service_share: report.service?.total_partner_share ?? null,
+  const slices = checks.map(({ tally, ok }) => ({
+    slice: String(tally.index + 1),
+    from: tally.window.from.toISOString(),
+    to: tally.window.to.toISOString(),
+    rows: tally.rows,
+    share: tally.share.toString(),
+    received: tally.received,
+    received_share: tally.receivedShare.toString(),
+    service_rows: tally.service?.transaction_count ?? null,
+    service_share: tally.service?.total_partner_share ?? null,
     ok,
   }));
   const receivedShare = new DecimalSum();
   const serviceShare = new DecimalSum();
-  for (const { report } of checks) {
-    receivedShare.addSum(report.receivedShare);
-    if (report.service) serviceShare.add(report.service.total_partner_share);
+  for (const { tally } of checks) {
+    receivedShare.addSum(tally.receivedShare);
+    if (tally.service) serviceShare.add(tally.service.total_partner_share);
   }
   const total: CheckRow = {
     slice: 'total',
@@ -71,7 +71,7 @@ export type MonthCheck = { month: string; rows: number; share: string; ok: boole
 
 /** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
 export function monthChecks(checks: SliceCheck[], sums: Grouping): MonthCheck[] {
-  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', sums.zone)));
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.tally.window, 'month', sums.zone)));
   return sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
 }
 
