@@ -261,22 +261,16 @@ async function exportTo(r: ExportRun): Promise<number> {
       const manifest = buildManifest({
         now: ctx.now(),
         cliVersion: ctx.version,
-        baseUrl: (await ctx.settings()).baseUrl,
-        window: r.window,
-        zone: r.binding.tz,
-        filters: r.filters,
-        format: r.format,
-        excel: Boolean(opts.excel),
-        rawCells: Boolean(opts.rawCells),
+        binding: r.binding,
         file: opts.out ? resolve(opts.out) : undefined,
-        bytes: result.bytes,
-        sha256: result.sha256,
-        tallies,
+        result,
         sums,
         ...(opts.summary ? { checks } : {}),
         ...(xlsx ? { textAmounts: xlsx.textAmounts } : {}),
       });
-      await writeManifest(opts.manifest, manifest);
+      await writeAside(opts.manifest, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: Error) => {
+        throw new CliError(`the export was written, but not its manifest ${opts.manifest}: ${err.message}`, 'OUTPUT', EXIT.failure);
+      });
     }
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), sums);
@@ -316,12 +310,6 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
   err.message += notWritten;
   err.hint = resumeHint;
   return err;
-}
-
-async function writeManifest(path: string, manifest: object): Promise<void> {
-  await writeAside(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: Error) => {
-    throw new CliError(`the export was written, but not its manifest ${path}: ${err.message}`, 'OUTPUT', EXIT.failure);
-  });
 }
 
 /**
