@@ -17,7 +17,7 @@ import { windowFlags } from '../../lib/input/window.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
-import type { Api } from '../../lib/client/api.js';
+import type { Api, RevenueFilters } from '../../lib/client/api.js';
 import {
   checkSlices,
   DEFAULT_CONCURRENCY,
@@ -27,8 +27,8 @@ import {
   refusedFor,
   saveSlice,
   type ExportProgress,
+  type ExportResult,
   type KeptSlice,
-  type RevenueFilters,
   type SliceTally,
 } from '../../lib/revenue/export.js';
 import { buildManifest } from '../../lib/revenue/manifest.js';
@@ -84,7 +84,13 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const out = opts.out ? resolve(opts.out) : undefined;
   const api = await ctx.api();
   const settings = await ctx.settings();
-  keepHeapSmall();
+  // Flat memory is a requirement of the export. Under its steady allocation (every page
+  // parsed, checked, spooled, read back, formatted) V8's defaults, which size the heap for
+  // throughput, let the young generation and the old-space limit grow with the export's
+  // length although the live heap stays small; --optimize-for-size keeps peak RSS flat, and
+  // the export waits on the network, not the collector (BENCHMARKS.md, "Revenue export").
+  // Set at run time, so best-effort.
+  setFlagsFromString('--optimize-for-size');
   const open = stillOpenNote(window, ctx.now(), zone);
   if (open) io.err(`warning: ${open}`);
   const binding: Binding = {
@@ -154,7 +160,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
         throw new UsageError(`--out ${opts.out}: cannot keep a checkpoint beside it: ${(err as Error).message}`);
       }
     }
-    return await exportTo({ ctx, api, opts, format, window, slices, filters, concurrency, file, resumeDir, kept, binding });
+    return await exportTo({ ctx, api, opts, window, slices, concurrency, file, resumeDir, kept, binding });
   } finally {
     process.off('exit', onExit);
     // Once committed, abort leaves the file in place.
@@ -168,10 +174,8 @@ type ExportRun = {
   ctx: Context;
   api: Api;
   opts: Options;
-  format: ExportFormat;
   window: Window;
   slices: Window[];
-  filters: RevenueFilters;
   concurrency: number;
   file: AtomicFile | undefined;
   resumeDir: ResumeDir | undefined;
@@ -188,8 +192,8 @@ async function exportTo(r: ExportRun): Promise<number> {
   // export writes the finished slices' rows again): --summary's table, the workbook's
   // totals sheets and the manifest's totals.
   const sums = new Grouping({ by: ['month', 'token'], zone: r.binding.tz, window: r.window });
-  const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters, sums }) : undefined;
-  const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
+  const xlsx = r.binding.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.binding.filters, sums }) : undefined;
+  const stage: Duplex = xlsx ?? formatStage(r.binding.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
 
   // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
   // (A reader that closed stdout ends the process at once: src/main.ts.)
@@ -206,7 +210,7 @@ async function exportTo(r: ExportRun): Promise<number> {
   // One API for the run, stopped with it: an ignored filter is told once, and Ctrl-C lets go
   // of every request in flight (the progress bar's count too).
   const api = r.api.withStop(stop.signal);
-  const progress = await startProgress(ctx, api, r.window, r.filters);
+  const progress = await startProgress(ctx, api, r.window, r.binding.filters);
   const started = performance.now();
   const notWritten = opts.out ? `; ${opts.out} was not written` : '';
   const resumeHint = resumeDir
@@ -218,7 +222,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     const result = await exportRevenue({
       api,
       slices: r.slices,
-      filters: r.filters,
+      filters: r.binding.filters,
       concurrency: r.concurrency,
       now: () => ctx.now().getTime(),
       summary: Boolean(opts.summary),
@@ -238,8 +242,7 @@ async function exportTo(r: ExportRun): Promise<number> {
           }
         : {}),
     });
-    const { tallies } = result;
-    const checks = opts.summary ? checkSlices(tallies) : [];
+    const checks = opts.summary ? checkSlices(result.tallies) : [];
     const failed = checks.filter((c) => !c.ok);
     if (failed.length > 0) {
       progress.stop();
@@ -274,8 +277,8 @@ async function exportTo(r: ExportRun): Promise<number> {
     }
     if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), sums);
-    closingLine(r, tallies, performance.now() - started);
-    if (tallies.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r.window, r.filters)}`);
+    closingLine(r, result, performance.now() - started);
+    if (result.rows === 0) io.err(`note: ${nothingMatched(r.window, r.binding.filters)}`);
     return 0;
   } catch (err) {
     progress.stop();
@@ -325,12 +328,10 @@ function textAmountsNote(ctx: Context, text: TextAmounts, out: string | undefine
   );
 }
 
-function closingLine(r: ExportRun, tallies: SliceTally[], ms: number): void {
+function closingLine(r: ExportRun, { tallies, rows, pages }: ExportResult, ms: number): void {
   const { ctx, opts } = r;
   if (!(opts.out || opts.summary || ctx.io.showProgress())) return;
   if (opts.summary && ctx.globals.json) return;
-  const rows = tallies.reduce((n, x) => n + x.rows, 0);
-  const pages = tallies.reduce((n, x) => n + x.pages, 0);
   const resumed = [...r.kept.values()].reduce((n, k) => n + k.saved.rows, 0);
   const parts = [
     `Exported ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (${tallies.length} slice${tallies.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${opts.out ? ` to ${opts.out}` : ''} in ${(ms / 1000).toFixed(1)} s`,
@@ -401,16 +402,4 @@ function clock(seconds: number): string {
   const m = Math.floor((s % 3600) / 60);
   const ss = String(s % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
-}
-
-/**
- * Flat memory is a requirement of the export. Under its steady allocation (every page
- * parsed, checked, spooled, read back, formatted) V8's defaults, which size the heap for
- * throughput, let the young generation and the old-space limit grow with the export's
- * length although the live heap stays small; --optimize-for-size keeps peak RSS flat, and
- * the export waits on the network, not the collector (BENCHMARKS.md, "Revenue export").
- * Set at run time, so best-effort.
- */
-function keepHeapSmall(): void {
-  setFlagsFromString('--optimize-for-size');
 }

@@ -34,8 +34,6 @@ export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY;
 /** How long the client asked for a page the service kept refusing (429): the command's message says it. */
 export const refusedFor = new WeakMap<Error, number>();
 
-export type { RevenueFilters };
-
 export type SliceTally = {
   index: number;
   window: Window;
@@ -136,7 +134,8 @@ export type ExportOptions = {
   now?: () => number;
 };
 
-export type ExportResult = { tallies: SliceTally[]; bytes: number; sha256: string };
+/** Each slice's tally; every slice's rows and pages; the output's length and SHA-256. */
+export type ExportResult = { tallies: SliceTally[]; rows: number; pages: number; bytes: number; sha256: string };
 
 /**
  * The pipeline's last stage: every byte hashed and counted (the manifest's SHA-256 and
@@ -273,7 +272,7 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
   const out = hashingSink(o.dest, o.endDest);
   try {
     await pipeline(Readable.from(rows()), o.format, out.sink, { signal: stop.signal });
-    return { tallies, ...out.result() };
+    return { tallies, rows: progress.rows, pages: progress.pages, ...out.result() };
   } catch (err) {
     throw failure ?? err;
   } finally {
