@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { Window } from '../input/dates.js';
 import { periodOf, periodsIn, PERIODS, type Period } from './periods.js';
 import { DecimalSum } from '../money.js';
+import type { RevenueRow } from '../schemas.js';
 
 export const DIMENSIONS = [...PERIODS, 'token', 'network', 'merchant', 'terminal'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -15,17 +16,7 @@ const FIELD = { token: 'crypto_currency', network: 'network', merchant: 'merchan
 export const isPeriod = (d: Dimension): d is Period => (PERIODS as readonly string[]).includes(d);
 
 /** The fields a group reads from a row. */
-export type GroupedRow = {
-  crypto_currency: string;
-  network: string;
-  merchant_id: string | null;
-  terminal_id: string | null;
-  crypto_amount: string;
-  amount: string;
-  platform_fee: string;
-  share: string;
-  ts: string;
-};
+export type GroupedRow = Pick<RevenueRow, 'crypto_currency' | 'network' | 'merchant_id' | 'terminal_id' | 'crypto_amount' | 'amount' | 'platform_fee' | 'share' | 'ts'>;
 
 /**
  * One group's figures (`transactions` counts ledger rows; `crypto_amounts` per token) and its
