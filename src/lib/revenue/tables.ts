@@ -18,28 +18,15 @@ export function stderrView(io: IO): IO {
   }) as IO;
 }
 
-export type CheckRow = {
-  slice: string;
-  from: string;
-  to: string;
-  rows: number;
-  share: string;
-  /** Rows the service sent, and their share: what its summary is compared with. */
-  received: number;
-  received_share: string;
-  service_rows: number | null;
-  service_share: string | null;
-  ok: boolean;
-};
-
 /** Each slice's figures, and their total; what the rows written add up to is `written` (their grouping's total). */
-export function checkRows(checks: SliceCheck[], written: Figures): { slices: CheckRow[]; total: CheckRow } {
+export function checkRows(checks: SliceCheck[], written: Figures) {
   const slices = checks.map(({ tally, ok }) => ({
     slice: String(tally.index + 1),
     from: tally.window.from.toISOString(),
     to: tally.window.to.toISOString(),
     rows: tally.rows,
     share: tally.share.toString(),
+    // Rows the service sent, and their share: what its summary is compared with.
     received: tally.received,
     received_share: tally.receivedShare.toString(),
     service_rows: tally.service?.transaction_count ?? null,
@@ -52,7 +39,7 @@ export function checkRows(checks: SliceCheck[], written: Figures): { slices: Che
     receivedShare.addSum(tally.receivedShare);
     if (tally.service) serviceShare.add(tally.service.total_partner_share);
   }
-  const total: CheckRow = {
+  const total: (typeof slices)[number] = {
     slice: 'total',
     from: slices[0]?.from ?? '',
     to: slices[slices.length - 1]?.to ?? '',
@@ -67,21 +54,15 @@ export function checkRows(checks: SliceCheck[], written: Figures): { slices: Che
   return { slices, total };
 }
 
-export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
-
-/** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
-export function monthChecks(checks: SliceCheck[], sums: Grouping): MonthCheck[] {
-  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.tally.window, 'month', sums.zone)));
-  return sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
-}
-
 /**
  * The check as a table of calendar months, not slices: slices are how the export reads, not
  * how finance reads (a mismatch names its slice in the error). --json keeps the slices too.
  */
 export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, sums: Grouping): void {
   const { slices, total } = checkRows(checks, sums.total());
-  const perMonth = monthChecks(checks, sums);
+  // Each month of the window, ok when every slice that reaches into it matched the service.
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.tally.window, 'month', sums.zone)));
+  const perMonth = sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
   // Received and exported differ only when the service ignored a filter.
   const filtered = [...slices, total].some((r) => r.received !== r.rows);
   if (json) {
