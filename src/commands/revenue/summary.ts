@@ -56,25 +56,15 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (!by) {
     // The shape of the service's totals, summed from the matching rows.
     const whole: RevenueSummary = { from: window.from.toISOString(), to: window.to.toISOString(), total_partner_share: total.share, transaction_count: total.transactions };
-    if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, ...figuresOf(total) });
+    if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, amount: total.amount, platform_fee: total.platform_fee, crypto_amounts: total.crypto_amounts });
     return totalTable(ctx, whole, total, format);
   }
   const rows = grouping.rows();
   if (format === 'json') {
-    return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(flat), total });
+    return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(({ group, ...figures }) => ({ ...group, ...figures })), total });
   }
   if (format === 'csv') return writeGroupsCsv(ctx, by, rows);
   renderGroups(ctx.io, rows, total, { by, chart: opts.chart !== false });
-}
-
-/** A group's figures as JSON and CSV give them: its dimensions first. */
-function flat(row: GroupRow): Record<string, unknown> {
-  const { group, ...figures } = row;
-  return { ...group, ...figures };
-}
-
-function figuresOf(f: Figures): Omit<Figures, 'transactions' | 'share'> {
-  return { amount: f.amount, platform_fee: f.platform_fee, crypto_amounts: f.crypto_amounts };
 }
 
 /** CSV: one record per group (no total: a spreadsheet's SUM would count it twice); token amounts one column per token. */
