@@ -50,20 +50,7 @@ export type SliceTally = {
 };
 
 /** A finished slice as a checkpoint keeps it (resume.ts): its place in the plan, its spool's length, its counts. */
-export type SavedSlice = {
-  index: number;
-  from: string;
-  to: string;
-  bytes: number;
-  rows: number;
-  pages: number;
-  received: number;
-  share: string;
-  receivedShare: string;
-  service?: RevenueSummary;
-};
-
-export function saveSlice(tally: SliceTally, bytes: number): SavedSlice {
+export function saveSlice(tally: SliceTally, bytes: number) {
   return {
     index: tally.index,
     from: tally.window.from.toISOString(),
@@ -77,6 +64,8 @@ export function saveSlice(tally: SliceTally, bytes: number): SavedSlice {
     ...(tally.service ? { service: tally.service } : {}),
   };
 }
+
+export type SavedSlice = ReturnType<typeof saveSlice>;
 
 function newTally(index: number, window: Window, saved?: SavedSlice): SliceTally {
   const share = new DecimalSum();
