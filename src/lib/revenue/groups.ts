@@ -88,10 +88,6 @@ export class Grouping {
 
   constructor(private readonly o: GroupingOptions) {}
 
-  get by(): readonly Dimension[] {
-    return this.o.by;
-  }
-
   get zone(): string {
     return this.o.zone;
   }
