@@ -40,7 +40,7 @@ import { bindingDifferences, continuingCommand, describeBinding, partnerOf, read
 import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
-import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
+import { describeColumns, MAX_NUMBER_DIGITS, SHEETS, xlsxStage } from '../../lib/revenue/xlsx.js';
 import { humanDuration } from '../../lib/output/time.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -275,7 +275,16 @@ async function exportTo(r: ExportRun): Promise<number> {
         throw new CliError(`the export was written, but not its manifest ${opts.manifest}: ${err.message}`, 'OUTPUT', EXIT.failure);
       });
     }
-    if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
+    if (xlsx && xlsx.textAmounts.cells > 0) {
+      // A spreadsheet's SUM() skips text cells without a word: say which amounts are text,
+      // and where the exact totals are (src/lib/revenue/xlsx.ts).
+      const n = xlsx.textAmounts.cells;
+      io.err(
+        `note: ${n} amount${n === 1 ? ' is a text cell' : 's are text cells'} in ${opts.out ?? 'the workbook'} (${describeColumns(xlsx.textAmounts.columns)}): ` +
+          `more than the ${MAX_NUMBER_DIGITS} significant digits a spreadsheet number holds, kept exactly as text, which SUM() skips; ` +
+          `the exact totals are on the "${SHEETS.totals}" sheet`,
+      );
+    }
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), sums);
     closingLine(r, result, performance.now() - started);
     if (result.rows === 0) io.err(`note: ${nothingMatched(r.window, r.binding.filters)}`);
@@ -313,19 +322,6 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
   err.message += notWritten;
   err.hint = resumeHint;
   return err;
-}
-
-/**
- * A spreadsheet's SUM() skips text cells without a word: say which amounts are text, and
- * where the exact totals are (src/lib/revenue/xlsx.ts).
- */
-function textAmountsNote(ctx: Context, text: TextAmounts, out: string | undefined): void {
-  const n = text.cells;
-  ctx.io.err(
-    `note: ${n} amount${n === 1 ? ' is a text cell' : 's are text cells'} in ${out ?? 'the workbook'} (${describeColumns(text.columns)}): ` +
-      `more than the 15 significant digits a spreadsheet number holds, kept exactly as text, which SUM() skips; ` +
-      `the exact totals are on the "${SHEETS.totals}" sheet`,
-  );
 }
 
 function closingLine(r: ExportRun, { tallies, rows, pages }: ExportResult, ms: number): void {

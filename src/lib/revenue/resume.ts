@@ -8,8 +8,7 @@
 // first run, a SIGKILL included. A checkpoint is bound to its query: resuming under another
 // is refused, as the rows kept would not be the rows asked for.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { openSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
