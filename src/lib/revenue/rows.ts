@@ -49,13 +49,6 @@ function rowsOnly(onRow: (row: RevenueRow) => void): Transform {
   });
 }
 
-const discard = () =>
-  new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
-  });
-
 export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
 
 /**
@@ -77,7 +70,7 @@ export async function groupRows(ctx: ProgressContext, api: Pick<Api, 'revenue' |
       summary: false,
       // With `csv`, the rows are also hashed as `revenue export -o csv` writes them.
       format: csv ? tapRows(formatStage('csv'), onRow) : rowsOnly(onRow),
-      dest: discard(),
+      dest: new Writable({ write: (_chunk, _encoding, done) => done() }),
       endDest: true,
       onProgress: (p) => progress.count(p.rows),
     });
