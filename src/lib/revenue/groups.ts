@@ -22,13 +22,7 @@ export type GroupedRow = Pick<RevenueRow, 'crypto_currency' | 'network' | 'merch
  * One group's figures (`transactions` counts ledger rows; `crypto_amounts` per token) and its
  * dimension values by name, null where the rows have none or for a period without a row.
  */
-export type Figures = {
-  transactions: number;
-  amount: string;
-  platform_fee: string;
-  share: string;
-  crypto_amounts: Record<string, string>;
-};
+export type Figures = ReturnType<Sums['figures']>;
 export type GroupRow = Figures & { group: Partial<Record<Dimension, string | null>> };
 
 /** `--by month,token` as dimensions, checked: known names, each once, at most one period. */
@@ -74,19 +68,17 @@ class Sums {
     }
   }
 
-  figures(): Figures {
+  figures() {
     const crypto_amounts: Record<string, string> = {};
     for (const token of [...this.crypto.keys()].sort()) crypto_amounts[token] = this.crypto.get(token)!.toString();
     return { transactions: this.transactions, amount: this.amount.toString(), platform_fee: this.platform_fee.toString(), share: this.share.toString(), crypto_amounts };
   }
 }
 
-export type GroupingOptions = { by: Dimension[]; zone: string; window: Window };
-
 export class Grouping {
   private readonly groups = new Map<string, { keys: (string | null)[]; sums: Sums }>();
 
-  constructor(private readonly o: GroupingOptions) {}
+  constructor(private readonly o: { by: Dimension[]; zone: string; window: Window }) {}
 
   get zone(): string {
     return this.o.zone;

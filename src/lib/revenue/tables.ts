@@ -99,9 +99,6 @@ export function border(iso: string, edge: string): string {
   return iso.replace(/\.000Z$/, 'Z');
 }
 
-/** How a grouped table is shown: on a terminal, thousands grouped and, grouped by a period, a bar column. */
-export type GroupTableOptions = { by: readonly Dimension[]; chart: boolean };
-
 /** The most cells a bar takes; it takes fewer when the terminal has no more room. */
 const BAR_MAX = 24;
 /** A bar narrower than this says nothing: it is left out instead. */
@@ -109,8 +106,8 @@ const BAR_MIN = 6;
 
 const HEADERS: Record<Dimension, string> = { day: 'DAY', week: 'WEEK (ISO)', month: 'MONTH', quarter: 'QUARTER', token: 'TOKEN', network: 'NETWORK', merchant: 'MERCHANT', terminal: 'TERMINAL' };
 
-/** Groups and their total as a table; on a terminal, grouped thousands and a bar per period; piped, plain decimals. */
-export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupTableOptions): void {
+/** Groups and their total as a table; on a terminal, grouped thousands and (with `chart`, grouped by a period) a bar column; piped, plain decimals. */
+export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: { by: readonly Dimension[]; chart: boolean }): void {
   const terminal = io.tableWidth !== undefined;
   const num = (v: string | number) => (terminal ? groupThousands(String(v)) : String(v));
   const byToken = o.by.includes('token');
