@@ -70,10 +70,8 @@ export type SavedSlice = ReturnType<typeof saveSlice>;
 function newTally(index: number, window: Window, saved?: SavedSlice): SliceTally {
   const share = new DecimalSum();
   const receivedShare = new DecimalSum();
-  if (saved) {
-    share.add(saved.share);
-    receivedShare.add(saved.receivedShare);
-  }
+  share.add(saved?.share ?? '0');
+  receivedShare.add(saved?.receivedShare ?? '0');
   return {
     index,
     window,
