@@ -9,15 +9,6 @@ import { isPeriod, type Grouping, type Dimension, type Figures, type GroupRow } 
 import { periodsIn } from './periods.js';
 import type { SliceCheck } from './export.js';
 
-/** An IO whose `out` is stderr, for tables that are not the command's data. */
-export function stderrView(io: IO): IO {
-  return Object.create(io, {
-    out: { value: (text: string) => io.stderr.write(io.redact(text)) },
-    colorOut: { value: io.colorErr },
-    stdoutIsTTY: { value: io.stderrIsTTY },
-  }) as IO;
-}
-
 /** Each slice's figures, and their total; what the rows written add up to is `written` (their grouping's total). */
 export function checkRows(checks: SliceCheck[], written: Figures) {
   const slices = checks.map(({ tally, ok }) => ({
@@ -90,7 +81,13 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, sums: 
     ...(filtered ? ([{ header: 'RECEIVED', value: (r) => r.received }] satisfies Column<Line>[]) : []),
     { header: 'SERVICE', value: (r) => r.service },
   ];
-  renderTable(stderrView(io), columns, lines);
+  // Through an IO whose `out` is stderr: the table is not the command's data.
+  const stderr = Object.create(io, {
+    out: { value: (text: string) => io.stderr.write(io.redact(text)) },
+    colorOut: { value: io.colorErr },
+    stdoutIsTTY: { value: io.stderrIsTTY },
+  }) as IO;
+  renderTable(stderr, columns, lines);
 }
 
 /** An ISO instant as its day when its time of day is `edge` (a whole-day border), else whole, without zero milliseconds. */
