@@ -84,7 +84,6 @@ export class Grouping {
     return this.o.zone;
   }
 
-  /** Counts a row into its group. */
   readonly add = (row: GroupedRow): void => {
     this.sums(this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]))).add(row);
   };
@@ -127,7 +126,6 @@ export class Grouping {
     return list.map((g) => ({ group: Object.fromEntries(this.o.by.map((d, i) => [d, g.keys[i] ?? null])), ...g.sums.figures() }));
   }
 
-  /** Every row counted, whatever its group. */
   total(): Figures {
     const all = new Sums();
     for (const g of this.groups.values()) all.addSums(g.sums);

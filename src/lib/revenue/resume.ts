@@ -88,7 +88,6 @@ export function continuingCommand(
   return pasteable(words, globals);
 }
 
-/** The window and the filters, as flags. */
 function queryWords(q: { from: string; to: string; filters: RevenueFilters }): string[] {
   const words = ['--from', q.from, '--to', q.to];
   if (q.filters.crypto_currency) words.push('--token', shellQuote(q.filters.crypto_currency));

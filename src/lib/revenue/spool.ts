@@ -55,7 +55,6 @@ export class Spool {
     this.bytes += data.length;
   }
 
-  /** Waits until what it holds is on disk. */
   sync(): Promise<void> {
     return fsyncFd(this.fd);
   }
