@@ -135,16 +135,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   };
   process.on('exit', onExit);
   try {
-    if (opts.out) {
+    if (out) {
       try {
-        file = await AtomicFile.create(opts.out);
+        file = await AtomicFile.create(opts.out!);
       } catch (err) {
         throw new UsageError(`--out ${opts.out}: cannot write there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
-    }
-    // Every export to a file keeps a checkpoint as it goes, so that one stopped midway can
-    // be continued whether or not --resume was given.
-    if (out) {
+      // Every export to a file keeps a checkpoint as it goes, so that one stopped midway can
+      // be continued whether or not --resume was given.
       try {
         resumeDir = await ResumeDir.take(out);
         for (const saved of opts.resume ? (earlier?.slices ?? []) : []) {
