@@ -58,7 +58,6 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const read = await groupRows(ctx, api, { window, filters, zone }, [['month'], ['token'], ['network'], [chartPeriod]], true);
   const [months, tokens, networks, bars] = read.groupings as [Grouping, Grouping, Grouping, Grouping];
   const partial = partialPeriods(window, chartPeriod, zone);
-  const monthRows = months.rows();
   const rows = months.total().transactions;
   if (rows === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   const [{ barChartSvg }, { reportHtml }] = await Promise.all([import('../../lib/revenue/chart.js'), import('../../lib/revenue/html-report.js')]);
@@ -75,7 +74,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     chartPeriod,
     partial,
     partialMonths: partialPeriods(window, 'month', zone),
-    months: monthRows,
+    months: months.rows(),
     tokens: tokens.rows(),
     networks: networks.rows(),
     total: months.total(),
