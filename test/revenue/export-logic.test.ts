@@ -189,8 +189,8 @@ describe('exportRevenue', () => {
     const spools = namedSpools();
     const run = await ndjsonExport({ api, slices, concurrency: 4, summary: true, pageSize: 7, spool: spools.spool });
     expect(refs(run.written)).toEqual(refs(rows));
-    expect(run.reports.map((r) => r.rows).reduce((a, b) => a + b)).toBe(400);
-    expect(checkSlices(run.reports).every((c) => c.ok)).toBe(true);
+    expect(run.tallies.map((r) => r.rows).reduce((a, b) => a + b)).toBe(400);
+    expect(checkSlices(run.tallies).every((c) => c.ok)).toBe(true);
     expect(run.bytes).toBe(Buffer.byteLength(run.text));
     expect(run.sha256).toBe(createHash('sha256').update(run.text).digest('hex'));
     // Every spool was closed (one with no name is then freed).
@@ -209,7 +209,7 @@ describe('exportRevenue', () => {
   it('a summary that disagrees names the slice', async () => {
     const slices = planSlices(window, 2);
     const { api } = fakeApi(rows, { pageSize: 50, summaryOff: 1 });
-    const checks = checkSlices((await ndjsonExport({ api, slices, concurrency: 2, summary: true, pageSize: 50 })).reports);
+    const checks = checkSlices((await ndjsonExport({ api, slices, concurrency: 2, summary: true, pageSize: 50 })).tallies);
     expect(checks.map((c) => c.ok)).toEqual([false, false]);
     expect(checks[0]!.problem).toMatch(/^\d+ rows exported, the service counts \d+$/);
   });
@@ -218,14 +218,14 @@ describe('exportRevenue', () => {
     const mixed = rows.map((r, i) => (i % 4 === 0 ? { ...r, crypto_currency: 'usdc', share: '1.01' } : r));
     const slices = planSlices(window, 2);
     const { api, ignored } = fakeApi(mixed, { pageSize: 50 });
-    const { reports, written } = await ndjsonExport({ api, slices, concurrency: 2, summary: true, pageSize: 50, filters: { crypto_currency: 'usdt' } });
+    const { tallies, written } = await ndjsonExport({ api, slices, concurrency: 2, summary: true, pageSize: 50, filters: { crypto_currency: 'usdt' } });
     expect(written).toHaveLength(300);
     expect(new Set(written.map((r) => r.crypto_currency))).toEqual(new Set(['usdt']));
     expect(ignored).toEqual(['crypto_currency']);
     // Neither a false mismatch (the service's summary covers every pair) nor a false match.
-    expect(checkSlices(reports).every((c) => c.ok)).toBe(true);
-    expect(reports.reduce((n, r) => n + r.received, 0)).toBe(400);
-    const share = reports.reduce((sum, r) => sum.plus(r.share.toString()), new Decimal(0));
+    expect(checkSlices(tallies).every((c) => c.ok)).toBe(true);
+    expect(tallies.reduce((n, r) => n + r.received, 0)).toBe(400);
+    const share = tallies.reduce((sum, r) => sum.plus(r.share.toString()), new Decimal(0));
     expect(share.toFixed(2)).toBe(new Decimal('3.83').times(300).toFixed(2));
   });
 
@@ -275,8 +275,8 @@ describe('exportRevenue, resumed', () => {
     const run = await ndjsonExport({ api, slices, concurrency: 4, summary: true, pageSize: 7, kept, spool: spools.spool });
     expect(refs(run.written)).toEqual(refs(rows));
     expect(new Set(calls.map((c) => c.split('|')[0]))).toEqual(new Set([slices[2]!.from.toISOString(), slices[3]!.from.toISOString()]));
-    expect(checkSlices(run.reports).every((c) => c.ok)).toBe(true);
-    expect(run.reports.reduce((n, r) => n + r.rows, 0)).toBe(400);
+    expect(checkSlices(run.tallies).every((c) => c.ok)).toBe(true);
+    expect(run.tallies.reduce((n, r) => n + r.rows, 0)).toBe(400);
   });
 });
 

@@ -113,11 +113,11 @@ describe('revenue export against the emulator', { timeout: 60_000 }, () => {
     const got = JSON.parse(r.stdout) as RevenueRow[];
     expectSameRows(got, between(from, to));
     expect(got.filter((row) => row.transaction_id === pivot.transaction_id)).toHaveLength(1);
-    // --json makes the summary report one JSON line on stderr (its last: a window that
+    // --json makes --summary's check one JSON line on stderr (its last: a window that
     // reaches into today is first warned about).
-    const report = JSON.parse(r.stderr.trim().split('\n').at(-1)!);
-    expect(report.ok).toBe(true);
-    expect(report.slices.map((s: { rows: number }) => s.rows).reduce((a: number, b: number) => a + b)).toBe(got.length);
+    const check = JSON.parse(r.stderr.trim().split('\n').at(-1)!);
+    expect(check.ok).toBe(true);
+    expect(check.slices.map((s: { rows: number }) => s.rows).reduce((a: number, b: number) => a + b)).toBe(got.length);
   });
 
   it('200 days to a file: a row on the first millisecond of a slice, summary per month', async () => {

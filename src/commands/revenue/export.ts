@@ -17,7 +17,7 @@ import { windowFlags } from '../../lib/input/window.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
-import type { Api } from '../../lib/client/api.js';
+import type { Api, RevenueFilters } from '../../lib/client/api.js';
 import {
   checkSlices,
   DEFAULT_CONCURRENCY,
@@ -27,9 +27,9 @@ import {
   refusedFor,
   saveSlice,
   type ExportProgress,
+  type ExportResult,
   type KeptSlice,
-  type RevenueFilters,
-  type SliceReport,
+  type SliceTally,
 } from '../../lib/revenue/export.js';
 import { buildManifest } from '../../lib/revenue/manifest.js';
 import { publicUrl } from '../../lib/client/url.js';
@@ -40,7 +40,7 @@ import { bindingDifferences, continuingCommand, describeBinding, partnerOf, read
 import { EXPORT_FORMATS, formatStage, type ExportFormat } from '../../lib/revenue/row-format.js';
 import { serviceSummaries } from '../../lib/revenue/service-summary.js';
 import { describeSlice, planSlices } from '../../lib/revenue/slices.js';
-import { describeColumns, SHEETS, xlsxStage, type TextAmounts } from '../../lib/revenue/xlsx.js';
+import { describeColumns, MAX_NUMBER_DIGITS, SHEETS, xlsxStage } from '../../lib/revenue/xlsx.js';
 import { humanDuration } from '../../lib/output/time.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -84,7 +84,13 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const out = opts.out ? resolve(opts.out) : undefined;
   const api = await ctx.api();
   const settings = await ctx.settings();
-  keepHeapSmall();
+  // Flat memory is a requirement of the export. Under its steady allocation (every page
+  // parsed, checked, spooled, read back, formatted) V8's defaults, which size the heap for
+  // throughput, let the young generation and the old-space limit grow with the export's
+  // length although the live heap stays small; --optimize-for-size keeps peak RSS flat, and
+  // the export waits on the network, not the collector (BENCHMARKS.md, "Revenue export").
+  // Set at run time, so best-effort.
+  setFlagsFromString('--optimize-for-size');
   const open = stillOpenNote(window, ctx.now(), zone);
   if (open) io.err(`warning: ${open}`);
   const binding: Binding = {
@@ -129,16 +135,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   };
   process.on('exit', onExit);
   try {
-    if (opts.out) {
+    if (out) {
       try {
-        file = await AtomicFile.create(opts.out);
+        file = await AtomicFile.create(opts.out!);
       } catch (err) {
         throw new UsageError(`--out ${opts.out}: cannot write there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
-    }
-    // Every export to a file keeps a checkpoint as it goes, so that one stopped midway can
-    // be continued whether or not --resume was given.
-    if (out) {
+      // Every export to a file keeps a checkpoint as it goes, so that one stopped midway can
+      // be continued whether or not --resume was given.
       try {
         resumeDir = await ResumeDir.take(out);
         for (const saved of opts.resume ? (earlier?.slices ?? []) : []) {
@@ -154,7 +158,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
         throw new UsageError(`--out ${opts.out}: cannot keep a checkpoint beside it: ${(err as Error).message}`);
       }
     }
-    return await exportTo({ ctx, api, opts, format, window, slices, filters, concurrency, file, resumeDir, kept, binding });
+    return await exportTo({ ctx, api, opts, window, slices, concurrency, file, resumeDir, kept, binding });
   } finally {
     process.off('exit', onExit);
     // Once committed, abort leaves the file in place.
@@ -168,10 +172,8 @@ type ExportRun = {
   ctx: Context;
   api: Api;
   opts: Options;
-  format: ExportFormat;
   window: Window;
   slices: Window[];
-  filters: RevenueFilters;
   concurrency: number;
   file: AtomicFile | undefined;
   resumeDir: ResumeDir | undefined;
@@ -188,8 +190,8 @@ async function exportTo(r: ExportRun): Promise<number> {
   // export writes the finished slices' rows again): --summary's table, the workbook's
   // totals sheets and the manifest's totals.
   const sums = new Grouping({ by: ['month', 'token'], zone: r.binding.tz, window: r.window });
-  const xlsx = r.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.filters, sums }) : undefined;
-  const stage: Duplex = xlsx ?? formatStage(r.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
+  const xlsx = r.binding.format === 'xlsx' ? await xlsxStage(ctx.now(), { window: r.window, filters: r.binding.filters, sums }) : undefined;
+  const stage: Duplex = xlsx ?? formatStage(r.binding.format as Exclude<ExportFormat, 'xlsx'>, { rawCells: opts.rawCells, excel: opts.excel, terminal: !file && io.stdoutIsTTY });
 
   // Ctrl-C, SIGTERM and SIGHUP stop the export; an output that fails (a full disk) fails it.
   // (A reader that closed stdout ends the process at once: src/main.ts.)
@@ -206,7 +208,7 @@ async function exportTo(r: ExportRun): Promise<number> {
   // One API for the run, stopped with it: an ignored filter is told once, and Ctrl-C lets go
   // of every request in flight (the progress bar's count too).
   const api = r.api.withStop(stop.signal);
-  const progress = await startProgress(ctx, api, r.window, r.filters);
+  const progress = await startProgress(ctx, api, r.window, r.binding.filters);
   const started = performance.now();
   const notWritten = opts.out ? `; ${opts.out} was not written` : '';
   const resumeHint = resumeDir
@@ -218,7 +220,7 @@ async function exportTo(r: ExportRun): Promise<number> {
     const result = await exportRevenue({
       api,
       slices: r.slices,
-      filters: r.filters,
+      filters: r.binding.filters,
       concurrency: r.concurrency,
       now: () => ctx.now().getTime(),
       summary: Boolean(opts.summary),
@@ -231,20 +233,19 @@ async function exportTo(r: ExportRun): Promise<number> {
       ...(resumeDir
         ? {
             spool: (index: number) => resumeDir.spool(index),
-            onSliceDone: async (report: SliceReport, bytes: number) => {
-              finishedSlices.push(saveSlice(report, bytes));
+            onSliceDone: async (tally: SliceTally, bytes: number) => {
+              finishedSlices.push(saveSlice(tally, bytes));
               await resumeDir.save({ binding: r.binding, slices: finishedSlices });
             },
           }
         : {}),
     });
-    const { reports } = result;
-    const checks = opts.summary ? checkSlices(reports) : [];
+    const checks = opts.summary ? checkSlices(result.tallies) : [];
     const failed = checks.filter((c) => !c.ok);
     if (failed.length > 0) {
       progress.stop();
       renderChecks(io, checks, Boolean(ctx.globals.json), sums);
-      const named = failed.map((c) => `slice ${c.report.index + 1} (${describeSlice(c.report.window)}): ${c.problem}`).join('; ');
+      const named = failed.map((c) => `slice ${c.tally.index + 1} (${describeSlice(c.tally.window)}): ${c.problem}`).join('; ');
       // Resuming would assemble the same rows: the checkpoint goes too.
       await resumeDir?.remove();
       throw new CheckFailed(
@@ -261,27 +262,30 @@ async function exportTo(r: ExportRun): Promise<number> {
       const manifest = buildManifest({
         now: ctx.now(),
         cliVersion: ctx.version,
-        baseUrl: (await ctx.settings()).baseUrl,
-        window: r.window,
-        zone: r.binding.tz,
-        filters: r.filters,
-        format: r.format,
-        excel: Boolean(opts.excel),
-        rawCells: Boolean(opts.rawCells),
+        binding: r.binding,
         file: opts.out ? resolve(opts.out) : undefined,
-        bytes: result.bytes,
-        sha256: result.sha256,
-        reports,
+        result,
         sums,
         ...(opts.summary ? { checks } : {}),
         ...(xlsx ? { textAmounts: xlsx.textAmounts } : {}),
       });
-      await writeManifest(opts.manifest, manifest);
+      await writeAside(opts.manifest, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: Error) => {
+        throw new CliError(`the export was written, but not its manifest ${opts.manifest}: ${err.message}`, 'OUTPUT', EXIT.failure);
+      });
     }
-    if (xlsx && xlsx.textAmounts.cells > 0) textAmountsNote(ctx, xlsx.textAmounts, opts.out);
+    if (xlsx && xlsx.textAmounts.cells > 0) {
+      // A spreadsheet's SUM() skips text cells without a word: say which amounts are text,
+      // and where the exact totals are (src/lib/revenue/xlsx.ts).
+      const n = xlsx.textAmounts.cells;
+      io.err(
+        `note: ${n} amount${n === 1 ? ' is a text cell' : 's are text cells'} in ${opts.out ?? 'the workbook'} (${describeColumns(xlsx.textAmounts.columns)}): ` +
+          `more than the ${MAX_NUMBER_DIGITS} significant digits a spreadsheet number holds, kept exactly as text, which SUM() skips; ` +
+          `the exact totals are on the "${SHEETS.totals}" sheet`,
+      );
+    }
     if (opts.summary) renderChecks(io, checks, Boolean(ctx.globals.json), sums);
-    closingLine(r, reports, performance.now() - started);
-    if (reports.every((x) => x.rows === 0)) io.err(`note: ${nothingMatched(r.window, r.filters)}`);
+    closingLine(r, result, performance.now() - started);
+    if (result.rows === 0) io.err(`note: ${nothingMatched(r.window, r.binding.filters)}`);
     return 0;
   } catch (err) {
     progress.stop();
@@ -318,34 +322,13 @@ function withHint<E extends CliError>(err: E, notWritten: string, resumeHint: st
   return err;
 }
 
-async function writeManifest(path: string, manifest: object): Promise<void> {
-  await writeAside(path, `${JSON.stringify(manifest, null, 2)}\n`).catch((err: Error) => {
-    throw new CliError(`the export was written, but not its manifest ${path}: ${err.message}`, 'OUTPUT', EXIT.failure);
-  });
-}
-
-/**
- * A spreadsheet's SUM() skips text cells without a word: say which amounts are text, and
- * where the exact totals are (src/lib/revenue/xlsx.ts).
- */
-function textAmountsNote(ctx: Context, text: TextAmounts, out: string | undefined): void {
-  const n = text.cells;
-  ctx.io.err(
-    `note: ${n} amount${n === 1 ? ' is a text cell' : 's are text cells'} in ${out ?? 'the workbook'} (${describeColumns(text.columns)}): ` +
-      `more than the 15 significant digits a spreadsheet number holds, kept exactly as text, which SUM() skips; ` +
-      `the exact totals are on the "${SHEETS.totals}" sheet`,
-  );
-}
-
-function closingLine(r: ExportRun, reports: SliceReport[], ms: number): void {
+function closingLine(r: ExportRun, { tallies, rows, pages }: ExportResult, ms: number): void {
   const { ctx, opts } = r;
   if (!(opts.out || opts.summary || ctx.io.showProgress())) return;
   if (opts.summary && ctx.globals.json) return;
-  const rows = reports.reduce((n, x) => n + x.rows, 0);
-  const pages = reports.reduce((n, x) => n + x.pages, 0);
   const resumed = [...r.kept.values()].reduce((n, k) => n + k.saved.rows, 0);
   const parts = [
-    `Exported ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (${reports.length} slice${reports.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${opts.out ? ` to ${opts.out}` : ''} in ${(ms / 1000).toFixed(1)} s`,
+    `Exported ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (${tallies.length} slice${tallies.length === 1 ? '' : 's'}, ${pages} page${pages === 1 ? '' : 's'})${opts.out ? ` to ${opts.out}` : ''} in ${(ms / 1000).toFixed(1)} s`,
     ...(resumed > 0 ? [`${resumed.toLocaleString('en-US')} of them from the checkpoint`] : []),
     ...(opts.summary ? ['totals match the service'] : []),
     ...(opts.manifest ? [`manifest ${opts.manifest}`] : []),
@@ -413,16 +396,4 @@ function clock(seconds: number): string {
   const m = Math.floor((s % 3600) / 60);
   const ss = String(s % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
-}
-
-/**
- * Flat memory is a requirement of the export. Under its steady allocation (every page
- * parsed, checked, spooled, read back, formatted) V8's defaults, which size the heap for
- * throughput, let the young generation and the old-space limit grow with the export's
- * length although the live heap stays small; --optimize-for-size keeps peak RSS flat, and
- * the export waits on the network, not the collector (BENCHMARKS.md, "Revenue export").
- * Set at run time, so best-effort.
- */
-function keepHeapSmall(): void {
-  setFlagsFromString('--optimize-for-size');
 }

@@ -11,14 +11,13 @@ import { writeAside } from '../../lib/fs/atomic.js';
 import { filterFlags } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import type { Grouping } from '../../lib/revenue/groups.js';
-import { publicUrl } from '../../lib/client/url.js';
+import { isLoopbackHost, publicUrl } from '../../lib/client/url.js';
 import { checkZone, nothingMatched, partialPeriods, periodsIn, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { exportCommandWords } from '../../lib/revenue/resume.js';
 import { groupRows } from '../../lib/revenue/rows.js';
 import { examples, type OptionsOf } from '../command.js';
 import { callControl } from '../../lib/emulator/control-client.js';
 import type { Resolved } from '../../lib/config/profile.js';
-import { isLoopbackHost } from '../../lib/client/url.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import { FIAT_CURRENCY } from '../../lib/revenue/manifest.js';
 import type { ReportSource } from '../../lib/revenue/html-report.js';
@@ -59,7 +58,6 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const read = await groupRows(ctx, api, { window, filters, zone }, [['month'], ['token'], ['network'], [chartPeriod]], true);
   const [months, tokens, networks, bars] = read.groupings as [Grouping, Grouping, Grouping, Grouping];
   const partial = partialPeriods(window, chartPeriod, zone);
-  const monthRows = months.rows();
   const rows = months.total().transactions;
   if (rows === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   const [{ barChartSvg }, { reportHtml }] = await Promise.all([import('../../lib/revenue/chart.js'), import('../../lib/revenue/html-report.js')]);
@@ -76,7 +74,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     chartPeriod,
     partial,
     partialMonths: partialPeriods(window, 'month', zone),
-    months: monthRows,
+    months: months.rows(),
     tokens: tokens.rows(),
     networks: networks.rows(),
     total: months.total(),

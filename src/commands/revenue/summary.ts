@@ -55,26 +55,16 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (total.transactions === 0) ctx.io.err(`note: ${nothingMatched(window, filters)}`);
   if (!by) {
     // The shape of the service's totals, summed from the matching rows.
-    const whole: RevenueSummary = { from: window.from.toISOString(), to: window.to.toISOString(), total_partner_share: total.share, transaction_count: total.transactions };
-    if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, ...figuresOf(total) });
+    const whole = summaryOf(window, total.share, total.transactions);
+    if (format === 'json') return writeJson(ctx.io, { ...whole, ...filters, amount: total.amount, platform_fee: total.platform_fee, crypto_amounts: total.crypto_amounts });
     return totalTable(ctx, whole, total, format);
   }
   const rows = grouping.rows();
   if (format === 'json') {
-    return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(flat), total });
+    return writeJson(ctx.io, { from: window.from.toISOString(), to: window.to.toISOString(), tz: zone, by, ...filters, rows: rows.map(({ group, ...figures }) => ({ ...group, ...figures })), total });
   }
   if (format === 'csv') return writeGroupsCsv(ctx, by, rows);
   renderGroups(ctx.io, rows, total, { by, chart: opts.chart !== false });
-}
-
-/** A group's figures as JSON and CSV give them: its dimensions first. */
-function flat(row: GroupRow): Record<string, unknown> {
-  const { group, ...figures } = row;
-  return { ...group, ...figures };
-}
-
-function figuresOf(f: Figures): Omit<Figures, 'transactions' | 'share'> {
-  return { amount: f.amount, platform_fee: f.platform_fee, crypto_amounts: f.crypto_amounts };
 }
 
 /** CSV: one record per group (no total: a spreadsheet's SUM would count it twice); token amounts one column per token. */
@@ -95,14 +85,14 @@ async function serviceTotals(ctx: Context, api: Api, window: Window, format: str
   const summaries = await serviceSummaries(api, window);
   const share = new DecimalSum();
   for (const s of summaries) share.add(s.total_partner_share);
-  const total: RevenueSummary = {
-    from: window.from.toISOString(),
-    to: window.to.toISOString(),
-    total_partner_share: share.toString(),
-    transaction_count: summaries.reduce((n, s) => n + s.transaction_count, 0),
-  };
+  const total = summaryOf(window, share.toString(), summaries.reduce((n, s) => n + s.transaction_count, 0));
   if (format === 'json') return writeJson(ctx.io, { ...total, slices: summaries });
   return totalTable(ctx, total, undefined, format);
+}
+
+/** A window's totals in the shape of the service's summary. */
+function summaryOf(window: Window, share: string, transactions: number): RevenueSummary {
+  return { from: window.from.toISOString(), to: window.to.toISOString(), total_partner_share: share, transaction_count: transactions };
 }
 
 /** The window's total as one line (no per-request rows: those windows are the API's, not the calendar's). */

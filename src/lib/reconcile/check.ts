@@ -72,42 +72,23 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
 
   for (const tx of input.transactions) {
     checkLedger(tx.id, tx, rowsByTx.get(tx.id) ?? []);
+    const add = (kind: DiscrepancyKind, detail: string, e?: WebhookEvent, fix?: string) =>
+      out.push({ transaction_id: tx.id, merchant_reference: tx.merchant_reference ?? null, kind, detail, ...(e ? { event_id: e.event_id, event_type: e.event_type, fix } : {}) });
     const events = eventsByTx.get(tx.id) ?? [];
     const present = new Set(events.map((e) => e.event_type));
     const missing = impliedEventTypes(tx).filter((type) => !present.has(type));
-    if (missing.length > 0) {
-      out.push({
-        transaction_id: tx.id,
-        merchant_reference: tx.merchant_reference ?? null,
-        kind: 'event_missing',
-        detail: `status ${tx.status} but no ${missing.join(', ')} event in the history (nothing to replay; ask the service operator)`,
-      });
-    }
+    if (missing.length > 0) add('event_missing', `status ${tx.status} but no ${missing.join(', ')} event in the history (nothing to replay; ask the service operator)`);
     for (const e of events) {
       if (e.delivery_status === delivery.delivered) continue;
       if (e.delivery_status !== delivery.failed && e.delivery_status !== PENDING_STATUS) {
         // A word the CLI does not know could mean either; calling it undelivered (or
         // delivered) would be a guess presented as a finding.
-        out.push({
-          transaction_id: tx.id,
-          merchant_reference: tx.merchant_reference ?? null,
-          kind: 'event_status_unknown',
-          detail: `${e.event_type} has delivery_status "${e.delivery_status}", which is neither "${delivery.delivered}" nor "${delivery.failed}"`,
-          event_id: e.event_id,
-          event_type: e.event_type,
-          fix: '`offramp conform --save` records the words this service uses',
-        });
-        continue;
+        const detail = `${e.event_type} has delivery_status "${e.delivery_status}", which is neither "${delivery.delivered}" nor "${delivery.failed}"`;
+        add('event_status_unknown', detail, e, '`offramp conform --save` records the words this service uses');
+      } else {
+        const detail = `${e.event_type} is ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}${e.last_error ? ` (${e.last_error})` : ''}`;
+        add('event_not_delivered', detail, e, input.replayCommand([e.event_id]));
       }
-      out.push({
-        transaction_id: tx.id,
-        merchant_reference: tx.merchant_reference ?? null,
-        kind: 'event_not_delivered',
-        detail: `${e.event_type} is ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}${e.last_error ? ` (${e.last_error})` : ''}`,
-        event_id: e.event_id,
-        event_type: e.event_type,
-        fix: input.replayCommand([e.event_id]),
-      });
     }
   }
   for (const [txId, tx] of input.earlier) checkLedger(txId, tx, rowsByTx.get(txId) ?? []);

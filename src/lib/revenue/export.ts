@@ -34,9 +34,7 @@ export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY;
 /** How long the client asked for a page the service kept refusing (429): the command's message says it. */
 export const refusedFor = new WeakMap<Error, number>();
 
-export type { RevenueFilters };
-
-export type SliceReport = {
+export type SliceTally = {
   index: number;
   window: Window;
   /** Rows written (those that satisfy the filters). */
@@ -52,41 +50,28 @@ export type SliceReport = {
 };
 
 /** A finished slice as a checkpoint keeps it (resume.ts): its place in the plan, its spool's length, its counts. */
-export type SavedSlice = {
-  index: number;
-  from: string;
-  to: string;
-  bytes: number;
-  rows: number;
-  pages: number;
-  received: number;
-  share: string;
-  receivedShare: string;
-  service?: RevenueSummary;
-};
-
-export function saveSlice(report: SliceReport, bytes: number): SavedSlice {
+export function saveSlice(tally: SliceTally, bytes: number) {
   return {
-    index: report.index,
-    from: report.window.from.toISOString(),
-    to: report.window.to.toISOString(),
+    index: tally.index,
+    from: tally.window.from.toISOString(),
+    to: tally.window.to.toISOString(),
     bytes,
-    rows: report.rows,
-    pages: report.pages,
-    received: report.received,
-    share: report.share.toString(),
-    receivedShare: report.receivedShare.toString(),
-    ...(report.service ? { service: report.service } : {}),
+    rows: tally.rows,
+    pages: tally.pages,
+    received: tally.received,
+    share: tally.share.toString(),
+    receivedShare: tally.receivedShare.toString(),
+    ...(tally.service ? { service: tally.service } : {}),
   };
 }
 
-function newReport(index: number, window: Window, saved?: SavedSlice): SliceReport {
+export type SavedSlice = ReturnType<typeof saveSlice>;
+
+function newTally(index: number, window: Window, saved?: SavedSlice): SliceTally {
   const share = new DecimalSum();
   const receivedShare = new DecimalSum();
-  if (saved) {
-    share.add(saved.share);
-    receivedShare.add(saved.receivedShare);
-  }
+  share.add(saved?.share ?? '0');
+  receivedShare.add(saved?.receivedShare ?? '0');
   return {
     index,
     window,
@@ -128,7 +113,7 @@ export type ExportOptions = {
   /** Slices an earlier run finished, by index. */
   kept?: ReadonlyMap<number, KeptSlice>;
   /** Told when a slice's rows are all in its spool, synced to disk. */
-  onSliceDone?: (report: SliceReport, bytes: number) => Promise<void>;
+  onSliceDone?: (tally: SliceTally, bytes: number) => Promise<void>;
   pageSize?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ExportProgress) => void;
@@ -136,7 +121,8 @@ export type ExportOptions = {
   now?: () => number;
 };
 
-export type ExportResult = { reports: SliceReport[]; bytes: number; sha256: string };
+/** Each slice's tally; every slice's rows and pages; the output's length and SHA-256. */
+export type ExportResult = { tallies: SliceTally[]; rows: number; pages: number; bytes: number; sha256: string };
 
 /**
  * The pipeline's last stage: every byte hashed and counted (the manifest's SHA-256 and
@@ -162,9 +148,9 @@ function hashingSink(dest: Writable, endDest: boolean) {
   return { sink, result: () => ({ bytes, sha256: hash.digest('hex') }) };
 }
 
-/** Runs the export; resolves with one report per slice once every byte is in `dest`. */
+/** Runs the export; resolves with one tally per slice once every byte is in `dest`. */
 export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
-  const reports = o.slices.map((window, index) => newReport(index, window, o.kept?.get(index)?.saved));
+  const tallies = o.slices.map((window, index) => newTally(index, window, o.kept?.get(index)?.saved));
   const check = o.api.revenue.filterCheck(o.filters ?? {});
   // A slice pages strictly one after another: slices read at once are pages asked for at once.
   const sliceSlots = pLimit({ concurrency: o.concurrency, rejectOnClear: true });
@@ -180,13 +166,13 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const spools = new Set<Spool>();
-  const resumedRows = reports.reduce((n, r) => n + r.rows, 0);
-  const progress: ExportProgress = { rows: resumedRows, pages: reports.reduce((n, r) => n + r.pages, 0), slicesDone: o.kept?.size ?? 0, slices: o.slices.length, resumedRows };
+  const resumedRows = tallies.reduce((n, r) => n + r.rows, 0);
+  const progress: ExportProgress = { rows: resumedRows, pages: tallies.reduce((n, r) => n + r.pages, 0), slicesDone: o.kept?.size ?? 0, slices: o.slices.length, resumedRows };
   const tell = () => o.onProgress?.({ ...progress });
 
   /** One page, with the client's retries; a 429 it gave up on ends the export (refusedFor says how long it tried). */
-  const requestPage = async (report: SliceReport, cursor: string | undefined): Promise<ListAnswer<RevenueRow>> => {
-    const { from, to } = report.window;
+  const requestPage = async (tally: SliceTally, cursor: string | undefined): Promise<ListAnswer<RevenueRow>> => {
+    const { from, to } = tally.window;
     const query = {
       from: from.toISOString(),
       to: to.toISOString(),
@@ -204,54 +190,54 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
     }
   };
 
-  /** A page's rows checked and counted into the slice's report; their text for the spool, and the next cursor. */
-  const takePage = (report: SliceReport, page: ListAnswer<RevenueRow>, first: boolean) => {
+  /** A page's rows checked and counted into the slice's tally; their text for the spool, and the next cursor. */
+  const takePage = (tally: SliceTally, page: ListAnswer<RevenueRow>, first: boolean) => {
     if (o.summary && first) {
-      if (!page.summary) throw new Error(`the service sent no summary for slice ${report.index + 1} (${describeSlice(report.window)})`);
+      if (!page.summary) throw new Error(`the service sent no summary for slice ${tally.index + 1} (${describeSlice(tally.window)})`);
       // A summary of another window would make the check compare unlike things.
-      report.service = checkSummaryWindow(page.summary, report.window, page.requestId);
+      tally.service = checkSummaryWindow(page.summary, tally.window, page.requestId);
     }
     for (const row of page.received) {
       // A row outside the window asked for would be written twice (it belongs to another slice).
-      checkRowInWindow(row, report.window);
-      if (o.summary) report.receivedShare.add(row.share);
+      checkRowInWindow(row, tally.window);
+      if (o.summary) tally.receivedShare.add(row.share);
     }
-    if (o.summary) for (const row of page.items) report.share.add(row.share);
-    report.rows += page.items.length;
-    report.received += page.received.length;
-    report.pages++;
+    if (o.summary) for (const row of page.items) tally.share.add(row.share);
+    tally.rows += page.items.length;
+    tally.received += page.received.length;
+    tally.pages++;
     progress.rows += page.items.length;
     progress.pages++;
     return { text: page.items.map((row) => `${JSON.stringify(row)}\n`).join(''), next: page.last ? null : page.nextCursor };
   };
 
   /** Every page of a slice, cursor after cursor, into its spool. */
-  const readSlice = async (report: SliceReport): Promise<Spool> => {
-    const spool = (o.spool ?? Spool.anonymous)(report.index);
+  const readSlice = async (tally: SliceTally): Promise<Spool> => {
+    const spool = (o.spool ?? Spool.anonymous)(tally.index);
     spools.add(spool);
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       if (stop.signal.aborted) throw stop.signal.reason;
-      const { text, next } = takePage(report, await requestPage(report, cursor), cursor === undefined);
+      const { text, next } = takePage(tally, await requestPage(tally, cursor), cursor === undefined);
       await spool.append(text);
       tell();
-      if (next !== null && seen.has(next)) throw new Error(`the service returned the same cursor twice in slice ${report.index + 1}; stopping`);
+      if (next !== null && seen.has(next)) throw new Error(`the service returned the same cursor twice in slice ${tally.index + 1}; stopping`);
       if (next !== null) seen.add(next);
       cursor = next ?? undefined;
     } while (cursor !== undefined);
     if (o.onSliceDone) {
       await spool.sync();
-      await o.onSliceDone(report, spool.length);
+      await o.onSliceDone(tally, spool.length);
     }
     progress.slicesDone++;
     tell();
     return spool;
   };
 
-  const tasks = reports.map((report) => {
-    const kept = o.kept?.get(report.index);
-    if (!kept) return sliceSlots(() => readSlice(report));
+  const tasks = tallies.map((tally) => {
+    const kept = o.kept?.get(tally.index);
+    if (!kept) return sliceSlots(() => readSlice(tally));
     spools.add(kept.spool);
     return Promise.resolve(kept.spool);
   });
@@ -273,7 +259,7 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
   const out = hashingSink(o.dest, o.endDest);
   try {
     await pipeline(Readable.from(rows()), o.format, out.sink, { signal: stop.signal });
-    return { reports, ...out.result() };
+    return { tallies, rows: progress.rows, pages: progress.pages, ...out.result() };
   } catch (err) {
     throw failure ?? err;
   } finally {
@@ -285,19 +271,19 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
   }
 }
 
-export type SliceCheck = { report: SliceReport; ok: boolean; problem?: string };
+export type SliceCheck = { tally: SliceTally; ok: boolean; problem?: string };
 
 /** Compares each slice's count and summed share, as received, with the service's summary. */
-export function checkSlices(reports: SliceReport[]): SliceCheck[] {
-  return reports.map((report) => {
-    const service = report.service;
-    if (!service) return { report, ok: false, problem: 'no summary from the service' };
+export function checkSlices(tallies: SliceTally[]): SliceCheck[] {
+  return tallies.map((tally) => {
+    const service = tally.service;
+    if (!service) return { tally, ok: false, problem: 'no summary from the service' };
     const problems: string[] = [];
-    const what = report.received === report.rows ? 'exported' : 'received';
-    if (service.transaction_count !== report.received) problems.push(`${report.received} rows ${what}, the service counts ${service.transaction_count}`);
-    if (!report.receivedShare.equals(service.total_partner_share)) {
-      problems.push(`share sums to ${report.receivedShare.toString()}, the service says ${service.total_partner_share}`);
+    const what = tally.received === tally.rows ? 'exported' : 'received';
+    if (service.transaction_count !== tally.received) problems.push(`${tally.received} rows ${what}, the service counts ${service.transaction_count}`);
+    if (!tally.receivedShare.equals(service.total_partner_share)) {
+      problems.push(`share sums to ${tally.receivedShare.toString()}, the service says ${service.total_partner_share}`);
     }
-    return problems.length ? { report, ok: false, problem: problems.join('; ') } : { report, ok: true };
+    return problems.length ? { tally, ok: false, problem: problems.join('; ') } : { tally, ok: true };
   });
 }

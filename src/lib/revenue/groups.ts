@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { Window } from '../input/dates.js';
 import { periodOf, periodsIn, PERIODS, type Period } from './periods.js';
 import { DecimalSum } from '../money.js';
+import type { RevenueRow } from '../schemas.js';
 
 export const DIMENSIONS = [...PERIODS, 'token', 'network', 'merchant', 'terminal'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -15,29 +16,13 @@ const FIELD = { token: 'crypto_currency', network: 'network', merchant: 'merchan
 export const isPeriod = (d: Dimension): d is Period => (PERIODS as readonly string[]).includes(d);
 
 /** The fields a group reads from a row. */
-export type GroupedRow = {
-  crypto_currency: string;
-  network: string;
-  merchant_id: string | null;
-  terminal_id: string | null;
-  crypto_amount: string;
-  amount: string;
-  platform_fee: string;
-  share: string;
-  ts: string;
-};
+export type GroupedRow = Pick<RevenueRow, 'crypto_currency' | 'network' | 'merchant_id' | 'terminal_id' | 'crypto_amount' | 'amount' | 'platform_fee' | 'share' | 'ts'>;
 
 /**
  * One group's figures (`transactions` counts ledger rows; `crypto_amounts` per token) and its
  * dimension values by name, null where the rows have none or for a period without a row.
  */
-export type Figures = {
-  transactions: number;
-  amount: string;
-  platform_fee: string;
-  share: string;
-  crypto_amounts: Record<string, string>;
-};
+export type Figures = ReturnType<Sums['figures']>;
 export type GroupRow = Figures & { group: Partial<Record<Dimension, string | null>> };
 
 /** `--by month,token` as dimensions, checked: known names, each once, at most one period. */
@@ -83,29 +68,22 @@ class Sums {
     }
   }
 
-  figures(): Figures {
+  figures() {
     const crypto_amounts: Record<string, string> = {};
     for (const token of [...this.crypto.keys()].sort()) crypto_amounts[token] = this.crypto.get(token)!.toString();
     return { transactions: this.transactions, amount: this.amount.toString(), platform_fee: this.platform_fee.toString(), share: this.share.toString(), crypto_amounts };
   }
 }
 
-export type GroupingOptions = { by: Dimension[]; zone: string; window: Window };
-
 export class Grouping {
   private readonly groups = new Map<string, { keys: (string | null)[]; sums: Sums }>();
 
-  constructor(private readonly o: GroupingOptions) {}
-
-  get by(): readonly Dimension[] {
-    return this.o.by;
-  }
+  constructor(private readonly o: { by: Dimension[]; zone: string; window: Window }) {}
 
   get zone(): string {
     return this.o.zone;
   }
 
-  /** Counts a row into its group. */
   readonly add = (row: GroupedRow): void => {
     this.sums(this.o.by.map((d) => (isPeriod(d) ? periodOf(row.ts, d, this.o.zone) : row[FIELD[d]]))).add(row);
   };
@@ -148,7 +126,6 @@ export class Grouping {
     return list.map((g) => ({ group: Object.fromEntries(this.o.by.map((d, i) => [d, g.keys[i] ?? null])), ...g.sums.figures() }));
   }
 
-  /** Every row counted, whatever its group. */
   total(): Figures {
     const all = new Sums();
     for (const g of this.groups.values()) all.addSums(g.sums);

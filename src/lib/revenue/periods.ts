@@ -2,6 +2,7 @@
 // in time order as text: `2026-10-05`, `2026-W41` (ISO week-numbering year), `2026-10`, `2026-Q4`.
 import { UsageError } from '../errors.js';
 import { DAY_MS, type Window } from '../input/dates.js';
+import { describeSlice } from './slices.js';
 
 export const PERIODS = ['day', 'week', 'month', 'quarter'] as const;
 export type Period = (typeof PERIODS)[number];
@@ -130,6 +131,6 @@ export function stillOpenNote(window: Window, now: Date, zone = 'UTC'): string |
 /** What a summary that found no row says (stderr, exit 0): the filter, or the window, matched nothing. */
 export function nothingMatched(window: Window, filters: { crypto_currency?: string; network?: string }): string {
   const flags = [...(filters.crypto_currency ? [`--token ${filters.crypto_currency}`] : []), ...(filters.network ? [`--network ${filters.network}`] : [])];
-  const where = `${window.from.toISOString()} … ${window.to.toISOString()}`;
+  const where = describeSlice(window);
   return flags.length > 0 ? `no row of ${where} matched ${flags.join(' ')}` : `the ledger holds no row in ${where}`;
 }

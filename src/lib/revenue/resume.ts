@@ -8,8 +8,7 @@
 // first run, a SIGKILL included. A checkpoint is bound to its query: resuming under another
 // is refused, as the rows kept would not be the rows asked for.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { openSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevenueFilters } from '../client/api.js';
@@ -89,7 +88,6 @@ export function continuingCommand(
   return pasteable(words, globals);
 }
 
-/** The window and the filters, as flags. */
 function queryWords(q: { from: string; to: string; filters: RevenueFilters }): string[] {
   const words = ['--from', q.from, '--to', q.to];
   if (q.filters.crypto_currency) words.push('--token', shellQuote(q.filters.crypto_currency));

@@ -37,7 +37,6 @@ function textStage(each: (row: object, index: number) => string, end: (rows: num
   });
 }
 
-/** The stage turning rows into `format` (not xlsx). */
 export function formatStage(format: Exclude<ExportFormat, 'xlsx'>, opts: FormatOptions = {}): Transform {
   switch (format) {
     case 'csv':

@@ -3,7 +3,7 @@
 // slower than the export of the same window (BENCHMARKS.md, "Revenue summary"). With `csv`,
 // the rows' SHA-256 is that of the export's default CSV, so a report names exactly the rows
 // it summarises.
-import { Duplex, Writable, type Transform } from 'node:stream';
+import { Duplex, Transform, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Api, RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
@@ -39,27 +39,15 @@ export function tapRows(stage: Transform | Duplex, onRow: (row: RevenueRow) => v
 }
 
 /** A stage that takes rows and gives no bytes. */
-function rowsOnly(onRow: (row: RevenueRow) => void): Duplex {
-  return new Duplex({
+function rowsOnly(onRow: (row: RevenueRow) => void): Transform {
+  return new Transform({
     writableObjectMode: true,
-    read() {},
-    write(row: RevenueRow, _encoding, done) {
+    transform(row: RevenueRow, _encoding, done) {
       onRow(row);
-      done();
-    },
-    final(done) {
-      this.push(null);
       done();
     },
   });
 }
-
-const discard = () =>
-  new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
-  });
 
 export type GroupQuery = { window: Window; filters: RevenueFilters; zone: string };
 
@@ -82,7 +70,7 @@ export async function groupRows(ctx: ProgressContext, api: Pick<Api, 'revenue' |
       summary: false,
       // With `csv`, the rows are also hashed as `revenue export -o csv` writes them.
       format: csv ? tapRows(formatStage('csv'), onRow) : rowsOnly(onRow),
-      dest: discard(),
+      dest: new Writable({ write: (_chunk, _encoding, done) => done() }),
       endDest: true,
       onProgress: (p) => progress.count(p.rows),
     });

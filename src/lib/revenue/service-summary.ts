@@ -7,6 +7,7 @@ import type { Api, RevenueFilters } from '../client/api.js';
 import { checkSummaryWindow } from '../client/checked-calls.js';
 import { sliceWindow, type Window } from '../input/dates.js';
 import type { RevenueSummary } from '../schemas.js';
+import { describeSlice } from './slices.js';
 
 /** Summaries read at once. */
 const PARALLEL = 4;
@@ -19,6 +20,6 @@ export async function serviceSummaries(api: Api, window: Window, filters: Revenu
 
 async function serviceSummary(api: Api, slice: Window, i: number, filters: RevenueFilters): Promise<RevenueSummary> {
   const page = await api.revenue.page({ from: slice.from.toISOString(), to: slice.to.toISOString(), include_summary: true, limit: 1, ...filters });
-  if (!page.summary) throw new Error(`the service sent no summary for ${slice.from.toISOString()} … ${slice.to.toISOString()} (slice ${i + 1})`);
+  if (!page.summary) throw new Error(`the service sent no summary for ${describeSlice(slice)} (slice ${i + 1})`);
   return checkSummaryWindow(page.summary, slice, page.requestId);
 }

@@ -7,7 +7,7 @@
 // system reclaims it when the descriptor closes. An export to a file names its spools in
 // its checkpoint directory instead (resume.ts), so that they outlive a run that stopped.
 import { randomBytes } from 'node:crypto';
-import { close, fsync, openSync, read, unlinkSync, write } from 'node:fs';
+import { close, fsync, openSync, read, rmSync, unlinkSync, write } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -40,11 +40,7 @@ export class Spool {
 
   /** A new named spool at `path` (an older file of that name is replaced). */
   static named(path: string): Spool {
-    try {
-      unlinkSync(path);
-    } catch {
-      // none yet
-    }
+    rmSync(path, { force: true });
     return new Spool(openSync(path, 'wx+', 0o600));
   }
 
@@ -59,7 +55,6 @@ export class Spool {
     this.bytes += data.length;
   }
 
-  /** Waits until what it holds is on disk. */
   sync(): Promise<void> {
     return fsyncFd(this.fd);
   }

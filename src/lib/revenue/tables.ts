@@ -9,50 +9,28 @@ import { isPeriod, type Grouping, type Dimension, type Figures, type GroupRow } 
 import { periodsIn } from './periods.js';
 import type { SliceCheck } from './export.js';
 
-/** An IO whose `out` is stderr, for tables that are not the command's data. */
-export function stderrView(io: IO): IO {
-  return Object.create(io, {
-    out: { value: (text: string) => io.stderr.write(io.redact(text)) },
-    colorOut: { value: io.colorErr },
-    stdoutIsTTY: { value: io.stderrIsTTY },
-  }) as IO;
-}
-
-export type CheckRow = {
-  slice: string;
-  from: string;
-  to: string;
-  rows: number;
-  share: string;
-  /** Rows the service sent, and their share: what its summary is compared with. */
-  received: number;
-  received_share: string;
-  service_rows: number | null;
-  service_share: string | null;
-  ok: boolean;
-};
-
 /** Each slice's figures, and their total; what the rows written add up to is `written` (their grouping's total). */
-export function checkRows(checks: SliceCheck[], written: Figures): { slices: CheckRow[]; total: CheckRow } {
-  const slices = checks.map(({ report, ok }) => ({
-    slice: String(report.index + 1),
-    from: report.window.from.toISOString(),
-    to: report.window.to.toISOString(),
-    rows: report.rows,
-    share: report.share.toString(),
-    received: report.received,
-    received_share: report.receivedShare.toString(),
-    service_rows: report.service?.transaction_count ?? null,
-    service_share: report.service?.total_partner_share ?? null,
+export function checkRows(checks: SliceCheck[], written: Figures) {
+  const slices = checks.map(({ tally, ok }) => ({
+    slice: String(tally.index + 1),
+    from: tally.window.from.toISOString(),
+    to: tally.window.to.toISOString(),
+    rows: tally.rows,
+    share: tally.share.toString(),
+    // Rows the service sent, and their share: what its summary is compared with.
+    received: tally.received,
+    received_share: tally.receivedShare.toString(),
+    service_rows: tally.service?.transaction_count ?? null,
+    service_share: tally.service?.total_partner_share ?? null,
     ok,
   }));
   const receivedShare = new DecimalSum();
   const serviceShare = new DecimalSum();
-  for (const { report } of checks) {
-    receivedShare.addSum(report.receivedShare);
-    if (report.service) serviceShare.add(report.service.total_partner_share);
+  for (const { tally } of checks) {
+    receivedShare.addSum(tally.receivedShare);
+    if (tally.service) serviceShare.add(tally.service.total_partner_share);
   }
-  const total: CheckRow = {
+  const total: (typeof slices)[number] = {
     slice: 'total',
     from: slices[0]?.from ?? '',
     to: slices[slices.length - 1]?.to ?? '',
@@ -67,21 +45,15 @@ export function checkRows(checks: SliceCheck[], written: Figures): { slices: Che
   return { slices, total };
 }
 
-export type MonthCheck = { month: string; rows: number; share: string; ok: boolean };
-
-/** Each month of the window with its rows and share, ok when every slice that reaches into it matched the service. */
-export function monthChecks(checks: SliceCheck[], sums: Grouping): MonthCheck[] {
-  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.report.window, 'month', sums.zone)));
-  return sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
-}
-
 /**
  * The check as a table of calendar months, not slices: slices are how the export reads, not
  * how finance reads (a mismatch names its slice in the error). --json keeps the slices too.
  */
 export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, sums: Grouping): void {
   const { slices, total } = checkRows(checks, sums.total());
-  const perMonth = monthChecks(checks, sums);
+  // Each month of the window, ok when every slice that reaches into it matched the service.
+  const failed = new Set(checks.filter((c) => !c.ok).flatMap((c) => periodsIn(c.tally.window, 'month', sums.zone)));
+  const perMonth = sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
   // Received and exported differ only when the service ignored a filter.
   const filtered = [...slices, total].some((r) => r.received !== r.rows);
   if (json) {
@@ -109,7 +81,13 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, sums: 
     ...(filtered ? ([{ header: 'RECEIVED', value: (r) => r.received }] satisfies Column<Line>[]) : []),
     { header: 'SERVICE', value: (r) => r.service },
   ];
-  renderTable(stderrView(io), columns, lines);
+  // Through an IO whose `out` is stderr: the table is not the command's data.
+  const stderr = Object.create(io, {
+    out: { value: (text: string) => io.stderr.write(io.redact(text)) },
+    colorOut: { value: io.colorErr },
+    stdoutIsTTY: { value: io.stderrIsTTY },
+  }) as IO;
+  renderTable(stderr, columns, lines);
 }
 
 /** An ISO instant as its day when its time of day is `edge` (a whole-day border), else whole, without zero milliseconds. */
@@ -118,9 +96,6 @@ export function border(iso: string, edge: string): string {
   return iso.replace(/\.000Z$/, 'Z');
 }
 
-/** How a grouped table is shown: on a terminal, thousands grouped and, grouped by a period, a bar column. */
-export type GroupTableOptions = { by: readonly Dimension[]; chart: boolean };
-
 /** The most cells a bar takes; it takes fewer when the terminal has no more room. */
 const BAR_MAX = 24;
 /** A bar narrower than this says nothing: it is left out instead. */
@@ -128,8 +103,8 @@ const BAR_MIN = 6;
 
 const HEADERS: Record<Dimension, string> = { day: 'DAY', week: 'WEEK (ISO)', month: 'MONTH', quarter: 'QUARTER', token: 'TOKEN', network: 'NETWORK', merchant: 'MERCHANT', terminal: 'TERMINAL' };
 
-/** Groups and their total as a table; on a terminal, grouped thousands and a bar per period; piped, plain decimals. */
-export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: GroupTableOptions): void {
+/** Groups and their total as a table; on a terminal, grouped thousands and (with `chart`, grouped by a period) a bar column; piped, plain decimals. */
+export function renderGroups(io: IO, rows: GroupRow[], total: Figures, o: { by: readonly Dimension[]; chart: boolean }): void {
   const terminal = io.tableWidth !== undefined;
   const num = (v: string | number) => (terminal ? groupThousands(String(v)) : String(v));
   const byToken = o.by.includes('token');

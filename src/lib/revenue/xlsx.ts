@@ -51,6 +51,8 @@ const ROWS_PER_YIELD = 100;
 
 type Cell = { value: string | number | Date | null; numFmt?: string };
 
+const text = (value: string | null): Cell => ({ value });
+
 /**
  * An amount cell: a number when a spreadsheet holds it exactly, else the text itself.
  * The JavaScript number only carries the value into the file (exceljs writes numbers as
@@ -99,21 +101,15 @@ function addCells(sheet: Worksheet, cells: Cell[], bold = false): void {
   row.commit();
 }
 
-/** The exceljs module: a CommonJS package, loaded only when an XLSX is asked for. */
-async function loadExcel(): Promise<typeof import('exceljs')> {
+/**
+ * The stage writing rows into a workbook: rows in, the XLSX file's bytes out, the `totals`
+ * sheet last, once every row is in. Its `textAmounts` (amount cells of the rows sheet written
+ * as text) are known once the workbook is written.
+ */
+export async function xlsxStage(created: Date, scope: XlsxScope) {
+  // exceljs is a CommonJS package, loaded only when an XLSX is asked for.
   const mod = await import('exceljs');
-  return (mod as unknown as { default?: typeof import('exceljs') }).default ?? mod;
-}
-
-/** The pipeline stage turning rows into a workbook: rows in, the XLSX file's bytes out. */
-export type XlsxStage = Duplex & {
-  /** Amount cells of the rows sheet written as text, known once the workbook is written. */
-  readonly textAmounts: TextAmounts;
-};
-
-/** The stage writing rows into a workbook, the `totals` sheet last, once every row is in. */
-export async function xlsxStage(created: Date, scope: XlsxScope): Promise<XlsxStage> {
-  const Excel = await loadExcel();
+  const Excel = (mod as unknown as { default?: typeof import('exceljs') }).default ?? mod;
   const zip = new PassThrough();
   // archiver-utils (bundled with exceljs) still calls the deprecated Buffer constructor, and
   // Node warns about it because bundled code no longer sits under node_modules/: a warning
@@ -168,7 +164,6 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
   const sheet = workbook.addWorksheet(SHEETS.totals);
   sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
   const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
-  const text = (value: string | null): Cell => ({ value });
   add([text('window from (UTC)'), text(t.window.from.toISOString())]);
   add([text('window to (UTC)'), text(t.window.to.toISOString())]);
   add([text('token filter'), text(t.filters.crypto_currency ?? null)]);
@@ -194,7 +189,6 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
 function writeByMonth(workbook: Pick<Workbook, 'addWorksheet'>, months: Grouping): void {
   const sheet = workbook.addWorksheet(SHEETS.byMonth, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = [{ width: 10 }, { width: 10 }, { width: 10 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
-  const text = (value: string | null): Cell => ({ value });
   addCells(sheet, [`month (${months.zone})`, 'token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
   for (const g of months.rows()) {
     const token = g.group.token ?? null;
