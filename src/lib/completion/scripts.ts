@@ -32,8 +32,6 @@ function pathAndValueCases(specs: CommandSpec[], values: (v: Values | undefined)
   return lines;
 }
 
-// ------------------------------------------------------------------ bash
-
 function bashValues(v: Values | undefined, cur = '"$cur"'): string {
   if (!v) return 'return 0';
   if ('words' in v) return `COMPREPLY=($(compgen -W ${q(v.words.join(' '))} -- ${cur})); return 0`;
@@ -78,8 +76,6 @@ export function bashScript(specs: CommandSpec[]): string {
   return lines.join('\n');
 }
 
-// ------------------------------------------------------------------ zsh
-
 function zshValues(v: Values | undefined): string {
   if (!v) return 'return 0';
   if ('words' in v) return `compadd -- ${v.words.map(q).join(' ')}; return 0`;
@@ -122,8 +118,6 @@ export function zshScript(specs: CommandSpec[]): string {
   lines.push('  esac', '}', '', 'compdef _offramp offramp', '');
   return lines.join('\n');
 }
-
-// ------------------------------------------------------------------ fish
 
 function fishValues(v: Values | undefined): string {
   if (!v) return '';

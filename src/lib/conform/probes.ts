@@ -20,8 +20,6 @@ import {
   type Observation,
 } from './verdicts.js';
 
-// ------------------------------------------------------------------ the sender
-
 export type ProbeRequest = { method: 'GET' | 'POST'; path: string; query?: Query; body?: unknown; idempotencyKey?: string };
 
 /** An answer, success or error alike: the probes look at both. */
@@ -72,8 +70,6 @@ export function createSender(client: ProbeClient): Sender {
   };
 }
 
-// ------------------------------------------------------------------ the run
-
 export type ProbeSide = {
   sender: Sender;
   /** The same service, called with a key it cannot know (the 401 probe). */
@@ -81,7 +77,7 @@ export type ProbeSide = {
   /** Production: only the quote and reads; nothing is created, cancelled, replayed or simulated. */
   readOnly: boolean;
   /** Called after the walk, before delivery statuses are read: lets deliveries happen. */
-  settle(): Promise<void>;
+  awaitDeliveries(): Promise<void>;
   now(): Date;
   /** Filter names to try first (the profile's), before the common candidates. */
   preferredNames?: ServiceChoices['filterNames'];
@@ -224,7 +220,7 @@ export async function runProbes(side: ProbeSide): Promise<Observation> {
     const secondId = second?.ok ? str((dataOf(second.body) as Json | undefined)?.id) : undefined;
     if (secondId) record('cancel', await send({ method: 'POST', path: `/transactions/${encodeURIComponent(secondId)}/cancel`, idempotencyKey: randomUUID() }));
     else skip(['cancel'], 'no transaction: create failed');
-    await side.settle();
+    await side.awaitDeliveries();
   }
 
   // -- lists: shape, cursor, default page size
@@ -304,8 +300,6 @@ function errorObs(a: Answer): ErrorObs {
   return { status: a.status, code: a.enveloped ? a.code : undefined, enveloped: a.enveloped === true };
 }
 
-// ------------------------------------------------------------------ lists
-
 type ListProbe = { answer: Answer; obs: ListObs; records: number };
 
 /**
@@ -365,8 +359,6 @@ function identity(item: unknown): string {
   }
   return JSON.stringify(item);
 }
-
-// ------------------------------------------------------------------ filters
 
 /**
  * For each of the list's filters: send a value that excludes every record under the CLI's
