@@ -2,9 +2,8 @@
 // is read back from the keychain before the file lets go of it.
 import { Argument, Command } from '@commander-js/extra-typings';
 import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
-import { keyStorage } from '../../lib/config/profile.js';
+import { keyStorage, storedProfile } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { storedProfile } from '../../lib/config/profile.js';
 import { AuthError } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 

@@ -166,6 +166,4 @@ export function fishScript(specs: CommandSpec[]): string {
   return lines.join('\n');
 }
 
-export function scriptFor(shell: 'bash' | 'zsh' | 'fish', specs: CommandSpec[]): string {
-  return shell === 'bash' ? bashScript(specs) : shell === 'zsh' ? zshScript(specs) : fishScript(specs);
-}
+export const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript };

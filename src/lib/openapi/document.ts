@@ -2,8 +2,7 @@
 // "OpenAPI"), built from the emulator's route table (src/emulator/routes.ts) and the shared
 // zod schemas. Built from data in a fixed order, so the same code gives the same document
 // byte for byte: docs/openapi.yaml is this document, and a test fails when it is stale.
-import { BASE_PATH } from '../vocabulary.js';
-import { EVENT_TYPES, type EventType } from '../vocabulary.js';
+import { BASE_PATH, EVENT_TYPES, type EventType } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_PORT } from '../emulator-defaults.js';
 import { WEBHOOK_HEADERS } from '../webhooks/signature.js';
 import { EMULATOR, OPEN, openExtension } from './open-points.js';
@@ -309,12 +308,6 @@ function parameters(): Record<string, unknown> {
   };
 }
 
-function webhooks(): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const type of EVENT_TYPES) out[type] = { post: webhook(type) };
-  return out;
-}
-
 const WEBHOOK_NOTE: Record<EventType, string> = {
   'transaction.created': 'A transaction was created.',
   'deposit.detected': 'A deposit was detected.',
@@ -379,7 +372,7 @@ export function openapiDocument(): OpenApiDocument {
       { name: 'Sandbox', description: 'The staging simulator.' },
     ],
     paths: paths(),
-    webhooks: webhooks(),
+    webhooks: Object.fromEntries(EVENT_TYPES.map((type) => [type, { post: webhook(type) }])),
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'The partner API key; missing or invalid is 401. Staging keys are sandbox-only.' },

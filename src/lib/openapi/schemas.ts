@@ -71,6 +71,18 @@ type Rules = {
   extra?: JsonSchema;
 };
 
+const TRANSACTION_FIELDS: Record<string, JsonSchema> = {
+  deposit_address: { description: 'Where the seller sends the funds.' },
+  network: { description: 'The network expected for the deposit.' },
+  expires_at: { description: 'Deposit deadline, 30 minutes after creation; a deposit after it may need manual recovery.' },
+  status: { enum: [...TRANSACTION_STATUSES] },
+  rate: { description: 'Executable partner rate, NGN per token.' },
+  amount: { description: 'NGN, derived at creation.' },
+  crypto_amount: { description: 'Token units.' },
+  crypto_currency: { description: 'The token, e.g. usdt.' },
+  merchant_reference: { description: "The partner's canonical reference." },
+};
+
 /** What the spec says beyond the client's lenient schemas, by component and property. */
 const SPEC_RULES: Record<string, Rules> = {
   Quote: {
@@ -85,13 +97,13 @@ const SPEC_RULES: Record<string, Rules> = {
   },
   TransactionSummary: {
     description: 'The subset of a transaction that creation and cancellation answer: merchant_reference, merchant_id and terminal_id are always there (null when none was given).',
-    properties: transactionFields(),
+    properties: TRANSACTION_FIELDS,
     required: ['merchant_reference', 'merchant_id', 'terminal_id'],
   },
   Transaction: {
     description: 'A transaction snapshot (read by id, by reference, listed, and answered by the simulator).',
     properties: {
-      ...transactionFields(),
+      ...TRANSACTION_FIELDS,
       deposit_status: { description: 'Latest known deposit status; null before any deposit exists.', ...openExtension(OPEN.openValues) },
       created_at: { description: 'UTC, RFC 3339.' },
       updated_at: { description: 'UTC, RFC 3339.' },
@@ -206,19 +218,6 @@ const SPEC_RULES: Record<string, Rules> = {
   WebhookEventListResponse: { extra: openExtension(OPEN.listShape) },
 };
 
-function transactionFields(): Record<string, JsonSchema> {
-  return {
-    deposit_address: { description: 'Where the seller sends the funds.' },
-    network: { description: 'The network expected for the deposit.' },
-    expires_at: { description: 'Deposit deadline, 30 minutes after creation; a deposit after it may need manual recovery.' },
-    status: { enum: [...TRANSACTION_STATUSES] },
-    rate: { description: 'Executable partner rate, NGN per token.' },
-    amount: { description: 'NGN, derived at creation.' },
-    crypto_amount: { description: 'Token units.' },
-    crypto_currency: { description: 'The token, e.g. usdt.' },
-    merchant_reference: { description: "The partner's canonical reference." },
-  };
-}
 
 /** The component schemas, from zod plus SPEC_RULES; a fresh object on every call. */
 export function componentSchemas(): Record<string, JsonSchema> {
