@@ -114,12 +114,11 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
   const stopped = untilStopped(ctx.signal);
   if (readyFile) {
-    try {
-      await writeReadyFile(readyFile, `${emulator.url}\n`);
-    } catch (err) {
+    // Written aside and renamed: a reader never sees half a URL.
+    await writeAside(readyFile, `${emulator.url}\n`, 0o644).catch(async (err: Error) => {
       await emulator.close();
-      throw err;
-    }
+      throw new UsageError(`--ready-file: cannot write ${readyFile}: ${err.message}`);
+    });
   }
 
   io.out(`${emulator.url}\n`);
@@ -154,15 +153,6 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   if (settings.statePath) io.err(`state written to ${settings.statePath}`);
   io.err(settings.statePath ? 'emulator stopped' : 'emulator stopped; its data is gone (held in memory only): start it with --state FILE to keep it across restarts');
   return signal ? exitCodeForSignal(signal) : 0;
-}
-
-/** Written aside and renamed: a reader never sees half a URL. */
-async function writeReadyFile(path: string, content: string): Promise<void> {
-  try {
-    await writeAside(path, content, 0o644);
-  } catch (err) {
-    throw new UsageError(`--ready-file: cannot write ${path}: ${(err as Error).message}`);
-  }
 }
 
 /** The flag (or variable) of each option startEmulator's rules may refuse, for their messages. */

@@ -41,7 +41,6 @@ export type Sender = {
   readonly retryAfter: string[];
 };
 
-/** What the probes need of the HTTP client (src/lib/client/http.ts). */
 export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
 
 /**
@@ -127,7 +126,6 @@ const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], 
 const UNKNOWN_PARAMETER = 'conform_unknown_parameter';
 
 type Json = Record<string, unknown>;
-/** The wrapper's `data`, or the body itself when it has none. */
 const dataOf = (body: unknown): unknown => (isObject(body) && 'data' in body ? body.data : body);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 

@@ -266,7 +266,6 @@ export function assessRequestId(target: string[]): Assessed {
 
 type OpenField = keyof typeof EMULATOR.values;
 
-/** Values the emulator does not use. */
 function unknownValues(field: OpenField, target: { seen: string[] }): string[] {
   const known: readonly string[] = EMULATOR.values[field];
   return target.seen.filter((v) => !known.includes(v));
@@ -413,7 +412,6 @@ export function applySettings(service: ServiceChoices, settings: Setting[]): Ser
   return next;
 }
 
-/** Marks the findings whose setting was written as `saved`. */
 export function markSaved(findings: Assessed[], profileName: string): Assessed[] {
   return findings.map((f) => (f.setting && f.verdict === 'needs-setting' ? { ...f, verdict: 'saved', action: `saved in profile ${profileName}: ${describeSetting(f.setting)}` } : f));
 }

@@ -5,6 +5,7 @@
 import { BASE_PATH, EVENT_TYPES, type EventType } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_PORT } from '../emulator-defaults.js';
 import { WEBHOOK_HEADERS } from '../webhooks/signature.js';
+import { CODE_OF_STATUS } from '../errors.js';
 import { EMULATOR, OPEN, openExtension } from './open-points.js';
 import { componentSchemas, schemaRef, type JsonSchema } from './schemas.js';
 
@@ -17,16 +18,9 @@ type Operation = Record<string, unknown> & { responses: Record<string, unknown> 
 /** The version of the interface description this document reads (the spec, Versioning). */
 export const API_VERSION = '1.0.0';
 
-type ErrorName = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'Conflict' | 'RateLimited' | 'InternalError';
-const ERROR_STATUS: Record<ErrorName, string> = {
-  BadRequest: '400',
-  Unauthorized: '401',
-  Forbidden: '403',
-  NotFound: '404',
-  Conflict: '409',
-  RateLimited: '429',
-  InternalError: '500',
-};
+/** The statuses of the error answers the document names, each a component named for its code (BAD_REQUEST: BadRequest). */
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500;
+const errorName = (status: ErrorStatus) => CODE_OF_STATUS[status].toLowerCase().replace(/(?:^|_)(\w)/g, (_, c: string) => c.toUpperCase());
 
 type OperationSpec = {
   operationId: string;
@@ -43,7 +37,7 @@ type OperationSpec = {
   /** The status the spec shows; otherwise `2XX`, the status being open. */
   status?: '200';
   /** Error answers the spec names for this call, besides 401, 429 and 500 (every call's). */
-  errors?: ErrorName[];
+  errors?: ErrorStatus[];
   extra?: JsonSchema;
 };
 
@@ -72,7 +66,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     body: 'QuoteRequest',
     answer: 'QuoteResponse',
     answerDescription: 'The quote.',
-    errors: ['BadRequest'],
+    errors: [400],
   },
   'POST /transactions': {
     operationId: 'createTransaction',
@@ -85,7 +79,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     answer: 'CreateTransactionResponse',
     answerDescription: 'The created transaction (the create subset), status awaiting_deposit.',
     // The spec shows no errors here: these are the emulator's (the open point says which).
-    errors: ['BadRequest', 'Conflict'],
+    errors: [400, 409],
     extra: openExtension(OPEN.createErrors),
   },
   'GET /transactions': {
@@ -96,7 +90,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [ref('parameters', 'TransactionsLimit'), ref('parameters', 'Cursor')],
     answer: 'TransactionListResponse',
     answerDescription: 'One page of transactions.',
-    errors: ['BadRequest'],
+    errors: [400],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /transactions/reference/:merchant_reference': {
@@ -107,7 +101,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [pathParam('merchant_reference', "The partner's reference, as given at creation.", false)],
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot.',
-    errors: ['NotFound'],
+    errors: [404],
   },
   'GET /transactions/:id': {
     operationId: 'getTransaction',
@@ -117,7 +111,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [TX_ID],
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'POST /transactions/:id/cancel': {
     operationId: 'cancelTransaction',
@@ -129,7 +123,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     idempotent: true,
     answer: 'CancelTransactionResponse',
     answerDescription: 'The cancelled transaction (the create subset), status cancelled; message is a cancelled notice.',
-    errors: ['BadRequest', 'NotFound', 'Conflict'],
+    errors: [400, 404, 409],
     extra: openExtension(OPEN.cancellable),
   },
   'GET /transactions/:id/status-history': {
@@ -140,7 +134,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [TX_ID],
     answer: 'StatusHistoryResponse',
     answerDescription: 'The status history.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'GET /revenue': {
     operationId: 'listRevenue',
@@ -157,7 +151,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ],
     answer: 'RevenueListResponse',
     answerDescription: 'One page of the ledger.',
-    errors: ['BadRequest'],
+    errors: [400],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /webhooks/events': {
@@ -168,7 +162,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [ref('parameters', 'WebhookEventsLimit'), ref('parameters', 'Cursor')],
     answer: 'WebhookEventListResponse',
     answerDescription: 'One page of webhook events.',
-    errors: ['BadRequest'],
+    errors: [400],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /webhooks/events/:event_id': {
@@ -179,7 +173,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [EVENT_ID],
     answer: 'WebhookEventResponse',
     answerDescription: 'The delivery telemetry.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'POST /webhooks/events/:event_id/replay': {
     operationId: 'replayWebhookEvent',
@@ -189,7 +183,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [EVENT_ID],
     answer: 'ReplayResultResponse',
     answerDescription: 'The replay, scheduled; message is a replay-scheduled notice.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'POST /sandbox/simulate': {
     operationId: 'simulate',
@@ -201,7 +195,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot after the event.',
     status: '200',
-    errors: ['BadRequest', 'Forbidden', 'NotFound', 'Conflict'],
+    errors: [400, 403, 404, 409],
     extra: openExtension(OPEN.simulatedTiming),
   },
 };
@@ -216,8 +210,7 @@ const json = (schema: unknown) => ({ 'application/json': { schema } });
 function operation(spec: OperationSpec): Operation {
   const parameters = [...(spec.idempotent ? [ref('parameters', 'IdempotencyKey')] : []), ...(spec.parameters ?? [])];
   const success = { description: spec.answerDescription, content: json(schemaRef(spec.answer)), ...(spec.status ? {} : openExtension(OPEN.successStatus)) };
-  const errors = [...(spec.errors ?? []), 'Unauthorized', 'RateLimited', 'InternalError'] as ErrorName[];
-  errors.sort((a, b) => Number(ERROR_STATUS[a]) - Number(ERROR_STATUS[b]));
+  const errors = [...(spec.errors ?? []), 401, 429, 500].sort((a, b) => a - b) as ErrorStatus[];
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -227,7 +220,7 @@ function operation(spec: OperationSpec): Operation {
     ...(spec.body ? { requestBody: { required: true, content: json(schemaRef(spec.body)) } } : {}),
     responses: {
       [spec.status ?? '2XX']: success,
-      ...Object.fromEntries(errors.map((name) => [ERROR_STATUS[name], ref('responses', name)])),
+      ...Object.fromEntries(errors.map((status) => [String(status), ref('responses', errorName(status))])),
       default: ref('responses', 'Error'),
     },
     ...spec.extra,

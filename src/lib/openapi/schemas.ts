@@ -13,7 +13,6 @@ import { OPEN, openExtension } from './open-points.js';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Where a component schema lives in the document. */
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // The list pages (the emulator's shape, docs/api.md "Lists"): built once, so that the
