@@ -13,8 +13,8 @@ import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/pagin
 import { FILTERS, type FilteredList } from '../config/profile.js';
 import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
+import { FILTER_PROBES } from './probes.js';
 import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
-import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from '../openapi/document.js';
 import { toJson, toYaml } from '../openapi/render.js';
 import { schemaRef, type JsonSchema } from '../openapi/schemas.js';
@@ -43,28 +43,6 @@ const LISTS: Record<FilteredList, { path: string; response: string; page: string
   transactions: { path: '/transactions', response: 'TransactionListResponse', page: 'TransactionPage', item: 'Transaction', limit: 'TransactionsLimit' },
   webhooks: { path: '/webhooks/events', response: 'WebhookEventListResponse', page: 'WebhookEventPage', item: 'WebhookEvent', limit: 'WebhookEventsLimit' },
   revenue: { path: '/revenue', response: 'RevenueListResponse', page: 'RevenuePage', item: 'RevenueRow', limit: 'RevenueLimit' },
-};
-
-const DATE_TIME = { type: 'string', format: 'date-time' };
-
-/** A filter's parameter: what it filters on, whatever name the service reads it under. */
-const FILTER_PARAMETER: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], { description: string; schema: JsonSchema }> } = {
-  transactions: {
-    status: { description: 'Only transactions in this status.', schema: { type: 'string', enum: [...TRANSACTION_STATUSES] } },
-    from: { description: 'Only transactions created at or after this time.', schema: DATE_TIME },
-    to: { description: 'Only transactions created at or before this time.', schema: DATE_TIME },
-  },
-  webhooks: {
-    transaction_id: { description: 'Only events about this transaction (their aggregate_id).', schema: { type: 'string', format: 'uuid' } },
-    event_type: { description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
-    delivery_status: { description: 'Only events with this delivery status (the words are the service\'s).', schema: { type: 'string' } },
-    from: { description: 'Only events created at or after this time.', schema: DATE_TIME },
-    to: { description: 'Only events created at or before this time.', schema: DATE_TIME },
-  },
-  revenue: {
-    crypto_currency: { description: 'Only rows of this token (the spec\'s token filter).', schema: { type: 'string' } },
-    network: { description: 'Only rows of this network (the spec\'s network filter).', schema: { type: 'string' } },
-  },
 };
 
 /** Where each open word lives. */
@@ -127,7 +105,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
       const f = observed.filters[list]?.[filter];
       if (!seen.has(point) || !f || !('honoured' in f)) continue;
       const name = f.honoured;
-      const { description, schema } = (FILTER_PARAMETER[list] as Record<string, { description: string; schema: JsonSchema }>)[filter]!;
+      const { description, schema } = (FILTER_PROBES[list] as Record<string, { description: string; schema: JsonSchema }>)[filter]!;
       const parameter = { name, in: 'query', required: false, description: `${description} Honoured under this name (offramp conform).`, schema };
       add(point, `honoured as ${name}`, ['paths', LISTS[list].path, 'get'], { update: { parameters: [parameter] } });
     }

@@ -10,7 +10,8 @@ import { headerValue } from '../client/transport.js';
 import { isObject, readPage, type RawPage } from '../client/paginate.js';
 import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { ApiError, SchemaError } from '../errors.js';
-import { SANDBOX_PAIR } from '../vocabulary.js';
+import { EVENT_TYPES, SANDBOX_PAIR, TRANSACTION_STATUSES } from '../vocabulary.js';
+import type { JsonSchema } from '../openapi/schemas.js';
 import {
   emptyObservation,
   type CallName,
@@ -97,28 +98,32 @@ const FAR_PAST = '2000-01-01T00:00:00Z';
 const FROM_NAMES = ['created_after', 'created_from', 'since', 'start', 'from_date'];
 const TO_NAMES = ['created_before', 'created_to', 'until', 'end', 'to_date'];
 
+const DATE_TIME = { type: 'string', format: 'date-time' };
+type FilterProbe = { excluding: () => string; candidates: readonly string[]; description: string; schema: JsonSchema };
+
 /**
  * For each of the CLI's filters: a value no record can have (a record coming back despite
- * it means the service ignored the parameter), and the names services commonly use for it,
- * tried in this order. Revenue symbols are compared case-insensitively by the emulator, so
- * `zzz` is no token or network anywhere.
+ * it means the service ignored the parameter), the names services commonly use for it,
+ * tried in this order, and what it filters on, as the overlay's parameter says whatever name
+ * the service reads it under. Revenue symbols are compared case-insensitively by the
+ * emulator, so `zzz` is no token or network anywhere.
  */
-const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], { excluding: () => string; candidates: readonly string[] }> } = {
+export const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], FilterProbe> } = {
   transactions: {
-    status: { excluding: () => 'conform-none', candidates: ['state', 'transaction_status'] },
-    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES },
-    to: { excluding: () => FAR_PAST, candidates: TO_NAMES },
+    status: { excluding: () => 'conform-none', candidates: ['state', 'transaction_status'], description: 'Only transactions in this status.', schema: { type: 'string', enum: [...TRANSACTION_STATUSES] } },
+    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES, description: 'Only transactions created at or after this time.', schema: DATE_TIME },
+    to: { excluding: () => FAR_PAST, candidates: TO_NAMES, description: 'Only transactions created at or before this time.', schema: DATE_TIME },
   },
   webhooks: {
-    transaction_id: { excluding: () => randomUUID(), candidates: ['aggregate_id', 'tx_id', 'transaction'] },
-    event_type: { excluding: () => 'conform.none', candidates: ['type', 'event'] },
-    delivery_status: { excluding: () => 'conform-none', candidates: ['status', 'state'] },
-    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES },
-    to: { excluding: () => FAR_PAST, candidates: TO_NAMES },
+    transaction_id: { excluding: () => randomUUID(), candidates: ['aggregate_id', 'tx_id', 'transaction'], description: 'Only events about this transaction (their aggregate_id).', schema: { type: 'string', format: 'uuid' } },
+    event_type: { excluding: () => 'conform.none', candidates: ['type', 'event'], description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+    delivery_status: { excluding: () => 'conform-none', candidates: ['status', 'state'], description: "Only events with this delivery status (the words are the service's).", schema: { type: 'string' } },
+    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES, description: 'Only events created at or after this time.', schema: DATE_TIME },
+    to: { excluding: () => FAR_PAST, candidates: TO_NAMES, description: 'Only events created at or before this time.', schema: DATE_TIME },
   },
   revenue: {
-    crypto_currency: { excluding: () => 'zzz', candidates: ['token', 'currency', 'asset'] },
-    network: { excluding: () => 'zzz', candidates: ['chain', 'blockchain'] },
+    crypto_currency: { excluding: () => 'zzz', candidates: ['token', 'currency', 'asset'], description: "Only rows of this token (the spec's token filter).", schema: { type: 'string' } },
+    network: { excluding: () => 'zzz', candidates: ['chain', 'blockchain'], description: "Only rows of this network (the spec's network filter).", schema: { type: 'string' } },
   },
 };
 
@@ -393,7 +398,7 @@ async function probeFilters(
     }
     return refusesAnyName.get(value) ? 'unclear' : 'honoured';
   };
-  const probes = FILTER_PROBES[list] as Record<string, { excluding: () => string; candidates: readonly string[] }>;
+  const probes = FILTER_PROBES[list] as Record<string, FilterProbe>;
   const saved = (preferred?.[list] ?? {}) as Record<string, string | undefined>;
   for (const filter of filters) {
     const value = probes[filter]!.excluding();

@@ -51,14 +51,12 @@ export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void
   }
 }
 
-export type Widths = { point: number; emulator: number; observed: number };
-
 /**
  * Column widths that fit `width`. VERDICT keeps its width; EMULATOR and OBSERVED get at
  * least their longest word (a value such as `x-correlation-id` is never split), POINT what
  * remains up to its longest cell, and any width still left goes to the two values.
  */
-export function fitColumns(findings: Finding[], width: number): Widths {
+export function fitColumns(findings: Finding[], width: number) {
   const longest = (header: string, pick: (f: Finding) => string) => Math.max(header.length, ...findings.map((f) => pick(f).length));
   const longestWord = (pick: (f: Finding) => string) => Math.max(8, ...findings.flatMap((f) => pick(f).split(/\s+/).map((w) => w.length)));
   const verdict = longest('VERDICT', (f) => f.verdict);
@@ -68,7 +66,7 @@ export function fitColumns(findings: Finding[], width: number): Widths {
   const observed = Math.min(natural.observed, longestWord((f) => f.observed));
   const point = Math.max(16, Math.min(natural.point, budget - emulator - observed));
   let left = Math.max(0, budget - point - emulator - observed);
-  const out: Widths = { point, emulator, observed };
+  const out = { point, emulator, observed };
   const grow = (key: 'emulator' | 'observed', share: number) => {
     const more = Math.min(share, natural[key] - out[key]);
     out[key] += more;
