@@ -65,8 +65,6 @@ export const command = () =>
     });
 
 export type EmulatorCommandOptions = Partial<OptionsOf<typeof command>>;
-/** The emulator's flags, which its control commands may read wherever they stand on the line. */
-export type EmulatorFlags = OptionsOf<typeof command>;
 
 export type EmulatorCommandContext = {
   io: IO;
