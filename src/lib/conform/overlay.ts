@@ -31,12 +31,7 @@ export type OverlayAction = {
   'x-offramp-point': string;
 };
 
-export type Overlay = {
-  overlay: '1.0.0';
-  info: { title: string; version: string; description: string };
-  actions: OverlayAction[];
-  'x-offramp-conform': { target: string; env: string };
-};
+export type Overlay = ReturnType<typeof overlayFor>;
 
 /** Each list's place in the document. */
 const LISTS: Record<FilteredList, { path: string; response: string; page: string; item: string; limit: string }> = {
@@ -64,7 +59,7 @@ const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
 const OBSERVED = new Set(['same', 'handled', 'needs-setting', 'saved']);
 
 /** The overlay of one conform run over `base` (openapiDocument()): what it observed, where its finding says the service did it. */
-export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
+export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   const { observed } = run;
   const actions: OverlayAction[] = [];
   const add = (point: string, description: string, path: string[], change: { update: unknown } | { remove: true }) => {
@@ -150,7 +145,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
   }
 
   return {
-    overlay: '1.0.0',
+    overlay: '1.0.0' as const,
     info: {
       title: `What ${run.target} chose where the spec is open`,
       version: API_VERSION,

@@ -36,11 +36,7 @@ export type Answer = {
   message?: string;
 };
 
-export type Sender = {
-  send(req: ProbeRequest): Promise<Answer>;
-  /** Retry-After of every 429 met ('' when it had none): what the report says about its form. */
-  readonly retryAfter: string[];
-};
+export type Sender = ReturnType<typeof createSender>;
 
 export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
 
@@ -48,14 +44,15 @@ export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
  * A sender over the HTTP client that watches every attempt, so the 429s the client recovers
  * from are seen too, and turns an error status into an answer. No answer at all is thrown.
  */
-export function createSender(client: ProbeClient): Sender {
+export function createSender(client: ProbeClient) {
+  /** Retry-After of every 429 met ('' when it had none): what the report says about its form. */
   const retryAfter: string[] = [];
   client.observe((a) => {
     if (a.status === 429) retryAfter.push((a.error instanceof ApiError && headerValue(a.error.headers['retry-after'])) || '');
   });
   return {
     retryAfter,
-    async send(req) {
+    async send(req: ProbeRequest): Promise<Answer> {
       try {
         const raw = await client.send(req);
         return { ok: true, status: raw.status, body: raw.body, headers: raw.headers };

@@ -240,19 +240,16 @@ const errorBody = (code: string | undefined) =>
   json(code === undefined ? schemaRef('ErrorEnvelope') : { allOf: [schemaRef('ErrorEnvelope'), { properties: { error: { properties: { code: { const: code } } } } }] });
 
 function responses(): Record<string, unknown> {
+  // The spec shows no code for these: the envelope, and the open point.
+  const openCode = (description: string, headers?: object) => ({ description, ...(headers ? { headers } : {}), content: errorBody(undefined), ...openExtension(OPEN.errorCodes) });
   return {
     BadRequest: { description: 'An invalid request (code BAD_REQUEST); the message says what to fix.', content: errorBody('BAD_REQUEST') },
-    Unauthorized: { description: 'The X-API-KEY header is missing or not a valid key.', content: errorBody(undefined), ...openExtension(OPEN.errorCodes) },
-    Forbidden: { description: 'Not allowed here: simulation in production.', content: errorBody(undefined), ...openExtension(OPEN.errorCodes) },
+    Unauthorized: openCode('The X-API-KEY header is missing or not a valid key.'),
+    Forbidden: openCode('Not allowed here: simulation in production.'),
     NotFound: { description: 'No such record for this partner (code NOT_FOUND).', content: errorBody('NOT_FOUND') },
     Conflict: { description: 'Not allowed in the current state (code CONFLICT); the message names it.', content: errorBody('CONFLICT') },
-    RateLimited: {
-      description: 'Rate limit exceeded (staging is relaxed, production enforced; the numbers are not shown).',
-      headers: { 'Retry-After': ref('headers', 'Retry-After') },
-      content: errorBody(undefined),
-      ...openExtension(OPEN.errorCodes),
-    },
-    InternalError: { description: 'An internal error.', content: errorBody(undefined), ...openExtension(OPEN.errorCodes) },
+    RateLimited: openCode('Rate limit exceeded (staging is relaxed, production enforced; the numbers are not shown).', { 'Retry-After': ref('headers', 'Retry-After') }),
+    InternalError: openCode('An internal error.'),
     Error: {
       description: 'Any other error answer, in the error envelope (a gateway in front of the service may answer without one).',
       content: errorBody(undefined),
