@@ -28,7 +28,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   add('node', major > 20 || (major === 20 && minor >= 19) ? 'pass' : 'fail', `v${process.versions.node} (needs >= 20.19)`);
 
-  // The mode as found, before opening the store puts a too-open file right (with a warning).
+  // The mode as found, before opening the config file puts a too-open one right (with a warning).
   const path = (await import('../lib/config/file.js')).configPath(ctx.env);
   let mode: number | undefined;
   try {

@@ -22,7 +22,7 @@ import {
   type ListObs,
   type Observation,
 } from '../../src/lib/conform/verdicts.js';
-import { fitColumns, wrap } from '../../src/lib/conform/render.js';
+import { fitColumns, lines } from '../../src/lib/conform/render.js';
 
 const page = (over: Partial<Extract<ListObs, { shape: string }>> = {}): ListObs => ({
   shape: 'page-object',
@@ -203,8 +203,8 @@ describe('conform verdicts', () => {
 
 describe('conform report layout', () => {
   it('wraps at spaces and fits 80 columns', () => {
-    expect(wrap('page object, cursor in data', 14)).toBe('page object,\ncursor in data');
-    expect(wrap('x-correlation-id', 8)).toBe('x-correl\nation-id');
+    expect(lines('page object, cursor in data', 14)).toEqual(['page object,', 'cursor in data']);
+    expect(lines('x-correlation-id', 8)).toEqual(['x-correl', 'ation-id']);
     const findings = assess(emulatorLike(), { service: {} }).map(publicFinding);
     const w = fitColumns(findings, 80);
     expect(w.point + w.emulator + w.observed + 'VERDICT'.length + 6).toBeLessThanOrEqual(80);

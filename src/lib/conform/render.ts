@@ -80,11 +80,7 @@ export function fitColumns(findings: Finding[], width: number) {
 }
 
 /** Breaks `text` at spaces into lines of at most `width` (a longer word is split). */
-export function wrap(text: string, width: number): string {
-  return lines(text, width).join('\n');
-}
-
-function lines(text: string, width: number): string[] {
+export function lines(text: string, width: number): string[] {
   const out: string[] = [];
   let line = '';
   for (let word of text.split(/\s+/).filter(Boolean)) {

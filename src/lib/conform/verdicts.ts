@@ -19,7 +19,7 @@ export type Setting =
   | { kind: 'deliveredStatus'; value: string }
   | { kind: 'signatureScheme'; value: string };
 
-/** A finding with the setting that would settle it (never printed as such). */
+/** A finding with the setting that would resolve it (never printed as such). */
 export type Assessed = Finding & { setting?: Setting };
 
 /** The calls whose success status is probed, in report order, each with its operation (path and method) in the OpenAPI document. */
