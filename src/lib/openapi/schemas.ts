@@ -20,35 +20,25 @@ export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name
 const TransactionPage = S.pageOf(S.Transaction);
 const WebhookEventPage = S.pageOf(S.WebhookEvent);
 
+type SchemaName = { [K in keyof typeof S]: (typeof S)[K] extends z.core.$ZodType ? K : never }[keyof typeof S];
+/** Zod schemas of src/lib/schemas.ts under their own names (`named`), or in the success wrapper as `<name>Response` (`answers`). */
+const named = (...names: SchemaName[]) => names.map((name): [string, z.core.$ZodType] => [name, S[name]]);
+const answers = (...names: SchemaName[]) => names.map((name): [string, z.core.$ZodType] => [`${name}Response`, S.successWrapper(S[name])]);
+
 /** Every component schema, by name, in the order the document lists them. */
 const COMPONENTS: [string, z.core.$ZodType][] = [
-  ['Quote', S.Quote],
-  ['TransactionSummary', S.TransactionSummary],
-  ['Transaction', S.Transaction],
-  ['StatusHistoryEntry', S.StatusHistoryEntry],
-  ['StatusHistory', S.StatusHistory],
+  ...named('Quote', 'TransactionSummary', 'Transaction', 'StatusHistoryEntry', 'StatusHistory'),
   ['TransactionPage', TransactionPage],
-  ['RevenueRow', S.RevenueRow],
-  ['RevenueSummary', S.RevenueSummary],
-  ['RevenuePage', S.RevenuePage],
-  ['WebhookEvent', S.WebhookEvent],
+  ...named('RevenueRow', 'RevenueSummary', 'RevenuePage', 'WebhookEvent'),
   ['WebhookEventPage', WebhookEventPage],
-  ['ReplayResult', S.ReplayResult],
-  ['WebhookDelivery', S.WebhookDelivery],
-  ['ErrorEnvelope', S.ErrorEnvelope],
-  ['QuoteRequest', S.QuoteRequest],
-  ['CreateTransactionRequest', S.CreateTransactionRequest],
-  ['SimulateRequest', S.SimulateRequest],
-  ['QuoteResponse', S.successWrapper(S.Quote)],
-  ['TransactionSummaryResponse', S.successWrapper(S.TransactionSummary)],
-  ['TransactionResponse', S.successWrapper(S.Transaction)],
-  ['StatusHistoryResponse', S.successWrapper(S.StatusHistory)],
+  ...named('ReplayResult', 'WebhookDelivery', 'ErrorEnvelope', 'QuoteRequest', 'CreateTransactionRequest', 'SimulateRequest'),
+  ...answers('Quote', 'TransactionSummary', 'Transaction', 'StatusHistory'),
   // The wrapper's data is an object (the spec, Response wrapper): the page, whose keys are the emulator's.
   ['TransactionListResponse', S.successWrapper(TransactionPage)],
   ['RevenueListResponse', S.successWrapper(S.RevenuePage)],
-  ['WebhookEventResponse', S.successWrapper(S.WebhookEvent)],
+  ...answers('WebhookEvent'),
   ['WebhookEventListResponse', S.successWrapper(WebhookEventPage)],
-  ['ReplayResultResponse', S.successWrapper(S.ReplayResult)],
+  ...answers('ReplayResult'),
 ];
 
 const DECIMAL = 'A decimal amount as a string (digits, an optional fraction): never a JSON number.';
