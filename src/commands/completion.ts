@@ -22,7 +22,6 @@ export const command = (runner: Runner) => {
   );
 };
 
-/** The script for `shell` that completes `program`'s commands and flags. */
 export function completionScript(program: CommandUnknownOpts, shell: Shell): string {
   return SCRIPTS[shell](describeProgram(program));
 }

@@ -40,12 +40,8 @@ const LISTS: Record<FilteredList, { path: string; response: string; page: string
   revenue: { path: '/revenue', response: 'RevenueListResponse', page: 'RevenuePage', item: 'RevenueRow', limit: 'RevenueLimit' },
 };
 
-/** Where each open word lives. */
-const VALUE_FIELDS = {
-  deposit_status: ['Transaction', 'deposit_status'],
-  delivery_status: ['WebhookEvent', 'delivery_status'],
-  publish_status: ['ReplayResult', 'publish_status'],
-} as const;
+/** The component schema each open word is a property of. */
+const VALUE_COMPONENT = { deposit_status: 'Transaction', delivery_status: 'WebhookEvent', publish_status: 'ReplayResult' } as const;
 
 const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
   seconds: { pattern: '^\\d+$', description: 'Whole seconds to wait.' },
@@ -112,12 +108,12 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument) {
     add(ERROR_POINT['401'], `code ${unauthorized.code}`, schema, { update: { properties: { error: { properties: { code: { examples: [unauthorized.code] } } } } } });
   }
 
-  for (const [field, [component, property]] of Object.entries(VALUE_FIELDS) as [keyof typeof VALUE_FIELDS, readonly [string, string]][]) {
+  for (const [field, component] of Object.entries(VALUE_COMPONENT) as [keyof typeof VALUE_COMPONENT, string][]) {
     const point = `values: ${field}`;
     const o = observed.values[field];
     const values = 'seen' in o ? o.seen.filter((v) => v !== 'null') : [];
     if (!seen.has(point) || values.length === 0) continue;
-    add(point, `seen ${values.join(', ')}`, ['components', 'schemas', component, 'properties', property], { update: { examples: values } });
+    add(point, `seen ${values.join(', ')}`, ['components', 'schemas', component, 'properties', field], { update: { examples: values } });
   }
 
   // One form throughout, or nothing to say about it.

@@ -200,7 +200,6 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
 };
 
-/** The emulator's `:param` path as OpenAPI writes it. */
 export function openapiPath(routePath: string): string {
   return routePath.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
