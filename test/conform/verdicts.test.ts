@@ -22,7 +22,9 @@ import {
   type ListObs,
   type Observation,
 } from '../../src/lib/conform/verdicts.js';
-import { fitColumns, lines } from '../../src/lib/conform/render.js';
+import { PassThrough } from 'node:stream';
+import { IO } from '../../src/lib/io.js';
+import { fitColumns, lines, renderReport } from '../../src/lib/conform/render.js';
 
 const page = (over: Partial<Extract<ListObs, { shape: string }>> = {}): ListObs => ({
   shape: 'page-object',
@@ -209,5 +211,20 @@ describe('conform report layout', () => {
     const w = fitColumns(findings, 80);
     expect(w.point + w.emulator + w.observed + 'VERDICT'.length + 6).toBeLessThanOrEqual(80);
     expect(w.emulator).toBeGreaterThanOrEqual('hmac-sha256-hex'.length);
+  });
+
+  it("shows the service's control characters, in the table and in what the CLI does", () => {
+    const stdout = new PassThrough();
+    let text = '';
+    stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const io = new IO({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {} });
+    // Each control character shows as four: the table is laid out for what is shown.
+    const observed = `ok\x1b[2J ${Array(20).fill('\x07\x07').join(' ')}`;
+    const finding = { point: 'values: deposit_status', emulator: 'detected', observed, verdict: 'handled' as const, action: 'ok\x1b[2J: shown as the service sends it' };
+    renderReport(io, { target: 'http://127.0.0.1:1', env: 'staging', findings: [finding] });
+    expect(text).not.toMatch(/[\x07\x1b]/);
+    expect(text).toContain('ok\\x1b[2J');
+    expect(text).toContain('values: deposit_status: ok\\x1b[2J: shown as the service sends it');
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 });

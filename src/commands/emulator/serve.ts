@@ -4,7 +4,7 @@
 // are never printed.
 import { rm } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
-import type { IO } from '../../lib/io.js';
+import type { Context } from '../../lib/context.js';
 import { writeAside } from '../../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { durationFlag, parseIntFlag } from '../../lib/input/values.js';
@@ -66,12 +66,8 @@ export const command = () =>
 
 export type EmulatorCommandOptions = Partial<OptionsOf<typeof command>>;
 
-export type EmulatorCommandContext = {
-  io: IO;
-  env: NodeJS.ProcessEnv;
-  /** Stops the emulator like SIGINT does (tests, embedding). */
-  signal?: AbortSignal;
-};
+/** `signal` stops the emulator like SIGINT does (tests, embedding). */
+export type EmulatorCommandContext = Pick<Context, 'io' | 'env'> & { signal?: AbortSignal };
 
 export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<number> {
   const { io } = ctx;

@@ -13,14 +13,8 @@ export type Report = { target: string; env: string; findings: Finding[]; saved?:
 export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void {
   const c = chalkFor(io);
   const color: Record<Verdict, (text: string) => string> = { same: c.green, handled: c.cyan, saved: c.cyan, 'needs-setting': c.yellow, unsupported: c.red, skipped: c.dim };
-  // What the service answered is made terminal-safe before it is measured and wrapped.
-  const findings = report.findings.map((f) => ({
-    ...f,
-    point: terminalSafe(f.point),
-    emulator: terminalSafe(f.emulator),
-    observed: terminalSafe(f.observed),
-    ...(f.action !== undefined ? { action: terminalSafe(f.action) } : {}),
-  }));
+  // What the service answered is made terminal-safe before it is measured and wrapped: every field is text.
+  const findings = report.findings.map((f) => Object.fromEntries(Object.entries(f).map(([key, text]) => [key, terminalSafe(text)])) as Finding);
   io.print([paint('Target', c.bold), `: ${report.target} (env: ${report.env})`]);
   io.print(paint('EMULATOR is what the emulator chose (docs/api.md, "Open points")', c.dim));
   io.print('');
