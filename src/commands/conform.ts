@@ -59,7 +59,6 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const overlay = opts.overlay === undefined ? undefined : await import('../lib/conform/overlay.js');
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
-  const readOnly = settings.env === 'production';
   const client = (apiKey: string) => ctx.httpClient({ baseUrl: settings.baseUrl, apiKey, purpose: 'conform' });
   const target = await client(settings.apiKey);
   const targetWrong = await client(WRONG_KEY);
@@ -71,7 +70,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     observed = await probes.runProbes({
       sender: probes.createSender(target),
       wrongKey: probes.createSender(targetWrong),
-      readOnly,
+      readOnly: settings.env === 'production',
       awaitDeliveries: () => ctx.sleep(DELIVERY_WAIT_MS),
       now: ctx.now,
       preferredNames: settings.service.filterNames,

@@ -422,9 +422,8 @@ export function describeSetting(s: Setting): string {
 }
 
 /** The findings as `--json` prints them (the setting stays internal). */
-export function publicFinding(f: Assessed): Finding {
-  const { setting: _setting, ...rest } = f;
-  return rest;
+export function publicFinding({ setting: _setting, ...finding }: Assessed): Finding {
+  return finding;
 }
 
 export function tally(findings: Finding[]): Record<Verdict, number> {
