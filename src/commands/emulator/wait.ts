@@ -61,8 +61,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
         // The URL this run reached, not the one the answer names: the emulator knows only the
         // address it bound (0.0.0.0 in a container), not the port mapping or service name in front.
-        ctx.io.print(target.baseUrl ?? target.origin + BASE_PATH);
-        return;
+        return ctx.io.print(target.baseUrl ?? target.origin + BASE_PATH);
       } catch (err) {
         // Not up yet is what the client itself would try again; this loop does the trying.
         if (!worthAnotherTry(err)) throw err;
