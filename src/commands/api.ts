@@ -48,10 +48,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}),
     });
 
-  if (!opts.paginate) {
-    writeJson(ctx.io, (await send()).body);
-    return;
-  }
+  if (!opts.paginate) return writeJson(ctx.io, (await send()).body);
   // Without a limit in the path, pages of the spec's largest size: a full page that comes
   // back without a cursor can then be told from the last one.
   const limit = search.limit !== undefined && /^\d+$/.test(search.limit) ? Number(search.limit) : FULL_PAGE;

@@ -17,7 +17,7 @@ type Resolve<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
 /**
  * What `run` is given: the command's flags and positional arguments, and the options of a
  * parent command it declared it reads (the third type argument of its Command, as in
- * `new Command<[], {}, Pick<EmulatorFlags, 'adminToken'>>('reset')`).
+ * `new Command<[], {}, ControlFlags>('reset')`, which reads `emulator --admin-token`).
  */
 export type OptionsOf<F extends () => CommandUnknownOpts> = ReturnType<F> extends Command<unknown[], infer O, infer G> ? Resolve<O & G> : never;
 

@@ -4,14 +4,13 @@
 // reached from the command itself rather than imported: the program imports this module.
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeProgram } from '../lib/completion/spec.js';
-import { scriptFor } from '../lib/completion/scripts.js';
+import { SCRIPTS } from '../lib/completion/scripts.js';
 import { examples, withArguments, type Runner } from './command.js';
 
-const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
+export type Shell = keyof typeof SCRIPTS;
 
 export const command = (runner: Runner) => {
-  const cmd = withArguments(new Command('completion'), new Argument('<shell>', 'shell').choices(SHELLS))
+  const cmd = withArguments(new Command('completion'), new Argument('<shell>', 'shell').choices(Object.keys(SCRIPTS) as Shell[]))
     .description('print a shell completion script')
     .addHelpText('after', examples('offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'));
   return cmd.action(() =>
@@ -23,7 +22,6 @@ export const command = (runner: Runner) => {
   );
 };
 
-/** The script for `shell` that completes `program`'s commands and flags. */
 export function completionScript(program: CommandUnknownOpts, shell: Shell): string {
-  return scriptFor(shell, describeProgram(program));
+  return SCRIPTS[shell](describeProgram(program));
 }

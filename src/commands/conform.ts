@@ -7,7 +7,7 @@ import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CheckFailed, UsageError } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
 import { startSpinner } from '../lib/output/spinner.js';
-import type { Observation, Setting } from '../lib/conform/verdicts.js';
+import type { Observation } from '../lib/conform/verdicts.js';
 import { DEFAULT_STORE, storeToRead } from '../lib/webhooks/store.js';
 import { examples, type OptionsOf } from './command.js';
 import { storedProfile } from '../lib/config/profile.js';
@@ -31,7 +31,7 @@ export const command = () =>
 /** The key of the 401 probe: one no service issues. */
 const WRONG_KEY = 'conform-invalid-key';
 /** How long the target's deliveries of the walk's events get before their statuses are read. */
-const TARGET_SETTLE_MS = 500;
+const DELIVERY_WAIT_MS = 500;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, formatsOf('conform'));
@@ -49,19 +49,16 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     import('../lib/conform/verdicts.js'),
     import('../lib/conform/signatures.js'),
   ]);
-  let stored: Awaited<ReturnType<typeof signatures.readStore>> | undefined;
-  let secret: string | undefined;
+  let signature: Observation['signature'] = { skipped: 'no --store given' };
   if (opts.store !== undefined) {
     const store = storeToRead(opts.store, '--store', ctx.env);
     // The one rule listen verified the store with (docs/webhooks.md, "Which secret").
     const { webhookSecret } = await import('../lib/webhooks/register.js');
-    secret = await webhookSecret(ctx, undefined, '--store: to check the stored signatures with');
-    stored = await signatures.readStore(store.path);
+    signature = await signatures.storeSchemes(store.path, await webhookSecret(ctx, undefined, '--store: to check the stored signatures with'));
   }
   const overlay = opts.overlay === undefined ? undefined : await import('../lib/conform/overlay.js');
   if (overlay && opts.overlay !== undefined) await overlay.checkOverlayPath(opts.overlay);
 
-  const readOnly = settings.env === 'production';
   const client = (apiKey: string) => ctx.httpClient({ baseUrl: settings.baseUrl, apiKey, purpose: 'conform' });
   const target = await client(settings.apiKey);
   const targetWrong = await client(WRONG_KEY);
@@ -73,8 +70,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     observed = await probes.runProbes({
       sender: probes.createSender(target),
       wrongKey: probes.createSender(targetWrong),
-      readOnly,
-      settle: () => ctx.sleep(TARGET_SETTLE_MS),
+      readOnly: settings.env === 'production',
+      awaitDeliveries: () => ctx.sleep(DELIVERY_WAIT_MS),
       now: ctx.now,
       preferredNames: settings.service.filterNames,
     });
@@ -87,15 +84,18 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   spinner?.stop();
   if (ctx.globals.verbose) io.err(`conform: probes took ${Math.round(performance.now() - started)} ms`);
 
-  observed.signature = stored && secret ? signatures.schemesOf(stored, secret, 'webhook secret') : { skipped: 'no --store given' };
-
+  observed.signature = signature;
   let findings = verdicts.assess(observed, { service: settings.service });
   let saved: { profile: string; service: unknown; settings: string[] } | undefined;
   const needed = findings.flatMap((f) => (f.verdict === 'needs-setting' && f.setting ? [f.setting] : []));
   if (opts.save && settings.profileName && needed.length > 0) {
-    saved = await save(ctx, settings.profileName, needed, verdicts.applySettings);
+    // Into the profile, keeping every other choice it already had.
+    const file = await ctx.config();
+    const profile = storedProfile(file.read(), settings.profileName);
+    const service = verdicts.applySettings(profile.service ?? {}, needed);
+    file.setProfile(settings.profileName, { ...profile, service });
+    saved = { profile: settings.profileName, service, settings: needed.map(verdicts.describeSetting) };
     findings = verdicts.markSaved(findings, settings.profileName);
-    saved.settings = needed.map(verdicts.describeSetting);
   }
   const report = { target: settings.baseUrl, env: settings.env, findings: findings.map(verdicts.publicFinding) };
 
@@ -125,18 +125,4 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         : undefined,
     );
   }
-}
-
-/** Writes the settings into the profile, keeping every other choice it already had. */
-async function save(
-  ctx: Context,
-  name: string,
-  settings: Setting[],
-  apply: typeof import('../lib/conform/verdicts.js').applySettings,
-): Promise<{ profile: string; service: unknown; settings: string[] }> {
-  const file = await ctx.config();
-  const profile = storedProfile(file.read(), name);
-  const service = apply(profile.service ?? {}, settings);
-  file.setProfile(name, { ...profile, service });
-  return { profile: name, service, settings: [] };
 }

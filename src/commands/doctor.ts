@@ -28,7 +28,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   add('node', major > 20 || (major === 20 && minor >= 19) ? 'pass' : 'fail', `v${process.versions.node} (needs >= 20.19)`);
 
-  // The mode as found, before opening the store puts a too-open file right (with a warning).
+  // The mode as found, before opening the config file puts a too-open one right (with a warning).
   const path = (await import('../lib/config/file.js')).configPath(ctx.env);
   let mode: number | undefined;
   try {
@@ -49,7 +49,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   try {
     settings = await ctx.settings();
     add('profile', 'pass', settings.profileName ? `${settings.profileName} (${settings.env})` : 'none; key and base URL from flags or environment');
-    add('key storage', ...keyCheck(settings));
+    add('key storage', ...(settings.keyFrom === 'file' && settings.env === 'local' ? (['pass', 'file (the config file; a local profile)'] as const) : KEY_FROM[settings.keyFrom]));
   } catch (err) {
     add('profile', 'fail', withHint(err));
     return finish(ctx, checks);
@@ -78,21 +78,14 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   return finish(ctx, checks);
 }
 
-/** Where the key in use came from (never the key); a key in the file of a real service is a warning. */
-function keyCheck(s: Resolved): [Check['status'], string] {
-  switch (s.keyFrom) {
-    case 'flag':
-      return ['warn', '--api-key (visible to other processes: prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'];
-    case 'environment':
-      return ['pass', 'environment (OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'];
-    case 'keychain':
-      return ['pass', 'keychain (the system credential store)'];
-    case 'command':
-      return ['pass', 'command (run when a request needs the key)'];
-    case 'file':
-      return s.env === 'local' ? ['pass', 'file (the config file; a local profile)'] : ['warn', 'file (the config file, 0600): offramp profile migrate moves it to the system keychain'];
-  }
-}
+/** Where the key in use came from (never the key); a key in the file of a real service (not a local profile's) is a warning. */
+const KEY_FROM: Record<Resolved['keyFrom'], readonly [Check['status'], string]> = {
+  flag: ['warn', '--api-key (visible to other processes: prefer OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'],
+  environment: ['pass', 'environment (OFFRAMP_API_KEY or OFFRAMP_API_KEY_FILE)'],
+  keychain: ['pass', 'keychain (the system credential store)'],
+  command: ['pass', 'command (run when a request needs the key)'],
+  file: ['warn', 'file (the config file, 0600): offramp profile migrate moves it to the system keychain'],
+};
 
 /** Which proxy requests take (the client's own decision), then one authenticated read through it. */
 async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: Check['status'], detail: string) => void): Promise<void> {

@@ -39,9 +39,6 @@ const HEADINGS: Partial<Record<Name, string>> = {
   profile: 'Setup:',
 };
 
-/** Commands that need the whole program to run: `completion` describes it. */
-const WHOLE: readonly Name[] = ['completion'];
-
 export async function createProgram(runner: Runner, output: OutputConfiguration = {}): Promise<Program> {
   const program = newProgram(output);
   const names = Object.keys(TOP_LEVEL) as Name[];
@@ -57,7 +54,8 @@ export async function createProgram(runner: Runner, output: OutputConfiguration 
 export async function loadProgram(runner: Runner, output: OutputConfiguration, argv: readonly string[]): Promise<Program> {
   const program = newProgram(output);
   const word = commandWord(program, argv);
-  if (word === undefined || !Object.hasOwn(TOP_LEVEL, word) || WHOLE.includes(word as Name)) return createProgram(runner, output);
+  // `completion` needs the whole program to run: it describes it.
+  if (word === undefined || !Object.hasOwn(TOP_LEVEL, word) || word === 'completion') return createProgram(runner, output);
   addTopLevel(program, build(await TOP_LEVEL[word as Name](), runner));
   return program;
 }

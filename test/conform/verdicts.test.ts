@@ -22,7 +22,9 @@ import {
   type ListObs,
   type Observation,
 } from '../../src/lib/conform/verdicts.js';
-import { fitColumns, wrap } from '../../src/lib/conform/render.js';
+import { PassThrough } from 'node:stream';
+import { IO } from '../../src/lib/io.js';
+import { fitColumns, lines, renderReport } from '../../src/lib/conform/render.js';
 
 const page = (over: Partial<Extract<ListObs, { shape: string }>> = {}): ListObs => ({
   shape: 'page-object',
@@ -203,11 +205,26 @@ describe('conform verdicts', () => {
 
 describe('conform report layout', () => {
   it('wraps at spaces and fits 80 columns', () => {
-    expect(wrap('page object, cursor in data', 14)).toBe('page object,\ncursor in data');
-    expect(wrap('x-correlation-id', 8)).toBe('x-correl\nation-id');
+    expect(lines('page object, cursor in data', 14)).toEqual(['page object,', 'cursor in data']);
+    expect(lines('x-correlation-id', 8)).toEqual(['x-correl', 'ation-id']);
     const findings = assess(emulatorLike(), { service: {} }).map(publicFinding);
     const w = fitColumns(findings, 80);
     expect(w.point + w.emulator + w.observed + 'VERDICT'.length + 6).toBeLessThanOrEqual(80);
     expect(w.emulator).toBeGreaterThanOrEqual('hmac-sha256-hex'.length);
+  });
+
+  it("shows the service's control characters, in the table and in what the CLI does", () => {
+    const stdout = new PassThrough();
+    let text = '';
+    stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const io = new IO({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {} });
+    // Each control character shows as four: the table is laid out for what is shown.
+    const observed = `ok\x1b[2J ${Array(20).fill('\x07\x07').join(' ')}`;
+    const finding = { point: 'values: deposit_status', emulator: 'detected', observed, verdict: 'handled' as const, action: 'ok\x1b[2J: shown as the service sends it' };
+    renderReport(io, { target: 'http://127.0.0.1:1', env: 'staging', findings: [finding] });
+    expect(text).not.toMatch(/[\x07\x1b]/);
+    expect(text).toContain('ok\\x1b[2J');
+    expect(text).toContain('values: deposit_status: ok\\x1b[2J: shown as the service sends it');
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 });

@@ -59,6 +59,17 @@ describe('the config file', () => {
     expect(JSON.parse(doctor.stdout).find((c: { name: string }) => c.name === 'config file')).toMatchObject({ status: 'fail' });
   });
 
+  it('doctor: a key in the file is a warning for a real service, not for a local profile', async () => {
+    const profile = (env: string) => ({ env, baseUrl: emu.url, apiKey: 'test' });
+    const { home } = withConfig(JSON.stringify({ profiles: { dev: profile('local'), stg: profile('staging') } }));
+    const keyStorage = async (name: string) => {
+      const r = await runMain(['doctor', '--json', '--profile', name], { env: home.env });
+      return JSON.parse(r.stdout).find((c: { name: string }) => c.name === 'key storage');
+    };
+    expect(await keyStorage('dev')).toEqual({ name: 'key storage', status: 'pass', detail: 'file (the config file; a local profile)' });
+    expect(await keyStorage('stg')).toEqual({ name: 'key storage', status: 'warn', detail: 'file (the config file, 0600): offramp profile migrate moves it to the system keychain' });
+  });
+
   it('readable by others: put back to 0600, with a warning', async () => {
     const { home, file } = withConfig(JSON.stringify({ profiles: {} }), 0o644);
     const r = await runMain(['profile', 'list', '--json'], { env: home.env });

@@ -9,7 +9,7 @@ export const command = () =>
 
 export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, formatsOf('config path'));
-  // Not through the store: the path is known even when the file cannot be read.
+  // Not by opening the config file: the path is known even when the file cannot be read.
   const path = (await import('../../lib/config/file.js')).configPath(ctx.env);
   ctx.io.out(ctx.globals.json ? `${JSON.stringify({ path })}\n` : `${path}\n`);
 }

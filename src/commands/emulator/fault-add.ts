@@ -30,19 +30,7 @@ export const command = () =>
       ),
     );
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
-  const input = await faultFromFlags(opts);
-  const target = await controlTarget(ctx, opts.adminToken);
-  const answer = await callControl(ctx, target, { method: 'POST', path: '/faults', json: wireForm(input) });
-  const rule = answer.data as FaultRule;
-  if (ctx.globals.json) return writeJson(ctx.io, rule);
-  ctx.io.print(`fault ${rule.id} added: ${describeRule(rule)}`);
-}
-
-/** The flags as a rule, checked by the emulator's own rules; a UsageError names what is wrong. */
-export async function faultFromFlags(opts: Options): Promise<FaultInput> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { faultProblem, MAX_FAULT_LATENCY_MS } = await import('../../emulator/index.js');
   const next = opts.next === undefined ? undefined : parseIntFlag(opts.next, '--next', 1, 1_000_000);
   const status = opts.status === undefined ? undefined : parseIntFlag(opts.status, '--status', 100, 599);
@@ -63,7 +51,11 @@ export async function faultFromFlags(opts: Options): Promise<FaultInput> {
   }
   const problem = faultProblem(input);
   if (problem) throw new UsageError(problem);
-  return input;
+  const target = await controlTarget(ctx, opts.adminToken);
+  const answer = await callControl(ctx, target, { method: 'POST', path: '/faults', json: wireForm(input) });
+  const rule = answer.data as FaultRule;
+  if (ctx.globals.json) return writeJson(ctx.io, rule);
+  ctx.io.print(`fault ${rule.id} added: ${describeRule(rule)}`);
 }
 
 /** The control plane's snake_case form of a rule. */

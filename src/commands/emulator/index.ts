@@ -18,10 +18,7 @@ export const command = (runner: Runner) => {
     .addCommand(verb(reset, runner))
     .addCommand(group('fault', 'targeted faults on API routes or webhook deliveries', runner, [faultAdd, faultClear]))
     .addCommand(group('state', "the emulator's whole state, out and in (the --state file format)", runner, [stateExport, stateImport]))
-    .addCommand(
-      // Bare, it shows where deliveries go now.
-      group('webhooks', 'where the running emulator delivers webhooks: shown, or changed without a restart', runner, [webhooksShow, webhooksSetUrl, webhooksClear], webhooksShow),
-    )
+    .addCommand(group('webhooks', 'where the running emulator delivers webhooks: shown, or changed without a restart', runner, [webhooksShow, webhooksSetUrl, webhooksClear], webhooksShow))
     .addCommand(verb(wait, runner));
   // Its usage names the commands just added, so a new one cannot be left out of it.
   return emulator.usage(`[options]\n       offramp emulator ${emulator.commands.map((c) => c.name()).join('|')} ...`);

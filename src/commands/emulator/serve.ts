@@ -4,7 +4,7 @@
 // are never printed.
 import { rm } from 'node:fs/promises';
 import { Command, Option } from '@commander-js/extra-typings';
-import type { IO } from '../../lib/io.js';
+import type { Context } from '../../lib/context.js';
 import { writeAside } from '../../lib/fs/atomic.js';
 import { CliError, EXIT, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { durationFlag, parseIntFlag } from '../../lib/input/values.js';
@@ -65,15 +65,9 @@ export const command = () =>
     });
 
 export type EmulatorCommandOptions = Partial<OptionsOf<typeof command>>;
-/** The emulator's flags, which its control commands may read wherever they stand on the line. */
-export type EmulatorFlags = OptionsOf<typeof command>;
 
-export type EmulatorCommandContext = {
-  io: IO;
-  env: NodeJS.ProcessEnv;
-  /** Stops the emulator like SIGINT does (tests, embedding). */
-  signal?: AbortSignal;
-};
+/** `signal` stops the emulator like SIGINT does (tests, embedding). */
+export type EmulatorCommandContext = Pick<Context, 'io' | 'env'> & { signal?: AbortSignal };
 
 export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandContext): Promise<number> {
   const { io } = ctx;
@@ -114,12 +108,11 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   // Stopped by a signal: the exit code says so (130 / 143), as for every interrupted command.
   const stopped = untilStopped(ctx.signal);
   if (readyFile) {
-    try {
-      await writeReadyFile(readyFile, `${emulator.url}\n`);
-    } catch (err) {
+    // Written aside and renamed: a reader never sees half a URL.
+    await writeAside(readyFile, `${emulator.url}\n`, 0o644).catch(async (err: Error) => {
       await emulator.close();
-      throw err;
-    }
+      throw new UsageError(`--ready-file: cannot write ${readyFile}: ${err.message}`);
+    });
   }
 
   io.out(`${emulator.url}\n`);
@@ -154,15 +147,6 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   if (settings.statePath) io.err(`state written to ${settings.statePath}`);
   io.err(settings.statePath ? 'emulator stopped' : 'emulator stopped; its data is gone (held in memory only): start it with --state FILE to keep it across restarts');
   return signal ? exitCodeForSignal(signal) : 0;
-}
-
-/** Written aside and renamed: a reader never sees half a URL. */
-async function writeReadyFile(path: string, content: string): Promise<void> {
-  try {
-    await writeAside(path, content, 0o644);
-  } catch (err) {
-    throw new UsageError(`--ready-file: cannot write ${path}: ${(err as Error).message}`);
-  }
 }
 
 /** The flag (or variable) of each option startEmulator's rules may refuse, for their messages. */

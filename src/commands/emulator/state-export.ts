@@ -19,10 +19,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // The document may be as large as the emulator takes back, far above the cap on an API answer.
   const { STATE_BODY_LIMIT } = await import('../../lib/emulator-defaults.js');
   const answer = await callControl(ctx, target, { method: 'GET', path: '/state', maxBytes: STATE_BODY_LIMIT });
-  if (file === '-') {
-    ctx.io.out(answer.text);
-    return;
-  }
+  if (file === '-') return ctx.io.out(answer.text);
   // Written aside and renamed: an interrupted export never leaves half a state under FILE.
   try {
     await writeAside(file, answer.text, 0o600);

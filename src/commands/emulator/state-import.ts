@@ -30,11 +30,11 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
   const target = await controlTarget(ctx, opts.adminToken);
   const answer = await callControl(ctx, target, { method: 'PUT', path: '/state', raw: text });
-  const summary = answer.data as StateSummary;
-  if (ctx.globals.json) return writeJson(ctx.io, summary);
+  const imported = answer.data as StateSummary;
+  if (ctx.globals.json) return writeJson(ctx.io, imported);
   ctx.io.print(
-    `state imported: ${summary.partners} partner${summary.partners === 1 ? '' : 's'}, ${summary.transactions} transactions, ` +
-      `${summary.events} events, ${summary.ledger_rows} ledger rows${summary.dormant_partners ? ` (${summary.dormant_partners} partners kept dormant: not among the emulator's keys)` : ''}`,
+    `state imported: ${imported.partners} partner${imported.partners === 1 ? '' : 's'}, ${imported.transactions} transactions, ` +
+      `${imported.events} events, ${imported.ledger_rows} ledger rows${imported.dormant_partners ? ` (${imported.dormant_partners} partners kept dormant: not among the emulator's keys)` : ''}`,
   );
 }
 

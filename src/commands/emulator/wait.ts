@@ -43,46 +43,40 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   // An interval, as no timer waits longer than MAX_TIMER_MS (a longer one fires at once).
   const hold = setInterval(() => undefined, Math.min(budget, MAX_TIMER_MS));
   try {
-    return await waitFor(opts, ctx, { budget, left, pause });
+    let base: string | undefined;
+    if (opts.readyFile !== undefined) {
+      base = await readyUrl(opts.readyFile, left, pause);
+      if (base === undefined) {
+        throw new TimeoutError(`no ready file at ${opts.readyFile} within ${budget} ms`, 'start the emulator with the same --ready-file, or give it longer with --timeout MS');
+      }
+    }
+    // The URL in the file stands where --base-url would.
+    const found = await controlTarget(base !== undefined ? { ...ctx, globals: { ...ctx.globals, baseUrl: base } } : ctx, opts.adminToken);
+    // One attempt per try: the pause between tries, not the client's backoff, keeps the wait short.
+    const target = { ...found, retries: 0 };
+    let last: Error | undefined;
+    for (let remaining = left(); remaining > 0; remaining = left()) {
+      const tryMs = Math.min(TRY_TIMEOUT_MS, remaining);
+      try {
+        await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
+        // The URL this run reached, not the one the answer names: the emulator knows only the
+        // address it bound (0.0.0.0 in a container), not the port mapping or service name in front.
+        return ctx.io.print(target.baseUrl ?? target.origin + BASE_PATH);
+      } catch (err) {
+        // Not up yet is what the client itself would try again; this loop does the trying.
+        if (!worthAnotherTry(err)) throw err;
+        // A try the deadline cut short says less than the failure before it.
+        if (!(err instanceof TimeoutError && tryMs < TRY_TIMEOUT_MS && last)) last = err as Error;
+      }
+      await pause();
+    }
+    throw new TimeoutError(
+      `the emulator at ${target.origin} did not answer within ${budget} ms${last ? ` (last: ${last.message})` : ''}`,
+      'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout (e.g. --timeout 1m)',
+    );
   } finally {
     clearInterval(hold);
   }
-}
-
-async function waitFor(opts: OptionsOf<typeof command>, ctx: Context, time: { budget: number; left: () => number; pause: () => Promise<void> }): Promise<void> {
-  const { budget, left, pause } = time;
-  let base: string | undefined;
-  if (opts.readyFile !== undefined) {
-    base = await readyUrl(opts.readyFile, left, pause);
-    if (base === undefined) {
-      throw new TimeoutError(`no ready file at ${opts.readyFile} within ${budget} ms`, 'start the emulator with the same --ready-file, or give it longer with --timeout MS');
-    }
-  }
-  // The URL in the file stands where --base-url would.
-  const found = await controlTarget(base !== undefined ? { ...ctx, globals: { ...ctx.globals, baseUrl: base } } : ctx, opts.adminToken);
-  // One attempt per try: the pause between tries, not the client's backoff, keeps the wait short.
-  const target = { ...found, retries: 0 };
-  let last: Error | undefined;
-  for (let remaining = left(); remaining > 0; remaining = left()) {
-    const tryMs = Math.min(TRY_TIMEOUT_MS, remaining);
-    try {
-      await callControl(ctx, target, { method: 'GET', path: '/health', timeoutMs: tryMs });
-      // The URL this run reached, not the one the answer names: the emulator knows only the
-      // address it bound (0.0.0.0 in a container), not the port mapping or service name in front.
-      ctx.io.print(target.baseUrl ?? target.origin + BASE_PATH);
-      return;
-    } catch (err) {
-      // Not up yet is what the client itself would try again; this loop does the trying.
-      if (!worthAnotherTry(err)) throw err;
-      // A try the deadline cut short says less than the failure before it.
-      if (!(err instanceof TimeoutError && tryMs < TRY_TIMEOUT_MS && last)) last = err as Error;
-    }
-    await pause();
-  }
-  throw new TimeoutError(
-    `the emulator at ${target.origin} did not answer within ${budget} ms${last ? ` (last: ${last.message})` : ''}`,
-    'start it first (offramp emulator --ready-file FILE &), or give it longer with --timeout (e.g. --timeout 1m)',
-  );
 }
 
 /**

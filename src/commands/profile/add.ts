@@ -32,9 +32,7 @@ export const command = () =>
       ),
     );
 
-export type Options = OptionsOf<typeof command>;
-
-export async function run(opts: Options, ctx: Context): Promise<void> {
+export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const name = validateProfileName(opts.name);
   // --api-key is a global flag, so commander accepts it here too; storing it would put the
   // key in shell history, and ignoring it would store something else.

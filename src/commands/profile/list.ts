@@ -14,10 +14,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   const data = (await ctx.config()).read();
   const rows = Object.entries(data.profiles).map(([name, p]) => maskedView(name, p, data.current));
   if (resolveFormat(ctx.globals, formatsOf('profile list')) === 'json') return writeJson(ctx.io, rows);
-  if (rows.length === 0) {
-    ctx.io.err('No profiles yet. Add one with: offramp profile add dev --env local');
-    return;
-  }
+  if (rows.length === 0) return ctx.io.err('No profiles yet. Add one with: offramp profile add dev --env local');
   // On an 80-column terminal a long base URL is cut at its end, which every base URL shares
   // (/api/v1/partner), so its host shows; a long name is cut too; the masked keys are short
   // and stay whole.

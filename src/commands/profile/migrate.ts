@@ -2,9 +2,8 @@
 // is read back from the keychain before the file lets go of it.
 import { Argument, Command } from '@commander-js/extra-typings';
 import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
-import { keyStorage } from '../../lib/config/profile.js';
+import { keyStorage, storedProfile } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { storedProfile } from '../../lib/config/profile.js';
 import { AuthError } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
@@ -21,8 +20,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const moving = names.filter((n) => keyStorage(profiles[n]!) === 'file');
   if (moving.length === 0) {
     const only = opts.name !== undefined ? `profile "${opts.name}" keeps no key in the config file (${keyStorage(profiles[opts.name]!)})` : 'no profile keeps its key in the config file';
-    ctx.io.err(`Nothing to move: ${only}.`);
-    return;
+    return ctx.io.err(`Nothing to move: ${only}.`);
   }
   const keychain = await openKeychain(ctx.env);
   if ('unavailable' in keychain) throw new AuthError(`cannot move keys to the system keychain: ${keychain.unavailable}; nothing was moved`, 'the keys stay in the config file, a 0600 file readable by you alone');

@@ -17,7 +17,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   ctx.io.err(`Removed profile "${opts.name}".`);
 }
 
-/** Deletes a key the keychain holds for a profile; a store that cannot is named, not fatal. */
+/** Deletes a key the keychain holds for a profile; a keychain that cannot is named, not fatal. */
 export async function forgetKey(ctx: Context, account: string): Promise<void> {
   const { openKeychain, oneLine } = await import('../../lib/config/keys.js');
   const keychain = await openKeychain(ctx.env);

@@ -15,9 +15,10 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /**
  * The part bash and zsh share, word for word: inside the loop over typed words, the case
  * that moves down the command path (or counts a positional); after it, the case that
- * completes the value of the flag just typed.
+ * completes the value of the flag just typed, then the flags of the path when a flag is
+ * being typed; it ends opening the case over the path.
  */
-function pathAndValueCases(specs: CommandSpec[], values: (v: Values | undefined) => string): string[] {
+function pathAndValueCases(specs: CommandSpec[], values: (v: Values | undefined) => string, flags: (s: CommandSpec) => string): string[] {
   const lines = ['    case "$cmdpath:$word" in'];
   for (const s of specs) {
     for (const sub of s.subcommands) lines.push(`      ${q(`${s.path}:${sub.name}`)}) cmdpath=${q(s.path ? `${s.path} ${sub.name}` : sub.name)}; n=0 ;;`);
@@ -29,10 +30,15 @@ function pathAndValueCases(specs: CommandSpec[], values: (v: Values | undefined)
     }
   }
   lines.push('  esac');
+  lines.push('  if [[ "$cur" == -* ]]; then');
+  lines.push('    case "$cmdpath" in');
+  for (const s of specs) lines.push(`      ${q(s.path)}) ${flags(s)} ;;`);
+  lines.push('    esac');
+  lines.push('    return 0');
+  lines.push('  fi');
+  lines.push('  case "$cmdpath" in');
   return lines;
 }
-
-// ------------------------------------------------------------------ bash
 
 function bashValues(v: Values | undefined, cur = '"$cur"'): string {
   if (!v) return 'return 0';
@@ -51,14 +57,7 @@ export function bashScript(specs: CommandSpec[]): string {
   lines.push('    case "$word" in');
   lines.push('      -*) [[ "$value_flags" == *" $word "* ]] && ((i++)); continue ;;');
   lines.push('    esac');
-  lines.push(...pathAndValueCases(specs, bashValues));
-  lines.push('  if [[ "$cur" == -* ]]; then');
-  lines.push('    case "$cmdpath" in');
-  for (const s of specs) lines.push(`      ${q(s.path)}) COMPREPLY=($(compgen -W ${q(s.flags.flatMap((f) => f.names).join(' '))} -- "$cur")) ;;`);
-  lines.push('    esac');
-  lines.push('    return 0');
-  lines.push('  fi');
-  lines.push('  case "$cmdpath" in');
+  lines.push(...pathAndValueCases(specs, bashValues, (s) => `COMPREPLY=($(compgen -W ${q(s.flags.flatMap((f) => f.names).join(' '))} -- "$cur"))`));
   for (const s of specs) {
     if (s.subcommands.length > 0 && s.args.length === 0) {
       lines.push(`    ${q(s.path)}) COMPREPLY=($(compgen -W ${q(s.subcommands.map((c) => c.name).join(' '))} -- "$cur")) ;;`);
@@ -77,8 +76,6 @@ export function bashScript(specs: CommandSpec[]): string {
   lines.push('  esac', '}', 'complete -F _offramp offramp', '');
   return lines.join('\n');
 }
-
-// ------------------------------------------------------------------ zsh
 
 function zshValues(v: Values | undefined): string {
   if (!v) return 'return 0';
@@ -103,14 +100,7 @@ export function zshScript(specs: CommandSpec[]): string {
   lines.push('  for ((i = 2; i < CURRENT; i++)); do');
   lines.push('    word="${words[i]}"');
   lines.push('    if [[ "$word" == -* ]]; then (( ${value_flags[(Ie)$word]} )) && ((i++)); continue; fi');
-  lines.push(...pathAndValueCases(specs, zshValues));
-  lines.push('  if [[ "$cur" == -* ]]; then');
-  lines.push('    case "$cmdpath" in');
-  for (const s of specs) lines.push(`      ${q(s.path)}) ${zshFlags(s.flags)} ;;`);
-  lines.push('    esac');
-  lines.push('    return 0');
-  lines.push('  fi');
-  lines.push('  case "$cmdpath" in');
+  lines.push(...pathAndValueCases(specs, zshValues, (s) => zshFlags(s.flags)));
   for (const s of specs) {
     if (s.subcommands.length === 0 && !s.args.some(Boolean)) continue;
     const cases = s.args.map((a, i) => (a ? `        ${i}) ${zshValues(a)} ;;` : '')).filter(Boolean);
@@ -122,8 +112,6 @@ export function zshScript(specs: CommandSpec[]): string {
   lines.push('  esac', '}', '', 'compdef _offramp offramp', '');
   return lines.join('\n');
 }
-
-// ------------------------------------------------------------------ fish
 
 function fishValues(v: Values | undefined): string {
   if (!v) return '';
@@ -172,6 +160,4 @@ export function fishScript(specs: CommandSpec[]): string {
   return lines.join('\n');
 }
 
-export function scriptFor(shell: 'bash' | 'zsh' | 'fish', specs: CommandSpec[]): string {
-  return shell === 'bash' ? bashScript(specs) : shell === 'zsh' ? zshScript(specs) : fishScript(specs);
-}
+export const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript };

@@ -71,14 +71,16 @@ export function describeProgram(program: Command): CommandSpec[] {
   const specs: CommandSpec[] = [];
   const visit = (cmd: Command, path: string, inherited: FlagSpec[]) => {
     const own = flagsOf(cmd, path);
-    const flags = [...inherited, ...own, { names: ['-h', '--help'], description: 'show help', takesValue: false }];
+    const all = [...inherited, ...own, { names: ['-h', '--help'], description: 'show help', takesValue: false }];
+    // A flag of the command's own and one it inherits under the same names: the first is offered.
+    const flags = all.filter((f, i) => all.findIndex((g) => g.names.join(',') === f.names.join(',')) === i);
     const subcommands = visible(cmd);
     const formats = formatsBelow(cmd, path);
     specs.push({
       path,
       description: cmd.description(),
       subcommands: subcommands.map((c) => ({ name: c.name(), description: c.description() })),
-      flags: dedupe(flags).map((f) => (f.names.includes('--output') ? { ...f, values: { words: formats } } : f)),
+      flags: flags.map((f) => (f.names.includes('--output') ? { ...f, values: { words: formats } } : f)),
       args: argsOf(cmd, path),
     });
     for (const sub of subcommands) visit(sub, path ? `${path} ${sub.name()}` : sub.name(), path === '' ? own : inherited);
@@ -98,14 +100,4 @@ function formatsBelow(cmd: Command, path: string): string[] {
   const found = new Set<string>(path === '' ? [] : formatsOf(path));
   for (const sub of subcommands) for (const f of formatsBelow(sub, path ? `${path} ${sub.name()}` : sub.name())) found.add(f);
   return FORMATS.filter((f) => found.has(f));
-}
-
-function dedupe(flags: FlagSpec[]): FlagSpec[] {
-  const seen = new Set<string>();
-  return flags.filter((f) => {
-    const key = f.names.join(',');
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -13,8 +13,8 @@ import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/pagin
 import { FILTERS, type FilteredList } from '../config/profile.js';
 import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
+import { FILTER_PROBES } from './probes.js';
 import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
-import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import { API_VERSION, openapiDocument, openapiPath, type OpenApiDocument } from '../openapi/document.js';
 import { toJson, toYaml } from '../openapi/render.js';
 import { schemaRef, type JsonSchema } from '../openapi/schemas.js';
@@ -31,12 +31,7 @@ export type OverlayAction = {
   'x-offramp-point': string;
 };
 
-export type Overlay = {
-  overlay: '1.0.0';
-  info: { title: string; version: string; description: string };
-  actions: OverlayAction[];
-  'x-offramp-conform': { target: string; env: string };
-};
+export type Overlay = ReturnType<typeof overlayFor>;
 
 /** Each list's place in the document. */
 const LISTS: Record<FilteredList, { path: string; response: string; page: string; item: string; limit: string }> = {
@@ -45,34 +40,8 @@ const LISTS: Record<FilteredList, { path: string; response: string; page: string
   revenue: { path: '/revenue', response: 'RevenueListResponse', page: 'RevenuePage', item: 'RevenueRow', limit: 'RevenueLimit' },
 };
 
-const DATE_TIME = { type: 'string', format: 'date-time' };
-
-/** A filter's parameter: what it filters on, whatever name the service reads it under. */
-const FILTER_PARAMETER: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], { description: string; schema: JsonSchema }> } = {
-  transactions: {
-    status: { description: 'Only transactions in this status.', schema: { type: 'string', enum: [...TRANSACTION_STATUSES] } },
-    from: { description: 'Only transactions created at or after this time.', schema: DATE_TIME },
-    to: { description: 'Only transactions created at or before this time.', schema: DATE_TIME },
-  },
-  webhooks: {
-    transaction_id: { description: 'Only events about this transaction (their aggregate_id).', schema: { type: 'string', format: 'uuid' } },
-    event_type: { description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
-    delivery_status: { description: 'Only events with this delivery status (the words are the service\'s).', schema: { type: 'string' } },
-    from: { description: 'Only events created at or after this time.', schema: DATE_TIME },
-    to: { description: 'Only events created at or before this time.', schema: DATE_TIME },
-  },
-  revenue: {
-    crypto_currency: { description: 'Only rows of this token (the spec\'s token filter).', schema: { type: 'string' } },
-    network: { description: 'Only rows of this network (the spec\'s network filter).', schema: { type: 'string' } },
-  },
-};
-
-/** Where each open word lives. */
-const VALUE_FIELDS = {
-  deposit_status: ['Transaction', 'deposit_status'],
-  delivery_status: ['WebhookEvent', 'delivery_status'],
-  publish_status: ['ReplayResult', 'publish_status'],
-} as const;
+/** The component schema each open word is a property of. */
+const VALUE_COMPONENT = { deposit_status: 'Transaction', delivery_status: 'WebhookEvent', publish_status: 'ReplayResult' } as const;
 
 const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
   seconds: { pattern: '^\\d+$', description: 'Whole seconds to wait.' },
@@ -86,7 +55,7 @@ const RETRY_AFTER_FORM: Record<string, JsonSchema> = {
 const OBSERVED = new Set(['same', 'handled', 'needs-setting', 'saved']);
 
 /** The overlay of one conform run over `base` (openapiDocument()): what it observed, where its finding says the service did it. */
-export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
+export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   const { observed } = run;
   const actions: OverlayAction[] = [];
   const add = (point: string, description: string, path: string[], change: { update: unknown } | { remove: true }) => {
@@ -127,7 +96,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
       const f = observed.filters[list]?.[filter];
       if (!seen.has(point) || !f || !('honoured' in f)) continue;
       const name = f.honoured;
-      const { description, schema } = (FILTER_PARAMETER[list] as Record<string, { description: string; schema: JsonSchema }>)[filter]!;
+      const { description, schema } = (FILTER_PROBES[list] as Record<string, { description: string; schema: JsonSchema }>)[filter]!;
       const parameter = { name, in: 'query', required: false, description: `${description} Honoured under this name (offramp conform).`, schema };
       add(point, `honoured as ${name}`, ['paths', LISTS[list].path, 'get'], { update: { parameters: [parameter] } });
     }
@@ -139,12 +108,12 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
     add(ERROR_POINT['401'], `code ${unauthorized.code}`, schema, { update: { properties: { error: { properties: { code: { examples: [unauthorized.code] } } } } } });
   }
 
-  for (const [field, [component, property]] of Object.entries(VALUE_FIELDS) as [keyof typeof VALUE_FIELDS, readonly [string, string]][]) {
+  for (const [field, component] of Object.entries(VALUE_COMPONENT) as [keyof typeof VALUE_COMPONENT, string][]) {
     const point = `values: ${field}`;
     const o = observed.values[field];
     const values = 'seen' in o ? o.seen.filter((v) => v !== 'null') : [];
     if (!seen.has(point) || values.length === 0) continue;
-    add(point, `seen ${values.join(', ')}`, ['components', 'schemas', component, 'properties', property], { update: { examples: values } });
+    add(point, `seen ${values.join(', ')}`, ['components', 'schemas', component, 'properties', field], { update: { examples: values } });
   }
 
   // One form throughout, or nothing to say about it.
@@ -172,7 +141,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument): Overlay {
   }
 
   return {
-    overlay: '1.0.0',
+    overlay: '1.0.0' as const,
     info: {
       title: `What ${run.target} chose where the spec is open`,
       version: API_VERSION,

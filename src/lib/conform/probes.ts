@@ -10,7 +10,8 @@ import { headerValue } from '../client/transport.js';
 import { isObject, readPage, type RawPage } from '../client/paginate.js';
 import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { ApiError, SchemaError } from '../errors.js';
-import { SANDBOX_PAIR } from '../vocabulary.js';
+import { EVENT_TYPES, SANDBOX_PAIR, TRANSACTION_STATUSES } from '../vocabulary.js';
+import type { JsonSchema } from '../openapi/schemas.js';
 import {
   emptyObservation,
   type CallName,
@@ -19,8 +20,6 @@ import {
   type ListObs,
   type Observation,
 } from './verdicts.js';
-
-// ------------------------------------------------------------------ the sender
 
 export type ProbeRequest = { method: 'GET' | 'POST'; path: string; query?: Query; body?: unknown; idempotencyKey?: string };
 
@@ -37,27 +36,23 @@ export type Answer = {
   message?: string;
 };
 
-export type Sender = {
-  send(req: ProbeRequest): Promise<Answer>;
-  /** Retry-After of every 429 met ('' when it had none): what the report says about its form. */
-  readonly retryAfter: string[];
-};
+export type Sender = ReturnType<typeof createSender>;
 
-/** What the probes need of the HTTP client (src/lib/client/http.ts). */
 export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
 
 /**
  * A sender over the HTTP client that watches every attempt, so the 429s the client recovers
  * from are seen too, and turns an error status into an answer. No answer at all is thrown.
  */
-export function createSender(client: ProbeClient): Sender {
+export function createSender(client: ProbeClient) {
+  /** Retry-After of every 429 met ('' when it had none): what the report says about its form. */
   const retryAfter: string[] = [];
   client.observe((a) => {
     if (a.status === 429) retryAfter.push((a.error instanceof ApiError && headerValue(a.error.headers['retry-after'])) || '');
   });
   return {
     retryAfter,
-    async send(req) {
+    async send(req: ProbeRequest): Promise<Answer> {
       try {
         const raw = await client.send(req);
         return { ok: true, status: raw.status, body: raw.body, headers: raw.headers };
@@ -72,8 +67,6 @@ export function createSender(client: ProbeClient): Sender {
   };
 }
 
-// ------------------------------------------------------------------ the run
-
 export type ProbeSide = {
   sender: Sender;
   /** The same service, called with a key it cannot know (the 401 probe). */
@@ -81,7 +74,7 @@ export type ProbeSide = {
   /** Production: only the quote and reads; nothing is created, cancelled, replayed or simulated. */
   readOnly: boolean;
   /** Called after the walk, before delivery statuses are read: lets deliveries happen. */
-  settle(): Promise<void>;
+  awaitDeliveries(): Promise<void>;
   now(): Date;
   /** Filter names to try first (the profile's), before the common candidates. */
   preferredNames?: ServiceChoices['filterNames'];
@@ -102,28 +95,32 @@ const FAR_PAST = '2000-01-01T00:00:00Z';
 const FROM_NAMES = ['created_after', 'created_from', 'since', 'start', 'from_date'];
 const TO_NAMES = ['created_before', 'created_to', 'until', 'end', 'to_date'];
 
+const DATE_TIME = { type: 'string', format: 'date-time' };
+type FilterProbe = { excluding: () => string; candidates: readonly string[]; description: string; schema: JsonSchema };
+
 /**
  * For each of the CLI's filters: a value no record can have (a record coming back despite
- * it means the service ignored the parameter), and the names services commonly use for it,
- * tried in this order. Revenue symbols are compared case-insensitively by the emulator, so
- * `zzz` is no token or network anywhere.
+ * it means the service ignored the parameter), the names services commonly use for it,
+ * tried in this order, and what it filters on, as the overlay's parameter says whatever name
+ * the service reads it under. Revenue symbols are compared case-insensitively by the
+ * emulator, so `zzz` is no token or network anywhere.
  */
-const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], { excluding: () => string; candidates: readonly string[] }> } = {
+export const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], FilterProbe> } = {
   transactions: {
-    status: { excluding: () => 'conform-none', candidates: ['state', 'transaction_status'] },
-    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES },
-    to: { excluding: () => FAR_PAST, candidates: TO_NAMES },
+    status: { excluding: () => 'conform-none', candidates: ['state', 'transaction_status'], description: 'Only transactions in this status.', schema: { type: 'string', enum: [...TRANSACTION_STATUSES] } },
+    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES, description: 'Only transactions created at or after this time.', schema: DATE_TIME },
+    to: { excluding: () => FAR_PAST, candidates: TO_NAMES, description: 'Only transactions created at or before this time.', schema: DATE_TIME },
   },
   webhooks: {
-    transaction_id: { excluding: () => randomUUID(), candidates: ['aggregate_id', 'tx_id', 'transaction'] },
-    event_type: { excluding: () => 'conform.none', candidates: ['type', 'event'] },
-    delivery_status: { excluding: () => 'conform-none', candidates: ['status', 'state'] },
-    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES },
-    to: { excluding: () => FAR_PAST, candidates: TO_NAMES },
+    transaction_id: { excluding: () => randomUUID(), candidates: ['aggregate_id', 'tx_id', 'transaction'], description: 'Only events about this transaction (their aggregate_id).', schema: { type: 'string', format: 'uuid' } },
+    event_type: { excluding: () => 'conform.none', candidates: ['type', 'event'], description: 'Only events of this type.', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+    delivery_status: { excluding: () => 'conform-none', candidates: ['status', 'state'], description: "Only events with this delivery status (the words are the service's).", schema: { type: 'string' } },
+    from: { excluding: () => FAR_FUTURE, candidates: FROM_NAMES, description: 'Only events created at or after this time.', schema: DATE_TIME },
+    to: { excluding: () => FAR_PAST, candidates: TO_NAMES, description: 'Only events created at or before this time.', schema: DATE_TIME },
   },
   revenue: {
-    crypto_currency: { excluding: () => 'zzz', candidates: ['token', 'currency', 'asset'] },
-    network: { excluding: () => 'zzz', candidates: ['chain', 'blockchain'] },
+    crypto_currency: { excluding: () => 'zzz', candidates: ['token', 'currency', 'asset'], description: "Only rows of this token (the spec's token filter).", schema: { type: 'string' } },
+    network: { excluding: () => 'zzz', candidates: ['chain', 'blockchain'], description: "Only rows of this network (the spec's network filter).", schema: { type: 'string' } },
   },
 };
 
@@ -131,7 +128,6 @@ const FILTER_PROBES: { [L in FilteredList]: Record<(typeof FILTERS)[L][number], 
 const UNKNOWN_PARAMETER = 'conform_unknown_parameter';
 
 type Json = Record<string, unknown>;
-/** The wrapper's `data`, or the body itself when it has none. */
 const dataOf = (body: unknown): unknown => (isObject(body) && 'data' in body ? body.data : body);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -224,7 +220,7 @@ export async function runProbes(side: ProbeSide): Promise<Observation> {
     const secondId = second?.ok ? str((dataOf(second.body) as Json | undefined)?.id) : undefined;
     if (secondId) record('cancel', await send({ method: 'POST', path: `/transactions/${encodeURIComponent(secondId)}/cancel`, idempotencyKey: randomUUID() }));
     else skip(['cancel'], 'no transaction: create failed');
-    await side.settle();
+    await side.awaitDeliveries();
   }
 
   // -- lists: shape, cursor, default page size
@@ -304,8 +300,6 @@ function errorObs(a: Answer): ErrorObs {
   return { status: a.status, code: a.enveloped ? a.code : undefined, enveloped: a.enveloped === true };
 }
 
-// ------------------------------------------------------------------ lists
-
 type ListProbe = { answer: Answer; obs: ListObs; records: number };
 
 /**
@@ -366,8 +360,6 @@ function identity(item: unknown): string {
   return JSON.stringify(item);
 }
 
-// ------------------------------------------------------------------ filters
-
 /**
  * For each of the list's filters: send a value that excludes every record under the CLI's
  * name; a record coming back means the name is ignored, and then the common candidates
@@ -403,7 +395,7 @@ async function probeFilters(
     }
     return refusesAnyName.get(value) ? 'unclear' : 'honoured';
   };
-  const probes = FILTER_PROBES[list] as Record<string, { excluding: () => string; candidates: readonly string[] }>;
+  const probes = FILTER_PROBES[list] as Record<string, FilterProbe>;
   const saved = (preferred?.[list] ?? {}) as Record<string, string | undefined>;
   for (const filter of filters) {
     const value = probes[filter]!.excluding();

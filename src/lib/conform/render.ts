@@ -13,14 +13,8 @@ export type Report = { target: string; env: string; findings: Finding[]; saved?:
 export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void {
   const c = chalkFor(io);
   const color: Record<Verdict, (text: string) => string> = { same: c.green, handled: c.cyan, saved: c.cyan, 'needs-setting': c.yellow, unsupported: c.red, skipped: c.dim };
-  // What the service answered is made terminal-safe before it is measured and wrapped.
-  const findings = report.findings.map((f) => ({
-    ...f,
-    point: terminalSafe(f.point),
-    emulator: terminalSafe(f.emulator),
-    observed: terminalSafe(f.observed),
-    ...(f.action !== undefined ? { action: terminalSafe(f.action) } : {}),
-  }));
+  // What the service answered is made terminal-safe before it is measured and wrapped: every field is text.
+  const findings = report.findings.map((f) => Object.fromEntries(Object.entries(f).map(([key, text]) => [key, terminalSafe(text)])) as Finding);
   io.print([paint('Target', c.bold), `: ${report.target} (env: ${report.env})`]);
   io.print(paint('EMULATOR is what the emulator chose (docs/api.md, "Open points")', c.dim));
   io.print('');
@@ -51,14 +45,12 @@ export function renderReport(io: IO, report: Report, width = REPORT_WIDTH): void
   }
 }
 
-export type Widths = { point: number; emulator: number; observed: number };
-
 /**
  * Column widths that fit `width`. VERDICT keeps its width; EMULATOR and OBSERVED get at
  * least their longest word (a value such as `x-correlation-id` is never split), POINT what
  * remains up to its longest cell, and any width still left goes to the two values.
  */
-export function fitColumns(findings: Finding[], width: number): Widths {
+export function fitColumns(findings: Finding[], width: number) {
   const longest = (header: string, pick: (f: Finding) => string) => Math.max(header.length, ...findings.map((f) => pick(f).length));
   const longestWord = (pick: (f: Finding) => string) => Math.max(8, ...findings.flatMap((f) => pick(f).split(/\s+/).map((w) => w.length)));
   const verdict = longest('VERDICT', (f) => f.verdict);
@@ -68,7 +60,7 @@ export function fitColumns(findings: Finding[], width: number): Widths {
   const observed = Math.min(natural.observed, longestWord((f) => f.observed));
   const point = Math.max(16, Math.min(natural.point, budget - emulator - observed));
   let left = Math.max(0, budget - point - emulator - observed);
-  const out: Widths = { point, emulator, observed };
+  const out = { point, emulator, observed };
   const grow = (key: 'emulator' | 'observed', share: number) => {
     const more = Math.min(share, natural[key] - out[key]);
     out[key] += more;
@@ -82,11 +74,7 @@ export function fitColumns(findings: Finding[], width: number): Widths {
 }
 
 /** Breaks `text` at spaces into lines of at most `width` (a longer word is split). */
-export function wrap(text: string, width: number): string {
-  return lines(text, width).join('\n');
-}
-
-function lines(text: string, width: number): string[] {
+export function lines(text: string, width: number): string[] {
   const out: string[] = [];
   let line = '';
   for (let word of text.split(/\s+/).filter(Boolean)) {

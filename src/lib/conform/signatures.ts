@@ -10,34 +10,30 @@ import type { SignatureObs } from './verdicts.js';
 const MAX_CHECKED = 100;
 
 /**
- * The scheme each delivery verifies under with `secret` (the most specific one when
- * several forms match); deliveries without a signature are not counted.
+ * The scheme each delivery of a `webhooks listen` store verifies under with `secret` (the
+ * most specific one when several forms match); deliveries without a signature are not
+ * counted. A UsageError when the store cannot be read or holds none.
  */
-export function schemesOf(deliveries: readonly Pick<StoredEvent, 'body' | 'signature' | 'receivedAt'>[], secret: string, label: string): SignatureObs {
-  const signed = deliveries.filter((d) => d.signature).slice(0, MAX_CHECKED);
+export async function storeSchemes(path: string, secret: string): Promise<SignatureObs> {
+  const deliveries: StoredEvent[] = [];
+  try {
+    for await (const event of readStoredEvents(path)) {
+      deliveries.push(event);
+      if (deliveries.length >= MAX_CHECKED) break;
+    }
+  } catch (err) {
+    throw new UsageError(`--store ${path}: ${(err as Error).message}`);
+  }
+  if (deliveries.length === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
+  const signed = deliveries.filter((d) => d.signature);
   const schemes: string[] = [];
   for (const d of signed) {
     // Judged at the time it was received, so an old store still verifies its timestamped
     // signatures; with no time on record the timestamp is not judged at all.
     const receivedAt = new Date(d.receivedAt);
     const opts = Number.isNaN(receivedAt.getTime()) ? { toleranceSec: Number.POSITIVE_INFINITY } : { now: receivedAt };
-    const match = detect(d.body, d.signature, [{ label, secret }], opts)[0];
+    const match = detect(d.body, d.signature, [{ label: 'webhook secret', secret }], opts)[0];
     if (match) schemes.push(match.scheme);
   }
   return { schemes, deliveries: signed.length };
-}
-
-/** The deliveries of a `webhooks listen` store; a UsageError when it cannot be read. */
-export async function readStore(path: string): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  try {
-    for await (const event of readStoredEvents(path)) {
-      out.push(event);
-      if (out.length >= MAX_CHECKED) break;
-    }
-  } catch (err) {
-    throw new UsageError(`--store ${path}: ${(err as Error).message}`);
-  }
-  if (out.length === 0) throw new UsageError(`--store ${path}: the store holds no deliveries`, 'run `offramp webhooks listen --store FILE` while the service delivers, then try again');
-  return out;
 }

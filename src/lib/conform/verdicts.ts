@@ -19,10 +19,8 @@ export type Setting =
   | { kind: 'deliveredStatus'; value: string }
   | { kind: 'signatureScheme'; value: string };
 
-/** A finding with the setting that would settle it (never printed as such). */
+/** A finding with the setting that would resolve it (never printed as such). */
 export type Assessed = Finding & { setting?: Setting };
-
-// ------------------------------------------------------------------ observations
 
 /** The calls whose success status is probed, in report order, each with its operation (path and method) in the OpenAPI document. */
 export const CALL_OPERATIONS = {
@@ -106,8 +104,6 @@ export function emptyObservation(): Observation {
   };
 }
 
-// ------------------------------------------------------------------ comparison
-
 /** Every finding, in report order; `service` is what the profile already records about the target. */
 export function assess(target: Observation, opts: { service: ServiceChoices }): Assessed[] {
   return [
@@ -133,8 +129,6 @@ function finding(point: string, emulator: string, observed: string, verdict: Ver
   return { point, emulator, observed, verdict, ...(action ? { action } : {}), ...(setting ? { setting } : {}) };
 }
 
-// -- success statuses
-
 export function assessCall(name: CallName, target: CallObs | undefined): Assessed {
   const point = `status: ${name}`;
   const status: number = name === 'quote' || name === 'create' ? EMULATOR.createdStatus : EMULATOR.okStatus;
@@ -150,8 +144,6 @@ export function assessCall(name: CallName, target: CallObs | undefined): Assesse
   return finding(point, e, t, 'handled', 'the CLI accepts any 2xx');
 }
 
-// -- lists
-
 const LOCATION_TEXT: Record<CursorLocation, string> = {
   data: 'cursor in data',
   'data.meta': 'cursor in data.meta',
@@ -162,16 +154,14 @@ const LOCATION_TEXT: Record<CursorLocation, string> = {
   none: 'no cursor found',
 };
 
-const listText = (shape: 'page-object' | 'array', location: CursorLocation) => `${shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[location]}`;
-
 export function describeList(o: { shape: 'page-object' | 'array' | 'none'; location: CursorLocation }): string {
   if (o.shape === 'none') return 'no list in the answer';
-  return listText(o.shape, o.location);
+  return `${o.shape === 'page-object' ? 'page object' : 'array'}, ${LOCATION_TEXT[o.location]}`;
 }
 
 export function assessList(list: FilteredList, target: ListObs | undefined): Assessed {
   const point = `list: ${LIST_LABEL[list]}`;
-  const e = listText(EMULATOR.list.shape, EMULATOR.list.location);
+  const e = describeList(EMULATOR.list);
   if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeList(target);
   if (target.shape === 'none') return finding(point, e, t, 'unsupported', 'the answer holds no list the CLI can read');
@@ -205,8 +195,6 @@ export function assessPageSize(list: FilteredList, target: ListObs | undefined):
   return finding(point, e, t, 'handled', 'informational: the CLI always sends a limit');
 }
 
-// -- filters
-
 export function assessFilter(list: FilteredList, filter: string, target: FilterObs | undefined, service: ServiceChoices): Assessed {
   const point = `filter: ${list} ${filter}`;
   // The emulator's filter names are the CLI's own: the record's field names.
@@ -234,8 +222,6 @@ export function assessFilter(list: FilteredList, filter: string, target: FilterO
     { kind: 'filterName', list, filter, name: target.honoured },
   );
 }
-
-// -- errors
 
 export const ERROR_POINT: Record<ErrorCase, string> = {
   '400': 'error: 400 (both amounts)',
@@ -265,8 +251,6 @@ export function assessError(which: ErrorCase, target: ErrorObs | undefined): Ass
   return finding(point, e, t, 'handled', parts.join(' '));
 }
 
-// -- headers and open values
-
 export function assessRequestId(target: string[]): Assessed {
   const e = EMULATOR.requestIdHeader;
   const t = target.length ? target.join(', ') : 'none';
@@ -282,7 +266,6 @@ export function assessRequestId(target: string[]): Assessed {
 
 type OpenField = keyof typeof EMULATOR.values;
 
-/** Values the emulator does not use. */
 function unknownValues(field: OpenField, target: { seen: string[] }): string[] {
   const known: readonly string[] = EMULATOR.values[field];
   return target.seen.filter((v) => !known.includes(v));
@@ -305,7 +288,6 @@ export function assessValues(field: OpenField, target: ValuesObs): Assessed {
 const FAILURE_WORD = /fail|error|dead|undeliver/i;
 
 export function assessDeliveryStatus(target: ValuesObs, service: ServiceChoices): Assessed {
-  const point = 'values: delivery_status';
   const base = assessValues('delivery_status', target);
   if ('skipped' in target || base.verdict === 'same' || base.verdict === 'skipped') return base;
   const failed = service.failedStatus ?? DEFAULT_FAILED_STATUS;
@@ -315,7 +297,7 @@ export function assessDeliveryStatus(target: ValuesObs, service: ServiceChoices)
   const candidate = unknownValues('delivery_status', target).find((v) => FAILURE_WORD.test(v));
   if (candidate) {
     return finding(
-      point,
+      base.point,
       base.emulator,
       base.observed,
       'needs-setting',
@@ -375,8 +357,6 @@ export function assessRetryAfter(target: string[]): Assessed {
   );
 }
 
-// -- signature
-
 /** The value seen most often (the scheme most stored deliveries verify with). */
 export function mostCommon(values: string[]): string | undefined {
   const counts = new Map<string, number>();
@@ -412,8 +392,6 @@ export function assessSignature(target: SignatureObs, service: ServiceChoices): 
   );
 }
 
-// ------------------------------------------------------------------ saving
-
 /** The profile's service choices with `settings` applied; every other choice kept. */
 export function applySettings(service: ServiceChoices, settings: Setting[]): ServiceChoices {
   const next: ServiceChoices = structuredClone(service);
@@ -434,7 +412,6 @@ export function applySettings(service: ServiceChoices, settings: Setting[]): Ser
   return next;
 }
 
-/** Marks the findings whose setting was written as `saved`. */
 export function markSaved(findings: Assessed[], profileName: string): Assessed[] {
   return findings.map((f) => (f.setting && f.verdict === 'needs-setting' ? { ...f, verdict: 'saved', action: `saved in profile ${profileName}: ${describeSetting(f.setting)}` } : f));
 }
@@ -445,15 +422,12 @@ export function describeSetting(s: Setting): string {
 }
 
 /** The findings as `--json` prints them (the setting stays internal). */
-export function publicFinding(f: Assessed): Finding {
-  const { setting: _setting, ...rest } = f;
-  return rest;
+export function publicFinding({ setting: _setting, ...finding }: Assessed): Finding {
+  return finding;
 }
 
-export type Tally = Record<Verdict, number>;
-
-export function tally(findings: Finding[]): Tally {
-  const t = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Tally;
+export function tally(findings: Finding[]): Record<Verdict, number> {
+  const t = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const f of findings) t[f.verdict]++;
   return t;
 }

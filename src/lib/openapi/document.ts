@@ -2,10 +2,10 @@
 // "OpenAPI"), built from the emulator's route table (src/emulator/routes.ts) and the shared
 // zod schemas. Built from data in a fixed order, so the same code gives the same document
 // byte for byte: docs/openapi.yaml is this document, and a test fails when it is stale.
-import { BASE_PATH } from '../vocabulary.js';
-import { EVENT_TYPES, type EventType } from '../vocabulary.js';
+import { BASE_PATH, EVENT_TYPES, type EventType } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_PORT } from '../emulator-defaults.js';
 import { WEBHOOK_HEADERS } from '../webhooks/signature.js';
+import { CODE_OF_STATUS } from '../errors.js';
 import { EMULATOR, OPEN, openExtension } from './open-points.js';
 import { componentSchemas, schemaRef, type JsonSchema } from './schemas.js';
 
@@ -18,16 +18,9 @@ type Operation = Record<string, unknown> & { responses: Record<string, unknown> 
 /** The version of the interface description this document reads (the spec, Versioning). */
 export const API_VERSION = '1.0.0';
 
-type ErrorName = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'Conflict' | 'RateLimited' | 'InternalError';
-const ERROR_STATUS: Record<ErrorName, string> = {
-  BadRequest: '400',
-  Unauthorized: '401',
-  Forbidden: '403',
-  NotFound: '404',
-  Conflict: '409',
-  RateLimited: '429',
-  InternalError: '500',
-};
+/** The statuses of the error answers the document names, each a component named for its code (BAD_REQUEST: BadRequest). */
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500;
+const errorName = (status: ErrorStatus) => CODE_OF_STATUS[status].toLowerCase().replace(/(?:^|_)(\w)/g, (_, c: string) => c.toUpperCase());
 
 type OperationSpec = {
   operationId: string;
@@ -44,7 +37,7 @@ type OperationSpec = {
   /** The status the spec shows; otherwise `2XX`, the status being open. */
   status?: '200';
   /** Error answers the spec names for this call, besides 401, 429 and 500 (every call's). */
-  errors?: ErrorName[];
+  errors?: ErrorStatus[];
   extra?: JsonSchema;
 };
 
@@ -73,7 +66,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     body: 'QuoteRequest',
     answer: 'QuoteResponse',
     answerDescription: 'The quote.',
-    errors: ['BadRequest'],
+    errors: [400],
   },
   'POST /transactions': {
     operationId: 'createTransaction',
@@ -86,7 +79,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     answer: 'CreateTransactionResponse',
     answerDescription: 'The created transaction (the create subset), status awaiting_deposit.',
     // The spec shows no errors here: these are the emulator's (the open point says which).
-    errors: ['BadRequest', 'Conflict'],
+    errors: [400, 409],
     extra: openExtension(OPEN.createErrors),
   },
   'GET /transactions': {
@@ -97,7 +90,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [ref('parameters', 'TransactionsLimit'), ref('parameters', 'Cursor')],
     answer: 'TransactionListResponse',
     answerDescription: 'One page of transactions.',
-    errors: ['BadRequest'],
+    errors: [400],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /transactions/reference/:merchant_reference': {
@@ -108,7 +101,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [pathParam('merchant_reference', "The partner's reference, as given at creation.", false)],
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot.',
-    errors: ['NotFound'],
+    errors: [404],
   },
   'GET /transactions/:id': {
     operationId: 'getTransaction',
@@ -118,7 +111,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [TX_ID],
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'POST /transactions/:id/cancel': {
     operationId: 'cancelTransaction',
@@ -130,7 +123,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     idempotent: true,
     answer: 'CancelTransactionResponse',
     answerDescription: 'The cancelled transaction (the create subset), status cancelled; message is a cancelled notice.',
-    errors: ['BadRequest', 'NotFound', 'Conflict'],
+    errors: [400, 404, 409],
     extra: openExtension(OPEN.cancellable),
   },
   'GET /transactions/:id/status-history': {
@@ -141,7 +134,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [TX_ID],
     answer: 'StatusHistoryResponse',
     answerDescription: 'The status history.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'GET /revenue': {
     operationId: 'listRevenue',
@@ -158,7 +151,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ],
     answer: 'RevenueListResponse',
     answerDescription: 'One page of the ledger.',
-    errors: ['BadRequest'],
+    errors: [400],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /webhooks/events': {
@@ -169,7 +162,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [ref('parameters', 'WebhookEventsLimit'), ref('parameters', 'Cursor')],
     answer: 'WebhookEventListResponse',
     answerDescription: 'One page of webhook events.',
-    errors: ['BadRequest'],
+    errors: [400],
     extra: openExtension(OPEN.filterNames),
   },
   'GET /webhooks/events/:event_id': {
@@ -180,7 +173,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [EVENT_ID],
     answer: 'WebhookEventResponse',
     answerDescription: 'The delivery telemetry.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'POST /webhooks/events/:event_id/replay': {
     operationId: 'replayWebhookEvent',
@@ -190,7 +183,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     parameters: [EVENT_ID],
     answer: 'ReplayResultResponse',
     answerDescription: 'The replay, scheduled; message is a replay-scheduled notice.',
-    errors: ['BadRequest', 'NotFound'],
+    errors: [400, 404],
   },
   'POST /sandbox/simulate': {
     operationId: 'simulate',
@@ -202,12 +195,11 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     answer: 'TransactionResponse',
     answerDescription: 'The transaction snapshot after the event.',
     status: '200',
-    errors: ['BadRequest', 'Forbidden', 'NotFound', 'Conflict'],
+    errors: [400, 403, 404, 409],
     extra: openExtension(OPEN.simulatedTiming),
   },
 };
 
-/** The emulator's `:param` path as OpenAPI writes it. */
 export function openapiPath(routePath: string): string {
   return routePath.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
@@ -217,8 +209,7 @@ const json = (schema: unknown) => ({ 'application/json': { schema } });
 function operation(spec: OperationSpec): Operation {
   const parameters = [...(spec.idempotent ? [ref('parameters', 'IdempotencyKey')] : []), ...(spec.parameters ?? [])];
   const success = { description: spec.answerDescription, content: json(schemaRef(spec.answer)), ...(spec.status ? {} : openExtension(OPEN.successStatus)) };
-  const errors = [...(spec.errors ?? []), 'Unauthorized', 'RateLimited', 'InternalError'] as ErrorName[];
-  errors.sort((a, b) => Number(ERROR_STATUS[a]) - Number(ERROR_STATUS[b]));
+  const errors = [...(spec.errors ?? []), 401, 429, 500].sort((a, b) => a - b) as ErrorStatus[];
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -228,7 +219,7 @@ function operation(spec: OperationSpec): Operation {
     ...(spec.body ? { requestBody: { required: true, content: json(schemaRef(spec.body)) } } : {}),
     responses: {
       [spec.status ?? '2XX']: success,
-      ...Object.fromEntries(errors.map((name) => [ERROR_STATUS[name], ref('responses', name)])),
+      ...Object.fromEntries(errors.map((status) => [String(status), ref('responses', errorName(status))])),
       default: ref('responses', 'Error'),
     },
     ...spec.extra,
@@ -248,19 +239,16 @@ const errorBody = (code: string | undefined) =>
   json(code === undefined ? schemaRef('ErrorEnvelope') : { allOf: [schemaRef('ErrorEnvelope'), { properties: { error: { properties: { code: { const: code } } } } }] });
 
 function responses(): Record<string, unknown> {
+  // The spec shows no code for these: the envelope, and the open point.
+  const openCode = (description: string, headers?: object) => ({ description, ...(headers ? { headers } : {}), content: errorBody(undefined), ...openExtension(OPEN.errorCodes) });
   return {
     BadRequest: { description: 'An invalid request (code BAD_REQUEST); the message says what to fix.', content: errorBody('BAD_REQUEST') },
-    Unauthorized: { description: 'The X-API-KEY header is missing or not a valid key.', content: errorBody(undefined), ...openExtension(OPEN.errorCodes) },
-    Forbidden: { description: 'Not allowed here: simulation in production.', content: errorBody(undefined), ...openExtension(OPEN.errorCodes) },
+    Unauthorized: openCode('The X-API-KEY header is missing or not a valid key.'),
+    Forbidden: openCode('Not allowed here: simulation in production.'),
     NotFound: { description: 'No such record for this partner (code NOT_FOUND).', content: errorBody('NOT_FOUND') },
     Conflict: { description: 'Not allowed in the current state (code CONFLICT); the message names it.', content: errorBody('CONFLICT') },
-    RateLimited: {
-      description: 'Rate limit exceeded (staging is relaxed, production enforced; the numbers are not shown).',
-      headers: { 'Retry-After': ref('headers', 'Retry-After') },
-      content: errorBody(undefined),
-      ...openExtension(OPEN.errorCodes),
-    },
-    InternalError: { description: 'An internal error.', content: errorBody(undefined), ...openExtension(OPEN.errorCodes) },
+    RateLimited: openCode('Rate limit exceeded (staging is relaxed, production enforced; the numbers are not shown).', { 'Retry-After': ref('headers', 'Retry-After') }),
+    InternalError: openCode('An internal error.'),
     Error: {
       description: 'Any other error answer, in the error envelope (a gateway in front of the service may answer without one).',
       content: errorBody(undefined),
@@ -307,12 +295,6 @@ function parameters(): Record<string, unknown> {
       ...openExtension(OPEN.signature),
     },
   };
-}
-
-function webhooks(): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const type of EVENT_TYPES) out[type] = { post: webhook(type) };
-  return out;
 }
 
 const WEBHOOK_NOTE: Record<EventType, string> = {
@@ -379,7 +361,7 @@ export function openapiDocument(): OpenApiDocument {
       { name: 'Sandbox', description: 'The staging simulator.' },
     ],
     paths: paths(),
-    webhooks: webhooks(),
+    webhooks: Object.fromEntries(EVENT_TYPES.map((type) => [type, { post: webhook(type) }])),
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'The partner API key; missing or invalid is 401. Staging keys are sandbox-only.' },

@@ -152,7 +152,6 @@ export const OPEN = {
   },
 } as const satisfies Record<string, OpenPoint>;
 
-/** The `x-offramp-open` extension for one or more points. */
 export function openExtension(...points: OpenPoint[]): { 'x-offramp-open': OpenPoint | OpenPoint[] } {
   return { 'x-offramp-open': points.length === 1 ? points[0]! : points };
 }

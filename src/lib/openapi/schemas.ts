@@ -13,7 +13,6 @@ import { OPEN, openExtension } from './open-points.js';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Where a component schema lives in the document. */
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // The list pages (the emulator's shape, docs/api.md "Lists"): built once, so that the
@@ -21,35 +20,25 @@ export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name
 const TransactionPage = S.pageOf(S.Transaction);
 const WebhookEventPage = S.pageOf(S.WebhookEvent);
 
+type SchemaName = { [K in keyof typeof S]: (typeof S)[K] extends z.core.$ZodType ? K : never }[keyof typeof S];
+/** Zod schemas of src/lib/schemas.ts under their own names (`named`), or in the success wrapper as `<name>Response` (`answers`). */
+const named = (...names: SchemaName[]) => names.map((name): [string, z.core.$ZodType] => [name, S[name]]);
+const answers = (...names: SchemaName[]) => names.map((name): [string, z.core.$ZodType] => [`${name}Response`, S.successWrapper(S[name])]);
+
 /** Every component schema, by name, in the order the document lists them. */
 const COMPONENTS: [string, z.core.$ZodType][] = [
-  ['Quote', S.Quote],
-  ['TransactionSummary', S.TransactionSummary],
-  ['Transaction', S.Transaction],
-  ['StatusHistoryEntry', S.StatusHistoryEntry],
-  ['StatusHistory', S.StatusHistory],
+  ...named('Quote', 'TransactionSummary', 'Transaction', 'StatusHistoryEntry', 'StatusHistory'),
   ['TransactionPage', TransactionPage],
-  ['RevenueRow', S.RevenueRow],
-  ['RevenueSummary', S.RevenueSummary],
-  ['RevenuePage', S.RevenuePage],
-  ['WebhookEvent', S.WebhookEvent],
+  ...named('RevenueRow', 'RevenueSummary', 'RevenuePage', 'WebhookEvent'),
   ['WebhookEventPage', WebhookEventPage],
-  ['ReplayResult', S.ReplayResult],
-  ['WebhookDelivery', S.WebhookDelivery],
-  ['ErrorEnvelope', S.ErrorEnvelope],
-  ['QuoteRequest', S.QuoteRequest],
-  ['CreateTransactionRequest', S.CreateTransactionRequest],
-  ['SimulateRequest', S.SimulateRequest],
-  ['QuoteResponse', S.successWrapper(S.Quote)],
-  ['TransactionSummaryResponse', S.successWrapper(S.TransactionSummary)],
-  ['TransactionResponse', S.successWrapper(S.Transaction)],
-  ['StatusHistoryResponse', S.successWrapper(S.StatusHistory)],
+  ...named('ReplayResult', 'WebhookDelivery', 'ErrorEnvelope', 'QuoteRequest', 'CreateTransactionRequest', 'SimulateRequest'),
+  ...answers('Quote', 'TransactionSummary', 'Transaction', 'StatusHistory'),
   // The wrapper's data is an object (the spec, Response wrapper): the page, whose keys are the emulator's.
   ['TransactionListResponse', S.successWrapper(TransactionPage)],
   ['RevenueListResponse', S.successWrapper(S.RevenuePage)],
-  ['WebhookEventResponse', S.successWrapper(S.WebhookEvent)],
+  ...answers('WebhookEvent'),
   ['WebhookEventListResponse', S.successWrapper(WebhookEventPage)],
-  ['ReplayResultResponse', S.successWrapper(S.ReplayResult)],
+  ...answers('ReplayResult'),
 ];
 
 const DECIMAL = 'A decimal amount as a string (digits, an optional fraction): never a JSON number.';
@@ -71,6 +60,18 @@ type Rules = {
   extra?: JsonSchema;
 };
 
+const TRANSACTION_FIELDS: Record<string, JsonSchema> = {
+  deposit_address: { description: 'Where the seller sends the funds.' },
+  network: { description: 'The network expected for the deposit.' },
+  expires_at: { description: 'Deposit deadline, 30 minutes after creation; a deposit after it may need manual recovery.' },
+  status: { enum: [...TRANSACTION_STATUSES] },
+  rate: { description: 'Executable partner rate, NGN per token.' },
+  amount: { description: 'NGN, derived at creation.' },
+  crypto_amount: { description: 'Token units.' },
+  crypto_currency: { description: 'The token, e.g. usdt.' },
+  merchant_reference: { description: "The partner's canonical reference." },
+};
+
 /** What the spec says beyond the client's lenient schemas, by component and property. */
 const SPEC_RULES: Record<string, Rules> = {
   Quote: {
@@ -85,13 +86,13 @@ const SPEC_RULES: Record<string, Rules> = {
   },
   TransactionSummary: {
     description: 'The subset of a transaction that creation and cancellation answer: merchant_reference, merchant_id and terminal_id are always there (null when none was given).',
-    properties: transactionFields(),
+    properties: TRANSACTION_FIELDS,
     required: ['merchant_reference', 'merchant_id', 'terminal_id'],
   },
   Transaction: {
     description: 'A transaction snapshot (read by id, by reference, listed, and answered by the simulator).',
     properties: {
-      ...transactionFields(),
+      ...TRANSACTION_FIELDS,
       deposit_status: { description: 'Latest known deposit status; null before any deposit exists.', ...openExtension(OPEN.openValues) },
       created_at: { description: 'UTC, RFC 3339.' },
       updated_at: { description: 'UTC, RFC 3339.' },
@@ -206,19 +207,6 @@ const SPEC_RULES: Record<string, Rules> = {
   WebhookEventListResponse: { extra: openExtension(OPEN.listShape) },
 };
 
-function transactionFields(): Record<string, JsonSchema> {
-  return {
-    deposit_address: { description: 'Where the seller sends the funds.' },
-    network: { description: 'The network expected for the deposit.' },
-    expires_at: { description: 'Deposit deadline, 30 minutes after creation; a deposit after it may need manual recovery.' },
-    status: { enum: [...TRANSACTION_STATUSES] },
-    rate: { description: 'Executable partner rate, NGN per token.' },
-    amount: { description: 'NGN, derived at creation.' },
-    crypto_amount: { description: 'Token units.' },
-    crypto_currency: { description: 'The token, e.g. usdt.' },
-    merchant_reference: { description: "The partner's canonical reference." },
-  };
-}
 
 /** The component schemas, from zod plus SPEC_RULES; a fresh object on every call. */
 export function componentSchemas(): Record<string, JsonSchema> {
