@@ -11,7 +11,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
 import { CURSOR_KEYS, HAS_MORE_KEYS, type CursorLocation } from '../client/paginate.js';
 import { FILTERS, type FilteredList } from '../config/profile.js';
-import { CALL_OPERATIONS, CALLS, describeList, ERROR_POINT, LIST_LABEL, mostCommon, retryAfterForm, type Finding, type Observation } from './verdicts.js';
+import { CALL_OPERATIONS, CALLS, describeList, mostCommon, POINT, retryAfterForm, type Finding, type Observation } from './verdicts.js';
 import { UsageError } from '../errors.js';
 import { FILTER_PROBES } from './probes.js';
 import { FORMS, SCHEMES, type SchemeName } from '../webhooks/signature.js';
@@ -65,7 +65,7 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   const seen = new Set(run.findings.filter((f) => OBSERVED.has(f.verdict)).map((f) => f.point));
 
   for (const call of CALLS) {
-    const point = `status: ${call}`;
+    const point = POINT.status(call);
     const o = observed.calls[call];
     if (!seen.has(point) || !o || !('status' in o)) continue;
     const status = String(o.status);
@@ -82,17 +82,16 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   }
 
   for (const list of Object.keys(LISTS) as FilteredList[]) {
-    const label = LIST_LABEL[list];
     const o = observed.lists[list];
     if (o && !('skipped' in o)) {
-      if (seen.has(`list: ${label}`)) listActions(list, o, (description, path, change) => add(`list: ${label}`, description, path, change));
+      if (seen.has(POINT.list(list))) listActions(list, o, (description, path, change) => add(POINT.list(list), description, path, change));
       const size = o.defaultSize.stated ?? (o.defaultSize.more ? o.defaultSize.count : undefined);
-      if (seen.has(`page size: ${label}`) && size !== undefined) {
-        add(`page size: ${label}`, `${size} items when no limit is sent`, ['components', 'parameters', LISTS[list].limit, 'schema'], { update: { default: size } });
+      if (seen.has(POINT.pageSize(list)) && size !== undefined) {
+        add(POINT.pageSize(list), `${size} items when no limit is sent`, ['components', 'parameters', LISTS[list].limit, 'schema'], { update: { default: size } });
       }
     }
     for (const filter of FILTERS[list]) {
-      const point = `filter: ${list} ${filter}`;
+      const point = POINT.filter(list, filter);
       const f = observed.filters[list]?.[filter];
       if (!seen.has(point) || !f || !('honoured' in f)) continue;
       const name = f.honoured;
@@ -103,13 +102,13 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   }
 
   const unauthorized = observed.errors['401'];
-  if (seen.has(ERROR_POINT['401']) && unauthorized && 'code' in unauthorized && unauthorized.status === 401 && unauthorized.enveloped && unauthorized.code) {
+  if (seen.has(POINT.error('401')) && unauthorized && 'code' in unauthorized && unauthorized.status === 401 && unauthorized.enveloped && unauthorized.code) {
     const schema = ['components', 'responses', 'Unauthorized', 'content', 'application/json', 'schema'];
-    add(ERROR_POINT['401'], `code ${unauthorized.code}`, schema, { update: { properties: { error: { properties: { code: { examples: [unauthorized.code] } } } } } });
+    add(POINT.error('401'), `code ${unauthorized.code}`, schema, { update: { properties: { error: { properties: { code: { examples: [unauthorized.code] } } } } } });
   }
 
   for (const [field, component] of Object.entries(VALUE_COMPONENT) as [keyof typeof VALUE_COMPONENT, string][]) {
-    const point = `values: ${field}`;
+    const point = POINT.values(field);
     const o = observed.values[field];
     const values = 'seen' in o ? o.seen.filter((v) => v !== 'null') : [];
     if (!seen.has(point) || values.length === 0) continue;
@@ -119,19 +118,19 @@ export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   // One form throughout, or nothing to say about it.
   const forms = [...new Set(observed.retryAfter.map(retryAfterForm))];
   const header = ['components', 'headers', 'Retry-After'];
-  if (seen.has('Retry-After') && forms.length === 1) {
+  if (seen.has(POINT.retryAfter) && forms.length === 1) {
     const form = forms[0]!;
-    if (form === 'absent') add('Retry-After', 'a 429 came without it', header, { update: { required: false } });
+    if (form === 'absent') add(POINT.retryAfter, 'a 429 came without it', header, { update: { required: false } });
     else if (RETRY_AFTER_FORM[form]) {
       const { description, ...schema } = RETRY_AFTER_FORM[form]!;
-      add('Retry-After', form, header, { update: { description, schema } });
+      add(POINT.retryAfter, form, header, { update: { description, schema } });
     }
   }
 
   const scheme = 'schemes' in observed.signature ? mostCommon(observed.signature.schemes) : undefined;
-  if (seen.has('signature scheme') && scheme && (SCHEMES as readonly string[]).includes(scheme)) {
+  if (seen.has(POINT.signature) && scheme && (SCHEMES as readonly string[]).includes(scheme)) {
     const form = FORMS[scheme as SchemeName];
-    add('signature scheme', scheme, ['components', 'parameters', 'WebhookSignature'], {
+    add(POINT.signature, scheme, ['components', 'parameters', 'WebhookSignature'], {
       update: {
         description: `The signature of the raw body, keyed with the webhook secret: ${form.computation} (${scheme}, as offramp conform found it).`,
         schema: { pattern: form.pattern },

@@ -123,14 +123,34 @@ export function assess(target: Observation, opts: { service: ServiceChoices }): 
 }
 
 const LISTS = ['transactions', 'webhooks', 'revenue'] as const satisfies readonly FilteredList[];
-export const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
+const LIST_LABEL: Record<FilteredList, string> = { transactions: 'transactions', webhooks: 'webhook events', revenue: 'revenue' };
+
+const ERROR_POINT: Record<ErrorCase, string> = {
+  '400': 'error: 400 (both amounts)',
+  '401': 'error: 401 (wrong key)',
+  '404': 'error: 404 (unknown id)',
+  '409': 'error: 409 (cancel completed)',
+};
+
+/** Each finding's point: the report's first column, and the key the overlay looks findings up by. */
+export const POINT = {
+  status: (call: CallName) => `status: ${call}`,
+  list: (list: FilteredList) => `list: ${LIST_LABEL[list]}`,
+  pageSize: (list: FilteredList) => `page size: ${LIST_LABEL[list]}`,
+  filter: (list: FilteredList, filter: string) => `filter: ${list} ${filter}`,
+  error: (which: ErrorCase) => ERROR_POINT[which],
+  values: (field: string) => `values: ${field}`,
+  delivered: 'delivery_status: delivered',
+  retryAfter: 'Retry-After',
+  signature: 'signature scheme',
+};
 
 function finding(point: string, emulator: string, observed: string, verdict: Verdict, action?: string, setting?: Setting): Assessed {
   return { point, emulator, observed, verdict, ...(action ? { action } : {}), ...(setting ? { setting } : {}) };
 }
 
 export function assessCall(name: CallName, target: CallObs | undefined): Assessed {
-  const point = `status: ${name}`;
+  const point = POINT.status(name);
   const status: number = name === 'quote' || name === 'create' ? EMULATOR.createdStatus : EMULATOR.okStatus;
   const e = String(status);
   if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
@@ -160,7 +180,7 @@ export function describeList(o: { shape: 'page-object' | 'array' | 'none'; locat
 }
 
 export function assessList(list: FilteredList, target: ListObs | undefined): Assessed {
-  const point = `list: ${LIST_LABEL[list]}`;
+  const point = POINT.list(list);
   const e = describeList(EMULATOR.list);
   if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeList(target);
@@ -187,7 +207,7 @@ function describeSize(d: DefaultSize): string {
 }
 
 export function assessPageSize(list: FilteredList, target: ListObs | undefined): Assessed {
-  const point = `page size: ${LIST_LABEL[list]}`;
+  const point = POINT.pageSize(list);
   const e = String(EMULATOR.pageSize[list]);
   if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = describeSize(target.defaultSize);
@@ -196,7 +216,7 @@ export function assessPageSize(list: FilteredList, target: ListObs | undefined):
 }
 
 export function assessFilter(list: FilteredList, filter: string, target: FilterObs | undefined, service: ServiceChoices): Assessed {
-  const point = `filter: ${list} ${filter}`;
+  const point = POINT.filter(list, filter);
   // The emulator's filter names are the CLI's own: the record's field names.
   const e = filter;
   if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
@@ -223,15 +243,9 @@ export function assessFilter(list: FilteredList, filter: string, target: FilterO
   );
 }
 
-export const ERROR_POINT: Record<ErrorCase, string> = {
-  '400': 'error: 400 (both amounts)',
-  '401': 'error: 401 (wrong key)',
-  '404': 'error: 404 (unknown id)',
-  '409': 'error: 409 (cancel completed)',
-};
 
 export function assessError(which: ErrorCase, target: ErrorObs | undefined): Assessed {
-  const point = ERROR_POINT[which];
+  const point = POINT.error(which);
   const e = `${which} ${EMULATOR.errorCodes[which]}`;
   if (!target || 'skipped' in target) return finding(point, e, target?.skipped ?? 'not probed', 'skipped');
   const t = 'accepted' in target ? `accepted (${target.accepted})` : `${target.status} ${target.enveloped ? (target.code ?? '—') : 'no envelope'}`;
@@ -272,7 +286,7 @@ function unknownValues(field: OpenField, target: { seen: string[] }): string[] {
 }
 
 export function assessValues(field: OpenField, target: ValuesObs): Assessed {
-  const point = `values: ${field}`;
+  const point = POINT.values(field);
   const e = EMULATOR.values[field].join(', ');
   if ('skipped' in target) return finding(point, e, target.skipped, 'skipped');
   if (target.seen.length === 0) return finding(point, e, 'none seen', 'skipped', 'no value to look at');
@@ -316,7 +330,7 @@ const DELIVERED_WORD = /succe|deliver|^sent$|^ok$|^ack/i;
  * one to replay. A word it does not know there is reported, never guessed at.
  */
 export function assessDeliveredStatus(target: ValuesObs, service: ServiceChoices): Assessed {
-  const point = 'delivery_status: delivered';
+  const point = POINT.delivered;
   const delivered = service.deliveredStatus ?? DEFAULT_DELIVERED_STATUS;
   // The CLI's default word is the emulator's.
   const e = DEFAULT_DELIVERED_STATUS;
@@ -346,10 +360,10 @@ export function assessRetryAfter(target: string[]): Assessed {
   // The probes stay far below the emulator's rate limit: it answers them no 429.
   const e = 'no 429 seen';
   const t = target.length ? [...new Set(target.map(retryAfterForm))].join(', ') : e;
-  if (e === t) return finding('Retry-After', e, t, 'same');
+  if (e === t) return finding(POINT.retryAfter, e, t, 'same');
   const unreadable = target.some((v) => ['absent', 'unreadable'].includes(retryAfterForm(v)));
   return finding(
-    'Retry-After',
+    POINT.retryAfter,
     e,
     t,
     'handled',
@@ -365,7 +379,7 @@ export function mostCommon(values: string[]): string | undefined {
 }
 
 export function assessSignature(target: SignatureObs, service: ServiceChoices): Assessed {
-  const point = 'signature scheme';
+  const point = POINT.signature;
   const e = EMULATOR.signatureScheme;
   if ('skipped' in target) return finding(point, e, target.skipped, 'skipped', 'give --store FILE (a `webhooks listen` store of its deliveries) to check it');
   const observed = mostCommon(target.schemes);
