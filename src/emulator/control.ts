@@ -78,7 +78,7 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
         now: iso(rt.clock.now()),
         clock_offset_ms: rt.clockOffsetMs,
         uptime_ms: Date.now() - settings.startedAt,
-        partners: rt.store.partners.length,
+        partners: rt.partners.served.length,
         fault_rules: rt.faultRules.list().length,
         state_file: settings.stateFile?.status() ?? null,
       });

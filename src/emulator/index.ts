@@ -24,7 +24,7 @@ import { IN_MEMORY, Runtime } from './runtime.js';
 import { listen } from './server.js';
 import { exportDocument, StateJournal } from './journal.js';
 import { decodeDocument } from './state-codec.js';
-import { Store } from './store.js';
+import { Partners } from './partners.js';
 import { expireDue } from './transactions.js';
 import type { Clock, EmulatorOptions, RunningEmulator } from './types.js';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
@@ -129,8 +129,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
     const seeded = seedRevenue > 0 ? SeededRows.generate(seedRevenue, clock.now(), seededRandom(seed ^ 0x5eed), pairsFor(mode), rates) : undefined;
-    const store = new Store(apiKeys, seeded);
-    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, expireDue);
+    const partners = new Partners(apiKeys, seeded);
+    const rt = new Runtime({ mode, rates }, clock, partners, webhooks, faultRules, journal, expireDue);
     if (opened?.decoded) rt.install(opened.decoded);
     await stateFile?.attach(rt);
 

@@ -19,7 +19,7 @@ import { iso } from './clock.js';
 import { ApiProblem } from './envelope.js';
 import { StateFileError } from './errors.js';
 import type { Change, Journaling, Runtime } from './runtime.js';
-import type { DecodedState, PartnerState } from './store.js';
+import type { DecodedState, PartnerState } from './partners.js';
 import { clockLine, documentChunks, eventLine, freshPartnerLines, headerLine, idemLine, jsonOr, quoteLine, readDocument } from './state-codec.js';
 import { readHeader, rowLine, StateDecoder, StateFormatError, stateLines, txLine } from './state-codec.js';
 

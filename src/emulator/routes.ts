@@ -11,7 +11,7 @@ import { parseBody, parseJsonObject, requireUuid, validate } from './params.js';
 import { createQuote } from './quotes.js';
 import type { Runtime } from './runtime.js';
 import { refuseInProduction, simulate } from './simulator.js';
-import type { PartnerState } from './store.js';
+import type { PartnerState } from './partners.js';
 import {
   cancelTransaction,
   createTransaction,

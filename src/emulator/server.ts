@@ -109,7 +109,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     const rawBody = route.method === 'POST' ? (await readBody(incoming, BODY_LIMIT_BYTES)).toString('utf8') : '';
     const apiKey = headerValue(incoming.headers['x-api-key']);
     if (apiKey === undefined || apiKey === '') throw new ApiProblem('UNAUTHORIZED', 'missing X-API-KEY header');
-    const partner = rt.store.partner(apiKey);
+    const partner = rt.partners.partner(apiKey);
     if (!partner) throw new ApiProblem('UNAUTHORIZED', 'invalid API key');
     const wait = opts.rateLimiter.take(apiKey);
     if (wait > 0) {

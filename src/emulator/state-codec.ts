@@ -15,9 +15,9 @@ import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import { SeededRows } from './revenue-seed.js';
-import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './store.js';
+import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './partners.js';
 import { STATE_FORMAT } from './types.js';
-import { EventFields, PartnerState, QuoteFields, TxFields } from './store.js';
+import { EventFields, PartnerState, QuoteFields, TxFields } from './partners.js';
 import { snapshot, summary } from './transactions.js';
 
 /** 2: snapshot and journal (1 was the whole state rewritten now and then). */

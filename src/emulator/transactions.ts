@@ -19,7 +19,7 @@ import type { Query } from './params.js';
 import { parseEnumParam, requireUuid } from './params.js';
 import { checkAmount, checkPair, fiatFor, formatFiat, formatToken, tokensFor } from './pricing.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, TxRecord } from './store.js';
+import type { PartnerState, TxRecord } from './partners.js';
 
 /** the spec: the deposit deadline is 30 minutes after creation. */
 export const DEPOSIT_WINDOW_MS = 30 * 60_000;

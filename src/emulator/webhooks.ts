@@ -24,7 +24,7 @@ import type { Query } from './params.js';
 import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
-import type { EventRecord, PartnerState } from './store.js';
+import type { EventRecord, PartnerState } from './partners.js';
 import type { WebhookChaos } from './types.js';
 
 export const DEFAULT_EVENTS_LIMIT = 20;
@@ -224,11 +224,11 @@ export class Webhooks {
       const injected = this.faults.takeWebhook(evt.event_type);
       if (injected) {
         // No request is made: the endpoint "answered" the rule's status.
-        this.settle(evt, `endpoint answered HTTP ${injected.status}: injected fault ${injected.id} (fault add --webhook)`);
+        this.endAttempt(evt, `endpoint answered HTTP ${injected.status}: injected fault ${injected.id} (fault add --webhook)`);
         return;
       }
       if (this.settings.url === undefined) {
-        this.settle(evt, NO_ENDPOINT_ERROR);
+        this.endAttempt(evt, NO_ENDPOINT_ERROR);
         return;
       }
       this.run(() => this.attempt(evt));
@@ -255,7 +255,7 @@ export class Webhooks {
     evt.inFlight = true;
     const error = await this.send(evt, this.settings.url!);
     evt.inFlight = false;
-    this.settle(evt, error);
+    this.endAttempt(evt, error);
   }
 
   /** Runs a POST in the delivery pool, kept in `running` so that close() can wait for it. */
@@ -311,7 +311,7 @@ export class Webhooks {
     this.changed(evt);
   }
 
-  private settle(evt: EventRecord, error: string | null): void {
+  private endAttempt(evt: EventRecord, error: string | null): void {
     if (this.closed) return;
     evt.attempts++;
     evt.roundAttempts++;

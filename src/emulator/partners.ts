@@ -132,7 +132,7 @@ export function keyHash(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
-export class Store {
+export class Partners {
   /** The keys the emulator serves, each its own partner, in the order given. */
   readonly keys: readonly string[];
   private readonly byKey = new Map<string, PartnerState>();
@@ -153,7 +153,7 @@ export class Store {
   }
 
   /** The served partners, in key order. */
-  get partners(): readonly PartnerState[] {
+  get served(): readonly PartnerState[] {
     return this.active;
   }
 
