@@ -194,6 +194,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         return rt.summary();
       },
       summary: () => rt.summary(),
+      webhooksIdle: (withinMs) => webhooks.idle(withinMs),
       flush: () => stateFile?.fold() ?? Promise.resolve(),
       close() {
         closing ??= (async () => {

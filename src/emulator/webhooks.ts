@@ -61,11 +61,13 @@ export class Webhooks {
   private readonly agent: Agent;
   private readonly limit = pLimit(MAX_PARALLEL_DELIVERIES);
   private readonly running = new Set<Promise<void>>();
-  private readonly waiting = new Set<EventRecord>();
+  /** Queued attempts and when each is due (performance.now()): what idle() waits for. */
+  private readonly waiting = new Map<EventRecord, number>();
   private readonly stop = new AbortController();
   /** Events chaos holds back, until a later one of the same partner has been attempted. */
   private readonly held = new Set<EventRecord>();
-  private readonly duplicateTimers = new Set<NodeJS.Timeout>();
+  private readonly duplicateTimers = new Map<NodeJS.Timeout, number>();
+  private readonly idleWaiters = new Set<{ before: number; resolve: () => void }>();
   private readonly holdMs: number;
   private closed = false;
 
@@ -193,12 +195,24 @@ export class Webhooks {
     };
   }
 
+  /**
+   * Resolves once no attempt is in flight and none is queued to start within `withinMs` (by
+   * default, at all): a test knows then that nothing more arrives, without a sleep to show it.
+   */
+  idle(withinMs = Infinity): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWaiters.add({ before: performance.now() + withinMs, resolve });
+      this.checkIdle();
+    });
+  }
+
   /** Stops retries and in-flight deliveries; resolves when nothing is left running. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const evt of this.waiting) this.cancelRetry(evt);
-    for (const timer of this.duplicateTimers) clearTimeout(timer);
+    for (const evt of this.waiting.keys()) this.cancelRetry(evt);
+    for (const timer of this.duplicateTimers.keys()) clearTimeout(timer);
     this.duplicateTimers.clear();
+    this.checkIdle();
     // Queued attempts are left to run: they see `closed` and return at once (clearing the
     // queue instead would leave their promises pending, and this wait with them).
     this.stop.abort();
@@ -217,8 +231,7 @@ export class Webhooks {
     // An event whose change could not be journaled is undone (answered 503): it must not go out first.
     const start = () => void this.committed().then(send, () => this.cancelRetry(evt));
     const send = () => {
-      evt.cancelScheduled = null;
-      this.waiting.delete(evt);
+      this.cancelRetry(evt);
       if (evt.owner.detached) return;
       this.held.delete(evt);
       const injected = this.faults.takeWebhook(evt.event_type);
@@ -241,13 +254,24 @@ export class Webhooks {
       const handle = setTimeout(start, delayMs);
       evt.cancelScheduled = () => clearTimeout(handle);
     }
-    this.waiting.add(evt);
+    this.waiting.set(evt, performance.now() + delayMs);
   }
 
   private cancelRetry(evt: EventRecord): void {
     evt.cancelScheduled?.();
     evt.cancelScheduled = null;
-    this.waiting.delete(evt);
+    if (this.waiting.delete(evt)) queueMicrotask(() => this.checkIdle());
+  }
+
+  /** Resolves the idle() waiters nothing holds up any more; called once what took an attempt off the queue has queued what follows it. */
+  private checkIdle(): void {
+    if (this.idleWaiters.size === 0) return;
+    const due = [...this.waiting.values(), ...this.duplicateTimers.values()];
+    for (const waiter of this.idleWaiters) {
+      if (!this.closed && (this.running.size > 0 || due.some((at) => at < waiter.before))) continue;
+      this.idleWaiters.delete(waiter);
+      waiter.resolve();
+    }
   }
 
   private async attempt(evt: EventRecord): Promise<void> {
@@ -262,7 +286,10 @@ export class Webhooks {
   private run(task: () => Promise<void>): void {
     const run = this.limit(task);
     this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+    void run.finally(() => {
+      this.running.delete(run);
+      this.checkIdle();
+    });
   }
 
   /** The wait before retry n of a round: baseDelayMs, doubling (backoff's base is half the first delay). */
@@ -292,12 +319,13 @@ export class Webhooks {
   }
 
   private scheduleDuplicate(evt: EventRecord): void {
+    const delayMs = this.chaosDelay();
     const timer = setTimeout(() => {
       this.duplicateTimers.delete(timer);
-      if (this.closed || evt.owner.detached || this.settings.url === undefined) return;
-      this.run(() => this.duplicate(evt));
-    }, this.chaosDelay());
-    this.duplicateTimers.add(timer);
+      if (!this.closed && !evt.owner.detached && this.settings.url !== undefined) this.run(() => this.duplicate(evt));
+      this.checkIdle();
+    }, delayMs);
+    this.duplicateTimers.set(timer, performance.now() + delayMs);
   }
 
   private async duplicate(evt: EventRecord): Promise<void> {
