@@ -5,8 +5,8 @@
 // docs/emulator.md ("Transactions"); a duplicate reference's 409 names the existing
 // transaction because that is what timeout recovery needs.
 import { randomUUID } from 'node:crypto';
-import type { CreateTransactionRequest, Page, StatusHistory, Transaction, TransactionSummary } from '../lib/schemas.js';
-import { TRANSACTION_STATUSES } from '../lib/schemas.js';
+import type { CreateTransactionRequest, Page, StatusHistory, Transaction } from '../lib/schemas.js';
+import { TRANSACTION_STATUSES, TransactionSummary } from '../lib/schemas.js';
 import type { Step } from '../lib/lifecycle.js';
 import { CANCEL_STEP, CANCELLABLE, CREATED_STEP, EXPIRY_STEP } from '../lib/lifecycle.js';
 import { DOT_SEGMENT, MAX_REFERENCE_LENGTH } from '../lib/input/values.js';
@@ -209,21 +209,11 @@ export function expireDue(rt: Runtime, now: number): number {
   return expired;
 }
 
+/** The create and cancel answers' subset (the spec): the TransactionSummary fields, which a TxRecord holds as they are. */
+const SUMMARY_FIELDS = Object.keys(TransactionSummary.shape) as (keyof TxRecord)[];
+
 export function summary(tx: TxRecord): TransactionSummary {
-  return {
-    id: tx.id,
-    deposit_address: tx.deposit_address,
-    network: tx.network,
-    expires_at: tx.expires_at,
-    status: tx.status,
-    rate: tx.rate,
-    amount: tx.amount,
-    crypto_amount: tx.crypto_amount,
-    crypto_currency: tx.crypto_currency,
-    merchant_reference: tx.merchant_reference,
-    merchant_id: tx.merchant_id,
-    terminal_id: tx.terminal_id,
-  };
+  return Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, tx[field]])) as TransactionSummary;
 }
 
 /** The full snapshot; optional fields are always present (null when unknown) so the shape never varies. */

@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/client/backoff.js';
-import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
-import { EVENT_TYPES } from '../lib/schemas.js';
+import type { Page, ReplayResult } from '../lib/schemas.js';
+import { EVENT_TYPES, WebhookEvent } from '../lib/schemas.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
 import { DEFAULT_SCHEME, sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
@@ -403,15 +403,9 @@ export class Webhooks {
   }
 }
 
-export function telemetry(evt: EventRecord): WebhookEvent {
-  return {
-    event_id: evt.event_id,
-    aggregate_id: evt.aggregate_id,
-    event_type: evt.event_type,
-    delivery_status: evt.delivery_status,
-    attempts: evt.attempts,
-    last_error: evt.last_error,
-    created_at: evt.created_at,
-    updated_at: evt.updated_at,
-  };
+/** What the API shows of an event (the WebhookEvent fields, which an EventRecord holds as they are): no payload. */
+const TELEMETRY_FIELDS = Object.keys(WebhookEvent.shape) as (keyof EventRecord)[];
+
+function telemetry(evt: EventRecord): WebhookEvent {
+  return Object.fromEntries(TELEMETRY_FIELDS.map((field) => [field, evt[field]])) as WebhookEvent;
 }
