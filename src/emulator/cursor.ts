@@ -52,9 +52,7 @@ export function seqPage<T extends { seq: number; createdMs: number }, R>(
   return { data, has_more: hasMore, limit, next_cursor: hasMore && last ? encodeCursor(opts.kind, { s: last.seq }) : null };
 }
 
-export function decodeLedgerCursor(cursor: string): { t: number; id: string } {
-  return decode('rev', cursor, LedgerKey);
-}
+export const decodeLedgerCursor = (cursor: string) => decode('rev', cursor, LedgerKey);
 
 function decode<S extends typeof SeqKey | typeof LedgerKey>(kind: CursorKind, cursor: string, key: S): z.infer<S> {
   let value: unknown;

@@ -133,5 +133,5 @@ export class FaultRules {
 
 function view(rule: Rule): FaultRule {
   const { pattern: _pattern, ...rest } = rule;
-  return { ...rest };
+  return rest;
 }

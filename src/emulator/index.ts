@@ -19,7 +19,8 @@ import { DEFAULT_RATE as PRICING_DEFAULT_RATE, pairsFor, ratesFrom } from './pri
 import { freshSeed, seededRandom } from './prng.js';
 import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT, RateLimiter } from './rate-limit.js';
 import { SeededRows } from './revenue-seed.js';
-import { BASE_PATH as API_BASE_PATH, ROUTES } from './routes.js';
+import { ROUTES } from './routes.js';
+import { BASE_PATH as API_BASE_PATH } from '../lib/vocabulary.js';
 import { IN_MEMORY, Runtime } from './runtime.js';
 import { listen } from './server.js';
 import { exportDocument, StateJournal } from './journal.js';

@@ -121,7 +121,7 @@ export class SeededRows {
       crypto_amount: fixed(floorDiv(kobo * 1_000_000, this.rateKobo), 6),
       amount: fixed(kobo, 2),
       platform_fee: fixed(fee, 2),
-      share: fixed(Math.floor((fee * 25 + 50) / 100), 2),
+      share: fixed(this.shareKoboAt(i), 2),
       ts: iso(this.ts[i]!),
     };
   }

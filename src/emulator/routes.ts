@@ -24,8 +24,6 @@ import {
 } from './transactions.js';
 import { iso } from './clock.js';
 
-export { BASE_PATH } from '../lib/vocabulary.js';
-
 export type ApiRequest = {
   partner: PartnerState;
   param(name: string): string;

@@ -3,14 +3,13 @@
 // journal of `--state`, journal.ts). Built once per started emulator. The control plane's operations (move the
 // clock, reset, replace the whole state) live here too, since each touches all of them.
 import type { RevenueRow } from '../lib/schemas.js';
-import type { Clock } from './clock.js';
 import { iso, OffsetClock } from './clock.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { FaultRules } from './fault-rules.js';
-import type { Mode, Rates } from './pricing.js';
+import type { Rates } from './pricing.js';
 import type { DecodedState, PartnerState, Partners } from './partners.js';
 import { keyHash } from './partners.js';
-import type { AdvanceResult, StateSummary } from './types.js';
+import type { AdvanceResult, Clock, Mode, StateSummary } from './types.js';
 import type { Webhooks } from './webhooks.js';
 
 /**

@@ -27,7 +27,8 @@ import { ApiProblem, BODY_LIMIT_BYTES, errorResult } from './envelope.js';
 import type { Fault, FaultInjector } from './faults.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
-import { BASE_PATH, ROUTES } from './routes.js';
+import { ROUTES } from './routes.js';
+import { BASE_PATH } from '../lib/vocabulary.js';
 import type { Runtime } from './runtime.js';
 import type { Answered } from './types.js';
 
