@@ -17,7 +17,6 @@ import { exportDocument, type StateJournal } from './journal.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
-import type { Registration } from '../lib/emulator-defaults.js';
 
 export const CONTROL_PATH = '/__emulator';
 export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
@@ -109,7 +108,7 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'DELETE /faults':
       return ok({ cleared: rt.faultRules.clear() }, 200, 'Fault rules cleared');
     case 'GET /webhooks':
-      return ok(webhookEndpoint(rt));
+      return ok(rt.webhooks.endpoint());
     case 'PUT /webhooks':
       return ok(setWebhookEndpoint(rt, parseBody(WebhooksBody, req.body.toString('utf8'))), 200, 'Webhook endpoint set');
     case 'DELETE /webhooks':
@@ -144,15 +143,6 @@ export function bodyLimitFor(method: string, path: string): number {
   return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : BODY_LIMIT_BYTES;
 }
 
-/**
- * Where deliveries go and how they are signed. The secret is part of the answer: a holder of
- * the control plane may replace the whole state, and `webhooks listen` verifies with it.
- */
-function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string; registered_by: Registration | null } {
-  const { url, secret, scheme, registeredBy } = rt.webhooks.endpoint();
-  return { url: url ?? null, secret, signature_scheme: scheme, registered_by: registeredBy ?? null };
-}
-
 /** An http(s) URL, normalised: `expect_url` is compared with the URL as stored. */
 const HttpUrl = z.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (or null for none)' }), z.transform((url) => new URL(url).toString()));
 
@@ -168,13 +158,13 @@ const WebhooksBody = strictBody({
  * `expect_url` sets the URL only if it is still that one (409 otherwise): a listener putting
  * back the URL it found never overwrites one set after it.
  */
-function setWebhookEndpoint(rt: Runtime, body: z.infer<typeof WebhooksBody>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
-  const previous = rt.webhooks.endpoint().url ?? null;
+function setWebhookEndpoint(rt: Runtime, body: z.infer<typeof WebhooksBody>): ReturnType<Runtime['webhooks']['endpoint']> & { previous_url: string | null } {
+  const previous = rt.webhooks.endpoint().url;
   if (body.expect_url !== undefined && body.expect_url !== (previous === null ? null : new URL(previous).toString())) {
     throw conflict('the webhook URL is no longer the one expected (set since by someone else); left as it is');
   }
   rt.webhooks.setEndpoint(body.url ?? undefined, body.secret, body.registered_by ?? undefined);
-  return { ...webhookEndpoint(rt), previous_url: previous };
+  return { ...rt.webhooks.endpoint(), previous_url: previous };
 }
 
 const ClockBody = strictBody({ advance: z.optional(z.string()), advance_ms: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_DURATION_MS))) });

@@ -14,9 +14,8 @@ import type { Page, ReplayResult } from '../lib/schemas.js';
 import { EVENT_TYPES, WebhookEvent } from '../lib/schemas.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
-import { DEFAULT_SCHEME, sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
+import { sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Registration } from '../lib/emulator-defaults.js';
-import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { notFound } from './envelope.js';
@@ -25,7 +24,7 @@ import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
 import type { EventRecord, PartnerState } from './partners.js';
-import type { WebhookChaos } from './types.js';
+import type { Clock, WebhookChaos } from './types.js';
 
 export const DEFAULT_EVENTS_LIMIT = 20;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
@@ -48,7 +47,7 @@ export type WebhookSettings = {
   url: string | undefined;
   registeredBy?: Registration | undefined;
   secret: string;
-  scheme?: SchemeName;
+  scheme: SchemeName;
   maxAttempts: number;
   baseDelayMs: number;
   timeoutMs: number;
@@ -125,8 +124,13 @@ export class Webhooks {
     return evt;
   }
 
-  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName; registeredBy: Registration | undefined } {
-    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME, registeredBy: this.settings.registeredBy };
+  /**
+   * Where deliveries go and how they are signed, as the control plane answers it. The secret is
+   * part of it: a holder of the control plane may replace the whole state, and `webhooks listen` verifies with it.
+   */
+  endpoint(): { url: string | null; secret: string; signature_scheme: SchemeName; registered_by: Registration | null } {
+    const { url, secret, scheme, registeredBy } = this.settings;
+    return { url: url ?? null, secret, signature_scheme: scheme, registered_by: registeredBy ?? null };
   }
 
   setEndpoint(url: string | undefined, secret?: string, registeredBy?: Registration): void {
