@@ -49,7 +49,26 @@ export type HttpOptions = {
 type Env = { Bindings: HttpBindings };
 
 export async function listen(opts: HttpOptions): Promise<{ port: number; close(): Promise<void> }> {
-  const app = buildApp(opts);
+  const app = new Hono<Env>();
+  // Verdicts by Host as sent: parsing one costs a share of a request's time (a few kept: any more are parsed again).
+  const hosts = new Map<string, boolean>();
+  app.use((c, next) => guard(opts, hosts, c, next));
+  for (const route of ROUTES) {
+    app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
+  }
+  app.all(CONTROL_PATH, (c) => serveControl(opts, c));
+  app.all(`${CONTROL_PATH}/*`, (c) => serveControl(opts, c));
+  app.notFound(async (c) => {
+    const started = performance.now();
+    if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+    tell(opts, c, undefined, send(opts, c, started, toErrorResult(opts, new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), c), false));
+    return RESPONSE_ALREADY_SENT;
+  });
+  // Handlers catch their own errors; this only guards the router itself, still in the envelope.
+  app.onError((err, c) => {
+    tell(opts, c, undefined, send(opts, c, performance.now(), toErrorResult(opts, err, c), true));
+    return RESPONSE_ALREADY_SENT;
+  });
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -72,31 +91,6 @@ export async function listen(opts: HttpOptions): Promise<{ port: number; close()
   };
 }
 
-function buildApp(opts: HttpOptions): Hono<Env> {
-  const app = new Hono<Env>();
-  // Verdicts by Host as sent: parsing one costs a share of a request's time (a few kept: any more are parsed again).
-  const hosts = new Map<string, boolean>();
-  app.use((c, next) => guard(opts, hosts, c, next));
-  for (const route of ROUTES) {
-    app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
-  }
-  app.all(CONTROL_PATH, (c) => serveControl(opts, c));
-  app.all(`${CONTROL_PATH}/*`, (c) => serveControl(opts, c));
-  app.notFound(async (c) => {
-    const started = performance.now();
-    const problem = new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
-    if (opts.latencyMs > 0) await sleep(opts.latencyMs);
-    tell(opts, c, undefined, send(opts, c, started, errorResult(problem, iso(opts.rt.clock.now())), false));
-    return RESPONSE_ALREADY_SENT;
-  });
-  // Handlers catch their own errors; this only guards the router itself, still in the envelope.
-  app.onError((err, c) => {
-    opts.log?.(`internal error: ${err.stack ?? err.message}`);
-    tell(opts, c, undefined, send(opts, c, performance.now(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true));
-    return RESPONSE_ALREADY_SENT;
-  });
-  return app;
-}
 
 async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<Response> {
   const started = performance.now();
@@ -187,7 +181,7 @@ async function guard(opts: HttpOptions, hosts: Map<string, boolean>, c: Context<
     }
   }
   if (!problem) return next();
-  send(opts, c, performance.now(), errorResult(problem, iso(opts.rt.clock.now())), true);
+  send(opts, c, performance.now(), toErrorResult(opts, problem, c), true);
   return RESPONSE_ALREADY_SENT;
 }
 
