@@ -120,6 +120,14 @@ export class PartnerState {
     public label: string,
     readonly keyHash: string,
   ) {}
+
+  /** Adds an event, last in creation order, with no delivery under way. */
+  addEvent(fields: z.infer<typeof EventFields>, payload: object | null): EventRecord {
+    const evt: EventRecord = { ...fields, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: this };
+    this.events.set(evt.event_id, evt);
+    this.eventList.push(evt);
+    return evt;
+  }
 }
 
 /** A state read from a document or a state file, not yet installed. */

@@ -350,11 +350,7 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
     partner.byReference.set(ref, tx);
   });
   const events = [...draft.events.values()].sort((a, b) => a.v.seq - b.v.seq || a.v.createdMs - b.v.createdMs);
-  events.forEach(({ v, payload }, i) => {
-    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner };
-    partner.events.set(evt.event_id, evt);
-    partner.eventList.push(evt);
-  });
+  events.forEach(({ v, payload }, i) => partner.addEvent({ ...v, seq: i + 1 }, payload));
   const entries = [...draft.idem].map(([id, { answer_of, json, ...v }]): [string, IdempotencyEntry] => {
     if (!answer_of) return [id, { ...v, headers: v.headers, json: json ?? fail('is damaged: an idempotency key has no answer') }];
     const tx = partner.transactions.get(answer_of.tx) ?? fail(`is damaged: an idempotency key answers transaction ${answer_of.tx}, which it does not hold`);

@@ -90,28 +90,22 @@ export class Webhooks {
    */
   record(partner: PartnerState, type: string, aggregateId: string, data: () => object): EventRecord {
     const now = this.clock.now();
-    const eventId = randomUUID();
-    const evt: EventRecord = {
-      seq: partner.eventList.length + 1,
-      event_id: eventId,
-      aggregate_id: aggregateId,
-      event_type: type,
-      createdMs: now,
-      created_at: iso(now),
-      updated_at: iso(now),
-      delivery_status: 'pending',
-      attempts: 0,
-      last_error: null,
-      payload: data(),
-      body: null,
-      roundAttempts: 0,
-      inFlight: false,
-      replayQueued: false,
-      cancelScheduled: null,
-      owner: partner,
-    };
-    partner.events.set(eventId, evt);
-    partner.eventList.push(evt);
+    const evt = partner.addEvent(
+      {
+        seq: partner.eventList.length + 1,
+        event_id: randomUUID(),
+        aggregate_id: aggregateId,
+        event_type: type,
+        createdMs: now,
+        created_at: iso(now),
+        updated_at: iso(now),
+        delivery_status: 'pending',
+        attempts: 0,
+        last_error: null,
+        roundAttempts: 0,
+      },
+      data(),
+    );
     this.changed(evt);
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
