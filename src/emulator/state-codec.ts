@@ -14,7 +14,7 @@ import { Decimal } from '../lib/money.js';
 import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
-import { SeededRows } from './revenue-seed.js';
+import { SeededRows, SeededState } from './revenue-seed.js';
 import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './partners.js';
 import { STATE_FORMAT } from './types.js';
 import { EventFields, PartnerState, QuoteFields, TxFields } from './partners.js';
@@ -164,15 +164,6 @@ const Idem = z.object({
   storedMs: z.number(),
 });
 
-const Seed = z.object({
-  pairs: z.array(z.object({ token: z.string(), network: z.string() })),
-  rate_kobo: Int,
-  ts: z.string(),
-  kobo: z.string(),
-  pair: z.string(),
-  ids: z.string(),
-});
-
 const p = NonNegInt;
 const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('header') }),
@@ -182,7 +173,7 @@ const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('quote'), p, v: QuoteFields }),
   z.object({ k: z.literal('idem'), p, id: z.string(), v: Idem }),
   z.object({ k: z.literal('row'), p, v: RevenueRow }),
-  z.object({ k: z.literal('seed'), p, v: Seed }),
+  z.object({ k: z.literal('seed'), p, v: SeededState }),
   z.object({ k: z.literal('clock'), offset_ms: NonNegInt }),
   // The whole state is replaced (a reset or an import): what came before is dropped.
   z.object({ k: z.literal('wipe') }),
@@ -198,7 +189,7 @@ type Draft = {
   quotes: Map<string, z.infer<typeof QuoteFields>>;
   idem: Map<string, z.infer<typeof Idem>>;
   rows: Map<string, RevenueRowType>;
-  seed?: z.infer<typeof Seed>;
+  seed?: SeededState;
   /** The seed's value as the file wrote it, when it is that: the next fold writes it again as read. */
   seedText?: string;
 };
