@@ -132,7 +132,7 @@ export class PartnerState {
 
 /** A state read from a document or a state file, not yet installed. */
 export type DecodedState = {
-  partners: { keyHash: string; label: string; state: PartnerState }[];
+  partners: PartnerState[];
   clockOffsetMs: number;
 };
 

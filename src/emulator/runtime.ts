@@ -91,7 +91,7 @@ export class Runtime {
 
   /** Partners are matched by the hash of their key; one this emulator was not started with is kept dormant, not served. */
   install(decoded: DecodedState): void {
-    const byHash = new Map(decoded.partners.map((p) => [p.keyHash, p.state]));
+    const byHash = new Map(decoded.partners.map((p) => [p.keyHash, p]));
     const active = this.partners.keys.map((key, i) => {
       const hash = keyHash(key);
       const found = byHash.get(hash);

@@ -297,7 +297,7 @@ export class StateDecoder {
 
   finish(): DecodedState {
     const fail = (why: string) => this.fail(why);
-    const partners = [...this.drafts.values()].map((draft) => ({ keyHash: draft.keyHash, label: draft.label, state: build(draft, fail) }));
+    const partners = [...this.drafts.values()].map((draft) => build(draft, fail));
     if (new Set(partners.map((p) => p.keyHash)).size !== partners.length) fail('is damaged: two partners have the same key');
     return { partners, clockOffsetMs: this.clockOffsetMs };
   }
