@@ -136,6 +136,12 @@ export type DecodedState = {
   clockOffsetMs: number;
 };
 
+/** A record as one of the API's shapes: the fields the schema names, which the record holds as they are. */
+export function viewOf<T>(schema: { shape: object }): (record: object) => T {
+  const fields = Object.keys(schema.shape);
+  return (record) => Object.fromEntries(fields.map((field) => [field, (record as Record<string, unknown>)[field]])) as T;
+}
+
 export function keyHash(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }

@@ -19,7 +19,7 @@ import type { Query } from './params.js';
 import { parseEnumParam, requireUuid } from './params.js';
 import { checkAmount, checkPair, fiatFor, formatFiat, formatToken, tokensFor } from './pricing.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, TxRecord } from './partners.js';
+import { viewOf, type PartnerState, type TxRecord } from './partners.js';
 
 /** the spec: the deposit deadline is 30 minutes after creation. */
 export const DEPOSIT_WINDOW_MS = 30 * 60_000;
@@ -209,12 +209,8 @@ export function expireDue(rt: Runtime, now: number): number {
   return expired;
 }
 
-/** The create and cancel answers' subset (the spec): the TransactionSummary fields, which a TxRecord holds as they are. */
-const SUMMARY_FIELDS = Object.keys(TransactionSummary.shape) as (keyof TxRecord)[];
-
-export function summary(tx: TxRecord): TransactionSummary {
-  return Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, tx[field]])) as TransactionSummary;
-}
+/** The create and cancel answers' subset (the spec), which a TxRecord holds as it is. */
+export const summary: (tx: TxRecord) => TransactionSummary = viewOf(TransactionSummary);
 
 /** The full snapshot; optional fields are always present (null when unknown) so the shape never varies. */
 export function snapshot(tx: TxRecord): Transaction {

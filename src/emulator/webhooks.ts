@@ -23,7 +23,7 @@ import type { Query } from './params.js';
 import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
-import type { EventRecord, PartnerState } from './partners.js';
+import { viewOf, type EventRecord, type PartnerState } from './partners.js';
 import type { Clock, WebhookChaos } from './types.js';
 
 export const DEFAULT_EVENTS_LIMIT = 20;
@@ -401,9 +401,5 @@ export class Webhooks {
   }
 }
 
-/** What the API shows of an event (the WebhookEvent fields, which an EventRecord holds as they are): no payload. */
-const TELEMETRY_FIELDS = Object.keys(WebhookEvent.shape) as (keyof EventRecord)[];
-
-function telemetry(evt: EventRecord): WebhookEvent {
-  return Object.fromEntries(TELEMETRY_FIELDS.map((field) => [field, evt[field]])) as WebhookEvent;
-}
+/** What the API shows of an event, which an EventRecord holds as it is: no payload. */
+const telemetry: (evt: EventRecord) => WebhookEvent = viewOf(WebhookEvent);
