@@ -30,7 +30,7 @@ import type { ApiRequest, Route } from './routes.js';
 import { ROUTES } from './routes.js';
 import { BASE_PATH } from '../lib/vocabulary.js';
 import type { Runtime } from './runtime.js';
-import type { Answered } from './types.js';
+import type { Answered, EmulatorOptions } from './types.js';
 
 export type HttpOptions = {
   rt: Runtime;
@@ -42,9 +42,7 @@ export type HttpOptions = {
   rateLimiter: RateLimiter;
   faults: FaultInjector;
   control: ControlSettings;
-  log: ((line: string) => void) | undefined;
-  onAnswer: ((answer: Answered) => void) | undefined;
-};
+} & Pick<EmulatorOptions, 'log' | 'onAnswer'>;
 
 type Env = { Bindings: HttpBindings };
 
