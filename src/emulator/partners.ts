@@ -147,10 +147,8 @@ export function keyHash(apiKey: string): string {
 }
 
 export class Partners {
-  /** The keys the emulator serves, each its own partner, in the order given. */
-  readonly keys: readonly string[];
-  private readonly byKey = new Map<string, PartnerState>();
-  private active: PartnerState[] = [];
+  /** The served partners, in key order. */
+  served: readonly PartnerState[] = [];
   /**
    * Partners of a loaded state whose key this emulator was not started with: kept (and
    * written back to the state file) but not served, so a restart with other keys loses nothing.
@@ -158,21 +156,16 @@ export class Partners {
   dormant: PartnerState[] = [];
 
   constructor(
-    apiKeys: readonly string[],
+    /** The keys the emulator serves, each its own partner, in the order given (no key twice). */
+    readonly keys: readonly string[],
     /** The --seed-revenue block of the first partner, which a reset puts back. */
     private readonly seeded: SeededRows | undefined,
   ) {
-    this.keys = [...new Set(apiKeys)];
     this.install(this.keys.map((key, i) => this.fresh(key, i)), []);
   }
 
-  /** The served partners, in key order. */
-  get served(): readonly PartnerState[] {
-    return this.active;
-  }
-
   partner(apiKey: string): PartnerState | undefined {
-    return this.byKey.get(apiKey);
+    return this.served[this.keys.indexOf(apiKey)];
   }
 
   /** An empty partner for the key at position `i`. */
@@ -182,24 +175,21 @@ export class Partners {
     return partner;
   }
 
-  /** Replaces every partner (`active` in key order); the old ones are detached. */
-  install(active: PartnerState[], dormant: PartnerState[]): void {
-    for (const p of [...this.active, ...this.dormant]) if (!active.includes(p) && !dormant.includes(p)) p.detached = true;
-    this.active = active;
+  /** Replaces every partner (`served` in key order); the old ones are detached. */
+  install(served: PartnerState[], dormant: PartnerState[]): void {
+    for (const p of [...this.served, ...this.dormant]) if (!served.includes(p) && !dormant.includes(p)) p.detached = true;
+    this.served = served;
     this.dormant = dormant;
-    this.byKey.clear();
-    this.keys.forEach((key, i) => this.byKey.set(key, active[i]!));
   }
 
   /** Replaces one served partner with an empty one; answers the old and the new, or undefined for an unknown key. */
   replace(apiKey: string): { old: PartnerState; fresh: PartnerState } | undefined {
     const i = this.keys.indexOf(apiKey);
     if (i < 0) return undefined;
-    const old = this.active[i]!;
+    const old = this.served[i]!;
     const fresh = this.fresh(apiKey, i);
     old.detached = true;
-    this.active = this.active.map((p, k) => (k === i ? fresh : p));
-    this.byKey.set(apiKey, fresh);
+    this.served = this.served.map((p, k) => (k === i ? fresh : p));
     return { old, fresh };
   }
 }
