@@ -5,6 +5,7 @@
 // reads them with the same code.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod/mini';
+import { VERSION } from '../version.js';
 import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';
 import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
@@ -24,7 +25,6 @@ export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 export type ControlSettings = {
   adminToken: string | undefined;
   stateFile: StateJournal | undefined;
-  version: string;
   startedAt: number;
   /** Filled once the server listens. */
   url: string;
@@ -71,7 +71,7 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'GET /health':
       return ok({
         status: 'ok',
-        offramp_version: settings.version,
+        offramp_version: VERSION,
         url: settings.url,
         mode: rt.config.mode,
         now: iso(rt.clock.now()),

@@ -6,7 +6,6 @@ import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHO
 import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
-import { VERSION } from '../version.js';
 import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
@@ -135,7 +134,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (opened?.decoded) rt.install(opened.decoded);
     await stateFile?.attach(rt);
 
-    const control: ControlSettings = { adminToken, stateFile, version: VERSION, startedAt: Date.now(), url: '' };
+    const control: ControlSettings = { adminToken, stateFile, startedAt: Date.now(), url: '' };
     let server;
     try {
       server = await listen({

@@ -326,7 +326,7 @@ describe('who may use the control plane', () => {
   });
 
   it('without a token: loopback clients only; a non-loopback host needs a token to start', async () => {
-    const settings = { adminToken: undefined, stateFile: undefined, version: 'x', startedAt: 0, url: '' };
+    const settings = { adminToken: undefined, stateFile: undefined, startedAt: 0, url: '' };
     for (const remote of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '127.8.9.1']) expect(() => authorize(settings, { authorization: undefined, remoteAddress: remote })).not.toThrow();
     for (const remote of ['10.0.0.5', '::ffff:192.168.1.2', 'fe80::1', undefined]) {
       expect(() => authorize(settings, { authorization: undefined, remoteAddress: remote })).toThrow(/loopback clients only/);
