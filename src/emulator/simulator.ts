@@ -92,7 +92,7 @@ export function simulate(rt: Runtime, partner: PartnerState, body: SimulateReque
     rt.journal.changed('row', partner, row);
   }
   const data = snapshot(tx);
-  rt.webhooks.record(partner, event, tx.id, () => data);
+  rt.webhooks.record(partner, event, tx.id, data);
   return data;
 }
 

@@ -91,7 +91,7 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
   partner.byReference.set(refKey, tx);
   rt.journal.changed('tx', partner, tx.id);
   rt.deadlines.push({ dueMs: tx.expiresMs, partner, tx });
-  rt.webhooks.record(partner, 'transaction.created', tx.id, () => snapshot(tx));
+  rt.webhooks.record(partner, 'transaction.created', tx.id, snapshot(tx));
   return summary(tx);
 }
 
@@ -203,7 +203,7 @@ export function expireDue(rt: Runtime, now: number): number {
     if (tx.status !== 'awaiting_deposit' && tx.status !== 'pending') continue;
     applySteps(tx, [EXPIRY_STEP], { trigger: 'deadline', expires_at: tx.expires_at }, now);
     rt.journal.changed('tx', partner, tx.id);
-    rt.webhooks.record(partner, 'transaction.expired', tx.id, () => snapshot(tx));
+    rt.webhooks.record(partner, 'transaction.expired', tx.id, snapshot(tx));
     expired++;
   }
   return expired;

@@ -84,11 +84,11 @@ export class Webhooks {
   }
 
   /**
-   * Records a new event about `aggregateId` and queues its first delivery. `data` is taken
-   * now: the snapshot at this moment, kept even without a webhook URL, since a state export
-   * or a restart with a URL may deliver it later.
+   * Records a new event about `aggregateId` and queues its first delivery. `data` is the
+   * snapshot at this moment, kept even without a webhook URL, since a state export or a
+   * restart with a URL may deliver it later.
    */
-  record(partner: PartnerState, type: string, aggregateId: string, data: () => object): EventRecord {
+  record(partner: PartnerState, type: string, aggregateId: string, data: object): EventRecord {
     const now = this.clock.now();
     const evt = partner.addEvent(
       {
@@ -104,7 +104,7 @@ export class Webhooks {
         last_error: null,
         roundAttempts: 0,
       },
-      data(),
+      data,
     );
     this.changed(evt);
     const chaos = this.settings.chaos;
