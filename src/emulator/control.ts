@@ -119,7 +119,7 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
       return openapiAnswer();
     case 'PUT /state':
       try {
-        rt.install(decodeDocument(req.body, 'the state'));
+        rt.install(decodeDocument(req.body));
       } catch (err) {
         if (err instanceof StateFormatError) throw badRequest(err.message);
         throw err;

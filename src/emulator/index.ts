@@ -118,7 +118,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
         baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
         timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
-        ...(chaos ? { chaos, random: seededRandom(seed ^ 0xc4a05) } : {}),
+        chaos,
+        random: seededRandom(seed ^ 0xc4a05),
       },
       clock,
       faultRules,
@@ -190,7 +191,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       clearFaults: () => rt.faultRules.clear(),
       exportState: () => exportDocument(rt),
       importState(document) {
-        rt.install(decodeDocument(Buffer.from(document, 'utf8'), 'the state'));
+        rt.install(decodeDocument(Buffer.from(document, 'utf8')));
         return rt.summary();
       },
       summary: () => rt.summary(),

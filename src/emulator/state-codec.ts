@@ -318,9 +318,8 @@ export function readDocument(bytes: Buffer, decoder: StateDecoder): z.infer<type
   return header;
 }
 
-export function decodeDocument(bytes: Buffer, what: string): DecodedState {
+export function decodeDocument(bytes: Buffer): DecodedState {
   const decoder = new StateDecoder();
-  decoder.what = what;
   readDocument(bytes, decoder);
   return decoder.finish();
 }

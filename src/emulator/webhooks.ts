@@ -53,7 +53,7 @@ export type WebhookSettings = {
   timeoutMs: number;
   chaos?: WebhookChaos;
   /** Draws of the chaos (seeded, so `--seed` repeats them). */
-  random?: Random;
+  random: Random;
 };
 
 export class Webhooks {
@@ -109,7 +109,7 @@ export class Webhooks {
     this.changed(evt);
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
-    if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
+    if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.settings.random() < chaos.reorder) {
       this.held.add(evt);
       this.schedule(evt, this.holdMs);
     } else {
@@ -295,15 +295,11 @@ export class Webhooks {
     return backoffDelay(n, { baseMs: this.settings.baseDelayMs / 2, capMs: RETRY_CAP_MS, jitter: 0 });
   }
 
-  private draw(): number {
-    return (this.settings.random ?? Math.random)();
-  }
-
   /** The chaos delay of a first delivery or a duplicate: 0 without chaos. */
   private chaosDelay(): number {
     const range = this.settings.chaos?.delayMs;
     if (!range) return 0;
-    return range[0] + Math.floor(this.draw() * (range[1] - range[0] + 1));
+    return range[0] + Math.floor(this.settings.random() * (range[1] - range[0] + 1));
   }
 
   /** Events held back for reordering go out once a later event of their partner was attempted. */
@@ -346,7 +342,7 @@ export class Webhooks {
     if (error === null) {
       evt.delivery_status = 'delivered';
       const duplicate = this.settings.chaos?.duplicate;
-      if (duplicate && this.settings.url !== undefined && this.draw() < duplicate) this.scheduleDuplicate(evt);
+      if (duplicate && this.settings.url !== undefined && this.settings.random() < duplicate) this.scheduleDuplicate(evt);
     } else {
       evt.last_error = error;
       // Without an endpoint a retry cannot succeed, so the round ends at once.
