@@ -15,7 +15,7 @@ import { FaultRules, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
 import { OptionError } from './errors.js';
 import { FaultInjector } from './faults.js';
 import { DEFAULT_RATE as PRICING_DEFAULT_RATE, pairsFor, ratesFrom } from './pricing.js';
-import { freshSeed, seededRandom } from './prng.js';
+import { seededRandom } from './prng.js';
 import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT, RateLimiter } from './rate-limit.js';
 import { SeededRows } from './revenue-seed.js';
 import { ROUTES } from './routes.js';
@@ -79,7 +79,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!(Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT)) {
     throw new OptionError((n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`);
   }
-  const seed = options.seed ?? freshSeed();
+  const seed = options.seed ?? Math.floor(Math.random() * 0x1_0000_0000);
   const host = options.host ?? '127.0.0.1';
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
   const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
