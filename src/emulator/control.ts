@@ -81,8 +81,13 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
         fault_rules: rt.faultRules.list().length,
         state_file: settings.stateFile?.status() ?? null,
       });
-    case 'POST /clock':
-      return ok(rt.advance(advanceOf(parseBody(ClockBody, req.body.toString('utf8')))));
+    case 'POST /clock': {
+      const body = parseBody(ClockBody, req.body.toString('utf8'));
+      if ((body.advance === undefined) === (body.advance_ms === undefined)) throw badRequest('send {"advance": "31m"} (a duration) or {"advance_ms": 1860000}');
+      const ms = body.advance_ms ?? parseDuration(body.advance!);
+      if (typeof ms === 'string') throw badRequest(ms);
+      return ok(rt.advance(ms));
+    }
     case 'POST /reset': {
       const text = req.body.toString('utf8');
       const body = validate(ResetBody, text.trim() === '' ? {} : parseJsonObject(text));
@@ -97,7 +102,8 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'GET /faults':
       return ok(rt.faultRules.list());
     case 'POST /faults': {
-      const input = faultInputOf(parseBody(FaultBody, req.body.toString('utf8')));
+      const { drop_after_commit: dropAfterCommit, latency_ms: latencyMs, event_type: eventType, ...rest } = parseBody(FaultBody, req.body.toString('utf8'));
+      const input = { ...rest, dropAfterCommit, latencyMs, eventType } as FaultInput;
       try {
         return ok(rt.faultRules.add(input, ROUTES), 201);
       } catch (err) {
@@ -169,13 +175,6 @@ function setWebhookEndpoint(rt: Runtime, body: z.infer<typeof WebhooksBody>): Re
 
 const ClockBody = strictBody({ advance: z.optional(z.string()), advance_ms: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_DURATION_MS))) });
 
-function advanceOf(body: z.infer<typeof ClockBody>): number {
-  if ((body.advance === undefined) === (body.advance_ms === undefined)) throw badRequest('send {"advance": "31m"} (a duration) or {"advance_ms": 1860000}');
-  const ms = body.advance_ms ?? parseDuration(body.advance!);
-  if (typeof ms === 'string') throw badRequest(ms);
-  return ms;
-}
-
 const ResetBody = strictBody({ partner: z.optional(z.string().check(z.minLength(1))) });
 
 /** A fault rule's wire fields (snake_case); the rule itself is checked by faultProblem, which the CLI shares. */
@@ -188,11 +187,6 @@ const FaultBody = strictBody({
   webhook: z.optional(z.literal(true)),
   event_type: z.optional(z.string()),
 });
-
-function faultInputOf(body: z.infer<typeof FaultBody>): FaultInput {
-  const { drop_after_commit: dropAfterCommit, latency_ms: latencyMs, event_type: eventType, ...rest } = body;
-  return { ...rest, dropAfterCommit, latencyMs, eventType } as FaultInput;
-}
 
 function sameSecret(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given).digest();
