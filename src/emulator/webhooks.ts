@@ -302,16 +302,6 @@ export class Webhooks {
     return range[0] + Math.floor(this.settings.random() * (range[1] - range[0] + 1));
   }
 
-  /** Events held back for reordering go out once a later event of their partner was attempted. */
-  private releaseHeldBefore(evt: EventRecord): void {
-    for (const held of this.held) {
-      if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
-      this.held.delete(held);
-      this.cancelRetry(held);
-      this.schedule(held, 0);
-    }
-  }
-
   private scheduleDuplicate(evt: EventRecord): void {
     const delayMs = this.chaosDelay();
     const timer = setTimeout(() => {
@@ -360,7 +350,13 @@ export class Webhooks {
       evt.roundAttempts = 0;
       this.schedule(evt, 0);
     }
-    this.releaseHeldBefore(evt);
+    // Events held back for reordering go out once a later event of their partner was attempted.
+    for (const held of this.held) {
+      if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
+      this.held.delete(held);
+      this.cancelRetry(held);
+      this.schedule(held, 0);
+    }
   }
 
   /** One delivery attempt; answers null on a 2xx, else what went wrong. */
