@@ -10,7 +10,7 @@ export const MAX_CHAOS_DELAY_MS = 60_000;
 
 /** `duplicate=0.2,reorder=0.3,delay=10-500ms` → settings, or a message saying what is wrong. */
 export function parseChaos(text: string): WebhookChaos | string {
-  const chaos: { duplicate?: number; reorder?: number; delayMs?: [number, number] } = {};
+  const chaos: WebhookChaos = {};
   const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
   if (parts.length === 0) return 'give at least one of duplicate=R, reorder=R, delay=MIN-MAXms';
   for (const part of parts) {

@@ -8,8 +8,6 @@
 
 import type { Clock } from './types.js';
 
-export type { Clock } from './types.js';
-
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** A clock that only moves when told to; for tests and scripted demos. */

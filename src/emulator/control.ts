@@ -4,19 +4,20 @@
 // everyone's clock. Answers use the partner API's wrapper and error envelope, so the CLI
 // reads them with the same code.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import * as z from 'zod/mini';
+import { VERSION } from '../version.js';
 import { iso } from './clock.js';
 import { parseDuration, MAX_DURATION_MS } from '../lib/input/duration.js';
 import { STATE_BODY_LIMIT } from '../lib/emulator-defaults.js';
 import type { ApiResult } from './envelope.js';
 import { ApiProblem, badRequest, BODY_LIMIT_BYTES, conflict, notFound, ok } from './envelope.js';
-import { parseJsonObject } from './params.js';
+import { parseBody, parseJsonObject, strictBody, validate } from './params.js';
 import { ROUTES } from './routes.js';
 import type { Runtime } from './runtime.js';
 import { exportDocument, type StateJournal } from './journal.js';
 import { decodeDocument, StateFormatError } from './state-codec.js';
 import { isLoopbackHost } from '../lib/client/url.js';
 import type { FaultInput } from './types.js';
-import type { Registration } from '../lib/emulator-defaults.js';
 
 export const CONTROL_PATH = '/__emulator';
 export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
@@ -24,7 +25,6 @@ export const STATE_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 export type ControlSettings = {
   adminToken: string | undefined;
   stateFile: StateJournal | undefined;
-  version: string;
   startedAt: number;
   /** Filled once the server listens. */
   url: string;
@@ -44,7 +44,9 @@ export type ControlRequest = {
 export function authorize(settings: ControlSettings, req: Pick<ControlRequest, 'authorization' | 'remoteAddress'>): void {
   if (settings.adminToken !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.authorization ?? '');
-    if (!m || !sameSecret(m[1]!, settings.adminToken)) {
+    // Compared as digests: of equal length, so timingSafeEqual says nothing of the token's length either.
+    const digest = (secret: string) => createHash('sha256').update(secret).digest();
+    if (!m || !timingSafeEqual(digest(m[1]!), digest(settings.adminToken))) {
       throw new ApiProblem('UNAUTHORIZED', 'the control plane needs Authorization: Bearer <admin token> (the emulator was started with --admin-token)');
     }
     return;
@@ -71,27 +73,30 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'GET /health':
       return ok({
         status: 'ok',
-        offramp_version: settings.version,
+        offramp_version: VERSION,
         url: settings.url,
         mode: rt.config.mode,
         now: iso(rt.clock.now()),
         clock_offset_ms: rt.clockOffsetMs,
         uptime_ms: Date.now() - settings.startedAt,
-        partners: rt.store.partners.length,
+        partners: rt.partners.served.length,
         fault_rules: rt.faultRules.list().length,
         state_file: settings.stateFile?.status() ?? null,
       });
-    case 'POST /clock':
-      return ok(rt.advance(advanceOf(parseJsonObject(req.body.toString('utf8')))));
+    case 'POST /clock': {
+      const body = parseBody(ClockBody, req.body.toString('utf8'));
+      if ((body.advance === undefined) === (body.advance_ms === undefined)) throw badRequest('send {"advance": "31m"} (a duration) or {"advance_ms": 1860000}');
+      const ms = body.advance_ms ?? parseDuration(body.advance!);
+      if (typeof ms === 'string') throw badRequest(ms);
+      return ok(rt.advance(ms));
+    }
     case 'POST /reset': {
       const text = req.body.toString('utf8');
-      const body = text.trim() === '' ? {} : parseJsonObject(text);
-      onlyKeys(body, ['partner']);
+      const body = validate(ResetBody, text.trim() === '' ? {} : parseJsonObject(text));
       if (body.partner === undefined) {
         rt.reset();
         return ok({ reset: 'all' }, 200, 'Everything reset');
       }
-      if (typeof body.partner !== 'string' || body.partner === '') throw badRequest('partner must be an API key the emulator serves');
       // The key is never echoed: it is a credential.
       if (!rt.reset(body.partner)) throw notFound('no partner with that API key (the emulator serves the keys it was started with)');
       return ok({ reset: 'partner' }, 200, 'Partner reset');
@@ -99,7 +104,8 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'GET /faults':
       return ok(rt.faultRules.list());
     case 'POST /faults': {
-      const input = faultInputOf(parseJsonObject(req.body.toString('utf8')));
+      const { drop_after_commit: dropAfterCommit, latency_ms: latencyMs, event_type: eventType, ...rest } = parseBody(FaultBody, req.body.toString('utf8'));
+      const input = { ...rest, dropAfterCommit, latencyMs, eventType } as FaultInput;
       try {
         return ok(rt.faultRules.add(input, ROUTES), 201);
       } catch (err) {
@@ -110,9 +116,9 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'DELETE /faults':
       return ok({ cleared: rt.faultRules.clear() }, 200, 'Fault rules cleared');
     case 'GET /webhooks':
-      return ok(webhookEndpoint(rt));
+      return ok(rt.webhooks.endpoint());
     case 'PUT /webhooks':
-      return ok(setWebhookEndpoint(rt, parseJsonObject(req.body.toString('utf8'))), 200, 'Webhook endpoint set');
+      return ok(setWebhookEndpoint(rt, parseBody(WebhooksBody, req.body.toString('utf8'))), 200, 'Webhook endpoint set');
     case 'DELETE /webhooks':
       return ok(setWebhookEndpoint(rt, { url: null }), 200, 'Webhook endpoint cleared');
     case 'GET /state':
@@ -121,7 +127,7 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
       return openapiAnswer();
     case 'PUT /state':
       try {
-        rt.install(decodeDocument(req.body, 'the state'));
+        rt.install(decodeDocument(req.body));
       } catch (err) {
         if (err instanceof StateFormatError) throw badRequest(err.message);
         throw err;
@@ -145,90 +151,41 @@ export function bodyLimitFor(method: string, path: string): number {
   return method === 'PUT' && path.replace(/\/+$/, '') === '/state' ? STATE_BODY_LIMIT : BODY_LIMIT_BYTES;
 }
 
-/**
- * Where deliveries go and how they are signed. The secret is part of the answer: a holder of
- * the control plane may replace the whole state, and `webhooks listen` verifies with it.
- */
-function webhookEndpoint(rt: Runtime): { url: string | null; secret: string; signature_scheme: string; registered_by: Registration | null } {
-  const { url, secret, scheme, registeredBy } = rt.webhooks.endpoint();
-  return { url: url ?? null, secret, signature_scheme: scheme, registered_by: registeredBy ?? null };
-}
+/** An http(s) URL, normalised: `expect_url` is compared with the URL as stored. */
+const HttpUrl = z.pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (or null for none)' }), z.transform((url) => new URL(url).toString()));
+
+const WebhooksBody = strictBody({
+  url: z.nullable(HttpUrl),
+  secret: z.optional(z.string().check(z.regex(/^\S+$/, 'must be a non-empty string without spaces'))),
+  expect_url: z.optional(z.nullable(HttpUrl)),
+  /** The listener's process id, its command, and the URL it found. */
+  registered_by: z.nullish(strictBody({ pid: z.int().check(z.positive()), command: z.string().check(z.minLength(1), z.maxLength(64)), previous_url: z.nullable(HttpUrl) })),
+});
 
 /**
  * `expect_url` sets the URL only if it is still that one (409 otherwise): a listener putting
  * back the URL it found never overwrites one set after it.
  */
-function setWebhookEndpoint(rt: Runtime, body: Record<string, unknown>): ReturnType<typeof webhookEndpoint> & { previous_url: string | null } {
-  onlyKeys(body, ['url', 'secret', 'expect_url', 'registered_by']);
-  const registeredBy = body.registered_by === undefined || body.registered_by === null ? undefined : registrationOf(body.registered_by);
-  const url = body.url === null ? undefined : webhookUrlOf(body.url, 'url');
-  if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === '' || /\s/.test(body.secret))) {
-    throw badRequest('secret must be a non-empty string without spaces');
+function setWebhookEndpoint(rt: Runtime, body: z.infer<typeof WebhooksBody>): ReturnType<Runtime['webhooks']['endpoint']> & { previous_url: string | null } {
+  const previous = rt.webhooks.endpoint().url;
+  if (body.expect_url !== undefined && body.expect_url !== (previous === null ? null : new URL(previous).toString())) {
+    throw conflict('the webhook URL is no longer the one expected (set since by someone else); left as it is');
   }
-  const previous = rt.webhooks.endpoint().url ?? null;
-  if (body.expect_url !== undefined) {
-    const expected = body.expect_url === null ? null : webhookUrlOf(body.expect_url, 'expect_url');
-    const now = previous === null ? null : new URL(previous).toString();
-    if (expected !== now) throw conflict('the webhook URL is no longer the one expected (set since by someone else); left as it is');
-  }
-  rt.webhooks.setEndpoint(url, body.secret as string | undefined, registeredBy);
-  return { ...webhookEndpoint(rt), previous_url: previous };
+  rt.webhooks.setEndpoint(body.url ?? undefined, body.secret, body.registered_by ?? undefined);
+  return { ...rt.webhooks.endpoint(), previous_url: previous };
 }
 
-/** `registered_by`: the listener's process id, its command, and the URL it found. */
-function registrationOf(value: unknown): Registration {
-  const r = value as Partial<Registration> | null;
-  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw badRequest('registered_by must be an object: { pid, command, previous_url }');
-  onlyKeys(r as Record<string, unknown>, ['pid', 'command', 'previous_url']);
-  if (!Number.isSafeInteger(r.pid) || r.pid! <= 0) throw badRequest('registered_by.pid must be a positive whole number');
-  if (typeof r.command !== 'string' || r.command === '' || r.command.length > 64) throw badRequest('registered_by.command must be a string of 1 to 64 characters');
-  const previous = r.previous_url === null ? null : webhookUrlOf(r.previous_url, 'registered_by.previous_url');
-  return { pid: r.pid!, command: r.command, previous_url: previous };
-}
+const ClockBody = strictBody({ advance: z.optional(z.string()), advance_ms: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_DURATION_MS))) });
 
-function webhookUrlOf(value: unknown, field: string): string {
-  let url: URL | undefined;
-  try {
-    url = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw badRequest(`${field} must be an http:// or https:// URL (or null for none)`);
-  return url.toString();
-}
+const ResetBody = strictBody({ partner: z.optional(z.string().check(z.minLength(1))) });
 
-function advanceOf(body: Record<string, unknown>): number {
-  onlyKeys(body, ['advance', 'advance_ms']);
-  let ms: number | string;
-  if (typeof body.advance === 'string' && body.advance_ms === undefined) ms = parseDuration(body.advance);
-  else if (typeof body.advance_ms === 'number' && body.advance === undefined) {
-    ms = Number.isInteger(body.advance_ms) && body.advance_ms >= 0 && body.advance_ms <= MAX_DURATION_MS ? body.advance_ms : 'advance_ms must be a whole number of milliseconds, at most a year';
-  } else {
-    ms = 'send {"advance": "31m"} (a duration) or {"advance_ms": 1860000}';
-  }
-  if (typeof ms === 'string') throw badRequest(ms);
-  return ms;
-}
-
-/** A fault rule's wire fields (snake_case) and their names in FaultInput. */
-const FAULT_FIELDS = { route: 'route', next: 'next', status: 'status', drop_after_commit: 'dropAfterCommit', latency_ms: 'latencyMs', webhook: 'webhook', event_type: 'eventType' };
-
-/** The wire's snake_case rule as the code's FaultInput; refuses unknown fields (a typo would silently do nothing). */
-function faultInputOf(body: Record<string, unknown>): FaultInput {
-  onlyKeys(body, Object.keys(FAULT_FIELDS));
-  const input: Record<string, unknown> = {};
-  for (const [wire, name] of Object.entries(FAULT_FIELDS)) if (body[wire] !== undefined) input[name] = body[wire];
-  if (input.webhook !== undefined && input.webhook !== true) throw badRequest('webhook must be true (or absent for a route fault)');
-  return input as FaultInput;
-}
-
-function onlyKeys(body: Record<string, unknown>, allowed: string[]): void {
-  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) throw badRequest(`unknown field ${unknown[0]!.slice(0, 40)}; this route takes ${allowed.join(', ')}`);
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
+/** A fault rule's wire fields (snake_case); the rule itself is checked by faultProblem, which the CLI shares. */
+const FaultBody = strictBody({
+  route: z.optional(z.string()),
+  next: z.optional(z.number()),
+  status: z.optional(z.number()),
+  drop_after_commit: z.optional(z.boolean()),
+  latency_ms: z.optional(z.number()),
+  webhook: z.optional(z.literal(true)),
+  event_type: z.optional(z.string()),
+});

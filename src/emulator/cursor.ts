@@ -4,23 +4,19 @@
 // pages stable while records are inserted: new transactions and events sort before a "newest
 // first" cursor, new ledger rows after an "oldest first" one, so nothing is skipped or
 // repeated. A cursor from another list, or anything that does not decode, is a 400.
+import * as z from 'zod/mini';
 import type { Page } from '../lib/schemas.js';
 import { badRequest } from './envelope.js';
 import { checkOrder, parseDateParam, parseLimit, type Query } from './params.js';
 
-export type CursorKind = 'tx' | 'evt' | 'rev';
+type CursorKind = 'tx' | 'evt' | 'rev';
 
 /** Per-list sort key: a creation sequence for transactions and events, (ts, id) for the ledger. */
-export type CursorKey = { s: number } | { t: number; id: string };
+const SeqKey = z.object({ k: z.string(), s: z.int().check(z.nonnegative()) });
+const LedgerKey = z.object({ k: z.string(), t: z.number(), id: z.string() });
 
-export function encodeCursor(kind: CursorKind, key: CursorKey): string {
+export function encodeCursor(kind: CursorKind, key: Omit<z.infer<typeof SeqKey> | z.infer<typeof LedgerKey>, 'k'>): string {
   return Buffer.from(JSON.stringify({ k: kind, ...key }), 'utf8').toString('base64url');
-}
-
-export function decodeSeqCursor(kind: 'tx' | 'evt', cursor: string): number {
-  const value = decode(kind, cursor);
-  if (typeof value.s !== 'number' || !Number.isSafeInteger(value.s) || value.s < 0) throw invalid();
-  return value.s;
 }
 
 /**
@@ -39,7 +35,7 @@ export function seqPage<T extends { seq: number; createdMs: number }, R>(
   checkOrder(from, to);
   const cursor = query.get('cursor');
   // The cursor's item sits at its seq - 1; the page starts just below it.
-  let index = cursor ? decodeSeqCursor(opts.kind, cursor) - 2 : list.length - 1;
+  let index = cursor ? decode(opts.kind, cursor, SeqKey).s - 2 : list.length - 1;
   const data: R[] = [];
   let last: T | undefined;
   let hasMore = false;
@@ -56,22 +52,18 @@ export function seqPage<T extends { seq: number; createdMs: number }, R>(
   return { data, has_more: hasMore, limit, next_cursor: hasMore && last ? encodeCursor(opts.kind, { s: last.seq }) : null };
 }
 
-export function decodeLedgerCursor(cursor: string): { t: number; id: string } {
-  const value = decode('rev', cursor);
-  if (typeof value.t !== 'number' || !Number.isFinite(value.t) || typeof value.id !== 'string') throw invalid();
-  return { t: value.t, id: value.id };
-}
+export const decodeLedgerCursor = (cursor: string) => decode('rev', cursor, LedgerKey);
 
-function decode(kind: CursorKind, cursor: string): Record<string, unknown> {
-  if (!/^[A-Za-z0-9_-]{1,512}$/.test(cursor)) throw invalid();
+function decode<S extends typeof SeqKey | typeof LedgerKey>(kind: CursorKind, cursor: string, key: S): z.infer<S> {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    value = /^[A-Za-z0-9_-]{1,512}$/.test(cursor) ? JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
   } catch {
     throw invalid();
   }
-  if (typeof value !== 'object' || value === null || (value as { k?: unknown }).k !== kind) throw invalid();
-  return value as Record<string, unknown>;
+  const parsed = key.safeParse(value);
+  if (!parsed.success || parsed.data.k !== kind) throw invalid();
+  return parsed.data as z.infer<S>;
 }
 
 const invalid = () => badRequest('cursor is not valid: pass next_cursor from a previous page of this list unchanged');

@@ -3,7 +3,7 @@
 // after every jump of a manual clock, and once a second on a real clock: a passed deadline
 // expires the transaction "without anyone asking".
 import { firstIndex } from './sorted.js';
-import type { PartnerState, TxRecord } from './store.js';
+import type { PartnerState, TxRecord } from './partners.js';
 
 export type Deadline = { dueMs: number; partner: PartnerState; tx: TxRecord };
 

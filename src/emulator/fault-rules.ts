@@ -82,17 +82,14 @@ export class FaultRules {
     const id = `flt_${++this.counter}`;
     let rule: Rule;
     if (isWebhook(input)) {
-      rule = { id, kind: 'webhook', status: input.status, remaining: input.next ?? null, applied: 0 };
-      if (input.eventType !== undefined) rule.eventType = input.eventType;
+      rule = { id, kind: 'webhook', status: input.status, remaining: input.next ?? null, applied: 0, eventType: input.eventType };
     } else {
       const pattern = parseRoutePattern(input.route) as RoutePattern;
       if (!endpoints.some((e) => patternMatches(pattern, e.method, e.path.split('/').slice(1), true))) {
         throw new RangeError(`route ${input.route} matches no endpoint of the API (paths are relative to the base path, e.g. GET /transactions/*)`);
       }
-      rule = { id, kind: 'route', route: `${pattern.method} /${pattern.segments.join('/')}`, pattern, remaining: input.next ?? null, applied: 0 };
-      if (input.status !== undefined) rule.status = input.status;
-      if (input.dropAfterCommit) rule.dropAfterCommit = true;
-      if (input.latencyMs !== undefined) rule.latencyMs = input.latencyMs;
+      const effect = { status: input.status, dropAfterCommit: input.dropAfterCommit || undefined, latencyMs: input.latencyMs };
+      rule = { id, kind: 'route', route: `${pattern.method} /${pattern.segments.join('/')}`, pattern, remaining: input.next ?? null, applied: 0, ...effect };
     }
     this.rules.push(rule);
     return view(rule);
@@ -133,5 +130,5 @@ export class FaultRules {
 
 function view(rule: Rule): FaultRule {
   const { pattern: _pattern, ...rest } = rule;
-  return { ...rest };
+  return rest;
 }

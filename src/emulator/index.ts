@@ -6,7 +6,6 @@ import { EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT, EMULATOR_DEFAULT_WEBHO
 import { parseDuration } from '../lib/input/duration.js';
 import { Decimal } from '../lib/money.js';
 import { DEFAULT_SCHEME, isScheme, SCHEMES } from '../lib/webhooks/signature.js';
-import { VERSION } from '../version.js';
 import { chaosProblem } from './chaos.js';
 import { ManualClock, OffsetClock, systemClock } from './clock.js';
 import type { ControlSettings } from './control.js';
@@ -16,15 +15,16 @@ import { FaultRules, MAX_FAULT_LATENCY_MS } from './fault-rules.js';
 import { OptionError } from './errors.js';
 import { FaultInjector } from './faults.js';
 import { DEFAULT_RATE as PRICING_DEFAULT_RATE, pairsFor, ratesFrom } from './pricing.js';
-import { freshSeed, seededRandom } from './prng.js';
+import { seededRandom } from './prng.js';
 import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT, RateLimiter } from './rate-limit.js';
 import { SeededRows } from './revenue-seed.js';
-import { BASE_PATH as API_BASE_PATH, ROUTES } from './routes.js';
+import { ROUTES } from './routes.js';
+import { BASE_PATH as API_BASE_PATH } from '../lib/vocabulary.js';
 import { IN_MEMORY, Runtime } from './runtime.js';
 import { listen } from './server.js';
 import { exportDocument, StateJournal } from './journal.js';
 import { decodeDocument } from './state-codec.js';
-import { Store } from './store.js';
+import { Partners } from './partners.js';
 import { expireDue } from './transactions.js';
 import type { Clock, EmulatorOptions, RunningEmulator } from './types.js';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY, Webhooks } from './webhooks.js';
@@ -79,7 +79,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (!(Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT)) {
     throw new OptionError((n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`);
   }
-  const seed = options.seed ?? freshSeed();
+  const seed = options.seed ?? Math.floor(Math.random() * 0x1_0000_0000);
   const host = options.host ?? '127.0.0.1';
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
   const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
@@ -118,7 +118,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
         baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
         timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
-        ...(chaos ? { chaos, random: seededRandom(seed ^ 0xc4a05) } : {}),
+        chaos,
+        random: seededRandom(seed ^ 0xc4a05),
       },
       clock,
       faultRules,
@@ -129,12 +130,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
     const seeded = seedRevenue > 0 ? SeededRows.generate(seedRevenue, clock.now(), seededRandom(seed ^ 0x5eed), pairsFor(mode), rates) : undefined;
-    const store = new Store(apiKeys, seeded);
-    const rt = new Runtime({ mode, rates }, clock, store, webhooks, faultRules, journal, expireDue);
+    const partners = new Partners(apiKeys, seeded);
+    const rt = new Runtime({ mode, rates }, clock, partners, webhooks, faultRules, journal, expireDue);
     if (opened?.decoded) rt.install(opened.decoded);
     await stateFile?.attach(rt);
 
-    const control: ControlSettings = { adminToken, stateFile, version: VERSION, startedAt: Date.now(), url: '' };
+    const control: ControlSettings = { adminToken, stateFile, startedAt: Date.now(), url: '' };
     let server;
     try {
       server = await listen({
@@ -190,10 +191,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       clearFaults: () => rt.faultRules.clear(),
       exportState: () => exportDocument(rt),
       importState(document) {
-        rt.install(decodeDocument(Buffer.from(document, 'utf8'), 'the state'));
+        rt.install(decodeDocument(Buffer.from(document, 'utf8')));
         return rt.summary();
       },
       summary: () => rt.summary(),
+      webhooksIdle: (withinMs) => webhooks.idle(withinMs),
       flush: () => stateFile?.fold() ?? Promise.resolve(),
       close() {
         closing ??= (async () => {

@@ -19,7 +19,7 @@ import { iso } from './clock.js';
 import { ApiProblem } from './envelope.js';
 import { StateFileError } from './errors.js';
 import type { Change, Journaling, Runtime } from './runtime.js';
-import type { DecodedState, PartnerState } from './store.js';
+import type { DecodedState, PartnerState } from './partners.js';
 import { clockLine, documentChunks, eventLine, freshPartnerLines, headerLine, idemLine, jsonOr, quoteLine, readDocument } from './state-codec.js';
 import { readHeader, rowLine, StateDecoder, StateFormatError, stateLines, txLine } from './state-codec.js';
 
@@ -259,7 +259,11 @@ export class StateJournal implements Journaling {
       for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (err) {
       // What went in is cut off again, so the next write follows a whole one.
-      tryTruncate(fd, segment.size);
+      try {
+        ftruncateSync(fd, segment.size);
+      } catch {
+        // The next write goes after what is left; the load refuses it then, saying so.
+      }
       throw err;
     }
     segment.size += bytes.length;
@@ -393,14 +397,6 @@ export function exportDocument(rt: Runtime): string {
 
 function unavailable(reason: string | null): ApiProblem {
   return new ApiProblem('SERVICE_UNAVAILABLE', `the emulator cannot write its state file (${reason ?? 'unknown error'}); nothing was changed, retry later`, { 'Retry-After': String(RETRY_MS / 1000) });
-}
-
-function tryTruncate(fd: number, size: number): void {
-  try {
-    ftruncateSync(fd, size);
-  } catch {
-    // The next write goes after what is left; the load refuses it then, saying so.
-  }
 }
 
 function deferred(): Deferred {

@@ -52,11 +52,18 @@ export function parseBody<S extends z.core.$ZodType>(schema: S, raw: string): z.
   return validate(schema, parseJsonObject(raw));
 }
 
+/** An object that refuses unknown fields (the control plane's bodies: a typo would silently do nothing). */
+export function strictBody<T extends z.core.$ZodLooseShape>(shape: T) {
+  const known = Object.keys(shape).join(', ');
+  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${String(issue.keys[0]).slice(0, 40)}; this takes ${known}` : undefined) });
+}
+
 function describeIssues(issues: readonly z.core.$ZodIssue[], input: Record<string, unknown>): string {
   return issues
     .slice(0, 5)
     .map((issue) => {
-      const field = issue.path.join('.') || 'body';
+      const field = issue.path.join('.');
+      if (field === '') return issue.message;
       const given = issue.path.length === 1 ? input[String(issue.path[0])] : {};
       if (issue.code === 'invalid_type' && given === undefined) return `${field} is required`;
       if (issue.code === 'too_small' && given === '') return `${field} must not be empty`;

@@ -6,8 +6,6 @@ import { SANDBOX_PAIR } from '../lib/vocabulary.js';
 import { badRequest } from './envelope.js';
 import type { Mode } from './types.js';
 
-export type { Mode } from './types.js';
-
 /** Default market rate, NGN per token (a plausible USDT/NGN figure; override with --rate). */
 export const DEFAULT_RATE = '1550.00';
 

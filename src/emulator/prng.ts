@@ -16,7 +16,3 @@ export function seededRandom(seed: number): Random {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-export function freshSeed(): number {
-  return Math.floor(Math.random() * 0x1_0000_0000);
-}

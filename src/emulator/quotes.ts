@@ -8,7 +8,7 @@ import { iso } from './clock.js';
 import { badRequest } from './envelope.js';
 import { checkAmount, checkPair, formatFiat, formatToken } from './pricing.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, QuoteRecord } from './store.js';
+import type { PartnerState, QuoteRecord } from './partners.js';
 
 export const QUOTE_VALIDITY_MS = 120_000;
 

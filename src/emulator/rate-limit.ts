@@ -11,15 +11,12 @@ type Bucket = { tokens: number; at: number };
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(
-    readonly perSecond: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+  constructor(readonly perSecond: number) {}
 
   /** Takes one token for `key`; answers 0 when allowed, else the seconds to wait. */
   take(key: string): number {
     if (this.perSecond <= 0) return 0;
-    const now = this.now();
+    const now = performance.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.perSecond, at: now };
     bucket.tokens = Math.min(this.perSecond, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
     bucket.at = now;

@@ -6,6 +6,7 @@
 // many times slower to build and larger in memory and in the state file (BENCHMARKS.md,
 // "One source per fact"; bench/seed.mjs).
 import { randomFillSync } from 'node:crypto';
+import * as z from 'zod/mini';
 import type { RevenueRow } from '../lib/schemas.js';
 import { iso } from './clock.js';
 import type { Rates } from './pricing.js';
@@ -19,7 +20,15 @@ const KOBO_RANGE = 199_500_000;
 type Pair = { token: string; network: string };
 
 /** The columns of a seeded block as a state file keeps them (base64 of the typed arrays). */
-export type SeededState = { pairs: Pair[]; rate_kobo: number; ts: string; kobo: string; pair: string; ids: string };
+export const SeededState = z.object({
+  pairs: z.array(z.object({ token: z.string(), network: z.string() })),
+  rate_kobo: z.int(),
+  ts: z.string(),
+  kobo: z.string(),
+  pair: z.string(),
+  ids: z.string(),
+});
+export type SeededState = z.infer<typeof SeededState>;
 
 export class SeededRows {
   readonly length: number;
@@ -121,7 +130,7 @@ export class SeededRows {
       crypto_amount: fixed(floorDiv(kobo * 1_000_000, this.rateKobo), 6),
       amount: fixed(kobo, 2),
       platform_fee: fixed(fee, 2),
-      share: fixed(Math.floor((fee * 25 + 50) / 100), 2),
+      share: fixed(this.shareKoboAt(i), 2),
       ts: iso(this.ts[i]!),
     };
   }

@@ -11,7 +11,7 @@ import { parseBody, parseJsonObject, requireUuid, validate } from './params.js';
 import { createQuote } from './quotes.js';
 import type { Runtime } from './runtime.js';
 import { refuseInProduction, simulate } from './simulator.js';
-import type { PartnerState } from './store.js';
+import type { PartnerState } from './partners.js';
 import {
   cancelTransaction,
   createTransaction,
@@ -23,8 +23,6 @@ import {
   statusHistory,
 } from './transactions.js';
 import { iso } from './clock.js';
-
-export { BASE_PATH } from '../lib/vocabulary.js';
 
 export type ApiRequest = {
   partner: PartnerState;

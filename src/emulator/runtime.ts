@@ -1,16 +1,15 @@
-// What every handler shares: the configuration, the business clock, the partner store,
+// What every handler shares: the configuration, the business clock, the partners,
 // the webhook worker, the deadline queue, the fault rules and whom to tell of a change (the
 // journal of `--state`, journal.ts). Built once per started emulator. The control plane's operations (move the
 // clock, reset, replace the whole state) live here too, since each touches all of them.
 import type { RevenueRow } from '../lib/schemas.js';
-import type { Clock } from './clock.js';
 import { iso, OffsetClock } from './clock.js';
 import { DeadlineQueue } from './deadlines.js';
 import type { FaultRules } from './fault-rules.js';
-import type { Mode, Rates } from './pricing.js';
-import type { DecodedState, PartnerState, Store } from './store.js';
-import { keyHash } from './store.js';
-import type { AdvanceResult, StateSummary } from './types.js';
+import type { Rates } from './pricing.js';
+import type { DecodedState, PartnerState, Partners } from './partners.js';
+import { keyHash } from './partners.js';
+import type { AdvanceResult, Clock, Mode, StateSummary } from './types.js';
 import type { Webhooks } from './webhooks.js';
 
 /**
@@ -41,7 +40,7 @@ export class Runtime {
     readonly config: { mode: Mode; rates: Rates },
     /** The business clock: an OffsetClock over a clock that cannot move, or the test's ManualClock. */
     readonly clock: Clock,
-    readonly store: Store,
+    readonly partners: Partners,
     readonly webhooks: Webhooks,
     readonly faultRules: FaultRules,
     /** Told of every change to the state. */
@@ -64,8 +63,7 @@ export class Runtime {
   advance(ms: number): AdvanceResult {
     const before = this.expiredCount;
     if (this.clock instanceof OffsetClock) this.clock.offsetMs += ms;
-    else if (this.clock.advance) this.clock.advance(ms);
-    else throw new RangeError('this emulator runs on a clock that cannot be moved');
+    else this.clock.advance!(ms);
     this.sweep();
     this.journal.changed('clock');
     return {
@@ -84,7 +82,7 @@ export class Runtime {
       this.faultRules.clear();
       return true;
     }
-    const replaced = this.store.replace(apiKey);
+    const replaced = this.partners.replace(apiKey);
     if (!replaced) return false;
     this.webhooks.forget(replaced.old);
     this.journal.changed('partner', replaced.fresh);
@@ -93,19 +91,19 @@ export class Runtime {
 
   /** Partners are matched by the hash of their key; one this emulator was not started with is kept dormant, not served. */
   install(decoded: DecodedState): void {
-    const byHash = new Map(decoded.partners.map((p) => [p.keyHash, p.state]));
-    const active = this.store.keys.map((key, i) => {
+    const byHash = new Map(decoded.partners.map((p) => [p.keyHash, p]));
+    const active = this.partners.keys.map((key, i) => {
       const hash = keyHash(key);
       const found = byHash.get(hash);
       byHash.delete(hash);
-      if (!found) return this.store.fresh(key, i);
+      if (!found) return this.partners.fresh(key, i);
       found.label = `partner-${i + 1}`;
       return found;
     });
     const dormant = [...byHash.values()];
     dormant.forEach((p, i) => (p.label = `dormant-${i + 1}`));
     for (const p of this.allPartners) this.webhooks.forget(p);
-    this.store.install(active, dormant);
+    this.partners.install(active, dormant);
     this.deadlines.clear();
     for (const partner of active) {
       for (const tx of partner.txList) {
@@ -120,15 +118,15 @@ export class Runtime {
 
   /** Every partner, served and dormant, in the order a state document numbers them. */
   get allPartners(): PartnerState[] {
-    return [...this.store.partners, ...this.store.dormant];
+    return [...this.partners.served, ...this.partners.dormant];
   }
 
   summary(): StateSummary {
-    const served = this.store.partners;
+    const served = this.partners.served;
     const sum = (f: (p: PartnerState) => number) => served.reduce((n, p) => n + f(p), 0);
     return {
       partners: served.length,
-      dormant_partners: this.store.dormant.length,
+      dormant_partners: this.partners.dormant.length,
       transactions: sum((p) => p.txList.length),
       events: sum((p) => p.eventList.length),
       quotes: sum((p) => p.quotes.size),

@@ -27,9 +27,10 @@ import { ApiProblem, BODY_LIMIT_BYTES, errorResult } from './envelope.js';
 import type { Fault, FaultInjector } from './faults.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ApiRequest, Route } from './routes.js';
-import { BASE_PATH, ROUTES } from './routes.js';
+import { ROUTES } from './routes.js';
+import { BASE_PATH } from '../lib/vocabulary.js';
 import type { Runtime } from './runtime.js';
-import type { Answered } from './types.js';
+import type { Answered, EmulatorOptions } from './types.js';
 
 export type HttpOptions = {
   rt: Runtime;
@@ -41,14 +42,31 @@ export type HttpOptions = {
   rateLimiter: RateLimiter;
   faults: FaultInjector;
   control: ControlSettings;
-  log: ((line: string) => void) | undefined;
-  onAnswer: ((answer: Answered) => void) | undefined;
-};
+} & Pick<EmulatorOptions, 'log' | 'onAnswer'>;
 
 type Env = { Bindings: HttpBindings };
 
 export async function listen(opts: HttpOptions): Promise<{ port: number; close(): Promise<void> }> {
-  const app = buildApp(opts);
+  const app = new Hono<Env>();
+  // Verdicts by Host as sent: parsing one costs a share of a request's time (a few kept: any more are parsed again).
+  const hosts = new Map<string, boolean>();
+  app.use((c, next) => guard(opts, hosts, c, next));
+  for (const route of ROUTES) {
+    app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
+  }
+  app.all(CONTROL_PATH, (c) => serveControl(opts, c));
+  app.all(`${CONTROL_PATH}/*`, (c) => serveControl(opts, c));
+  app.notFound(async (c) => {
+    const started = performance.now();
+    if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+    tell(opts, c, undefined, send(opts, c, started, toErrorResult(opts, new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`), c), false));
+    return RESPONSE_ALREADY_SENT;
+  });
+  // Handlers catch their own errors; this only guards the router itself, still in the envelope.
+  app.onError((err, c) => {
+    tell(opts, c, undefined, send(opts, c, performance.now(), toErrorResult(opts, err, c), true));
+    return RESPONSE_ALREADY_SENT;
+  });
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -71,31 +89,6 @@ export async function listen(opts: HttpOptions): Promise<{ port: number; close()
   };
 }
 
-function buildApp(opts: HttpOptions): Hono<Env> {
-  const app = new Hono<Env>();
-  // Verdicts by Host as sent: parsing one costs a share of a request's time (a few kept: any more are parsed again).
-  const hosts = new Map<string, boolean>();
-  app.use((c, next) => guard(opts, hosts, c, next));
-  for (const route of ROUTES) {
-    app.on(route.method, BASE_PATH + route.path, (c) => serve(opts, route, c));
-  }
-  app.all(CONTROL_PATH, (c) => serveControl(opts, c));
-  app.all(`${CONTROL_PATH}/*`, (c) => serveControl(opts, c));
-  app.notFound(async (c) => {
-    const started = performance.now();
-    const problem = new ApiProblem('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
-    if (opts.latencyMs > 0) await sleep(opts.latencyMs);
-    tell(opts, c, undefined, send(opts, c, started, errorResult(problem, iso(opts.rt.clock.now())), false));
-    return RESPONSE_ALREADY_SENT;
-  });
-  // Handlers catch their own errors; this only guards the router itself, still in the envelope.
-  app.onError((err, c) => {
-    opts.log?.(`internal error: ${err.stack ?? err.message}`);
-    tell(opts, c, undefined, send(opts, c, performance.now(), errorResult(new ApiProblem('INTERNAL_ERROR', 'internal error'), iso(opts.rt.clock.now())), true));
-    return RESPONSE_ALREADY_SENT;
-  });
-  return app;
-}
 
 async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<Response> {
   const started = performance.now();
@@ -109,7 +102,7 @@ async function serve(opts: HttpOptions, route: Route, c: Context<Env>): Promise<
     const rawBody = route.method === 'POST' ? (await readBody(incoming, BODY_LIMIT_BYTES)).toString('utf8') : '';
     const apiKey = headerValue(incoming.headers['x-api-key']);
     if (apiKey === undefined || apiKey === '') throw new ApiProblem('UNAUTHORIZED', 'missing X-API-KEY header');
-    const partner = rt.store.partner(apiKey);
+    const partner = rt.partners.partner(apiKey);
     if (!partner) throw new ApiProblem('UNAUTHORIZED', 'invalid API key');
     const wait = opts.rateLimiter.take(apiKey);
     if (wait > 0) {
@@ -186,7 +179,7 @@ async function guard(opts: HttpOptions, hosts: Map<string, boolean>, c: Context<
     }
   }
   if (!problem) return next();
-  send(opts, c, performance.now(), errorResult(problem, iso(opts.rt.clock.now())), true);
+  send(opts, c, performance.now(), toErrorResult(opts, problem, c), true);
   return RESPONSE_ALREADY_SENT;
 }
 

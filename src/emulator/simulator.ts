@@ -15,7 +15,7 @@ import { ApiProblem, badRequest, conflict } from './envelope.js';
 import { formatFiat, REQUIRED_CONFIRMATIONS } from './pricing.js';
 import { fees } from './revenue.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, TxRecord } from './store.js';
+import type { PartnerState, TxRecord } from './partners.js';
 import { applySteps, findTransaction, snapshot } from './transactions.js';
 
 const DEFAULT_REQUIRED_CONFIRMATIONS = 12;
@@ -92,7 +92,7 @@ export function simulate(rt: Runtime, partner: PartnerState, body: SimulateReque
     rt.journal.changed('row', partner, row);
   }
   const data = snapshot(tx);
-  rt.webhooks.record(partner, event, tx.id, () => data);
+  rt.webhooks.record(partner, event, tx.id, data);
   return data;
 }
 

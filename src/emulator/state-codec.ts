@@ -14,10 +14,10 @@ import { Decimal } from '../lib/money.js';
 import { TRANSACTION_STATUSES } from '../lib/vocabulary.js';
 import { VERSION } from '../version.js';
 import type { IdempotencyEntry } from './idempotency.js';
-import { SeededRows } from './revenue-seed.js';
-import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './store.js';
+import { SeededRows, SeededState } from './revenue-seed.js';
+import type { DecodedState, EventRecord, QuoteRecord, TxRecord } from './partners.js';
 import { STATE_FORMAT } from './types.js';
-import { EventFields, PartnerState, QuoteFields, TxFields } from './store.js';
+import { EventFields, PartnerState, QuoteFields, TxFields } from './partners.js';
 import { snapshot, summary } from './transactions.js';
 
 /** 2: snapshot and journal (1 was the whole state rewritten now and then). */
@@ -164,15 +164,6 @@ const Idem = z.object({
   storedMs: z.number(),
 });
 
-const Seed = z.object({
-  pairs: z.array(z.object({ token: z.string(), network: z.string() })),
-  rate_kobo: Int,
-  ts: z.string(),
-  kobo: z.string(),
-  pair: z.string(),
-  ids: z.string(),
-});
-
 const p = NonNegInt;
 const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('header') }),
@@ -182,7 +173,7 @@ const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('quote'), p, v: QuoteFields }),
   z.object({ k: z.literal('idem'), p, id: z.string(), v: Idem }),
   z.object({ k: z.literal('row'), p, v: RevenueRow }),
-  z.object({ k: z.literal('seed'), p, v: Seed }),
+  z.object({ k: z.literal('seed'), p, v: SeededState }),
   z.object({ k: z.literal('clock'), offset_ms: NonNegInt }),
   // The whole state is replaced (a reset or an import): what came before is dropped.
   z.object({ k: z.literal('wipe') }),
@@ -198,7 +189,7 @@ type Draft = {
   quotes: Map<string, z.infer<typeof QuoteFields>>;
   idem: Map<string, z.infer<typeof Idem>>;
   rows: Map<string, RevenueRowType>;
-  seed?: z.infer<typeof Seed>;
+  seed?: SeededState;
   /** The seed's value as the file wrote it, when it is that: the next fold writes it again as read. */
   seedText?: string;
 };
@@ -306,7 +297,7 @@ export class StateDecoder {
 
   finish(): DecodedState {
     const fail = (why: string) => this.fail(why);
-    const partners = [...this.drafts.values()].map((draft) => ({ keyHash: draft.keyHash, label: draft.label, state: build(draft, fail) }));
+    const partners = [...this.drafts.values()].map((draft) => build(draft, fail));
     if (new Set(partners.map((p) => p.keyHash)).size !== partners.length) fail('is damaged: two partners have the same key');
     return { partners, clockOffsetMs: this.clockOffsetMs };
   }
@@ -327,9 +318,8 @@ export function readDocument(bytes: Buffer, decoder: StateDecoder): z.infer<type
   return header;
 }
 
-export function decodeDocument(bytes: Buffer, what: string): DecodedState {
+export function decodeDocument(bytes: Buffer): DecodedState {
   const decoder = new StateDecoder();
-  decoder.what = what;
   readDocument(bytes, decoder);
   return decoder.finish();
 }
@@ -350,11 +340,7 @@ function build(draft: Draft, fail: (why: string) => never): PartnerState {
     partner.byReference.set(ref, tx);
   });
   const events = [...draft.events.values()].sort((a, b) => a.v.seq - b.v.seq || a.v.createdMs - b.v.createdMs);
-  events.forEach(({ v, payload }, i) => {
-    const evt: EventRecord = { ...v, seq: i + 1, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: partner };
-    partner.events.set(evt.event_id, evt);
-    partner.eventList.push(evt);
-  });
+  events.forEach(({ v, payload }, i) => partner.addEvent({ ...v, seq: i + 1 }, payload));
   const entries = [...draft.idem].map(([id, { answer_of, json, ...v }]): [string, IdempotencyEntry] => {
     if (!answer_of) return [id, { ...v, headers: v.headers, json: json ?? fail('is damaged: an idempotency key has no answer') }];
     const tx = partner.transactions.get(answer_of.tx) ?? fail(`is damaged: an idempotency key answers transaction ${answer_of.tx}, which it does not hold`);

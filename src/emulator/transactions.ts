@@ -5,8 +5,8 @@
 // docs/emulator.md ("Transactions"); a duplicate reference's 409 names the existing
 // transaction because that is what timeout recovery needs.
 import { randomUUID } from 'node:crypto';
-import type { CreateTransactionRequest, Page, StatusHistory, Transaction, TransactionSummary } from '../lib/schemas.js';
-import { TRANSACTION_STATUSES } from '../lib/schemas.js';
+import type { CreateTransactionRequest, Page, StatusHistory, Transaction } from '../lib/schemas.js';
+import { TRANSACTION_STATUSES, TransactionSummary } from '../lib/schemas.js';
 import type { Step } from '../lib/lifecycle.js';
 import { CANCEL_STEP, CANCELLABLE, CREATED_STEP, EXPIRY_STEP } from '../lib/lifecycle.js';
 import { DOT_SEGMENT, MAX_REFERENCE_LENGTH } from '../lib/input/values.js';
@@ -19,7 +19,7 @@ import type { Query } from './params.js';
 import { parseEnumParam, requireUuid } from './params.js';
 import { checkAmount, checkPair, fiatFor, formatFiat, formatToken, tokensFor } from './pricing.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, TxRecord } from './store.js';
+import { viewOf, type PartnerState, type TxRecord } from './partners.js';
 
 /** the spec: the deposit deadline is 30 minutes after creation. */
 export const DEPOSIT_WINDOW_MS = 30 * 60_000;
@@ -91,7 +91,7 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
   partner.byReference.set(refKey, tx);
   rt.journal.changed('tx', partner, tx.id);
   rt.deadlines.push({ dueMs: tx.expiresMs, partner, tx });
-  rt.webhooks.record(partner, 'transaction.created', tx.id, () => snapshot(tx));
+  rt.webhooks.record(partner, 'transaction.created', tx.id, snapshot(tx));
   return summary(tx);
 }
 
@@ -203,28 +203,14 @@ export function expireDue(rt: Runtime, now: number): number {
     if (tx.status !== 'awaiting_deposit' && tx.status !== 'pending') continue;
     applySteps(tx, [EXPIRY_STEP], { trigger: 'deadline', expires_at: tx.expires_at }, now);
     rt.journal.changed('tx', partner, tx.id);
-    rt.webhooks.record(partner, 'transaction.expired', tx.id, () => snapshot(tx));
+    rt.webhooks.record(partner, 'transaction.expired', tx.id, snapshot(tx));
     expired++;
   }
   return expired;
 }
 
-export function summary(tx: TxRecord): TransactionSummary {
-  return {
-    id: tx.id,
-    deposit_address: tx.deposit_address,
-    network: tx.network,
-    expires_at: tx.expires_at,
-    status: tx.status,
-    rate: tx.rate,
-    amount: tx.amount,
-    crypto_amount: tx.crypto_amount,
-    crypto_currency: tx.crypto_currency,
-    merchant_reference: tx.merchant_reference,
-    merchant_id: tx.merchant_id,
-    terminal_id: tx.terminal_id,
-  };
-}
+/** The create and cancel answers' subset (the spec), which a TxRecord holds as it is. */
+export const summary: (tx: TxRecord) => TransactionSummary = viewOf(TransactionSummary);
 
 /** The full snapshot; optional fields are always present (null when unknown) so the shape never varies. */
 export function snapshot(tx: TxRecord): Transaction {

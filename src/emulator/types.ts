@@ -216,6 +216,11 @@ export type RunningEmulator = {
   /** Replaces the whole state with a document from exportState or a state file. */
   importState(document: string): StateSummary;
   summary(): StateSummary;
+  /**
+   * Resolves once no webhook delivery is in flight and none is queued to start within
+   * `withinMs` (by default, at all): nothing more arrives then, and no sleep has to show it.
+   */
+  webhooksIdle(withinMs?: number): Promise<void>;
   /** Folds the journal into the state file now (resolves at once without one). */
   flush(): Promise<void>;
   /** Stops serving; with a state file, folds everything into it first. */

@@ -10,13 +10,12 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/client/backoff.js';
-import type { Page, ReplayResult, WebhookEvent } from '../lib/schemas.js';
-import { EVENT_TYPES } from '../lib/schemas.js';
+import type { Page, ReplayResult } from '../lib/schemas.js';
+import { EVENT_TYPES, WebhookEvent } from '../lib/schemas.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
-import { DEFAULT_SCHEME, sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
+import { sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
 import type { Registration } from '../lib/emulator-defaults.js';
-import type { Clock } from './clock.js';
 import { iso } from './clock.js';
 import { seqPage } from './cursor.js';
 import { notFound } from './envelope.js';
@@ -24,8 +23,8 @@ import type { Query } from './params.js';
 import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
-import type { EventRecord, PartnerState } from './store.js';
-import type { WebhookChaos } from './types.js';
+import { viewOf, type EventRecord, type PartnerState } from './partners.js';
+import type { Clock, WebhookChaos } from './types.js';
 
 export const DEFAULT_EVENTS_LIMIT = 20;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
@@ -48,24 +47,26 @@ export type WebhookSettings = {
   url: string | undefined;
   registeredBy?: Registration | undefined;
   secret: string;
-  scheme?: SchemeName;
+  scheme: SchemeName;
   maxAttempts: number;
   baseDelayMs: number;
   timeoutMs: number;
   chaos?: WebhookChaos;
   /** Draws of the chaos (seeded, so `--seed` repeats them). */
-  random?: Random;
+  random: Random;
 };
 
 export class Webhooks {
   private readonly agent: Agent;
   private readonly limit = pLimit(MAX_PARALLEL_DELIVERIES);
   private readonly running = new Set<Promise<void>>();
-  private readonly waiting = new Set<EventRecord>();
+  /** Queued attempts and when each is due (performance.now()): what idle() waits for. */
+  private readonly waiting = new Map<EventRecord, number>();
   private readonly stop = new AbortController();
   /** Events chaos holds back, until a later one of the same partner has been attempted. */
   private readonly held = new Set<EventRecord>();
-  private readonly duplicateTimers = new Set<NodeJS.Timeout>();
+  private readonly duplicateTimers = new Map<NodeJS.Timeout, number>();
+  private readonly idleWaiters = new Set<{ before: number; resolve: () => void }>();
   private readonly holdMs: number;
   private closed = false;
 
@@ -83,38 +84,32 @@ export class Webhooks {
   }
 
   /**
-   * Records a new event about `aggregateId` and queues its first delivery. `data` is taken
-   * now: the snapshot at this moment, kept even without a webhook URL, since a state export
-   * or a restart with a URL may deliver it later.
+   * Records a new event about `aggregateId` and queues its first delivery. `data` is the
+   * snapshot at this moment, kept even without a webhook URL, since a state export or a
+   * restart with a URL may deliver it later.
    */
-  record(partner: PartnerState, type: string, aggregateId: string, data: () => object): EventRecord {
+  record(partner: PartnerState, type: string, aggregateId: string, data: object): EventRecord {
     const now = this.clock.now();
-    const eventId = randomUUID();
-    const evt: EventRecord = {
-      seq: partner.eventList.length + 1,
-      event_id: eventId,
-      aggregate_id: aggregateId,
-      event_type: type,
-      createdMs: now,
-      created_at: iso(now),
-      updated_at: iso(now),
-      delivery_status: 'pending',
-      attempts: 0,
-      last_error: null,
-      payload: data(),
-      body: null,
-      roundAttempts: 0,
-      inFlight: false,
-      replayQueued: false,
-      cancelScheduled: null,
-      owner: partner,
-    };
-    partner.events.set(eventId, evt);
-    partner.eventList.push(evt);
+    const evt = partner.addEvent(
+      {
+        seq: partner.eventList.length + 1,
+        event_id: randomUUID(),
+        aggregate_id: aggregateId,
+        event_type: type,
+        createdMs: now,
+        created_at: iso(now),
+        updated_at: iso(now),
+        delivery_status: 'pending',
+        attempts: 0,
+        last_error: null,
+        roundAttempts: 0,
+      },
+      data,
+    );
     this.changed(evt);
     const chaos = this.settings.chaos;
     // One held event per partner at a time: the next event is the one that overtakes it.
-    if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.draw() < chaos.reorder) {
+    if (chaos?.reorder && ![...this.held].some((held) => held.owner === partner) && this.settings.random() < chaos.reorder) {
       this.held.add(evt);
       this.schedule(evt, this.holdMs);
     } else {
@@ -123,8 +118,13 @@ export class Webhooks {
     return evt;
   }
 
-  endpoint(): { url: string | undefined; secret: string; scheme: SchemeName; registeredBy: Registration | undefined } {
-    return { url: this.settings.url, secret: this.settings.secret, scheme: this.settings.scheme ?? DEFAULT_SCHEME, registeredBy: this.settings.registeredBy };
+  /**
+   * Where deliveries go and how they are signed, as the control plane answers it. The secret is
+   * part of it: a holder of the control plane may replace the whole state, and `webhooks listen` verifies with it.
+   */
+  endpoint(): { url: string | null; secret: string; signature_scheme: SchemeName; registered_by: Registration | null } {
+    const { url, secret, scheme, registeredBy } = this.settings;
+    return { url: url ?? null, secret, signature_scheme: scheme, registered_by: registeredBy ?? null };
   }
 
   setEndpoint(url: string | undefined, secret?: string, registeredBy?: Registration): void {
@@ -193,12 +193,24 @@ export class Webhooks {
     };
   }
 
+  /**
+   * Resolves once no attempt is in flight and none is queued to start within `withinMs` (by
+   * default, at all): a test knows then that nothing more arrives, without a sleep to show it.
+   */
+  idle(withinMs = Infinity): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWaiters.add({ before: performance.now() + withinMs, resolve });
+      this.checkIdle();
+    });
+  }
+
   /** Stops retries and in-flight deliveries; resolves when nothing is left running. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const evt of this.waiting) this.cancelRetry(evt);
-    for (const timer of this.duplicateTimers) clearTimeout(timer);
+    for (const evt of this.waiting.keys()) this.cancelRetry(evt);
+    for (const timer of this.duplicateTimers.keys()) clearTimeout(timer);
     this.duplicateTimers.clear();
+    this.checkIdle();
     // Queued attempts are left to run: they see `closed` and return at once (clearing the
     // queue instead would leave their promises pending, and this wait with them).
     this.stop.abort();
@@ -217,18 +229,17 @@ export class Webhooks {
     // An event whose change could not be journaled is undone (answered 503): it must not go out first.
     const start = () => void this.committed().then(send, () => this.cancelRetry(evt));
     const send = () => {
-      evt.cancelScheduled = null;
-      this.waiting.delete(evt);
+      this.cancelRetry(evt);
       if (evt.owner.detached) return;
       this.held.delete(evt);
       const injected = this.faults.takeWebhook(evt.event_type);
       if (injected) {
         // No request is made: the endpoint "answered" the rule's status.
-        this.settle(evt, `endpoint answered HTTP ${injected.status}: injected fault ${injected.id} (fault add --webhook)`);
+        this.endAttempt(evt, `endpoint answered HTTP ${injected.status}: injected fault ${injected.id} (fault add --webhook)`);
         return;
       }
       if (this.settings.url === undefined) {
-        this.settle(evt, NO_ENDPOINT_ERROR);
+        this.endAttempt(evt, NO_ENDPOINT_ERROR);
         return;
       }
       this.run(() => this.attempt(evt));
@@ -241,13 +252,24 @@ export class Webhooks {
       const handle = setTimeout(start, delayMs);
       evt.cancelScheduled = () => clearTimeout(handle);
     }
-    this.waiting.add(evt);
+    this.waiting.set(evt, performance.now() + delayMs);
   }
 
   private cancelRetry(evt: EventRecord): void {
     evt.cancelScheduled?.();
     evt.cancelScheduled = null;
-    this.waiting.delete(evt);
+    if (this.waiting.delete(evt)) queueMicrotask(() => this.checkIdle());
+  }
+
+  /** Resolves the idle() waiters nothing holds up any more; called once what took an attempt off the queue has queued what follows it. */
+  private checkIdle(): void {
+    if (this.idleWaiters.size === 0) return;
+    const due = [...this.waiting.values(), ...this.duplicateTimers.values()];
+    for (const waiter of this.idleWaiters) {
+      if (!this.closed && (this.running.size > 0 || due.some((at) => at < waiter.before))) continue;
+      this.idleWaiters.delete(waiter);
+      waiter.resolve();
+    }
   }
 
   private async attempt(evt: EventRecord): Promise<void> {
@@ -255,14 +277,17 @@ export class Webhooks {
     evt.inFlight = true;
     const error = await this.send(evt, this.settings.url!);
     evt.inFlight = false;
-    this.settle(evt, error);
+    this.endAttempt(evt, error);
   }
 
   /** Runs a POST in the delivery pool, kept in `running` so that close() can wait for it. */
   private run(task: () => Promise<void>): void {
     const run = this.limit(task);
     this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+    void run.finally(() => {
+      this.running.delete(run);
+      this.checkIdle();
+    });
   }
 
   /** The wait before retry n of a round: baseDelayMs, doubling (backoff's base is half the first delay). */
@@ -270,34 +295,21 @@ export class Webhooks {
     return backoffDelay(n, { baseMs: this.settings.baseDelayMs / 2, capMs: RETRY_CAP_MS, jitter: 0 });
   }
 
-  private draw(): number {
-    return (this.settings.random ?? Math.random)();
-  }
-
   /** The chaos delay of a first delivery or a duplicate: 0 without chaos. */
   private chaosDelay(): number {
     const range = this.settings.chaos?.delayMs;
     if (!range) return 0;
-    return range[0] + Math.floor(this.draw() * (range[1] - range[0] + 1));
-  }
-
-  /** Events held back for reordering go out once a later event of their partner was attempted. */
-  private releaseHeldBefore(evt: EventRecord): void {
-    for (const held of this.held) {
-      if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
-      this.held.delete(held);
-      this.cancelRetry(held);
-      this.schedule(held, 0);
-    }
+    return range[0] + Math.floor(this.settings.random() * (range[1] - range[0] + 1));
   }
 
   private scheduleDuplicate(evt: EventRecord): void {
+    const delayMs = this.chaosDelay();
     const timer = setTimeout(() => {
       this.duplicateTimers.delete(timer);
-      if (this.closed || evt.owner.detached || this.settings.url === undefined) return;
-      this.run(() => this.duplicate(evt));
-    }, this.chaosDelay());
-    this.duplicateTimers.add(timer);
+      if (!this.closed && !evt.owner.detached && this.settings.url !== undefined) this.run(() => this.duplicate(evt));
+      this.checkIdle();
+    }, delayMs);
+    this.duplicateTimers.set(timer, performance.now() + delayMs);
   }
 
   private async duplicate(evt: EventRecord): Promise<void> {
@@ -311,7 +323,7 @@ export class Webhooks {
     this.changed(evt);
   }
 
-  private settle(evt: EventRecord, error: string | null): void {
+  private endAttempt(evt: EventRecord, error: string | null): void {
     if (this.closed) return;
     evt.attempts++;
     evt.roundAttempts++;
@@ -320,7 +332,7 @@ export class Webhooks {
     if (error === null) {
       evt.delivery_status = 'delivered';
       const duplicate = this.settings.chaos?.duplicate;
-      if (duplicate && this.settings.url !== undefined && this.draw() < duplicate) this.scheduleDuplicate(evt);
+      if (duplicate && this.settings.url !== undefined && this.settings.random() < duplicate) this.scheduleDuplicate(evt);
     } else {
       evt.last_error = error;
       // Without an endpoint a retry cannot succeed, so the round ends at once.
@@ -338,7 +350,13 @@ export class Webhooks {
       evt.roundAttempts = 0;
       this.schedule(evt, 0);
     }
-    this.releaseHeldBefore(evt);
+    // Events held back for reordering go out once a later event of their partner was attempted.
+    for (const held of this.held) {
+      if (held.owner !== evt.owner || held.seq >= evt.seq) continue;
+      this.held.delete(held);
+      this.cancelRetry(held);
+      this.schedule(held, 0);
+    }
   }
 
   /** One delivery attempt; answers null on a 2xx, else what went wrong. */
@@ -375,15 +393,5 @@ export class Webhooks {
   }
 }
 
-export function telemetry(evt: EventRecord): WebhookEvent {
-  return {
-    event_id: evt.event_id,
-    aggregate_id: evt.aggregate_id,
-    event_type: evt.event_type,
-    delivery_status: evt.delivery_status,
-    attempts: evt.attempts,
-    last_error: evt.last_error,
-    created_at: evt.created_at,
-    updated_at: evt.updated_at,
-  };
-}
+/** What the API shows of an event, which an EventRecord holds as it is: no payload. */
+const telemetry: (evt: EventRecord) => WebhookEvent = viewOf(WebhookEvent);

@@ -126,6 +126,31 @@ describe('POST /__emulator/reset', () => {
   });
 });
 
+describe('request bodies', () => {
+  it('refuses a malformed body on every route that takes one, naming the field, and changes nothing', async () => {
+    const api = await startApi({ webhookUrl: 'http://127.0.0.1:9/first' });
+    const bad: [string, string, unknown, RegExp][] = [
+      ['POST', '/reset', { partner: '' }, /partner/],
+      ['POST', '/reset', { partner: 'x', all: true }, /unknown field all/],
+      ['POST', '/clock', { advance_ms: 1.5 }, /advance_ms/],
+      ['POST', '/clock', {}, /advance/],
+      ['PUT', '/webhooks', {}, /url is required/],
+      ['PUT', '/webhooks', { url: 'ftp://127.0.0.1/x' }, /url: must be an http/],
+      ['PUT', '/webhooks', { url: null, secret: 'two words' }, /secret/],
+      ['PUT', '/webhooks', { url: null, expect_url: 'nope' }, /expect_url/],
+      ['PUT', '/webhooks', { url: null, registered_by: { pid: 0, command: 'x', previous_url: null } }, /registered_by\.pid/],
+      ['PUT', '/webhooks', { url: null, registered_by: { pid: 1, command: 'x'.repeat(65), previous_url: null } }, /registered_by\.command/],
+      ['PUT', '/webhooks', { url: null, registered_by: { pid: 1, command: 'x', previous_url: null, cwd: '/' } }, /unknown field cwd/],
+      ['POST', '/faults', { webhook: false, status: 500 }, /webhook/],
+    ];
+    for (const [method, path, body, message] of bad) {
+      expectError(await control(api, method, path, body), 400, 'BAD_REQUEST', message);
+    }
+    expect((await control(api, 'GET', '/webhooks')).body.data).toMatchObject({ url: 'http://127.0.0.1:9/first', registered_by: null });
+    expect((await control(api, 'GET', '/faults')).body.data).toEqual([]);
+  });
+});
+
 describe('fault rules', () => {
   it('--status answers before the operation on a matching route only, for the next N requests', async () => {
     const api = await startApi();
@@ -301,7 +326,7 @@ describe('who may use the control plane', () => {
   });
 
   it('without a token: loopback clients only; a non-loopback host needs a token to start', async () => {
-    const settings = { adminToken: undefined, stateFile: undefined, version: 'x', startedAt: 0, url: '' };
+    const settings = { adminToken: undefined, stateFile: undefined, startedAt: 0, url: '' };
     for (const remote of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '127.8.9.1']) expect(() => authorize(settings, { authorization: undefined, remoteAddress: remote })).not.toThrow();
     for (const remote of ['10.0.0.5', '::ffff:192.168.1.2', 'fe80::1', undefined]) {
       expect(() => authorize(settings, { authorization: undefined, remoteAddress: remote })).toThrow(/loopback clients only/);

@@ -137,10 +137,26 @@ describe('retries', () => {
     // Delays of 40 then 80 ms (a little slack for timer granularity).
     expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(35);
     expect(stamps[2]! - stamps[1]!).toBeGreaterThanOrEqual(75);
-    // Nothing more arrives after the ceiling.
-    await new Promise((r) => setTimeout(r, 150));
+    // Nothing more arrives after the ceiling: the emulator has nothing left to send.
+    await api.emu.webhooksIdle();
     expect(hooks.deliveries).toHaveLength(3);
     expect((await events(api, '?delivery_status=failed')).map((e) => e.event_id)).toEqual([evt!.event_id]);
+  });
+
+  it('says when it has nothing left to send: a retry due within the horizon is waited for, a later one is not', async () => {
+    const soon = await receiver((n) => (n === 0 ? 503 : 200));
+    const api = await startApi({ webhookUrl: soon.url, webhookRetry: { maxAttempts: 3, baseDelayMs: 50 } });
+    await createTx(api);
+    await api.emu.webhooksIdle();
+    expect(soon.deliveries).toHaveLength(2);
+    expect((await events(api))[0]).toMatchObject({ delivery_status: 'delivered', attempts: 2 });
+
+    const late = await receiver(() => 503);
+    const slow = await startApi({ webhookUrl: late.url, webhookRetry: { maxAttempts: 3, baseDelayMs: 60_000 } });
+    await createTx(slow);
+    await slow.emu.webhooksIdle(1000);
+    expect(late.deliveries).toHaveLength(1);
+    expect((await events(slow))[0]).toMatchObject({ delivery_status: 'pending', attempts: 1 });
   });
 
   it('counts an unreachable endpoint and a silent one as failed attempts, without delaying the API', async () => {

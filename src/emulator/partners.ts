@@ -120,23 +120,35 @@ export class PartnerState {
     public label: string,
     readonly keyHash: string,
   ) {}
+
+  /** Adds an event, last in creation order, with no delivery under way. */
+  addEvent(fields: z.infer<typeof EventFields>, payload: object | null): EventRecord {
+    const evt: EventRecord = { ...fields, payload, body: null, inFlight: false, replayQueued: false, cancelScheduled: null, owner: this };
+    this.events.set(evt.event_id, evt);
+    this.eventList.push(evt);
+    return evt;
+  }
 }
 
 /** A state read from a document or a state file, not yet installed. */
 export type DecodedState = {
-  partners: { keyHash: string; label: string; state: PartnerState }[];
+  partners: PartnerState[];
   clockOffsetMs: number;
 };
+
+/** A record as one of the API's shapes: the fields the schema names, which the record holds as they are. */
+export function viewOf<T>(schema: { shape: object }): (record: object) => T {
+  const fields = Object.keys(schema.shape);
+  return (record) => Object.fromEntries(fields.map((field) => [field, (record as Record<string, unknown>)[field]])) as T;
+}
 
 export function keyHash(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
 
-export class Store {
-  /** The keys the emulator serves, each its own partner, in the order given. */
-  readonly keys: readonly string[];
-  private readonly byKey = new Map<string, PartnerState>();
-  private active: PartnerState[] = [];
+export class Partners {
+  /** The served partners, in key order. */
+  served: readonly PartnerState[] = [];
   /**
    * Partners of a loaded state whose key this emulator was not started with: kept (and
    * written back to the state file) but not served, so a restart with other keys loses nothing.
@@ -144,21 +156,16 @@ export class Store {
   dormant: PartnerState[] = [];
 
   constructor(
-    apiKeys: readonly string[],
+    /** The keys the emulator serves, each its own partner, in the order given (no key twice). */
+    readonly keys: readonly string[],
     /** The --seed-revenue block of the first partner, which a reset puts back. */
     private readonly seeded: SeededRows | undefined,
   ) {
-    this.keys = [...new Set(apiKeys)];
     this.install(this.keys.map((key, i) => this.fresh(key, i)), []);
   }
 
-  /** The served partners, in key order. */
-  get partners(): readonly PartnerState[] {
-    return this.active;
-  }
-
   partner(apiKey: string): PartnerState | undefined {
-    return this.byKey.get(apiKey);
+    return this.served[this.keys.indexOf(apiKey)];
   }
 
   /** An empty partner for the key at position `i`. */
@@ -168,24 +175,21 @@ export class Store {
     return partner;
   }
 
-  /** Replaces every partner (`active` in key order); the old ones are detached. */
-  install(active: PartnerState[], dormant: PartnerState[]): void {
-    for (const p of [...this.active, ...this.dormant]) if (!active.includes(p) && !dormant.includes(p)) p.detached = true;
-    this.active = active;
+  /** Replaces every partner (`served` in key order); the old ones are detached. */
+  install(served: PartnerState[], dormant: PartnerState[]): void {
+    for (const p of [...this.served, ...this.dormant]) if (!served.includes(p) && !dormant.includes(p)) p.detached = true;
+    this.served = served;
     this.dormant = dormant;
-    this.byKey.clear();
-    this.keys.forEach((key, i) => this.byKey.set(key, active[i]!));
   }
 
   /** Replaces one served partner with an empty one; answers the old and the new, or undefined for an unknown key. */
   replace(apiKey: string): { old: PartnerState; fresh: PartnerState } | undefined {
     const i = this.keys.indexOf(apiKey);
     if (i < 0) return undefined;
-    const old = this.active[i]!;
+    const old = this.served[i]!;
     const fresh = this.fresh(apiKey, i);
     old.detached = true;
-    this.active = this.active.map((p, k) => (k === i ? fresh : p));
-    this.byKey.set(apiKey, fresh);
+    this.served = this.served.map((p, k) => (k === i ? fresh : p));
     return { old, fresh };
   }
 }
