@@ -49,8 +49,8 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 
-/** How many transactions the stop summary lists. */
-const SUMMARY_TRANSACTIONS = 10;
+/** How many transactions listen lists, with their latest status, when it stops. */
+const LISTED_TRANSACTIONS = 10;
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
@@ -159,8 +159,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
     io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'} (including the store):`);
-    for (const [tx, status] of statuses.slice(-SUMMARY_TRANSACTIONS)) io.err(`  ${tx}  ${status}`);
-    if (statuses.length > SUMMARY_TRANSACTIONS) io.err(`  … and ${statuses.length - SUMMARY_TRANSACTIONS} earlier`);
+    for (const [tx, status] of statuses.slice(-LISTED_TRANSACTIONS)) io.err(`  ${tx}  ${status}`);
+    if (statuses.length > LISTED_TRANSACTIONS) io.err(`  … and ${statuses.length - LISTED_TRANSACTIONS} earlier`);
   }
   if (opts.strict && stats.owed > 0) {
     throw new CheckFailed(

@@ -37,7 +37,8 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 type Target = { event_id: string; event_type?: string; aggregate_id?: string };
-type Outcome = { target: Target; result?: ReplayResult; error?: unknown };
+/** What one replay request came to: the service's answer, or the error instead. */
+type ReplayAttempt = { target: Target; result?: ReplayResult; error?: unknown };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;
@@ -98,7 +99,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const limit = pLimit(concurrency);
   const progress = await startProgress(ctx, 'replaying', targets.length);
   let done = 0;
-  const outcomes: Outcome[] = await Promise.all(
+  const replays: ReplayAttempt[] = await Promise.all(
     targets.map((target) =>
       limit(async () => {
         try {
@@ -112,21 +113,21 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ),
   ).finally(() => progress.stop());
 
-  const failures = outcomes.filter((o) => o.error !== undefined);
+  const failures = replays.filter((o) => o.error !== undefined);
   if (format === 'json') {
-    writeJson(io, outcomes.flatMap((o) => (o.result ? [o.result] : [])));
-  } else if (failures.length < outcomes.length) {
+    writeJson(io, replays.flatMap((o) => (o.result ? [o.result] : [])));
+  } else if (failures.length < replays.length) {
     // When nothing replayed, the error on stderr names every event and stdout stays empty.
-    renderTable<Outcome>(io, [
+    renderTable<ReplayAttempt>(io, [
       eventIdColumn((o) => o.target.event_id),
       typeColumn((o) => o.result?.event_type ?? o.target.event_type),
       transactionColumn((o) => o.result?.aggregate_id ?? o.target.aggregate_id, 2),
       { header: 'ATTEMPTS', value: (o) => o.result?.attempts, fit: { drop: 1 } },
       reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describeError(o.error)}`, 24),
-    ], outcomes);
+    ], replays);
   }
   if (failures.length === 0) {
-    if (format !== 'json') io.err(`Replay scheduled for ${outcomes.length} event${outcomes.length === 1 ? '' : 's'}.`);
+    if (format !== 'json') io.err(`Replay scheduled for ${replays.length} event${replays.length === 1 ? '' : 's'}.`);
     return;
   }
   const codes = new Set(failures.map((f) => exitCodeOf(f.error)));
@@ -134,10 +135,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const errorCodes = new Set(failures.map((f) => (f.error instanceof CliError ? f.error.code : 'INTERNAL')));
   const named = failures.map((f) => `${f.target.event_id} (${describeError(f.error)})`).join(', ');
   throw new CliError(
-    `${failures.length} of ${outcomes.length} event${outcomes.length === 1 ? '' : 's'} did not replay: ${named}`,
+    `${failures.length} of ${replays.length} event${replays.length === 1 ? '' : 's'} did not replay: ${named}`,
     errorCodes.size === 1 ? [...errorCodes][0]! : 'REPLAY_FAILED',
     exitCode,
-    failures.length < outcomes.length
+    failures.length < replays.length
       ? `the others were scheduled; retry just these with: ${replayCommand(ctx.globals, failures.map((f) => f.target.event_id))}`
       : failures.length === 1 && failures[0]!.error instanceof CliError
         ? failures[0]!.error.hint

@@ -200,7 +200,7 @@ export class Forwarder {
     if (this.stopped) return;
     if (!item.owed) {
       if (this.duplicatesWaiting >= FORWARD_BACKLOG) {
-        this.report({ id: item.id, type: item.type, url: this.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
+        this.emit({ id: item.id, type: item.type, url: this.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
         return;
       }
       this.duplicatesWaiting++;
@@ -262,7 +262,7 @@ export class Forwarder {
     const base = { id: item.id, type: item.type, url: this.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
     if (!item.owed) {
       this.duplicatesWaiting--;
-      this.report(base);
+      this.emit(base);
       return;
     }
     if (ok) {
@@ -270,11 +270,11 @@ export class Forwarder {
       this.pausedUntil = 0;
       this.owedCount--;
       this.opts.onTaken(item, status!);
-      this.report(base);
+      this.emit(base);
       return;
     }
     if (this.refused) {
-      this.report(base);
+      this.emit(base);
       return;
     }
     const delay = backoffDelay(item.attempt, this.backoff);
@@ -283,10 +283,10 @@ export class Forwarder {
     item.dueAt = Date.now() + delay;
     const later = this.waiting.findIndex((w) => w.dueAt > item.dueAt);
     this.waiting.splice(later < 0 ? this.waiting.length : later, 0, item);
-    this.report({ ...base, retryInMs: delay });
+    this.emit({ ...base, retryInMs: delay });
   }
 
-  private report(result: ForwardResult): void {
+  private emit(result: ForwardResult): void {
     try {
       this.opts.onResult(result);
     } catch {

@@ -13,16 +13,17 @@ import { headerValue } from '../client/transport.js';
 import { ForwardLog } from './forward-log.js';
 import { Forwarder, forwardedHeaders, type ForwarderOptions, type ForwardItem, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts, type EventFacts } from './status-tracker.js';
-import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadReport, type StoreOptions } from './store.js';
+import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadTally, type StoreOptions } from './store.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_large' | 'store_failed';
+/** What became of one delivery at the listener. */
+export type Reception = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_large' | 'store_failed';
 
 export type DeliveryInfo = {
   receivedAt: Date;
   /** What the receiver did; `rejected` = bad signature (401), `invalid` = signed but not an event (400). */
-  outcome: Outcome;
+  reception: Reception;
   httpStatus: number;
   verified: boolean;
   duplicate: boolean;
@@ -93,7 +94,7 @@ export type Receiver = {
   url: string;
   port: number;
   readonly stats: ReceiverStats;
-  loaded: StoreLoadReport | undefined;
+  loaded: StoreLoadTally | undefined;
   backlog: Backlog;
   /** The forward log's path, when forwarding with a store. */
   forwardLogPath: string | undefined;
@@ -116,7 +117,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const shown = options.eventTypes ?? (() => true);
   const tracker = new StatusTracker();
   const seen = new Set<string>();
-  /** Ids whose first copy is being written: a second copy waits for the outcome. */
+  /** Ids whose first copy is being written: a second copy waits for that write. */
   const writing = new Map<string, Promise<void>>();
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
@@ -127,12 +128,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   // Owed events of earlier runs, in store order, until the forward log says which were taken.
   const owedFromStore: StoredEvent[] = [];
   let store: EventStore | undefined;
-  let loaded: StoreLoadReport | undefined;
+  let loaded: StoreLoadTally | undefined;
   let log: ForwardLog | undefined;
   const backlog: Backlog = { queued: 0, heldBack: 0 };
   try {
     if (options.storePath) {
-      ({ store, report: loaded } = await EventStore.open(
+      ({ store, tally: loaded } = await EventStore.open(
         options.storePath,
         (event) => {
           seen.add(event.id);
@@ -230,8 +231,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     relay: boolean;
   };
 
-  const info = (v: Verified, outcome: Outcome, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
-    receivedAt: v.receivedAt, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
+  const info = (v: Verified, reception: Reception, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
+    receivedAt: v.receivedAt, reception, httpStatus, verified: true, duplicate: reception === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
     id: v.id, type: v.type, transactionId: v.facts.transactionId, status, eventStatus: v.facts.status, scheme: v.scheme,
     ...(extra?.error !== undefined ? { error: extra.error } : {}),
   });
@@ -243,9 +244,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   ): undefined => {
     // Over the cap the rest of the body is never read: the connection goes with the answer.
     reply(res, httpStatus, { error: { code, message: error } }, httpStatus === 413 ? { connection: 'close' } : {});
-    const outcome: Outcome = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
+    const reception: Reception = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
     emit({
-      receivedAt, outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
+      receivedAt, reception, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
       transactionId: undefined, status: undefined, eventStatus: undefined, ...(scheme !== undefined ? { scheme } : {}), error,
     });
   };

@@ -60,7 +60,8 @@ export function oldStoreNote(env: NodeJS.ProcessEnv): string | undefined {
   return `${old} is a store at the old default place (the working directory); the default is now ${now}. To keep using its events there: mkdir -p -m 700 ${shellQuote(dirname(now))} && mv -n ${shellQuote(old)} ${shellQuote(now)}`;
 }
 
-export type StoreLoadReport = {
+/** Counts kept while the store is opened and read. */
+export type StoreLoadTally = {
   events: number;
   /** Whole lines that are not events (kept in the file, ignored). */
   unreadable: number;
@@ -107,7 +108,7 @@ export class EventStore {
   }
 
   /** Opens (or creates) the store; `onEvent` sees each stored event in file order, to rebuild dedupe, statuses and what is owed. */
-  static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; report: StoreLoadReport }> {
+  static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; tally: StoreLoadTally }> {
     const dsync = constants.O_DSYNC;
     const { handle, created } = await openPrivateFile(path, {
       flags: constants.O_RDWR | constants.O_APPEND | (dsync ?? 0),
@@ -119,26 +120,26 @@ export class EventStore {
     try {
       // Before anything is read or cut: a live listener's batch in flight is not a torn line.
       lock = await lockStore(path);
-      const report: StoreLoadReport = { events: 0, unreadable: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
+      const tally: StoreLoadTally = { events: 0, unreadable: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
       let size = (await handle.stat()).size;
       const whole = await wholeLinesEnd(handle, size);
       if (whole < size) {
-        report.tornPath = await setAside(path, handle, whole, size);
-        report.tornBytes = size - whole;
+        tally.tornPath = await setAside(path, handle, whole, size);
+        tally.tornBytes = size - whole;
         await handle.truncate(whole);
         await handle.datasync();
         size = whole;
       }
       for await (const line of wholeLines(handle, size)) {
         const event = parseStoredLine(line);
-        if (!event) report.unreadable++;
+        if (!event) tally.unreadable++;
         else {
-          report.events++;
+          tally.events++;
           onEvent(event);
         }
       }
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
-      return { store: new EventStore(path, file, size, dsync === undefined, lock), report };
+      return { store: new EventStore(path, file, size, dsync === undefined, lock), tally };
     } catch (err) {
       await handle.close().catch(() => undefined);
       await lock?.release();
