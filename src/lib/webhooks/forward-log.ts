@@ -8,7 +8,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { openPrivateFile } from '../fs/private.js';
-import { wholeLines, wholeLinesEnd } from './store.js';
+import { parseEventText, wholeLines, wholeLinesEnd } from './store.js';
 
 export type ForwardRecord = { id: string; status: number; at: Date; to: string };
 
@@ -41,7 +41,11 @@ export class ForwardLog {
       const size = (await handle.stat()).size;
       const whole = await wholeLinesEnd(handle, size);
       if (whole < size) await handle.truncate(whole);
-      for await (const line of wholeLines(handle, whole)) addId(taken, line);
+      // A line that is not a record is ignored, as a reader of the log would.
+      for await (const line of wholeLines(handle, whole)) {
+        const id = parseEventText(line)?.id;
+        if (id) taken.add(id);
+      }
     } catch (err) {
       await handle.close().catch(() => undefined);
       throw err;
@@ -77,14 +81,5 @@ export class ForwardLog {
     while (this.writing) await this.writing;
     await this.handle.datasync().catch(() => undefined);
     await this.handle.close();
-  }
-}
-
-function addId(taken: Set<string>, line: string): void {
-  try {
-    const value = JSON.parse(line) as { id?: unknown };
-    if (typeof value?.id === 'string' && value.id !== '') taken.add(value.id);
-  } catch {
-    // Not a record: ignored, as a reader of the log would.
   }
 }

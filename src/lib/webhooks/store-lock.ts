@@ -6,26 +6,21 @@
 import { CliError, EXIT } from '../errors.js';
 import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 
-/** Another live process holds the store. */
-export class StoreInUseError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'STORE_IN_USE', EXIT.conflict, hint);
-  }
-}
-
-/** Takes `storePath`.lock for this process, or throws StoreInUseError naming the holder. */
+/** Takes `storePath`.lock for this process, or throws STORE_IN_USE naming the holder. */
 export async function lockStore(storePath: string): Promise<PidLock> {
   try {
     return await takePidLock(`${storePath}.lock`);
   } catch (err) {
     if (err instanceof LockHeldError) {
-      throw new StoreInUseError(
+      throw new CliError(
         `the store ${storePath} is in use by another listener (process ${err.pid})`,
+        'STORE_IN_USE',
+        EXIT.conflict,
         `stop that one first, or give this one its own --store; if no listener runs, remove ${err.path}`,
       );
     }
     if (err instanceof LockContendedError) {
-      throw new StoreInUseError(`the store ${storePath}: its lock ${err.path} keeps reappearing`, 'is another listener starting on it at the same time?');
+      throw new CliError(`the store ${storePath}: its lock ${err.path} keeps reappearing`, 'STORE_IN_USE', EXIT.conflict, 'is another listener starting on it at the same time?');
     }
     throw err;
   }

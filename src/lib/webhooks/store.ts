@@ -92,20 +92,17 @@ export class EventStore {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private closed = false;
-  /** Bytes of whole lines in the file: where a failed write is cut back to. */
-  private size: number;
   /** A failed write could not be cut back: nothing is written until a cut succeeds. */
   private damaged = false;
 
   private constructor(
     readonly path: string,
     private readonly file: StoreFile,
-    size: number,
+    /** Bytes of whole lines in the file: where a failed write is cut back to. */
+    private size: number,
     private readonly syncAfterWrite: boolean,
     private readonly lock: PidLock,
-  ) {
-    this.size = size;
-  }
+  ) {}
 
   /** Opens (or creates) the store; `onEvent` sees each stored event in file order, to rebuild dedupe, statuses and what is owed. */
   static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; tally: StoreLoadTally }> {
@@ -226,11 +223,8 @@ export type StoredEvent = {
   forward?: boolean;
 };
 
-/** What the receiver knows of a delivery when it stores it. */
-export type Delivery = { body: Buffer; receivedAt: Date; scheme: string; signature: string; id: string; type: string; forward?: boolean };
-
-/** The store line for a delivery (without its newline). */
-export function formatStoredLine(d: Delivery): string {
+/** The store line for a delivery the receiver accepted (without its newline). */
+export function formatStoredLine(d: Omit<StoredEvent, 'data' | 'receivedAt'> & { type: string; receivedAt: Date }): string {
   // Valid UTF-8 decodes and encodes back to the same bytes, so a JSON string is an exact copy.
   const body = isUtf8(d.body) ? `"body":${JSON.stringify(d.body.toString('utf8'))}` : `"body_base64":"${d.body.toString('base64')}"`;
   return `{"v":2,"id":${JSON.stringify(d.id)},"type":${JSON.stringify(d.type)},"received_at":"${d.receivedAt.toISOString()}","scheme":"${d.scheme}","signature":${JSON.stringify(d.signature)},${body}${d.forward ? ',"forward":true' : ''}}`;
