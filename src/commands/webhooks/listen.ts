@@ -5,11 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
-import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SEC } from '../../lib/webhooks/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
 import { paint } from '../../lib/output/sanitize.js';
@@ -20,7 +19,7 @@ import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/web
 import { DEFAULT_STORE, defaultStorePath, oldStoreNote, STORE_NAME } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
-import { findSource, register, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
+import { findSource, register, webhookScheme, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')
@@ -67,7 +66,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const oldStore = opts.store === undefined ? oldStoreNote(ctx.env) : undefined;
   if (oldStore) throw new UsageError(oldStore, `or keep it where it is: offramp webhooks listen --store ${STORE_NAME}`);
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
-  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
+  const scheme = await webhookScheme(ctx, opts.scheme);
   const source = await findSource(ctx, opts.register !== false);
   // Against an emulator, its own signing secret, unless one given (--secret, OFFRAMP_WEBHOOK_SECRET) is set on it.
   const secret = await webhookSecret(ctx, opts.secret, 'to verify signatures with', source);

@@ -2,7 +2,7 @@
 // "Listening to the emulator"). When one stops it puts back the URL (and secret) it found,
 // unless someone set another since, or that URL was a stale registration. Against staging or
 // production nothing can be set from here. And which webhook secret listen, resend and verify
-// use ("Which secret").
+// use ("Which secret") and the scheme they accept or sign with.
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../client/url.js';
@@ -12,6 +12,7 @@ import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
 import { connect } from 'node:net';
 import { profileInUse } from '../config/in-use.js';
+import { schemeSetting, type SchemeName } from './signature.js';
 
 /** A missing emulator is found out at once (refused); this bounds one that hangs. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -65,6 +66,12 @@ export async function webhookSecrets(ctx: Context, flag: string | undefined, sou
   else if (profile?.env === 'local' && found.kind !== 'emulator') all.push({ label: "the emulator's public default", secret: EMULATOR_DEFAULT_WEBHOOK_SECRET });
   for (const s of all) ctx.io.addSecret(s.secret);
   return all.filter((s, i) => all.findIndex((t) => t.secret === s.secret) === i);
+}
+
+/** The scheme `--scheme` names, else the profile's pin (docs/webhooks.md, "Webhook signatures"); undefined for any. */
+export async function webhookScheme(ctx: Context, flag: string | undefined): Promise<SchemeName | undefined> {
+  if (flag !== undefined) return schemeSetting(flag, '--scheme');
+  return schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
 }
 
 /** How to give a webhook secret, when there is none at hand. */

@@ -245,6 +245,21 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
   return { ...event, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
 }
 
+/** Every event of the store a reader names (storeToRead); what keeps it from being read is a usage error naming it. */
+export async function eventsToRead(file: string | true | undefined, flag: string, env: NodeJS.ProcessEnv): Promise<{ path: string; label: string; events: StoredEvent[] }> {
+  const { path, label, hint } = storeToRead(file, flag, env);
+  const events: StoredEvent[] = [];
+  try {
+    for await (const event of readStoredEvents(path)) events.push(event);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') throw new UsageError(`${label}: no such file`, hint);
+    if (e.code && e.syscall) throw new UsageError(`${label}: ${e.message}`);
+    throw err;
+  }
+  return { path, label, events };
+}
+
 /** Every event of a store, checked as the listener checks it and read as it stands (a torn last line is left out, not cut). */
 export async function* readStoredEvents(path: string): AsyncGenerator<StoredEvent> {
   const { handle } = await openPrivateFile(path, { flags: constants.O_RDONLY, what: `the store ${path}` });
