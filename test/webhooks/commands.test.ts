@@ -116,6 +116,11 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual([]);
     expect(again.stderr).toContain('No events with delivery_status "failed" match; nothing to replay.');
+    // Without --failed, a window no event is in leaves nothing to do either, and says so plainly.
+    const none = await cli(['webhooks', 'replay', '--tx', txId, '--from', '2099-01-01', '--json']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    expect(none.stderr).toContain('No events match; nothing to replay.');
   });
 
   it('replay by id: a partial failure names what did not replay and exits with its code', async () => {

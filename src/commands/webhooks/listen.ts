@@ -74,7 +74,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
 
   const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
   // Lines come terminal-safe from describe.ts (or are NDJSON, data): written as they are.
-  const lines = new LineBatcher((text) => io.out(text));
+  const lines = lineBatcher((text) => io.out(text));
   let receiver: Receiver;
   try {
     receiver = await startReceiver({
@@ -207,25 +207,16 @@ async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptio
  * a burst that is one write for many lines (stdout to a file or /dev/null is a
  * synchronous write each time).
  */
-class LineBatcher {
-  private pending: string[] = [];
-  private scheduled = false;
-
-  constructor(private readonly write: (text: string) => void) {}
-
-  push(line: string): void {
-    this.pending.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.pending.length === 0) return;
-    const text = `${this.pending.join('\n')}\n`;
-    this.pending = [];
-    this.write(text);
-  }
+function lineBatcher(write: (text: string) => void) {
+  let pending: string[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const text = `${pending.join('\n')}\n`;
+    pending = [];
+    write(text);
+  };
+  const push = (line: string): void => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+  return { push, flush };
 }

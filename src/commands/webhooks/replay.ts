@@ -73,13 +73,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     // the rest), whatever the service did with the parameters.
     const events = api.webhooks.all({ ...filters, ...(failed !== undefined ? { delivery_status: failed } : {}) }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });
     for await (const e of counted(ctx, failed !== undefined ? 'finding failed events' : 'finding events', events)) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
-    if (targets.length === 0 && failed === undefined) {
-      io.err('No events match; nothing to replay.');
-      if (format === 'json') writeJson(io, []);
-      return;
-    }
     if (targets.length === 0) {
-      const unknown = [...statuses].filter((s) => s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
+      const unknown = [...statuses].filter((s) => failed !== undefined && s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
       if (unknown.length > 0) {
         throw new CliError(
           `cannot tell which events failed: none has delivery_status "${failed}", and the service also reports ${unknown.map((s) => `"${s}"`).join(', ')}`,
@@ -88,7 +83,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
           'if one of them means failed, pass --failed-status VALUE, or let `offramp conform --save` record it in the profile',
         );
       }
-      io.err(`No events with delivery_status "${failed}" match; nothing to replay.`);
+      io.err(`No events${failed !== undefined ? ` with delivery_status "${failed}"` : ''} match; nothing to replay.`);
       if (format === 'json') writeJson(io, []);
       return;
     }
