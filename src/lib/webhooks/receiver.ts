@@ -121,8 +121,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const writing = new Map<string, Promise<void>>();
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
-  const counters = { received: 0, stored: 0, duplicates: 0, forwarded: 0 };
-  const breakdown = { badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0 };
+  // `owed` and `transactions` are read from the forwarder and the tracker when asked.
+  const tally: ReceiverStats = { received: 0, stored: 0, duplicates: 0, rejected: 0, forwarded: 0, owed: 0, badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0, transactions: 0 };
   const forwarding = options.forward !== undefined;
 
   // Owed events of earlier runs, in store order, until the forward log says which were taken.
@@ -163,8 +163,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     ? new Forwarder({
         ...options.forward,
         onResult: (result) => {
-          if (result.ok) counters.forwarded++;
-          else breakdown.forwardFailures++;
+          if (result.ok) tally.forwarded++;
+          else tally.forwardFailures++;
           options.onForward?.(result);
         },
         onTaken: (item, status) => {
@@ -205,11 +205,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
-  const stats = (): ReceiverStats => {
-    const { received, stored, duplicates, forwarded } = counters;
-    const rejected = breakdown.badSignature + breakdown.notEvent + breakdown.tooLarge;
-    return { received, stored, duplicates, rejected, forwarded, owed: forwarder?.owed ?? 0, ...breakdown, transactions: tracker.size };
-  };
+  const stats = (): ReceiverStats => ({ ...tally, owed: forwarder?.owed ?? 0, transactions: tracker.size });
 
   // A delivery is handled synchronously up to its store write: no async function and no
   // await per request, because their promises cost a measurable share of the listener's
@@ -239,9 +235,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   /** A delivery refused (413, 401 or 400): answered and shown; nothing stored. */
   const refuse = (
-    req: IncomingMessage, res: ServerResponse, receivedAt: Date, httpStatus: number, code: string, error: string,
+    res: ServerResponse, receivedAt: Date, httpStatus: number, code: string, error: string,
     claimed?: { id?: string; type?: string }, scheme?: SchemeName,
   ): undefined => {
+    tally.rejected++;
     // Over the cap the rest of the body is never read: the connection goes with the answer.
     reply(res, httpStatus, { error: { code, message: error } }, httpStatus === 413 ? { connection: 'close' } : {});
     const reception: Reception = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
@@ -253,19 +250,19 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   const deliver = (req: IncomingMessage, res: ServerResponse, raw: Buffer | undefined, receivedAt: Date): Promise<void> | undefined => {
     if (raw === undefined) {
-      breakdown.tooLarge++;
-      return refuse(req, res, receivedAt, 413, 'TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+      tally.tooLarge++;
+      return refuse(res, receivedAt, 413, 'TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
     }
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
     const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
     if (!checked.ok) {
-      breakdown.badSignature++;
-      return refuse(req, res, receivedAt, 401, 'BAD_SIGNATURE', signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`, parseEvent(raw));
+      tally.badSignature++;
+      return refuse(res, receivedAt, 401, 'BAD_SIGNATURE', signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`, parseEvent(raw));
     }
     const event = parseEvent(raw);
     if (!event) {
-      breakdown.notEvent++;
-      return refuse(req, res, receivedAt, 400, 'NOT_AN_EVENT', 'signed body is not a webhook event ({ id, type, data })', undefined, checked.scheme);
+      tally.notEvent++;
+      return refuse(res, receivedAt, 400, 'NOT_AN_EVENT', 'signed body is not a webhook event ({ id, type, data })', undefined, checked.scheme);
     }
     const show = shown(event.type);
     return admit({
@@ -300,7 +297,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       (err: Error) => {
         writing.delete(v.id);
         seen.delete(v.id);
-        breakdown.storeFailures++;
+        tally.storeFailures++;
         reply(v.res, 503, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } }, { 'retry-after': '1' });
         emit(info(v, 'store_failed', 503, undefined, { error: `not stored: ${err.message}` }));
       },
@@ -310,10 +307,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   const duplicate = (v: Verified): void => {
-    counters.duplicates++;
+    tally.duplicates++;
     replyText(v.res, 200, DUPLICATE_BODY);
     if (!v.show) {
-      breakdown.filtered++;
+      tally.filtered++;
       return;
     }
     emit(info(v, 'duplicate', 200, v.facts.transactionId ? tracker.get(v.facts.transactionId) : undefined));
@@ -322,12 +319,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   const accept = (v: Verified): void => {
-    counters.stored++;
+    tally.stored++;
     const applied = tracker.apply(v.facts.transactionId, v.facts.status);
-    if (applied.outOfOrder) breakdown.outOfOrder++;
+    if (applied.outOfOrder) tally.outOfOrder++;
     replyText(v.res, 200, ACCEPTED_BODY);
     if (!v.show) {
-      breakdown.filtered++;
+      tally.filtered++;
       return;
     }
     emit(info(v, 'accepted', 200, applied.status, { outOfOrder: applied.outOfOrder }));
@@ -339,7 +336,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   /** GET /healthz, or 405 for any other request that is not a POST. */
   const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // The body, if any, is read and dropped.
     await once(req.resume(), 'end');
     const path = req.url ?? '/';
     if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
@@ -373,7 +369,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       other(req, res).then(() => done(), fail);
       return;
     }
-    counters.received++;
+    tally.received++;
     readBody(
       req,
       (raw) => {
@@ -392,13 +388,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   });
   server.keepAliveTimeout = 5000;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await once(server.listen(options.port ?? 0, host), 'listening');
   } catch (err) {
     await forwarder?.close();
     await log?.close();

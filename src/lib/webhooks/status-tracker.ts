@@ -28,31 +28,18 @@ export function eventFacts(type: string | undefined, data: Record<string, unknow
 
 export type EventFacts = { transactionId: string | undefined; status: string | undefined };
 
-export class StatusTracker {
-  private readonly latest = new Map<string, string>();
-
-  get size(): number {
-    return this.latest.size;
-  }
-
-  get(transactionId: string): string | undefined {
-    return this.latest.get(transactionId);
-  }
-
+/** Each transaction's latest status, by transaction id, in first-seen order. */
+export class StatusTracker extends Map<string, string> {
   /** Applies an event's status to its transaction, forward moves only. */
   apply(transactionId: string | undefined, eventStatus: string | undefined): Applied {
     if (!transactionId) return { status: undefined, eventStatus, outOfOrder: false };
-    const current = this.latest.get(transactionId);
+    const current = this.get(transactionId);
     if (!eventStatus) return { status: current, eventStatus, outOfOrder: false };
     if (current === undefined || isForward(current, eventStatus)) {
-      this.latest.set(transactionId, eventStatus);
+      this.set(transactionId, eventStatus);
       return { status: eventStatus, eventStatus, outOfOrder: false };
     }
     // Same status again (payout.settled after transaction.completed) is not a step back.
     return { status: current, eventStatus, outOfOrder: current !== eventStatus };
-  }
-
-  entries(): IterableIterator<[string, string]> {
-    return this.latest.entries();
   }
 }
