@@ -79,7 +79,6 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   try {
     receiver = await startReceiver({
       port,
-      host: '127.0.0.1',
       secret,
       ...(scheme ? { scheme } : {}),
       toleranceSec,
