@@ -65,9 +65,8 @@ export class ForwardLog {
       const text = this.queue.join('');
       this.queue = [];
       try {
-        const buffer = Buffer.from(text);
-        let offset = 0;
-        while (offset < buffer.length) offset += (await this.handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
+        // Opened O_APPEND: the whole text goes at the end.
+        await this.handle.appendFile(text);
       } catch {
         // A lost line only means its event is forwarded again in a later run (see above);
         // the id stays taken for this one.

@@ -13,10 +13,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
-import { lockStore } from './store-lock.js';
-import type { PidLock } from '../fs/pid-lock.js';
+import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 import { shellQuote } from '../input/values.js';
-import { UsageError } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 import { isObject } from '../client/paginate.js';
 import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
@@ -353,5 +352,32 @@ async function setAside(path: string, handle: FileHandle, from: number, to: numb
       await out.close();
     }
     return aside;
+  }
+}
+
+/**
+ * Takes `storePath`.lock for this process, or throws STORE_IN_USE naming the holder. One
+ * listener per store (docs/webhooks.md, "What a 2xx means"): a second process appending to
+ * the same file would cut the first one's acknowledged lines back after a failed write, and
+ * its start-up check would take the first one's batch in flight for a torn line. The lock
+ * (src/lib/fs/pid-lock.ts) is beside the store, in the directory the store's checks already
+ * hold to the user alone.
+ */
+async function lockStore(storePath: string): Promise<PidLock> {
+  try {
+    return await takePidLock(`${storePath}.lock`);
+  } catch (err) {
+    if (err instanceof LockHeldError) {
+      throw new CliError(
+        `the store ${storePath} is in use by another listener (process ${err.pid})`,
+        'STORE_IN_USE',
+        EXIT.conflict,
+        `stop that one first, or give this one its own --store; if no listener runs, remove ${err.path}`,
+      );
+    }
+    if (err instanceof LockContendedError) {
+      throw new CliError(`the store ${storePath}: its lock ${err.path} keeps reappearing`, 'STORE_IN_USE', EXIT.conflict, 'is another listener starting on it at the same time?');
+    }
+    throw err;
   }
 }
