@@ -47,7 +47,6 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-
 /** How many transactions listen lists, with their latest status, when it stops. */
 const LISTED_TRANSACTIONS = 10;
 

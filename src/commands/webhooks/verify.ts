@@ -8,7 +8,7 @@ import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { CheckFailed, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
-import { DEFAULT_TOLERANCE_SEC, detect, SCHEMES, verify, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SEC, detect, SCHEMES, verify, WEBHOOK_HEADERS, type VerifyOptions } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
 import { DEFAULT_STORE, eventsToRead, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
 import { NO_SECRET_HINT, webhookScheme, webhookSecret, webhookSecrets } from '../../lib/webhooks/register.js';
@@ -29,7 +29,6 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-
 /** What is checked: the body, the header value, and the clock a timestamp is judged by. */
 type Signed = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
@@ -41,14 +40,11 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   if (opts.event !== undefined && opts.fromStore === undefined) throw new UsageError('--event goes with --from-store', 'give the store: --from-store FILE --event ID');
 
   const delivery = opts.fromStore !== undefined ? await fromStore(opts, ctx) : await fromFlags(opts, ctx);
-  const check: Check = { ...(scheme ? { scheme } : {}), toleranceSec, now: delivery.now };
+  const check = { ...(scheme ? { scheme } : {}), toleranceSec, now: delivery.now };
   return opts.detect ? runDetect(delivery, check, opts, ctx) : runVerify(delivery, check, opts, ctx);
 }
 
-/** How a signature is judged: the scheme it must be in (any without one), the timestamp window, and the time now. */
-type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
-
-async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runVerify(d: Signed, options: VerifyOptions, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secret = await webhookSecret(ctx, opts.secret, 'to verify with');
   const result = verify(d.body, secret, d.signature, options);
@@ -81,7 +77,7 @@ async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context)
   }
 }
 
-async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runDetect(d: Signed, options: VerifyOptions & { toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secrets = await webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) {

@@ -75,7 +75,6 @@ export class ForwardLog {
     this.writing = null;
   }
 
-  /** Writes what is queued, syncs, closes. */
   async close(): Promise<void> {
     while (this.writing) await this.writing;
     await this.handle.datasync().catch(() => undefined);

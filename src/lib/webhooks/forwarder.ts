@@ -262,28 +262,21 @@ export class Forwarder {
     const base = { id: item.id, type: item.type, url: this.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
     if (!item.owed) {
       this.duplicatesWaiting--;
-      this.emit(base);
-      return;
-    }
-    if (ok) {
+    } else if (ok) {
       this.pauses = 0;
       this.pausedUntil = 0;
       this.owedCount--;
       this.opts.onTaken(item, status!);
-      this.emit(base);
-      return;
+    } else if (!this.refused) {
+      const delay = backoffDelay(item.attempt, this.backoff);
+      if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + backoffDelay(++this.pauses, this.backoff);
+      item.attempt++;
+      item.dueAt = Date.now() + delay;
+      const later = this.waiting.findIndex((w) => w.dueAt > item.dueAt);
+      this.waiting.splice(later < 0 ? this.waiting.length : later, 0, item);
+      return this.emit({ ...base, retryInMs: delay });
     }
-    if (this.refused) {
-      this.emit(base);
-      return;
-    }
-    const delay = backoffDelay(item.attempt, this.backoff);
-    if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + backoffDelay(++this.pauses, this.backoff);
-    item.attempt++;
-    item.dueAt = Date.now() + delay;
-    const later = this.waiting.findIndex((w) => w.dueAt > item.dueAt);
-    this.waiting.splice(later < 0 ? this.waiting.length : later, 0, item);
-    this.emit({ ...base, retryInMs: delay });
+    this.emit(base);
   }
 
   private emit(result: ForwardResult): void {

@@ -66,7 +66,6 @@ export type ReceiverStats = {
   transactions: number;
 };
 
-/** `--forward-to` and its settings (forwarder.ts). */
 export type ForwardOptions = Omit<ForwarderOptions, 'onResult' | 'onTaken'>;
 
 export type ReceiverOptions = {

@@ -145,8 +145,6 @@ export function detect(
   return out;
 }
 
-// ---------------------------------------------------------------------------- internals
-
 type Algorithm = 'sha256' | 'sha512';
 const DIGEST_BYTES: Record<Algorithm, number> = { sha256: 32, sha512: 64 };
 

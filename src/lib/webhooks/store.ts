@@ -182,7 +182,6 @@ export class EventStore {
     }
   }
 
-  /** Cuts the file back to its last whole line and syncs the cut. */
   private async cutBack(): Promise<void> {
     try {
       await this.file.truncate(this.size);
@@ -193,7 +192,6 @@ export class EventStore {
     }
   }
 
-  /** Waits for pending appends, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
