@@ -86,15 +86,13 @@ export type ReceiverOptions = {
   now?: () => Date;
 };
 
-/** Events owed to the app since an earlier run: `queued` are forwarded now, `heldBack` are not (no forwarding, or another type than `eventTypes`). */
-export type Backlog = { queued: number; heldBack: number };
-
 export type Receiver = {
   url: string;
   port: number;
   readonly stats: ReceiverStats;
   loaded: StoreLoadTally | undefined;
-  backlog: Backlog;
+  /** Events owed to the app since an earlier run: `queued` are forwarded now, `heldBack` are not (no forwarding, or another type than `eventTypes`). */
+  backlog: { queued: number; heldBack: number };
   /** The forward log's path, when forwarding with a store. */
   forwardLogPath: string | undefined;
   /** Every transaction with its latest status, in first-seen order. */
@@ -103,10 +101,6 @@ export type Receiver = {
 };
 
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
-  const verifyOptions = {
-    ...(options.scheme !== undefined ? { scheme: options.scheme } : {}),
-    ...(options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {}),
-  };
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? (() => new Date());
   const shown = options.eventTypes ?? (() => true);
@@ -125,7 +119,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let store: EventStore | undefined;
   let loaded: StoreLoadTally | undefined;
   let log: ForwardLog | undefined;
-  const backlog: Backlog = { queued: 0, heldBack: 0 };
+  const backlog = { queued: 0, heldBack: 0 };
   try {
     if (options.storePath) {
       ({ store, tally: loaded } = await EventStore.open(
@@ -249,7 +243,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       return refuse(res, receivedAt, 413, 'TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
     }
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
-    const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
+    const checked = verify(raw, options.secret, signature, { scheme: options.scheme, toleranceSec: options.toleranceSec, now: receivedAt });
     if (!checked.ok) {
       tally.badSignature++;
       return refuse(res, receivedAt, 401, 'BAD_SIGNATURE', signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`, parseEvent(raw));
