@@ -41,27 +41,24 @@ export type DeliveryInfo = {
   error?: string;
 };
 
-/** The tally: what `webhooks listen` prints at exit and GET /healthz answers. */
+/**
+ * The tally: what `webhooks listen` prints at exit and GET /healthz answers, each count as
+ * docs/webhooks.md ("The tally, `/healthz` and the exit code") says; `filtered` are verified
+ * events of types outside `eventTypes` (stored, not shown, not forwarded).
+ */
 export type ReceiverStats = {
   received: number;
-  /** New events accepted: on disk before their 2xx when there is a store. */
   stored: number;
   duplicates: number;
-  /** Refused: bad signature (401), not an event (400), too large (413). */
   rejected: number;
   badSignature: number;
   notEvent: number;
   tooLarge: number;
-  /** Answered 503: the store could not take them (the service retries). */
   storeFailures: number;
   outOfOrder: number;
-  /** Verified events of types outside `eventTypes`: stored, not shown, not forwarded. */
   filtered: number;
-  /** Relays the app answered 2xx (owed events, and duplicate copies). */
   forwarded: number;
-  /** Relay attempts the app did not take (refused, timed out, non-2xx). */
   forwardFailures: number;
-  /** Events owed to the app and not yet taken (0 when not forwarding). */
   owed: number;
   transactions: number;
 };
@@ -213,7 +210,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     type: string;
     facts: EventFacts;
     show: boolean;
-    relay: boolean;
   };
 
   const info = (v: Verified, reception: Reception, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
@@ -253,10 +249,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       tally.notEvent++;
       return refuse(res, receivedAt, 400, 'NOT_AN_EVENT', 'signed body is not a webhook event ({ id, type, data })', undefined, checked.scheme);
     }
-    const show = shown(event.type);
     return admit({
       res, raw, headers: req.headers, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
-      facts: eventFacts(event.type, event.data), show, relay: forwarder !== undefined && show,
+      facts: eventFacts(event.type, event.data), show: shown(event.type),
     });
   };
 
@@ -277,7 +272,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       accept(v);
       return undefined;
     }
-    const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: v.relay });
+    const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: forwarding && v.show });
     const stored = store.append(line).then(
       () => {
         writing.delete(v.id);
@@ -304,7 +299,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
     emit(info(v, 'duplicate', 200, v.facts.transactionId ? tracker.get(v.facts.transactionId) : undefined));
     // An event still owed is on its way already; any other copy is relayed once.
-    if (v.relay && !owedIds.has(v.id)) forwarder!.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
+    if (forwarder && !owedIds.has(v.id)) forwarder.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
   };
 
   const accept = (v: Verified): void => {
@@ -317,7 +312,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       return;
     }
     emit(info(v, 'accepted', 200, applied.status, { outOfOrder: applied.outOfOrder }));
-    if (v.relay) {
+    if (forwarder) {
       const resign = resignerFor(v.scheme, v.raw);
       forwardOwed({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), ...(resign ? { resign } : {}) });
     }
