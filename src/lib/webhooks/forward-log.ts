@@ -1,10 +1,7 @@
-// Which stored events the app has taken: `FILE.forwarded` beside the store, an append-only
-// NDJSON log with one line per event the app answered 2xx (docs/webhooks.md, "Owed events
-// and retries").
-//
-// Lines are not synced one by one: losing the last in a crash only means those events are
-// forwarded again, which the spec's delivery rules already ask the app to tolerate. A torn
-// last line is cut off on open for the same reason.
+// Which stored events the app has taken: `FILE.forwarded` beside the store, one line per
+// event the app answered 2xx (docs/webhooks.md, "Owed events and retries"). Lines are not
+// synced one by one, and a torn last line is cut off on open: losing one only means its event
+// is forwarded again, which the spec's delivery rules already ask the app to tolerate.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { openPrivateFile } from '../fs/private.js';

@@ -1,15 +1,8 @@
 // `webhooks listen --forward-to URL`: relays verified deliveries to the user's own app and
-// retries what it did not take (docs/webhooks.md, "Forwarding": the request, the schedule).
-//
-// After any failure the whole queue waits one delay, then sends one event at a time until
-// one is taken: an app that is down gets a probe per delay, not every owed event at once, and
-// an app that refuses one particular event does not hold up the others (the probe is the
-// earliest due; that event waits on its own delay). A duplicate of an event already taken is
-// relayed once, not retried: it is there so the app proves its idempotency. All of it runs
-// after the service was answered, so a slow app never delays an acknowledgement.
-// A refused certificate (client/certificate.ts) is not retried: it will not change between
-// attempts. Nothing more is sent in this run; every event stays owed, for a run with the
-// right --forward-ca.
+// retries what it did not take, as docs/webhooks.md ("Forwarding") describes the request, the
+// schedule and why: after a failure the whole queue pauses, then probes one event at a time
+// (the earliest due), so a down app is not sent every owed event at once and one refused
+// event holds up no other. A refused certificate is not retried: it will not change.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
 import { certificateError, type RefusalOptions } from '../client/certificate.js';

@@ -354,12 +354,8 @@ async function setAside(path: string, handle: FileHandle, from: number, to: numb
 }
 
 /**
- * Takes `storePath`.lock for this process, or throws STORE_IN_USE naming the holder. One
- * listener per store (docs/webhooks.md, "What a 2xx means"): a second process appending to
- * the same file would cut the first one's acknowledged lines back after a failed write, and
- * its start-up check would take the first one's batch in flight for a torn line. The lock
- * (src/lib/fs/pid-lock.ts) is beside the store, in the directory the store's checks already
- * hold to the user alone.
+ * Takes `storePath`.lock for this process, or throws STORE_IN_USE naming the holder: one
+ * listener per store (docs/webhooks.md, "What a 2xx means", says why).
  */
 async function lockStore(storePath: string): Promise<PidLock> {
   try {
