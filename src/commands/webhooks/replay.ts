@@ -63,12 +63,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   // A short id is looked for among the events the service lists first (docs/transactions.md, "Short ids").
   const ids = new Set<string>();
   for (const n of asked) ids.add(('id' in n ? n.id : await eventIdFromPrefix(api, n.prefix)).toLowerCase());
-  let targets: Target[] = [...ids].map((event_id) => ({ event_id }));
+  const targets: Target[] = [...ids].map((event_id) => ({ event_id }));
   if (filters) {
     // The spec leaves delivery_status values open: which one means "failed" is a setting.
     const failed = opts.failed ? (flagStatus ?? api.service.failedStatus ?? DEFAULT_FAILED_STATUS) : undefined;
     const statuses = new Set<string>();
-    targets = [];
     // Only events the CLI itself saw match every filter are replayed (the API layer drops
     // the rest), whatever the service did with the parameters.
     const events = api.webhooks.all({ ...filters, ...(failed !== undefined ? { delivery_status: failed } : {}) }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });

@@ -55,26 +55,21 @@ async function runVerify(d: Signed, options: VerifyOptions, opts: Options, ctx: 
     return 0;
   }
   const where = d.stored ? ` (stored event ${d.stored.id})` : '';
-  switch (result.kind) {
-    case 'outside-tolerance':
-      throw new CheckFailed(
-        `invalid: ${result.reason}${where}`,
-        `a timestamp guards against replays; --tolerance SECONDS widens the window${d.stored ? '' : ' (or check this machine’s clock)'}`,
-      );
-    case 'other-scheme':
-      throw new CheckFailed(`invalid: ${result.reason}${where}`, `--scheme ${result.scheme} (or --scheme any) accepts it`);
-    case 'malformed':
-      throw new CheckFailed(`invalid: ${result.reason}${where}`, `the header value as received; the catalogue: ${SCHEMES.join(', ')}`);
-    default: {
-      // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
-      const trimmed = stripTrailingNewlines(d.body);
-      const hint =
-        trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
-          ? 'it matches the body without its trailing newline: the body was changed after delivery (echo adds one; use printf or --file with the exact bytes)'
-          : 'check the secret, and that the body is the exact bytes delivered (no reformatting, no added newline)';
-      throw new CheckFailed(`invalid: the signature does not match the ${d.body.length}-byte body${where}`, hint);
-    }
-  }
+  const hints: Partial<Record<typeof result.kind, string>> = {
+    'outside-tolerance': `a timestamp guards against replays; --tolerance SECONDS widens the window${d.stored ? '' : ' (or check this machine’s clock)'}`,
+    'other-scheme': `--scheme ${result.scheme} (or --scheme any) accepts it`,
+    malformed: `the header value as received; the catalogue: ${SCHEMES.join(', ')}`,
+  };
+  const hint = hints[result.kind];
+  if (hint !== undefined) throw new CheckFailed(`invalid: ${result.reason}${where}`, hint);
+  // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
+  const trimmed = stripTrailingNewlines(d.body);
+  throw new CheckFailed(
+    `invalid: the signature does not match the ${d.body.length}-byte body${where}`,
+    trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
+      ? 'it matches the body without its trailing newline: the body was changed after delivery (echo adds one; use printf or --file with the exact bytes)'
+      : 'check the secret, and that the body is the exact bytes delivered (no reformatting, no added newline)',
+  );
 }
 
 async function runDetect(d: Signed, options: VerifyOptions & { toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {

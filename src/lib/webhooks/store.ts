@@ -38,20 +38,12 @@ export function storeToRead(file: string | true | undefined, flag: string, env: 
   return { path, label: `${path} (the store \`webhooks listen\` writes by default)`, hint: oldStoreNote(env) ?? `run \`offramp webhooks listen\` first, or name a store with ${flag} FILE` };
 }
 
-/**
- * Where `webhooks listen` stores events unless --store says otherwise, and so where resend,
- * verify and conform read them: the user's private state directory (docs/webhooks.md, "The
- * store"), made 0700, so a listener works from any directory, a shared one like /tmp too.
- */
+/** The default store, for listen and its readers alike (docs/webhooks.md, "The store", says why there). */
 export function defaultStorePath(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'offramp', STORE_NAME);
 }
 
-/**
- * A note naming a store at the old default place (the working directory) while the new
- * default has none yet, with the command that moves it; undefined otherwise. Once the new
- * default exists, it is not named again.
- */
+/** A store at the old default place, named with the command that moves it while the new default has none (docs/webhooks.md, "The store"). */
 export function oldStoreNote(env: NodeJS.ProcessEnv): string | undefined {
   const old = resolve(STORE_NAME);
   const now = defaultStorePath(env);
