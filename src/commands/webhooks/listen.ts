@@ -96,8 +96,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw err;
   }
 
-  const c = chalkFor(io, 'err');
-  io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
+  io.err(['Listening for webhooks on ', paint(receiver.url, chalkFor(io, 'err').bold), '  (POST to any path)']);
   let unregister: (() => Promise<string>) | undefined;
   if (source.kind === 'emulator') {
     let restore: Restore;

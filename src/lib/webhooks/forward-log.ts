@@ -7,8 +7,6 @@ import type { FileHandle } from 'node:fs/promises';
 import { openPrivateFile } from '../fs/private.js';
 import { parseEventText, wholeLines, wholeLinesEnd } from './store.js';
 
-export type ForwardRecord = { id: string; status: number; at: Date; to: string };
-
 export class ForwardLog {
   private queue: string[] = [];
   private writing: Promise<void> | null = null;
@@ -51,7 +49,7 @@ export class ForwardLog {
   }
 
   /** Records that the app took `id`; the write happens in the background (see above). */
-  record(r: ForwardRecord): void {
+  record(r: { id: string; status: number; at: Date; to: string }): void {
     this.taken.add(r.id);
     this.queue.push(`${JSON.stringify({ id: r.id, status: r.status, at: r.at.toISOString(), to: r.to })}\n`);
     this.writing ??= this.writeLoop();

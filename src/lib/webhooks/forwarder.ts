@@ -21,18 +21,12 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
 
-/** How an app's private certificate is trusted here (a refusal's hint). */
-const FORWARD_TRUST_HINT = "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)";
-
 /**
  * The only headers of a delivery relayed to the app: what it needs to verify and
  * deduplicate the event (docs/webhooks.md, "The request"). Anything else the sender or a
  * proxy on the way added (cookies, authorization, forwarding chains) stays here.
  */
 const RELAYED = new Set(['content-type', ...Object.values(WEBHOOK_HEADERS).map((h) => h.toLowerCase())]);
-
-/** The user-agent of every relay, naming the tool rather than passing on the sender's. */
-export const FORWARD_USER_AGENT = `offramp-cli/${VERSION} (webhooks listen)`;
 
 export type ForwardItem = {
   id: string;
@@ -245,9 +239,10 @@ export class Forwarder {
 
   private async attempt(item: Queued): Promise<void> {
     const signed = item.resign && (item.attempt > 1 || item.late) ? { ...item.headers, [SIGNATURE_HEADER]: item.resign() } : item.headers;
-    const headers = { ...signed, 'user-agent': FORWARD_USER_AGENT };
+    // The tool's own user-agent, not the sender's.
+    const headers = { ...signed, 'user-agent': `offramp-cli/${VERSION} (webhooks listen)` };
     // A look at a refused certificate ends with close() too.
-    const refusal = { signal: this.closing.signal, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT };
+    const refusal = { signal: this.closing.signal, urlFrom: '--forward-to', trust: "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)" };
     const { status, ok, ms, detail: said, refused } = await relay(this.transport, this.url, { body: item.body, headers }, this.timeoutMs, refusal);
     if (this.stopped) return;
     if (refused) this.refused ??= refused;

@@ -45,8 +45,6 @@ export async function findSource(ctx: Context, register: boolean, anyHost = fals
   }
 }
 
-export type SecretAtHand = { label: string; secret: string };
-
 /**
  * Every webhook secret at hand, the one to use first (docs/webhooks.md, "Which secret"): the
  * flag; else OFFRAMP_WEBHOOK_SECRET (what the user said beats what a port answers: on a
@@ -55,9 +53,9 @@ export type SecretAtHand = { label: string; secret: string };
  * profile with none, the emulator's public default). One rule for listen, resend and verify; each secret named by
  * where it came from, never by its value.
  */
-export async function webhookSecrets(ctx: Context, flag: string | undefined, source?: Source): Promise<SecretAtHand[]> {
+export async function webhookSecrets(ctx: Context, flag: string | undefined, source?: Source): Promise<{ label: string; secret: string }[]> {
   const found = source ?? (await findSource(ctx, true));
-  const all: SecretAtHand[] = [];
+  const all: { label: string; secret: string }[] = [];
   if (flag) all.push({ label: '--secret', secret: flag });
   if (ctx.env.OFFRAMP_WEBHOOK_SECRET) all.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
   if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
