@@ -19,7 +19,7 @@ import { relay } from '../../lib/webhooks/forwarder.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { DEFAULT_STORE, eventsToRead, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, eventsToRead, storedEventId } from '../../lib/webhooks/store.js';
 import { webhookScheme, webhookSecret } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
@@ -51,8 +51,6 @@ export type Options = OptionsOf<typeof command>;
 const MAX_DUPLICATES = 100;
 /** --delay ceiling per delivery: ten minutes. */
 const MAX_DELAY_MS = 600_000;
-
-type Copy = { event: StoredEvent; copy: number; copies: number };
 
 type ResendResult = {
   id: string;
@@ -101,7 +99,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw new UsageError(`${flag}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
   }
 
-  const plan: Copy[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
+  const plan = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
   if (opts.shuffle) shuffle(plan);
   io.err(
     `Resending ${plan.length} deliver${plan.length === 1 ? 'y' : 'ies'} of ${chosen.length} event${chosen.length === 1 ? '' : 's'} to ${to} under ${scheme}` +

@@ -11,10 +11,8 @@ import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import type { ForwardResult } from './forwarder.js';
 import type { DeliveryInfo, ReceiverStats } from './receiver.js';
 
-export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: LineFit };
-
-/** How lines give way on a terminal: its width, the space between fields, the ids' widths, whether the scheme shows. */
-type LineFit = { width: number; gap: number; id: number; tx: number; scheme: boolean };
+/** `fit`: how lines give way on a terminal: its width, the space between fields, the ids' widths, whether the scheme shows. */
+export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: { width: number; gap: number; id: number; tx: number; scheme: boolean } };
 
 const ID_WIDTH = 36;
 const longest = (names: readonly string[]) => Math.max(...names.map(textWidth));

@@ -141,7 +141,6 @@ export function forwardTarget(value: string, allowInsecure: boolean): URL {
 }
 
 export class Forwarder {
-  readonly url: string;
   private readonly transport: Transport;
   private readonly timeoutMs: number;
   private readonly backoff: Backoff;
@@ -169,7 +168,6 @@ export class Forwarder {
   private refused: CertificateRefused | undefined;
 
   constructor(private readonly opts: ForwarderOptions) {
-    this.url = opts.url;
     this.timeoutMs = opts.timeoutMs ?? FORWARD_TIMEOUT_MS;
     this.backoff = { baseMs: opts.retryBaseMs ?? RETRY_BASE_MS, capMs: opts.retryMaxMs ?? RETRY_MAX_MS, jitter: 0.25 };
     const tls = { ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) };
@@ -187,7 +185,7 @@ export class Forwarder {
     if (this.stopped) return;
     if (!item.owed) {
       if (this.duplicatesWaiting >= FORWARD_BACKLOG) {
-        this.emit({ id: item.id, type: item.type, url: this.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
+        this.emit({ id: item.id, type: item.type, url: this.opts.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
         return;
       }
       this.duplicatesWaiting++;
@@ -243,11 +241,11 @@ export class Forwarder {
     const headers = { ...signed, 'user-agent': `offramp-cli/${VERSION} (webhooks listen)` };
     // A look at a refused certificate ends with close() too.
     const refusal = { signal: this.closing.signal, urlFrom: '--forward-to', trust: "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)" };
-    const { status, ok, ms, detail: said, refused } = await relay(this.transport, this.url, { body: item.body, headers }, this.timeoutMs, refusal);
+    const { status, ok, ms, detail: said, refused } = await relay(this.transport, this.opts.url, { body: item.body, headers }, this.timeoutMs, refusal);
     if (this.stopped) return;
     if (refused) this.refused ??= refused;
     const detail = refused ? `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)` : said;
-    const base = { id: item.id, type: item.type, url: this.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
+    const base = { id: item.id, type: item.type, url: this.opts.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
     if (!item.owed) {
       this.duplicatesWaiting--;
     } else if (ok) {

@@ -77,17 +77,14 @@ export type StoreOptions = {
   wrapFile?: (file: StoreFile) => StoreFile;
 };
 
-type Pending = { data: string; resolve: () => void; reject: (err: Error) => void };
-
 export class EventStore {
-  private queue: Pending[] = [];
+  private queue: { data: string; resolve: () => void; reject: (err: Error) => void }[] = [];
   private flushing: Promise<void> | null = null;
   private closed = false;
   /** A failed write could not be cut back: nothing is written until a cut succeeds. */
   private damaged = false;
 
   private constructor(
-    readonly path: string,
     private readonly file: StoreFile,
     /** Bytes of whole lines in the file: where a failed write is cut back to. */
     private size: number,
@@ -127,7 +124,7 @@ export class EventStore {
         }
       }
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
-      return { store: new EventStore(path, file, size, dsync === undefined, lock), tally };
+      return { store: new EventStore(file, size, dsync === undefined, lock), tally };
     } catch (err) {
       await handle.close().catch(() => undefined);
       await lock?.release();
