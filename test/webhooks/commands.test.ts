@@ -270,7 +270,10 @@ describe('webhooks verify', () => {
     const odd = await verifyCli(['--secret', SECRET, '--signature', 'abc'], body);
     expect(odd.code).toBe(8);
     expect(odd.stderr).toMatch(/error: CHECK_FAILED: invalid: the signature has the form of no scheme of the catalogue/);
-    expect((await verifyCli(['--signature', signature], body)).stderr).toMatch(/error: USAGE: no webhook secret/);
+    const noSecret = (await verifyCli(['--signature', signature], body)).stderr;
+    expect(noSecret).toMatch(/error: USAGE: no webhook secret/);
+    // The profile is not the store (docs/development.md, "Words"): the hint says to save the secret there.
+    expect(noSecret).toContain('or save one in the profile (--webhook-secret-stdin)');
     expect((await verifyCli(['--secret', SECRET, '--signature', signature, '--file', '/nonexistent/body'], '')).code).toBe(2);
   });
 });

@@ -73,7 +73,7 @@ export async function webhookScheme(ctx: Context, flag: string | undefined): Pro
 }
 
 /** How to give a webhook secret, when there is none at hand. */
-export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)';
+export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or save one in the profile (--webhook-secret-stdin)';
 
 /** The secret to use first (webhookSecrets); none is refused, saying what it was `for`. */
 export async function webhookSecret(ctx: Context, flag: string | undefined, purpose: string, source?: Source): Promise<string> {
