@@ -7,9 +7,7 @@ import { windowFilter } from '../input/window.js';
 import { EVENT_TYPES } from '../vocabulary.js';
 
 /** The transaction (`--tx`, `--ref`) is not among them: lib/tx/lookup's filterTransactionId resolves it. */
-export type EventFilterFlags = { type?: string; status?: string; from?: string; to?: string };
-
-export function eventFilters(opts: EventFilterFlags): WebhookListQuery {
+export function eventFilters(opts: { type?: string; status?: string; from?: string; to?: string }): WebhookListQuery {
   const query: WebhookListQuery = { ...windowFilter(opts) };
   if (opts.type !== undefined) {
     if (!(EVENT_TYPES as readonly string[]).includes(opts.type)) throw new UsageError(`--type: "${opts.type}" is not one of: ${EVENT_TYPES.join(', ')}`);

@@ -136,8 +136,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     await store?.close().catch(() => undefined);
     throw err;
   }
-  const taken = log?.taken;
-  const owedNow = owedFromStore.filter((e) => !taken?.has(e.id));
+  const owedNow = owedFromStore.filter((e) => !log?.taken.has(e.id));
   owedFromStore.length = 0;
   if (!forwarding) {
     backlog.heldBack = owedNow.length;
