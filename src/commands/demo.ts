@@ -142,7 +142,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
 
     const problems = [
       ...missing().map((type) => `no verified ${type} webhook arrived within ${DELIVERY_WAIT_MS / 1000} s`),
-      ...deliveries.filter((d) => !d.verified).map((d) => `a delivery failed verification: ${d.error ?? d.outcome}`),
+      ...deliveries.filter((d) => !d.verified).map((d) => `a delivery failed verification: ${d.error ?? d.reception}`),
       ...(row ? [] : [`no ledger row for ${tx.id} in GET /revenue`]),
     ];
     if (problems.length > 0) throw new CliError(`the demo did not go as it should: ${problems.join('; ')}`, 'DEMO_FAILED', EXIT.failure);
@@ -157,7 +157,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
 /** `  ↳ webhook deposit.detected  verified  evt 5d0e…  tx now deposit_confirming` */
 function describeDelivery(d: DeliveryInfo): string {
   const what = d.type ?? 'unknown event';
-  if (!d.verified) return `  ↳ webhook ${what}  REJECTED (${d.error ?? d.outcome}, answered ${d.httpStatus})`;
+  if (!d.verified) return `  ↳ webhook ${what}  REJECTED (${d.error ?? d.reception}, answered ${d.httpStatus})`;
   const extra = d.duplicate ? '  duplicate, ignored' : d.outOfOrder ? `  arrived late; status stays ${d.status}` : `  status ${d.status ?? '—'}`;
   return `  ↳ webhook ${what.padEnd(21)}  signature verified  event ${d.id}${extra}`;
 }

@@ -50,7 +50,7 @@ const day = new Date().toISOString().slice(0, 10);
 
 const DELIVERY: DeliveryInfo = {
   receivedAt: new Date('2026-11-22T10:00:00Z'),
-  outcome: 'accepted',
+  reception: 'accepted',
   httpStatus: 200,
   verified: true,
   duplicate: false,

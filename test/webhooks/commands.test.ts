@@ -116,6 +116,11 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual([]);
     expect(again.stderr).toContain('No events with delivery_status "failed" match; nothing to replay.');
+    // Without --failed, a window no event is in leaves nothing to do either, and says so plainly.
+    const none = await cli(['webhooks', 'replay', '--tx', txId, '--from', '2099-01-01', '--json']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    expect(none.stderr).toContain('No events match; nothing to replay.');
   });
 
   it('replay by id: a partial failure names what did not replay and exits with its code', async () => {
@@ -265,7 +270,10 @@ describe('webhooks verify', () => {
     const odd = await verifyCli(['--secret', SECRET, '--signature', 'abc'], body);
     expect(odd.code).toBe(8);
     expect(odd.stderr).toMatch(/error: CHECK_FAILED: invalid: the signature has the form of no scheme of the catalogue/);
-    expect((await verifyCli(['--signature', signature], body)).stderr).toMatch(/error: USAGE: no webhook secret/);
+    const noSecret = (await verifyCli(['--signature', signature], body)).stderr;
+    expect(noSecret).toMatch(/error: USAGE: no webhook secret/);
+    // The profile is not the store (docs/development.md, "Words"): the hint says to save the secret there.
+    expect(noSecret).toContain('or save one in the profile (--webhook-secret-stdin)');
     expect((await verifyCli(['--secret', SECRET, '--signature', signature, '--file', '/nonexistent/body'], '')).code).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 // `offramp webhooks listen` as a user runs it (the built binary): the emulator delivers a
 // transaction's lifecycle to it; a forged delivery gets 401, a replay is a duplicate, a
-// late older event is stored but out of order; Ctrl-C prints a summary and exits 0; a
+// late older event is stored but out of order; Ctrl-C prints the tally and exits 130; a
 // restart on the same store treats the old ids as received, and --forward-to relays.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';

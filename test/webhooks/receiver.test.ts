@@ -65,7 +65,7 @@ describe('startReceiver', () => {
     expect(storedLines(store).map((l) => JSON.parse(l).id)).toEqual(['evt-1', 'evt-3']);
     // The header is kept as received (upper case here), so the exact bytes can be re-checked.
     expect(parseStoredLine(storedLines(store)[1]!)).toMatchObject({ id: 'evt-3', signature: sign(upper, SECRET).toUpperCase(), scheme: 'hmac-sha256-hex' });
-    expect(events.map((e) => [e.outcome, e.id, e.verified, e.httpStatus, e.scheme])).toEqual([
+    expect(events.map((e) => [e.reception, e.id, e.verified, e.httpStatus, e.scheme])).toEqual([
       ['accepted', 'evt-1', true, 200, 'hmac-sha256-hex'],
       ['rejected', 'evt-2', false, 401, undefined],
       ['rejected', 'evt-2', false, 401, undefined],
@@ -87,7 +87,7 @@ describe('startReceiver', () => {
     await post(r.url, detected);
     expect(r.statuses()).toEqual([[TX, 'completed']]);
     const late = events.find((e) => e.id === 'e-det')!;
-    expect(late).toMatchObject({ outcome: 'accepted', outOfOrder: true, status: 'completed', eventStatus: 'deposit_confirming' });
+    expect(late).toMatchObject({ reception: 'accepted', outOfOrder: true, status: 'completed', eventStatus: 'deposit_confirming' });
     // payout.settled reports completed again: not out of order.
     await post(r.url, event('e-pay', 'payout.settled'));
     expect(events.at(-1)).toMatchObject({ outOfOrder: false, status: 'completed' });
@@ -149,7 +149,7 @@ describe('startReceiver', () => {
     expect(got.answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(got.answer).toMatch(/\r\nconnection: close\r\n/i);
     expect(r.stats).toMatchObject({ received: 1, tooLarge: 1, rejected: 1 });
-    expect(events).toMatchObject([{ outcome: 'too_large', httpStatus: 413, error: `body over ${1024 * 1024} bytes` }]);
+    expect(events).toMatchObject([{ reception: 'too_large', httpStatus: 413, error: `body over ${1024 * 1024} bytes` }]);
   });
 
   it('a chunked body is cut at the cap: 413 while the sender is still sending, the rest unread', async () => {
@@ -168,7 +168,7 @@ describe('startReceiver', () => {
     expect(got.answer).toMatch(/^HTTP\/1\.1 413 /);
     // The cap (1 MiB) and what the sockets' buffers held, not the 64 MiB on offer.
     expect(sent).toBeLessThan(16 * 1024 * 1024);
-    expect(events).toMatchObject([{ outcome: 'too_large', httpStatus: 413 }]);
+    expect(events).toMatchObject([{ reception: 'too_large', httpStatus: 413 }]);
     // The receiver goes on: the next delivery is taken.
     expect((await post(r.url, event('after', 'transaction.created'))).status).toBe(200);
   });
@@ -187,9 +187,9 @@ describe('startReceiver', () => {
     expect(readFileSync(second.r.loaded!.tornPath!, 'utf8')).toBe('{"id":"c","type":"deposit.confir');
     expect(second.r.statuses()).toEqual([[TX, 'deposit_confirming']]);
     expect((await post(second.r.url, event('a', 'transaction.created'))).status).toBe(200);
-    expect(second.events[0]).toMatchObject({ outcome: 'duplicate', duplicate: true });
+    expect(second.events[0]).toMatchObject({ reception: 'duplicate', duplicate: true });
     expect((await post(second.r.url, event('c', 'deposit.confirmed'))).status).toBe(200);
-    expect(second.events[1]).toMatchObject({ outcome: 'accepted', status: 'selling_crypto' });
+    expect(second.events[1]).toMatchObject({ reception: 'accepted', status: 'selling_crypto' });
     expect(storedLines(store).map((l) => JSON.parse(l).id)).toEqual(['a', 'b', 'c']);
   });
 

@@ -5,11 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, exitCodeForSignal, UsageError } from '../../lib/errors.js';
 import { parseIntFlag, toleranceSeconds } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
-import { DEFAULT_TOLERANCE_SEC, schemeSetting } from '../../lib/webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SEC } from '../../lib/webhooks/signature.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { deliveryJson, deliveryLine, forwardJson, forwardLine, lineStyle, tallyLine } from '../../lib/webhooks/describe.js';
 import { paint } from '../../lib/output/sanitize.js';
@@ -20,7 +19,7 @@ import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/web
 import { DEFAULT_STORE, defaultStorePath, oldStoreNote, STORE_NAME } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
 import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
-import { findSource, register, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
+import { findSource, register, webhookScheme, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
   new Command('listen')
@@ -48,9 +47,8 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-
-/** How many transactions the stop summary lists. */
-const SUMMARY_TRANSACTIONS = 10;
+/** How many transactions listen lists, with their latest status, when it stops. */
+const LISTED_TRANSACTIONS = 10;
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
@@ -67,7 +65,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const oldStore = opts.store === undefined ? oldStoreNote(ctx.env) : undefined;
   if (oldStore) throw new UsageError(oldStore, `or keep it where it is: offramp webhooks listen --store ${STORE_NAME}`);
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
-  const scheme = opts.scheme !== undefined ? schemeSetting(opts.scheme, '--scheme') : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
+  const scheme = await webhookScheme(ctx, opts.scheme);
   const source = await findSource(ctx, opts.register !== false);
   // Against an emulator, its own signing secret, unless one given (--secret, OFFRAMP_WEBHOOK_SECRET) is set on it.
   const secret = await webhookSecret(ctx, opts.secret, 'to verify signatures with', source);
@@ -75,12 +73,11 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
 
   const style = lineStyle(chalkFor(io, 'out'), io.stdoutIsTTY, io.tableWidth);
   // Lines come terminal-safe from describe.ts (or are NDJSON, data): written as they are.
-  const lines = new LineBatcher((text) => io.out(text));
+  const lines = lineBatcher((text) => io.out(text));
   let receiver: Receiver;
   try {
     receiver = await startReceiver({
       port,
-      host: '127.0.0.1',
       secret,
       ...(scheme ? { scheme } : {}),
       toleranceSec,
@@ -99,8 +96,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw err;
   }
 
-  const c = chalkFor(io, 'err');
-  io.err(['Listening for webhooks on ', paint(receiver.url, c.bold), '  (POST to any path)']);
+  io.err(['Listening for webhooks on ', paint(receiver.url, chalkFor(io, 'err').bold), '  (POST to any path)']);
   let unregister: (() => Promise<string>) | undefined;
   if (source.kind === 'emulator') {
     let restore: Restore;
@@ -159,8 +155,8 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const statuses = receiver.statuses();
   if (statuses.length > 0) {
     io.err(`Latest status of ${statuses.length} transaction${statuses.length === 1 ? '' : 's'} (including the store):`);
-    for (const [tx, status] of statuses.slice(-SUMMARY_TRANSACTIONS)) io.err(`  ${tx}  ${status}`);
-    if (statuses.length > SUMMARY_TRANSACTIONS) io.err(`  … and ${statuses.length - SUMMARY_TRANSACTIONS} earlier`);
+    for (const [tx, status] of statuses.slice(-LISTED_TRANSACTIONS)) io.err(`  ${tx}  ${status}`);
+    if (statuses.length > LISTED_TRANSACTIONS) io.err(`  … and ${statuses.length - LISTED_TRANSACTIONS} earlier`);
   }
   if (opts.strict && stats.owed > 0) {
     throw new CheckFailed(
@@ -208,25 +204,16 @@ async function forwardOptions(opts: Options, ctx: Context): Promise<ForwardOptio
  * a burst that is one write for many lines (stdout to a file or /dev/null is a
  * synchronous write each time).
  */
-class LineBatcher {
-  private pending: string[] = [];
-  private scheduled = false;
-
-  constructor(private readonly write: (text: string) => void) {}
-
-  push(line: string): void {
-    this.pending.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.pending.length === 0) return;
-    const text = `${this.pending.join('\n')}\n`;
-    this.pending = [];
-    this.write(text);
-  }
+function lineBatcher(write: (text: string) => void) {
+  let pending: string[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const text = `${pending.join('\n')}\n`;
+    pending = [];
+    write(text);
+  };
+  const push = (line: string): void => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+  return { push, flush };
 }

@@ -37,7 +37,8 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 type Target = { event_id: string; event_type?: string; aggregate_id?: string };
-type Outcome = { target: Target; result?: ReplayResult; error?: unknown };
+/** What one replay request came to: the service's answer, or the error instead. */
+type ReplayAttempt = { target: Target; result?: ReplayResult; error?: unknown };
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const { io } = ctx;
@@ -62,23 +63,17 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   // A short id is looked for among the events the service lists first (docs/transactions.md, "Short ids").
   const ids = new Set<string>();
   for (const n of asked) ids.add(('id' in n ? n.id : await eventIdFromPrefix(api, n.prefix)).toLowerCase());
-  let targets: Target[] = [...ids].map((event_id) => ({ event_id }));
+  const targets: Target[] = [...ids].map((event_id) => ({ event_id }));
   if (filters) {
     // The spec leaves delivery_status values open: which one means "failed" is a setting.
     const failed = opts.failed ? (flagStatus ?? api.service.failedStatus ?? DEFAULT_FAILED_STATUS) : undefined;
     const statuses = new Set<string>();
-    targets = [];
     // Only events the CLI itself saw match every filter are replayed (the API layer drops
     // the rest), whatever the service did with the parameters.
     const events = api.webhooks.all({ ...filters, ...(failed !== undefined ? { delivery_status: failed } : {}) }, { onReceived: (page) => page.forEach((e) => statuses.add(e.delivery_status)) });
     for await (const e of counted(ctx, failed !== undefined ? 'finding failed events' : 'finding events', events)) targets.push({ event_id: e.event_id, event_type: e.event_type, aggregate_id: e.aggregate_id });
-    if (targets.length === 0 && failed === undefined) {
-      io.err('No events match; nothing to replay.');
-      if (format === 'json') writeJson(io, []);
-      return;
-    }
     if (targets.length === 0) {
-      const unknown = [...statuses].filter((s) => s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
+      const unknown = [...statuses].filter((s) => failed !== undefined && s !== failed && !(DELIVERY_STATUSES as readonly string[]).includes(s));
       if (unknown.length > 0) {
         throw new CliError(
           `cannot tell which events failed: none has delivery_status "${failed}", and the service also reports ${unknown.map((s) => `"${s}"`).join(', ')}`,
@@ -87,7 +82,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
           'if one of them means failed, pass --failed-status VALUE, or let `offramp conform --save` record it in the profile',
         );
       }
-      io.err(`No events with delivery_status "${failed}" match; nothing to replay.`);
+      io.err(`No events${failed !== undefined ? ` with delivery_status "${failed}"` : ''} match; nothing to replay.`);
       if (format === 'json') writeJson(io, []);
       return;
     }
@@ -98,7 +93,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const limit = pLimit(concurrency);
   const progress = await startProgress(ctx, 'replaying', targets.length);
   let done = 0;
-  const outcomes: Outcome[] = await Promise.all(
+  const replays: ReplayAttempt[] = await Promise.all(
     targets.map((target) =>
       limit(async () => {
         try {
@@ -112,21 +107,21 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ),
   ).finally(() => progress.stop());
 
-  const failures = outcomes.filter((o) => o.error !== undefined);
+  const failures = replays.filter((o) => o.error !== undefined);
   if (format === 'json') {
-    writeJson(io, outcomes.flatMap((o) => (o.result ? [o.result] : [])));
-  } else if (failures.length < outcomes.length) {
+    writeJson(io, replays.flatMap((o) => (o.result ? [o.result] : [])));
+  } else if (failures.length < replays.length) {
     // When nothing replayed, the error on stderr names every event and stdout stays empty.
-    renderTable<Outcome>(io, [
+    renderTable<ReplayAttempt>(io, [
       eventIdColumn((o) => o.target.event_id),
       typeColumn((o) => o.result?.event_type ?? o.target.event_type),
       transactionColumn((o) => o.result?.aggregate_id ?? o.target.aggregate_id, 2),
       { header: 'ATTEMPTS', value: (o) => o.result?.attempts, fit: { drop: 1 } },
       reasonColumn('PUBLISH STATUS', (o) => o.result?.publish_status ?? `not replayed: ${describeError(o.error)}`, 24),
-    ], outcomes);
+    ], replays);
   }
   if (failures.length === 0) {
-    if (format !== 'json') io.err(`Replay scheduled for ${outcomes.length} event${outcomes.length === 1 ? '' : 's'}.`);
+    if (format !== 'json') io.err(`Replay scheduled for ${replays.length} event${replays.length === 1 ? '' : 's'}.`);
     return;
   }
   const codes = new Set(failures.map((f) => exitCodeOf(f.error)));
@@ -134,10 +129,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const errorCodes = new Set(failures.map((f) => (f.error instanceof CliError ? f.error.code : 'INTERNAL')));
   const named = failures.map((f) => `${f.target.event_id} (${describeError(f.error)})`).join(', ');
   throw new CliError(
-    `${failures.length} of ${outcomes.length} event${outcomes.length === 1 ? '' : 's'} did not replay: ${named}`,
+    `${failures.length} of ${replays.length} event${replays.length === 1 ? '' : 's'} did not replay: ${named}`,
     errorCodes.size === 1 ? [...errorCodes][0]! : 'REPLAY_FAILED',
     exitCode,
-    failures.length < outcomes.length
+    failures.length < replays.length
       ? `the others were scheduled; retry just these with: ${replayCommand(ctx.globals, failures.map((f) => f.target.event_id))}`
       : failures.length === 1 && failures[0]!.error instanceof CliError
         ? failures[0]!.error.hint

@@ -7,22 +7,20 @@
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { profileInUse } from '../../lib/config/in-use.js';
 import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
 import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
-import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, schemeSetting, sign, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, sign, WEBHOOK_HEADERS } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
 import { relay } from '../../lib/webhooks/forwarder.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
-import { CertificateRefused } from '../../lib/client/errors.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
-import { webhookSecret } from '../../lib/webhooks/register.js';
+import { DEFAULT_STORE, eventsToRead, storedEventId } from '../../lib/webhooks/store.js';
+import { webhookScheme, webhookSecret } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
 
@@ -54,9 +52,7 @@ const MAX_DUPLICATES = 100;
 /** --delay ceiling per delivery: ten minutes. */
 const MAX_DELAY_MS = 600_000;
 
-type Copy = { event: StoredEvent; copy: number; copies: number };
-
-export type ResendResult = {
+type ResendResult = {
   id: string;
   type: string | null;
   copy: number;
@@ -70,7 +66,6 @@ export type ResendResult = {
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, formatsOf('webhooks resend'));
-  const { path: store, label: flag, hint: missingHint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   const wanted = opts.event !== undefined ? new Set(opts.event.map((id) => id.trim())) : undefined;
   if (wanted?.has('')) throw new UsageError('--event: give an event id');
   if (opts.to === undefined) throw new UsageError('--to is required', "give your app's webhook endpoint, like http://127.0.0.1:3000/webhooks");
@@ -78,21 +73,14 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   const extra = parseIntFlag(opts.duplicate ?? 0, '--duplicate', 0, MAX_DUPLICATES);
   const delay = opts.delay !== undefined ? parseDelay(opts.delay) : undefined;
   const events = opts.events !== undefined ? eventTypeFilter(opts.events) : undefined;
-  const scheme = await signingScheme(opts, ctx);
+  const pinned = await webhookScheme(ctx, opts.scheme);
+  if (!pinned && opts.scheme !== undefined) throw new UsageError('--scheme any: resend signs, so it needs one scheme', `one of: ${SCHEMES.join(', ')}`);
+  const scheme = pinned ?? DEFAULT_SCHEME;
   // As `listen` verified them: against an emulator, with its own secret.
   const secret = await webhookSecret(ctx, opts.secret, 'to sign with');
 
-  let chosen: StoredEvent[] = [];
-  try {
-    for await (const event of readStoredEvents(store)) if (!events || events.matches(event.type)) chosen.push(event);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') {
-      throw new UsageError(`${flag}: no such file`, missingHint);
-    }
-    if (e.code && e.syscall) throw new UsageError(`${flag}: ${e.message}`);
-    throw err;
-  }
+  const { path: store, label: flag, events: stored } = await eventsToRead(opts.fromStore, '--from-store', ctx.env);
+  let chosen = events ? stored.filter((e) => events.matches(e.type)) : stored;
   if (wanted) {
     // Nothing is sent unless every event asked for is there.
     const found = new Set<string>();
@@ -111,7 +99,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     throw new UsageError(`${flag}: no events${events ? ` of ${events.patterns.join(', ')}` : ''} in it`, 'a store written by `offramp webhooks listen --store FILE`');
   }
 
-  const plan: Copy[] = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
+  const plan = chosen.flatMap((event) => Array.from({ length: extra + 1 }, (_, i) => ({ event, copy: i + 1, copies: extra + 1 })));
   if (opts.shuffle) shuffle(plan);
   io.err(
     `Resending ${plan.length} deliver${plan.length === 1 ? 'y' : 'ies'} of ${chosen.length} event${chosen.length === 1 ? '' : 's'} to ${to} under ${scheme}` +
@@ -125,10 +113,20 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   try {
     for (const d of plan) {
       if (delay) await ctx.sleep(delay.min === delay.max ? delay.min : randomInt(delay.min, delay.max + 1));
-      const result = await deliver(d, { to, secret, scheme, transport, timeoutMs: ctx.globals.timeout, now: ctx.now(), userAgent: `offramp-cli/${ctx.version}` }).catch((err: unknown) => {
-        if (err instanceof CertificateRefused) err.message += `; not retried: ${plan.length - results.length} of ${plan.length} deliveries not sent`;
-        throw err;
-      });
+      // As the service delivers: the stored body, a fresh signature, the event id.
+      const headers = {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: sign(d.event.body, secret, scheme, ctx.now()),
+        [WEBHOOK_HEADERS.id]: d.event.id,
+        'user-agent': `offramp-cli/${ctx.version}`,
+      };
+      // Within the delivery's --timeout, a look at a refused certificate included.
+      const r = await relay(transport, to, { body: d.event.body, headers }, ctx.globals.timeout, { what: `POST ${displayUrl(to)}`, urlFrom: '--to' });
+      if (r.refused) {
+        r.refused.message += `; not retried: ${plan.length - results.length} of ${plan.length} deliveries not sent`;
+        throw r.refused;
+      }
+      const result = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies, status: r.status ?? null, ok: r.ok, ms: r.ms, ...(r.detail ? { detail: r.detail } : {}) };
       results.push(result);
       if (format === 'ndjson') writeNdjsonLine(io, result);
       else if (format === 'table') io.print(resultLine(result, c));
@@ -152,32 +150,6 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   return 0;
 }
 
-/** --scheme, else the profile's pinned scheme, else the emulator's default: one scheme, as a signer needs. */
-async function signingScheme(opts: Options, ctx: Context): Promise<SchemeName> {
-  if (opts.scheme !== undefined) {
-    const pinned = schemeSetting(opts.scheme, '--scheme');
-    if (!pinned) throw new UsageError('--scheme any: resend signs, so it needs one scheme', `one of: ${SCHEMES.join(', ')}`);
-    return pinned;
-  }
-  return schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme") ?? DEFAULT_SCHEME;
-}
-
-type Sender = { to: string; secret: string; scheme: SchemeName; transport: Transport; timeoutMs: number; now: Date; userAgent: string };
-
-/** One POST, as the service delivers: the stored body, a fresh signature, the event id. */
-async function deliver(d: Copy, s: Sender): Promise<ResendResult> {
-  const headers = {
-    'content-type': 'application/json',
-    [SIGNATURE_HEADER]: sign(d.event.body, s.secret, s.scheme, s.now),
-    [WEBHOOK_HEADERS.id]: d.event.id,
-    'user-agent': s.userAgent,
-  };
-  // Within the delivery's --timeout, a look at a refused certificate included.
-  const r = await relay(s.transport, s.to, { body: d.event.body, headers }, s.timeoutMs, { what: `POST ${displayUrl(s.to)}`, urlFrom: '--to' });
-  if (r.refused) throw r.refused;
-  return { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies, status: r.status ?? null, ok: r.ok, ms: r.ms, ...(r.detail ? { detail: r.detail } : {}) };
-}
-
 /** One line per delivery; the store's and the app's text is made terminal-safe when printed, only the colour is ours. */
 function resultLine(r: ResendResult, c: ReturnType<typeof chalkFor>): Text[] {
   const status = r.status === null ? paint('no answer', c.red) : paint(r.status, r.ok ? c.green : c.red);
@@ -187,7 +159,7 @@ function resultLine(r: ResendResult, c: ReturnType<typeof chalkFor>): Text[] {
 }
 
 /** `MIN-MAXms` (or `Nms`, or plain numbers, in milliseconds). */
-export function parseDelay(value: string): { min: number; max: number } {
+function parseDelay(value: string): { min: number; max: number } {
   const range = parseDurationRange(value, 'ms');
   if (typeof range === 'string') throw new UsageError(`--delay: ${range}`, 'write it like 100-2000ms, 1-3s (or 500ms for a fixed delay)');
   if (range.max > MAX_DELAY_MS) throw new UsageError(`--delay: at most ${MAX_DELAY_MS} ms per delivery`);

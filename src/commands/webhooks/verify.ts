@@ -4,15 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { profileInUse } from '../../lib/config/in-use.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
-import { CheckFailed, CliError, UsageError } from '../../lib/errors.js';
+import { CheckFailed, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
-import { DEFAULT_TOLERANCE_SEC, detect, schemeSetting, SCHEMES, verify, WEBHOOK_HEADERS, type SchemeName } from '../../lib/webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SEC, detect, SCHEMES, verify, WEBHOOK_HEADERS, type VerifyOptions } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { DEFAULT_STORE, readStoredEvents, storedEventId, storeToRead, type StoredEvent } from '../../lib/webhooks/store.js';
-import { NO_SECRET_HINT, webhookSecret, webhookSecrets } from '../../lib/webhooks/register.js';
+import { DEFAULT_STORE, eventsToRead, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { NO_SECRET_HINT, webhookScheme, webhookSecret, webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -30,7 +29,6 @@ export const command = () =>
 
 export type Options = OptionsOf<typeof command>;
 
-
 /** What is checked: the body, the header value, and the clock a timestamp is judged by. */
 type Signed = { body: Buffer; signature: string; now: Date; stored?: StoredEvent };
 
@@ -38,23 +36,15 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
   resolveFormat(ctx.globals, formatsOf('webhooks verify'));
   const toleranceSec = opts.tolerance === undefined ? DEFAULT_TOLERANCE_SEC : toleranceSeconds(opts.tolerance);
   // --detect searches: only an explicit --scheme narrows it, not the profile's pin.
-  const scheme =
-    opts.scheme !== undefined
-      ? schemeSetting(opts.scheme, '--scheme')
-      : opts.detect
-        ? undefined
-        : schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
+  const scheme = opts.detect && opts.scheme === undefined ? undefined : await webhookScheme(ctx, opts.scheme);
   if (opts.event !== undefined && opts.fromStore === undefined) throw new UsageError('--event goes with --from-store', 'give the store: --from-store FILE --event ID');
 
   const delivery = opts.fromStore !== undefined ? await fromStore(opts, ctx) : await fromFlags(opts, ctx);
-  const check: Check = { ...(scheme ? { scheme } : {}), toleranceSec, now: delivery.now };
+  const check = { ...(scheme ? { scheme } : {}), toleranceSec, now: delivery.now };
   return opts.detect ? runDetect(delivery, check, opts, ctx) : runVerify(delivery, check, opts, ctx);
 }
 
-/** How a signature is judged: the scheme it must be in (any without one), the timestamp window, and the time now. */
-type Check = { scheme?: SchemeName; toleranceSec: number; now: Date };
-
-async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runVerify(d: Signed, options: VerifyOptions, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secret = await webhookSecret(ctx, opts.secret, 'to verify with');
   const result = verify(d.body, secret, d.signature, options);
@@ -65,29 +55,24 @@ async function runVerify(d: Signed, options: Check, opts: Options, ctx: Context)
     return 0;
   }
   const where = d.stored ? ` (stored event ${d.stored.id})` : '';
-  switch (result.kind) {
-    case 'outside-tolerance':
-      throw new CheckFailed(
-        `invalid: ${result.reason}${where}`,
-        `a timestamp guards against replays; --tolerance SECONDS widens the window${d.stored ? '' : ' (or check this machine’s clock)'}`,
-      );
-    case 'other-scheme':
-      throw new CheckFailed(`invalid: ${result.reason}${where}`, `--scheme ${result.scheme} (or --scheme any) accepts it`);
-    case 'malformed':
-      throw new CheckFailed(`invalid: ${result.reason}${where}`, `the header value as received; the catalogue: ${SCHEMES.join(', ')}`);
-    default: {
-      // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
-      const trimmed = stripTrailingNewlines(d.body);
-      const hint =
-        trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
-          ? 'it matches the body without its trailing newline: the body was changed after delivery (echo adds one; use printf or --file with the exact bytes)'
-          : 'check the secret, and that the body is the exact bytes delivered (no reformatting, no added newline)';
-      throw new CheckFailed(`invalid: the signature does not match the ${d.body.length}-byte body${where}`, hint);
-    }
-  }
+  const hints: Partial<Record<typeof result.kind, string>> = {
+    'outside-tolerance': `a timestamp guards against replays; --tolerance SECONDS widens the window${d.stored ? '' : ' (or check this machine’s clock)'}`,
+    'other-scheme': `--scheme ${result.scheme} (or --scheme any) accepts it`,
+    malformed: `the header value as received; the catalogue: ${SCHEMES.join(', ')}`,
+  };
+  const hint = hints[result.kind];
+  if (hint !== undefined) throw new CheckFailed(`invalid: ${result.reason}${where}`, hint);
+  // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
+  const trimmed = stripTrailingNewlines(d.body);
+  throw new CheckFailed(
+    `invalid: the signature does not match the ${d.body.length}-byte body${where}`,
+    trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
+      ? 'it matches the body without its trailing newline: the body was changed after delivery (echo adds one; use printf or --file with the exact bytes)'
+      : 'check the secret, and that the body is the exact bytes delivered (no reformatting, no added newline)',
+  );
 }
 
-async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context): Promise<number> {
+async function runDetect(d: Signed, options: VerifyOptions & { toleranceSec: number }, opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
   const secrets = await webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) {
@@ -114,14 +99,12 @@ async function runDetect(d: Signed, options: Check, opts: Options, ctx: Context)
 async function fromFlags(opts: Options, ctx: Context): Promise<Signed> {
   const { io } = ctx;
   let signature = opts.signature?.trim();
-  if (!signature) {
-    if (!io.canPrompt() || opts.file === undefined) {
-      throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
-    }
+  // Asked for only when the body comes from a file: stdin is the body's.
+  if (!signature && io.canPrompt() && opts.file !== undefined) {
     const { input } = await ctx.prompts();
     signature = (await input({ message: `${WEBHOOK_HEADERS.signature} value:` }, { output: io.stderr })).trim();
-    if (!signature) throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
   }
+  if (!signature) throw new UsageError('--signature is required', `give the ${WEBHOOK_HEADERS.signature} header value with --signature`);
   let body: Buffer;
   if (opts.file !== undefined) {
     try {
@@ -142,18 +125,10 @@ async function fromFlags(opts: Options, ctx: Context): Promise<Signed> {
  * checked, and a stored delivery is older than any tolerance.
  */
 async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
-  const { path: file, label, hint } = storeToRead(opts.fromStore, '--from-store', ctx.env);
   if (opts.signature !== undefined || opts.file !== undefined) {
     throw new UsageError('--from-store takes the body and signature from the store', 'drop --signature and --file, or drop --from-store');
   }
-  const stored: StoredEvent[] = [];
-  try {
-    for await (const event of readStoredEvents(file)) stored.push(event);
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${label}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`, code === 'ENOENT' ? hint : undefined);
-  }
+  const { path: file, label, events: stored } = await eventsToRead(opts.fromStore, '--from-store', ctx.env);
   const id = opts.event === undefined ? stored.at(-1)?.id : await storedEventId(stored, opts.event, file);
   const found = stored.findLast((e) => e.id === id);
   if (!found) {

@@ -11,10 +11,8 @@ import { EVENT_TYPES, TRANSACTION_STATUSES } from '../vocabulary.js';
 import type { ForwardResult } from './forwarder.js';
 import type { DeliveryInfo, ReceiverStats } from './receiver.js';
 
-export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: LineFit };
-
-/** How lines give way on a terminal: its width, the space between fields, the ids' widths, whether the scheme shows. */
-type LineFit = { width: number; gap: number; id: number; tx: number; scheme: boolean };
+/** `fit`: how lines give way on a terminal: its width, the space between fields, the ids' widths, whether the scheme shows. */
+export type LineStyle = { color: ChalkInstance; friendlyTime: boolean; fit?: { width: number; gap: number; id: number; tx: number; scheme: boolean } };
 
 const ID_WIDTH = 36;
 const longest = (names: readonly string[]) => Math.max(...names.map(textWidth));
@@ -47,11 +45,11 @@ export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
   const time = style.friendlyTime ? info.receivedAt.toTimeString().slice(0, 8) : info.receivedAt.toISOString();
   const code = paint(info.httpStatus, info.httpStatus < 300 ? c.green : c.red);
   const id = field(info.id, fit?.id);
-  if (info.outcome === 'rejected') {
+  if (info.reception === 'rejected') {
     return terminalLine([time, gap, code, gap, paint('bad signature, not stored', c.red), info.id ? `${gap}(claims id ${id})` : '', gap, paint(info.error ?? '', c.dim)]).trimEnd();
   }
-  if (info.outcome === 'invalid' || info.outcome === 'store_failed' || info.outcome === 'too_large') {
-    return terminalLine([time, gap, code, gap, paint(info.error ?? info.outcome, c.red), info.id ? `${gap}${id}` : '']);
+  if (info.reception === 'invalid' || info.reception === 'store_failed' || info.reception === 'too_large') {
+    return terminalLine([time, gap, code, gap, paint(info.error ?? info.reception, c.red), info.id ? `${gap}${id}` : '']);
   }
   const parts: Text[] = [time, code, pad(field(info.type), TYPE_WIDTH), id, `tx ${field(info.transactionId ?? '—', fit?.tx)}`, info.status ?? '—'];
   // The scheme that verified: with several accepted, which one the service uses is worth seeing.
@@ -64,7 +62,8 @@ export function deliveryLine(info: DeliveryInfo, style: LineStyle): string {
 export function deliveryJson(info: DeliveryInfo): Record<string, unknown> {
   return {
     time: info.receivedAt.toISOString(),
-    outcome: info.outcome,
+    // The name -o ndjson has always printed.
+    outcome: info.reception,
     http_status: info.httpStatus,
     verified: info.verified,
     scheme: info.scheme ?? null,

@@ -7,9 +7,7 @@ import { windowFilter } from '../input/window.js';
 import { EVENT_TYPES } from '../vocabulary.js';
 
 /** The transaction (`--tx`, `--ref`) is not among them: lib/tx/lookup's filterTransactionId resolves it. */
-export type EventFilterFlags = { type?: string; status?: string; from?: string; to?: string };
-
-export function eventFilters(opts: EventFilterFlags): WebhookListQuery {
+export function eventFilters(opts: { type?: string; status?: string; from?: string; to?: string }): WebhookListQuery {
   const query: WebhookListQuery = { ...windowFilter(opts) };
   if (opts.type !== undefined) {
     if (!(EVENT_TYPES as readonly string[]).includes(opts.type)) throw new UsageError(`--type: "${opts.type}" is not one of: ${EVENT_TYPES.join(', ')}`);
@@ -26,20 +24,12 @@ export function openValue(value: string, flag: string): string {
   return v;
 }
 
-/** `--events T,...` of `webhooks listen` and `webhooks resend`: which event types to take. */
-export type EventTypeFilter = {
-  /** The names as given (`deposit.*` matches every `deposit.` type). */
-  patterns: string[];
-  /** Names that are neither one of the spec's types nor a wildcard (a service may send others). */
-  unknown: string[];
-  matches(type: string | undefined): boolean;
-};
-
 /**
- * Parses `--events`: comma-separated event types, `prefix.*` for a family, `*` for all.
- * An event without a type matches only `*`.
+ * `--events T,...` of `webhooks listen` and `webhooks resend`, which event types to take:
+ * comma-separated event types, `prefix.*` for a family, `*` for all. An event without a
+ * type matches only `*`.
  */
-export function eventTypeFilter(value: string, flag = '--events'): EventTypeFilter {
+export function eventTypeFilter(value: string, flag = '--events') {
   const patterns = [...new Set(value.split(',').map((p) => p.trim()).filter(Boolean))];
   if (patterns.length === 0) throw new UsageError(`${flag}: give one or more event types, like ${EVENT_TYPES[0]},${EVENT_TYPES[1]}`);
   for (const p of patterns) {
@@ -51,8 +41,10 @@ export function eventTypeFilter(value: string, flag = '--events'): EventTypeFilt
   const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => p.slice(0, -1));
   const all = patterns.includes('*');
   return {
+    /** The names as given (`deposit.*` matches every `deposit.` type). */
     patterns,
+    /** Names that are neither one of the spec's types nor a wildcard (a service may send others). */
     unknown: patterns.filter((p) => !p.endsWith('*') && !(EVENT_TYPES as readonly string[]).includes(p)),
-    matches: (type) => all || (type !== undefined && (exact.has(type) || prefixes.some((prefix) => type.startsWith(prefix)))),
+    matches: (type: string | undefined): boolean => all || (type !== undefined && (exact.has(type) || prefixes.some((prefix) => type.startsWith(prefix)))),
   };
 }

@@ -1,16 +1,11 @@
-// Which stored events the app has taken: `FILE.forwarded` beside the store, an append-only
-// NDJSON log with one line per event the app answered 2xx (docs/webhooks.md, "Owed events
-// and retries").
-//
-// Lines are not synced one by one: losing the last in a crash only means those events are
-// forwarded again, which the spec's delivery rules already ask the app to tolerate. A torn
-// last line is cut off on open for the same reason.
+// Which stored events the app has taken: `FILE.forwarded` beside the store, one line per
+// event the app answered 2xx (docs/webhooks.md, "Owed events and retries"). Lines are not
+// synced one by one, and a torn last line is cut off on open: losing one only means its event
+// is forwarded again, which the spec's delivery rules already ask the app to tolerate.
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { openPrivateFile } from '../fs/private.js';
-import { wholeLines, wholeLinesEnd } from './store.js';
-
-export type ForwardRecord = { id: string; status: number; at: Date; to: string };
+import { parseEventText, wholeLines, wholeLinesEnd } from './store.js';
 
 export class ForwardLog {
   private queue: string[] = [];
@@ -41,7 +36,11 @@ export class ForwardLog {
       const size = (await handle.stat()).size;
       const whole = await wholeLinesEnd(handle, size);
       if (whole < size) await handle.truncate(whole);
-      for await (const line of wholeLines(handle, whole)) addId(taken, line);
+      // A line that is not a record is ignored, as a reader of the log would.
+      for await (const line of wholeLines(handle, whole)) {
+        const id = parseEventText(line)?.id;
+        if (id) taken.add(id);
+      }
     } catch (err) {
       await handle.close().catch(() => undefined);
       throw err;
@@ -50,7 +49,7 @@ export class ForwardLog {
   }
 
   /** Records that the app took `id`; the write happens in the background (see above). */
-  record(r: ForwardRecord): void {
+  record(r: { id: string; status: number; at: Date; to: string }): void {
     this.taken.add(r.id);
     this.queue.push(`${JSON.stringify({ id: r.id, status: r.status, at: r.at.toISOString(), to: r.to })}\n`);
     this.writing ??= this.writeLoop();
@@ -61,9 +60,8 @@ export class ForwardLog {
       const text = this.queue.join('');
       this.queue = [];
       try {
-        const buffer = Buffer.from(text);
-        let offset = 0;
-        while (offset < buffer.length) offset += (await this.handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
+        // Opened O_APPEND: the whole text goes at the end.
+        await this.handle.appendFile(text);
       } catch {
         // A lost line only means its event is forwarded again in a later run (see above);
         // the id stays taken for this one.
@@ -72,19 +70,9 @@ export class ForwardLog {
     this.writing = null;
   }
 
-  /** Writes what is queued, syncs, closes. */
   async close(): Promise<void> {
     while (this.writing) await this.writing;
     await this.handle.datasync().catch(() => undefined);
     await this.handle.close();
-  }
-}
-
-function addId(taken: Set<string>, line: string): void {
-  try {
-    const value = JSON.parse(line) as { id?: unknown };
-    if (typeof value?.id === 'string' && value.id !== '') taken.add(value.id);
-  } catch {
-    // Not a record: ignored, as a reader of the log would.
   }
 }

@@ -1,15 +1,8 @@
 // `webhooks listen --forward-to URL`: relays verified deliveries to the user's own app and
-// retries what it did not take (docs/webhooks.md, "Forwarding": the request, the schedule).
-//
-// After any failure the whole queue waits one delay, then sends one event at a time until
-// one is taken: an app that is down gets a probe per delay, not every owed event at once, and
-// an app that refuses one particular event does not hold up the others (the probe is the
-// earliest due; that event waits on its own delay). A duplicate of an event already taken is
-// relayed once, not retried: it is there so the app proves its idempotency. All of it runs
-// after the service was answered, so a slow app never delays an acknowledgement.
-// A refused certificate (client/certificate.ts) is not retried: it will not change between
-// attempts. Nothing more is sent in this run; every event stays owed, for a run with the
-// right --forward-ca.
+// retries what it did not take, as docs/webhooks.md ("Forwarding") describes the request, the
+// schedule and why: after a failure the whole queue pauses, then probes one event at a time
+// (the earliest due), so a down app is not sent every owed event at once and one refused
+// event holds up no other. A refused certificate is not retried: it will not change.
 import { rootCertificates } from 'node:tls';
 import { backoffDelay, type Backoff } from '../client/backoff.js';
 import { certificateError, type RefusalOptions } from '../client/certificate.js';
@@ -28,18 +21,12 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 export const RETRY_BASE_MS = 250;
 export const RETRY_MAX_MS = 30_000;
 
-/** How an app's private certificate is trusted here (a refusal's hint). */
-const FORWARD_TRUST_HINT = "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)";
-
 /**
  * The only headers of a delivery relayed to the app: what it needs to verify and
  * deduplicate the event (docs/webhooks.md, "The request"). Anything else the sender or a
  * proxy on the way added (cookies, authorization, forwarding chains) stays here.
  */
 const RELAYED = new Set(['content-type', ...Object.values(WEBHOOK_HEADERS).map((h) => h.toLowerCase())]);
-
-/** The user-agent of every relay, naming the tool rather than passing on the sender's. */
-export const FORWARD_USER_AGENT = `offramp-cli/${VERSION} (webhooks listen)`;
 
 export type ForwardItem = {
   id: string;
@@ -154,7 +141,6 @@ export function forwardTarget(value: string, allowInsecure: boolean): URL {
 }
 
 export class Forwarder {
-  readonly url: string;
   private readonly transport: Transport;
   private readonly timeoutMs: number;
   private readonly backoff: Backoff;
@@ -182,7 +168,6 @@ export class Forwarder {
   private refused: CertificateRefused | undefined;
 
   constructor(private readonly opts: ForwarderOptions) {
-    this.url = opts.url;
     this.timeoutMs = opts.timeoutMs ?? FORWARD_TIMEOUT_MS;
     this.backoff = { baseMs: opts.retryBaseMs ?? RETRY_BASE_MS, capMs: opts.retryMaxMs ?? RETRY_MAX_MS, jitter: 0.25 };
     const tls = { ...(opts.ca ? { ca: [...rootCertificates, opts.ca] } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) };
@@ -200,7 +185,7 @@ export class Forwarder {
     if (this.stopped) return;
     if (!item.owed) {
       if (this.duplicatesWaiting >= FORWARD_BACKLOG) {
-        this.report({ id: item.id, type: item.type, url: this.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
+        this.emit({ id: item.id, type: item.type, url: this.opts.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
         return;
       }
       this.duplicatesWaiting++;
@@ -252,41 +237,35 @@ export class Forwarder {
 
   private async attempt(item: Queued): Promise<void> {
     const signed = item.resign && (item.attempt > 1 || item.late) ? { ...item.headers, [SIGNATURE_HEADER]: item.resign() } : item.headers;
-    const headers = { ...signed, 'user-agent': FORWARD_USER_AGENT };
+    // The tool's own user-agent, not the sender's.
+    const headers = { ...signed, 'user-agent': `offramp-cli/${VERSION} (webhooks listen)` };
     // A look at a refused certificate ends with close() too.
-    const refusal = { signal: this.closing.signal, urlFrom: '--forward-to', trust: FORWARD_TRUST_HINT };
-    const { status, ok, ms, detail: said, refused } = await relay(this.transport, this.url, { body: item.body, headers }, this.timeoutMs, refusal);
+    const refusal = { signal: this.closing.signal, urlFrom: '--forward-to', trust: "trust the app's certificate, or its CA, with --forward-ca FILE (a PEM file)" };
+    const { status, ok, ms, detail: said, refused } = await relay(this.transport, this.opts.url, { body: item.body, headers }, this.timeoutMs, refusal);
     if (this.stopped) return;
     if (refused) this.refused ??= refused;
     const detail = refused ? `${refused.message}${refused.hint ? ` — ${refused.hint}` : ''}; not retried, and nothing more is forwarded in this run (the events stay owed)` : said;
-    const base = { id: item.id, type: item.type, url: this.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
+    const base = { id: item.id, type: item.type, url: this.opts.url, ok, ms, attempt: item.attempt, duplicate: !item.owed, ...(status !== undefined ? { status } : {}), ...(detail ? { detail } : {}) };
     if (!item.owed) {
       this.duplicatesWaiting--;
-      this.report(base);
-      return;
-    }
-    if (ok) {
+    } else if (ok) {
       this.pauses = 0;
       this.pausedUntil = 0;
       this.owedCount--;
       this.opts.onTaken(item, status!);
-      this.report(base);
-      return;
+    } else if (!this.refused) {
+      const delay = backoffDelay(item.attempt, this.backoff);
+      if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + backoffDelay(++this.pauses, this.backoff);
+      item.attempt++;
+      item.dueAt = Date.now() + delay;
+      const later = this.waiting.findIndex((w) => w.dueAt > item.dueAt);
+      this.waiting.splice(later < 0 ? this.waiting.length : later, 0, item);
+      return this.emit({ ...base, retryInMs: delay });
     }
-    if (this.refused) {
-      this.report(base);
-      return;
-    }
-    const delay = backoffDelay(item.attempt, this.backoff);
-    if (Date.now() >= this.pausedUntil) this.pausedUntil = Date.now() + backoffDelay(++this.pauses, this.backoff);
-    item.attempt++;
-    item.dueAt = Date.now() + delay;
-    const later = this.waiting.findIndex((w) => w.dueAt > item.dueAt);
-    this.waiting.splice(later < 0 ? this.waiting.length : later, 0, item);
-    this.report({ ...base, retryInMs: delay });
+    this.emit(base);
   }
 
-  private report(result: ForwardResult): void {
+  private emit(result: ForwardResult): void {
     try {
       this.opts.onResult(result);
     } catch {

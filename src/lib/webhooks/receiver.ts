@@ -8,21 +8,22 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isScheme, SCHEMES, SIGNATURE_HEADER, sign, verify, WEBHOOK_HEADERS, type SchemeName } from './signature.js';
+import { SIGNATURE_HEADER, sign, verify, WEBHOOK_HEADERS, type SchemeName } from './signature.js';
 import { headerValue } from '../client/transport.js';
 import { ForwardLog } from './forward-log.js';
 import { Forwarder, forwardedHeaders, type ForwarderOptions, type ForwardItem, type ForwardResult } from './forwarder.js';
 import { StatusTracker, eventFacts, type EventFacts } from './status-tracker.js';
-import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadReport, type StoreOptions } from './store.js';
+import { EventStore, formatStoredLine, parseEventText, type StoredEvent, type StoreLoadTally, type StoreOptions } from './store.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_large' | 'store_failed';
+/** What became of one delivery at the listener. */
+export type Reception = 'accepted' | 'duplicate' | 'rejected' | 'invalid' | 'too_large' | 'store_failed';
 
 export type DeliveryInfo = {
   receivedAt: Date;
   /** What the receiver did; `rejected` = bad signature (401), `invalid` = signed but not an event (400). */
-  outcome: Outcome;
+  reception: Reception;
   httpStatus: number;
   verified: boolean;
   duplicate: boolean;
@@ -40,32 +41,28 @@ export type DeliveryInfo = {
   error?: string;
 };
 
-/** The tally: what `webhooks listen` prints at exit and GET /healthz answers. */
+/**
+ * The tally: what `webhooks listen` prints at exit and GET /healthz answers, each count as
+ * docs/webhooks.md ("The tally, `/healthz` and the exit code") says; `filtered` are verified
+ * events of types outside `eventTypes` (stored, not shown, not forwarded).
+ */
 export type ReceiverStats = {
   received: number;
-  /** New events accepted: on disk before their 2xx when there is a store. */
   stored: number;
   duplicates: number;
-  /** Refused: bad signature (401), not an event (400), too large (413). */
   rejected: number;
   badSignature: number;
   notEvent: number;
   tooLarge: number;
-  /** Answered 503: the store could not take them (the service retries). */
   storeFailures: number;
   outOfOrder: number;
-  /** Verified events of types outside `eventTypes`: stored, not shown, not forwarded. */
   filtered: number;
-  /** Relays the app answered 2xx (owed events, and duplicate copies). */
   forwarded: number;
-  /** Relay attempts the app did not take (refused, timed out, non-2xx). */
   forwardFailures: number;
-  /** Events owed to the app and not yet taken (0 when not forwarding). */
   owed: number;
   transactions: number;
 };
 
-/** `--forward-to` and its settings (forwarder.ts). */
 export type ForwardOptions = Omit<ForwarderOptions, 'onResult' | 'onTaken'>;
 
 export type ReceiverOptions = {
@@ -73,7 +70,7 @@ export type ReceiverOptions = {
   host?: string;
   secret: string;
   /** Accept only this scheme of the catalogue; default: any that verifies. */
-  scheme?: string;
+  scheme?: SchemeName;
   /** Timestamped signatures: largest difference from now, in seconds (default 300). */
   toleranceSec?: number;
   storePath?: string;
@@ -86,15 +83,13 @@ export type ReceiverOptions = {
   now?: () => Date;
 };
 
-/** Events owed to the app since an earlier run: `queued` are forwarded now, `heldBack` are not (no forwarding, or another type than `eventTypes`). */
-export type Backlog = { queued: number; heldBack: number };
-
 export type Receiver = {
   url: string;
   port: number;
   readonly stats: ReceiverStats;
-  loaded: StoreLoadReport | undefined;
-  backlog: Backlog;
+  loaded: StoreLoadTally | undefined;
+  /** Events owed to the app since an earlier run: `queued` are forwarded now, `heldBack` are not (no forwarding, or another type than `eventTypes`). */
+  backlog: { queued: number; heldBack: number };
   /** The forward log's path, when forwarding with a store. */
   forwardLogPath: string | undefined;
   /** Every transaction with its latest status, in first-seen order. */
@@ -103,36 +98,28 @@ export type Receiver = {
 };
 
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
-  if (!options.secret) throw new Error('startReceiver: a webhook secret is required');
-  if (options.scheme !== undefined && !isScheme(options.scheme)) {
-    throw new RangeError(`startReceiver: unknown signature scheme "${options.scheme}"; the catalogue: ${SCHEMES.join(', ')}`);
-  }
-  const verifyOptions = {
-    ...(options.scheme !== undefined ? { scheme: options.scheme } : {}),
-    ...(options.toleranceSec !== undefined ? { toleranceSec: options.toleranceSec } : {}),
-  };
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? (() => new Date());
   const shown = options.eventTypes ?? (() => true);
   const tracker = new StatusTracker();
   const seen = new Set<string>();
-  /** Ids whose first copy is being written: a second copy waits for the outcome. */
+  /** Ids whose first copy is being written: a second copy waits for that write. */
   const writing = new Map<string, Promise<void>>();
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
-  const counters = { received: 0, stored: 0, duplicates: 0, forwarded: 0 };
-  const breakdown = { badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0 };
+  // `owed` and `transactions` are read from the forwarder and the tracker when asked.
+  const tally: ReceiverStats = { received: 0, stored: 0, duplicates: 0, rejected: 0, forwarded: 0, owed: 0, badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0, transactions: 0 };
   const forwarding = options.forward !== undefined;
 
   // Owed events of earlier runs, in store order, until the forward log says which were taken.
   const owedFromStore: StoredEvent[] = [];
   let store: EventStore | undefined;
-  let loaded: StoreLoadReport | undefined;
+  let loaded: StoreLoadTally | undefined;
   let log: ForwardLog | undefined;
-  const backlog: Backlog = { queued: 0, heldBack: 0 };
+  const backlog = { queued: 0, heldBack: 0 };
   try {
     if (options.storePath) {
-      ({ store, report: loaded } = await EventStore.open(
+      ({ store, tally: loaded } = await EventStore.open(
         options.storePath,
         (event) => {
           seen.add(event.id);
@@ -149,8 +136,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     await store?.close().catch(() => undefined);
     throw err;
   }
-  const taken = log?.taken;
-  const owedNow = owedFromStore.filter((e) => !taken?.has(e.id));
+  const owedNow = owedFromStore.filter((e) => !log?.taken.has(e.id));
   owedFromStore.length = 0;
   if (!forwarding) {
     backlog.heldBack = owedNow.length;
@@ -162,8 +148,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     ? new Forwarder({
         ...options.forward,
         onResult: (result) => {
-          if (result.ok) counters.forwarded++;
-          else breakdown.forwardFailures++;
+          if (result.ok) tally.forwarded++;
+          else tally.forwardFailures++;
           options.onForward?.(result);
         },
         onTaken: (item, status) => {
@@ -204,11 +190,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let inFlight = 0;
   let idle: (() => void) | undefined;
 
-  const stats = (): ReceiverStats => {
-    const { received, stored, duplicates, forwarded } = counters;
-    const rejected = breakdown.badSignature + breakdown.notEvent + breakdown.tooLarge;
-    return { received, stored, duplicates, rejected, forwarded, owed: forwarder?.owed ?? 0, ...breakdown, transactions: tracker.size };
-  };
+  const stats = (): ReceiverStats => ({ ...tally, owed: forwarder?.owed ?? 0, transactions: tracker.size });
 
   // A delivery is handled synchronously up to its store write: no async function and no
   // await per request, because their promises cost a measurable share of the listener's
@@ -227,49 +209,48 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     type: string;
     facts: EventFacts;
     show: boolean;
-    relay: boolean;
   };
 
-  const info = (v: Verified, outcome: Outcome, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
-    receivedAt: v.receivedAt, outcome, httpStatus, verified: true, duplicate: outcome === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
+  const info = (v: Verified, reception: Reception, httpStatus: number, status: string | undefined, extra?: { outOfOrder?: boolean; error?: string }): DeliveryInfo => ({
+    receivedAt: v.receivedAt, reception, httpStatus, verified: true, duplicate: reception === 'duplicate', outOfOrder: extra?.outOfOrder ?? false,
     id: v.id, type: v.type, transactionId: v.facts.transactionId, status, eventStatus: v.facts.status, scheme: v.scheme,
     ...(extra?.error !== undefined ? { error: extra.error } : {}),
   });
 
   /** A delivery refused (413, 401 or 400): answered and shown; nothing stored. */
   const refuse = (
-    req: IncomingMessage, res: ServerResponse, receivedAt: Date, httpStatus: number, code: string, error: string,
+    res: ServerResponse, receivedAt: Date, httpStatus: number, code: string, error: string,
     claimed?: { id?: string; type?: string }, scheme?: SchemeName,
   ): undefined => {
+    tally.rejected++;
     // Over the cap the rest of the body is never read: the connection goes with the answer.
     reply(res, httpStatus, { error: { code, message: error } }, httpStatus === 413 ? { connection: 'close' } : {});
-    const outcome: Outcome = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
+    const reception: Reception = httpStatus === 413 ? 'too_large' : httpStatus === 401 ? 'rejected' : 'invalid';
     emit({
-      receivedAt, outcome, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
+      receivedAt, reception, httpStatus, verified: scheme !== undefined, duplicate: false, outOfOrder: false, id: claimed?.id, type: claimed?.type,
       transactionId: undefined, status: undefined, eventStatus: undefined, ...(scheme !== undefined ? { scheme } : {}), error,
     });
   };
 
   const deliver = (req: IncomingMessage, res: ServerResponse, raw: Buffer | undefined, receivedAt: Date): Promise<void> | undefined => {
     if (raw === undefined) {
-      breakdown.tooLarge++;
-      return refuse(req, res, receivedAt, 413, 'TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+      tally.tooLarge++;
+      return refuse(res, receivedAt, 413, 'TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
     }
     const signature = headerValue(req.headers[SIGNATURE_HEADER]);
-    const checked = verify(raw, options.secret, signature, { ...verifyOptions, now: receivedAt });
+    const checked = verify(raw, options.secret, signature, { scheme: options.scheme, toleranceSec: options.toleranceSec, now: receivedAt });
     if (!checked.ok) {
-      breakdown.badSignature++;
-      return refuse(req, res, receivedAt, 401, 'BAD_SIGNATURE', signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`, parseEvent(raw));
+      tally.badSignature++;
+      return refuse(res, receivedAt, 401, 'BAD_SIGNATURE', signature?.trim() ? checked.reason : `no ${SIGNATURE_HEADER} header`, parseEvent(raw));
     }
     const event = parseEvent(raw);
     if (!event) {
-      breakdown.notEvent++;
-      return refuse(req, res, receivedAt, 400, 'NOT_AN_EVENT', 'signed body is not a webhook event ({ id, type, data })', undefined, checked.scheme);
+      tally.notEvent++;
+      return refuse(res, receivedAt, 400, 'NOT_AN_EVENT', 'signed body is not a webhook event ({ id, type, data })', undefined, checked.scheme);
     }
-    const show = shown(event.type);
     return admit({
       res, raw, headers: req.headers, receivedAt, scheme: checked.scheme, signature: signature!, id: event.id, type: event.type,
-      facts: eventFacts(event.type, event.data), show, relay: forwarder !== undefined && show,
+      facts: eventFacts(event.type, event.data), show: shown(event.type),
     });
   };
 
@@ -290,7 +271,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       accept(v);
       return undefined;
     }
-    const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: v.relay });
+    const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: forwarding && v.show });
     const stored = store.append(line).then(
       () => {
         writing.delete(v.id);
@@ -299,7 +280,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       (err: Error) => {
         writing.delete(v.id);
         seen.delete(v.id);
-        breakdown.storeFailures++;
+        tally.storeFailures++;
         reply(v.res, 503, { error: { code: 'STORE_FAILED', message: 'the listener could not store the event; retry later' } }, { 'retry-after': '1' });
         emit(info(v, 'store_failed', 503, undefined, { error: `not stored: ${err.message}` }));
       },
@@ -309,28 +290,28 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   const duplicate = (v: Verified): void => {
-    counters.duplicates++;
+    tally.duplicates++;
     replyText(v.res, 200, DUPLICATE_BODY);
     if (!v.show) {
-      breakdown.filtered++;
+      tally.filtered++;
       return;
     }
     emit(info(v, 'duplicate', 200, v.facts.transactionId ? tracker.get(v.facts.transactionId) : undefined));
     // An event still owed is on its way already; any other copy is relayed once.
-    if (v.relay && !owedIds.has(v.id)) forwarder!.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
+    if (forwarder && !owedIds.has(v.id)) forwarder.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
   };
 
   const accept = (v: Verified): void => {
-    counters.stored++;
+    tally.stored++;
     const applied = tracker.apply(v.facts.transactionId, v.facts.status);
-    if (applied.outOfOrder) breakdown.outOfOrder++;
+    if (applied.outOfOrder) tally.outOfOrder++;
     replyText(v.res, 200, ACCEPTED_BODY);
     if (!v.show) {
-      breakdown.filtered++;
+      tally.filtered++;
       return;
     }
     emit(info(v, 'accepted', 200, applied.status, { outOfOrder: applied.outOfOrder }));
-    if (v.relay) {
+    if (forwarder) {
       const resign = resignerFor(v.scheme, v.raw);
       forwardOwed({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), ...(resign ? { resign } : {}) });
     }
@@ -338,7 +319,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   /** GET /healthz, or 405 for any other request that is not a POST. */
   const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // The body, if any, is read and dropped.
     await once(req.resume(), 'end');
     const path = req.url ?? '/';
     if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
@@ -372,7 +352,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       other(req, res).then(() => done(), fail);
       return;
     }
-    counters.received++;
+    tally.received++;
     readBody(
       req,
       (raw) => {
@@ -391,13 +371,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   });
   server.keepAliveTimeout = 5000;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await once(server.listen(options.port ?? 0, host), 'listening');
   } catch (err) {
     await forwarder?.close();
     await log?.close();

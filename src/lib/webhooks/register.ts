@@ -2,7 +2,7 @@
 // "Listening to the emulator"). When one stops it puts back the URL (and secret) it found,
 // unless someone set another since, or that URL was a stale registration. Against staging or
 // production nothing can be set from here. And which webhook secret listen, resend and verify
-// use ("Which secret").
+// use ("Which secret") and the scheme they accept or sign with.
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../client/url.js';
@@ -12,6 +12,7 @@ import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
 import { connect } from 'node:net';
 import { profileInUse } from '../config/in-use.js';
+import { schemeSetting, type SchemeName } from './signature.js';
 
 /** A missing emulator is found out at once (refused); this bounds one that hangs. */
 const PROBE_TIMEOUT_MS = 5000;
@@ -44,8 +45,6 @@ export async function findSource(ctx: Context, register: boolean, anyHost = fals
   }
 }
 
-export type SecretAtHand = { label: string; secret: string };
-
 /**
  * Every webhook secret at hand, the one to use first (docs/webhooks.md, "Which secret"): the
  * flag; else OFFRAMP_WEBHOOK_SECRET (what the user said beats what a port answers: on a
@@ -54,9 +53,9 @@ export type SecretAtHand = { label: string; secret: string };
  * profile with none, the emulator's public default). One rule for listen, resend and verify; each secret named by
  * where it came from, never by its value.
  */
-export async function webhookSecrets(ctx: Context, flag: string | undefined, source?: Source): Promise<SecretAtHand[]> {
+export async function webhookSecrets(ctx: Context, flag: string | undefined, source?: Source): Promise<{ label: string; secret: string }[]> {
   const found = source ?? (await findSource(ctx, true));
-  const all: SecretAtHand[] = [];
+  const all: { label: string; secret: string }[] = [];
   if (flag) all.push({ label: '--secret', secret: flag });
   if (ctx.env.OFFRAMP_WEBHOOK_SECRET) all.push({ label: 'OFFRAMP_WEBHOOK_SECRET', secret: ctx.env.OFFRAMP_WEBHOOK_SECRET });
   if (found.kind === 'emulator') all.push({ label: `the emulator at ${found.target.origin}`, secret: found.found.secret });
@@ -67,8 +66,14 @@ export async function webhookSecrets(ctx: Context, flag: string | undefined, sou
   return all.filter((s, i) => all.findIndex((t) => t.secret === s.secret) === i);
 }
 
+/** The scheme `--scheme` names, else the profile's pin (docs/webhooks.md, "Webhook signatures"); undefined for any. */
+export async function webhookScheme(ctx: Context, flag: string | undefined): Promise<SchemeName | undefined> {
+  if (flag !== undefined) return schemeSetting(flag, '--scheme');
+  return schemeSetting((await profileInUse(ctx)).profile?.service?.signatureScheme, "the profile's signature scheme");
+}
+
 /** How to give a webhook secret, when there is none at hand. */
-export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or store one in the profile (--webhook-secret-stdin)';
+export const NO_SECRET_HINT = 'pass --secret, set OFFRAMP_WEBHOOK_SECRET, or save one in the profile (--webhook-secret-stdin)';
 
 /** The secret to use first (webhookSecrets); none is refused, saying what it was `for`. */
 export async function webhookSecret(ctx: Context, flag: string | undefined, purpose: string, source?: Source): Promise<string> {

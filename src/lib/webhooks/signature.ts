@@ -145,8 +145,6 @@ export function detect(
   return out;
 }
 
-// ---------------------------------------------------------------------------- internals
-
 type Algorithm = 'sha256' | 'sha512';
 const DIGEST_BYTES: Record<Algorithm, number> = { sha256: 32, sha512: 64 };
 
@@ -216,10 +214,6 @@ function matching(candidates: Candidate[], rawBody: string | Buffer, secrets: re
   return out;
 }
 
-const HEX = /^[0-9a-fA-F]+$/;
-const BASE64_STD = /^[A-Za-z0-9+/]+={0,2}$/;
-const BASE64_URL = /^[A-Za-z0-9_-]+={0,2}$/;
-
 /** The header's possible readings, most specific first; form only, nothing secret. */
 function parseHeader(value: string): Candidate[] {
   const out: Candidate[] = [];
@@ -246,7 +240,7 @@ function parseHeader(value: string): Candidate[] {
 }
 
 function decodeHex(text: string, bytes: number): Buffer | undefined {
-  return text.length === bytes * 2 && HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
+  return text.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(text) ? Buffer.from(text, 'hex') : undefined;
 }
 
 function decodeBase64(text: string, bytes: number): Buffer | undefined {
@@ -254,7 +248,8 @@ function decodeBase64(text: string, bytes: number): Buffer | undefined {
   const bare = Math.ceil((bytes * 4) / 3);
   // The length first: it rules out most headers (a hex digest) before any pattern is run.
   if (text.length !== padded && text.length !== bare) return undefined;
-  if (!BASE64_STD.test(text) && !BASE64_URL.test(text)) return undefined;
+  // The standard alphabet or the url-safe one, not a mix.
+  if (!/^([A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}$/.test(text)) return undefined;
   const unpadded = text.replace(/=+$/, '');
   // Unpadded, or padded exactly as the standard pads this length.
   if (!(text.length === bare && unpadded.length === bare) && !(text.length === padded && unpadded.length === bare)) return undefined;

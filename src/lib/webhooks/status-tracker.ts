@@ -4,15 +4,6 @@
 // later one is recorded but leaves the status where it is: it is "out of order".
 import { isForward, STATUS_OF_EVENT } from '../lifecycle.js';
 
-export type Applied = {
-  /** The transaction's status after the event (unchanged when out of order). */
-  status: string | undefined;
-  /** The status the event itself reports. */
-  eventStatus: string | undefined;
-  /** The event reports an earlier point in the lifecycle than already known. */
-  outOfOrder: boolean;
-};
-
 /**
  * Which transaction an event is about and which status it reports. The spec leaves the
  * fields of `data` "not shown": the transaction is `data.transaction_id`, else `data.id`
@@ -28,31 +19,21 @@ export function eventFacts(type: string | undefined, data: Record<string, unknow
 
 export type EventFacts = { transactionId: string | undefined; status: string | undefined };
 
-export class StatusTracker {
-  private readonly latest = new Map<string, string>();
-
-  get size(): number {
-    return this.latest.size;
-  }
-
-  get(transactionId: string): string | undefined {
-    return this.latest.get(transactionId);
-  }
-
-  /** Applies an event's status to its transaction, forward moves only. */
-  apply(transactionId: string | undefined, eventStatus: string | undefined): Applied {
-    if (!transactionId) return { status: undefined, eventStatus, outOfOrder: false };
-    const current = this.latest.get(transactionId);
-    if (!eventStatus) return { status: current, eventStatus, outOfOrder: false };
+/** Each transaction's latest status, by transaction id, in first-seen order. */
+export class StatusTracker extends Map<string, string> {
+  /**
+   * Applies an event's status to its transaction, forward moves only: the status after it
+   * (unchanged when out of order), and whether it reports an earlier point than known.
+   */
+  apply(transactionId: string | undefined, eventStatus: string | undefined): { status: string | undefined; outOfOrder: boolean } {
+    if (!transactionId) return { status: undefined, outOfOrder: false };
+    const current = this.get(transactionId);
+    if (!eventStatus) return { status: current, outOfOrder: false };
     if (current === undefined || isForward(current, eventStatus)) {
-      this.latest.set(transactionId, eventStatus);
-      return { status: eventStatus, eventStatus, outOfOrder: false };
+      this.set(transactionId, eventStatus);
+      return { status: eventStatus, outOfOrder: false };
     }
     // Same status again (payout.settled after transaction.completed) is not a step back.
-    return { status: current, eventStatus, outOfOrder: current !== eventStatus };
-  }
-
-  entries(): IterableIterator<[string, string]> {
-    return this.latest.entries();
+    return { status: current, outOfOrder: current !== eventStatus };
   }
 }

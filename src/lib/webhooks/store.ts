@@ -13,10 +13,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { isUtf8 } from 'node:buffer';
 import { openPrivateFile } from '../fs/private.js';
-import { lockStore } from './store-lock.js';
-import type { PidLock } from '../fs/pid-lock.js';
+import { LockContendedError, LockHeldError, takePidLock, type PidLock } from '../fs/pid-lock.js';
 import { shellQuote } from '../input/values.js';
-import { UsageError } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 import { isObject } from '../client/paginate.js';
 import { findByPrefix, idOrPrefixProblem, parseIdOrPrefix } from '../tx/short-id.js';
 
@@ -39,20 +38,12 @@ export function storeToRead(file: string | true | undefined, flag: string, env: 
   return { path, label: `${path} (the store \`webhooks listen\` writes by default)`, hint: oldStoreNote(env) ?? `run \`offramp webhooks listen\` first, or name a store with ${flag} FILE` };
 }
 
-/**
- * Where `webhooks listen` stores events unless --store says otherwise, and so where resend,
- * verify and conform read them: the user's private state directory (docs/webhooks.md, "The
- * store"), made 0700, so a listener works from any directory, a shared one like /tmp too.
- */
+/** The default store, for listen and its readers alike (docs/webhooks.md, "The store", says why there). */
 export function defaultStorePath(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'offramp', STORE_NAME);
 }
 
-/**
- * A note naming a store at the old default place (the working directory) while the new
- * default has none yet, with the command that moves it; undefined otherwise. Once the new
- * default exists, it is not named again.
- */
+/** A store at the old default place, named with the command that moves it while the new default has none (docs/webhooks.md, "The store"). */
 export function oldStoreNote(env: NodeJS.ProcessEnv): string | undefined {
   const old = resolve(STORE_NAME);
   const now = defaultStorePath(env);
@@ -60,7 +51,8 @@ export function oldStoreNote(env: NodeJS.ProcessEnv): string | undefined {
   return `${old} is a store at the old default place (the working directory); the default is now ${now}. To keep using its events there: mkdir -p -m 700 ${shellQuote(dirname(now))} && mv -n ${shellQuote(old)} ${shellQuote(now)}`;
 }
 
-export type StoreLoadReport = {
+/** Counts kept while the store is opened and read. */
+export type StoreLoadTally = {
   events: number;
   /** Whole lines that are not events (kept in the file, ignored). */
   unreadable: number;
@@ -85,29 +77,23 @@ export type StoreOptions = {
   wrapFile?: (file: StoreFile) => StoreFile;
 };
 
-type Pending = { data: string; resolve: () => void; reject: (err: Error) => void };
-
 export class EventStore {
-  private queue: Pending[] = [];
+  private queue: { data: string; resolve: () => void; reject: (err: Error) => void }[] = [];
   private flushing: Promise<void> | null = null;
   private closed = false;
-  /** Bytes of whole lines in the file: where a failed write is cut back to. */
-  private size: number;
   /** A failed write could not be cut back: nothing is written until a cut succeeds. */
   private damaged = false;
 
   private constructor(
-    readonly path: string,
     private readonly file: StoreFile,
-    size: number,
+    /** Bytes of whole lines in the file: where a failed write is cut back to. */
+    private size: number,
     private readonly syncAfterWrite: boolean,
     private readonly lock: PidLock,
-  ) {
-    this.size = size;
-  }
+  ) {}
 
   /** Opens (or creates) the store; `onEvent` sees each stored event in file order, to rebuild dedupe, statuses and what is owed. */
-  static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; report: StoreLoadReport }> {
+  static async open(path: string, onEvent: (event: StoredEvent) => void, options: StoreOptions = {}): Promise<{ store: EventStore; tally: StoreLoadTally }> {
     const dsync = constants.O_DSYNC;
     const { handle, created } = await openPrivateFile(path, {
       flags: constants.O_RDWR | constants.O_APPEND | (dsync ?? 0),
@@ -119,26 +105,26 @@ export class EventStore {
     try {
       // Before anything is read or cut: a live listener's batch in flight is not a torn line.
       lock = await lockStore(path);
-      const report: StoreLoadReport = { events: 0, unreadable: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
+      const tally: StoreLoadTally = { events: 0, unreadable: 0, tornBytes: 0, created, ...(lock.tookOverFrom !== undefined ? { staleLockFrom: lock.tookOverFrom } : {}) };
       let size = (await handle.stat()).size;
       const whole = await wholeLinesEnd(handle, size);
       if (whole < size) {
-        report.tornPath = await setAside(path, handle, whole, size);
-        report.tornBytes = size - whole;
+        tally.tornPath = await setAside(path, handle, whole, size);
+        tally.tornBytes = size - whole;
         await handle.truncate(whole);
         await handle.datasync();
         size = whole;
       }
       for await (const line of wholeLines(handle, size)) {
         const event = parseStoredLine(line);
-        if (!event) report.unreadable++;
+        if (!event) tally.unreadable++;
         else {
-          report.events++;
+          tally.events++;
           onEvent(event);
         }
       }
       const file = options.wrapFile ? options.wrapFile(handle) : handle;
-      return { store: new EventStore(path, file, size, dsync === undefined, lock), report };
+      return { store: new EventStore(file, size, dsync === undefined, lock), tally };
     } catch (err) {
       await handle.close().catch(() => undefined);
       await lock?.release();
@@ -185,7 +171,6 @@ export class EventStore {
     }
   }
 
-  /** Cuts the file back to its last whole line and syncs the cut. */
   private async cutBack(): Promise<void> {
     try {
       await this.file.truncate(this.size);
@@ -196,7 +181,6 @@ export class EventStore {
     }
   }
 
-  /** Waits for pending appends, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -225,11 +209,8 @@ export type StoredEvent = {
   forward?: boolean;
 };
 
-/** What the receiver knows of a delivery when it stores it. */
-export type Delivery = { body: Buffer; receivedAt: Date; scheme: string; signature: string; id: string; type: string; forward?: boolean };
-
-/** The store line for a delivery (without its newline). */
-export function formatStoredLine(d: Delivery): string {
+/** The store line for a delivery the receiver accepted (without its newline). */
+export function formatStoredLine(d: Omit<StoredEvent, 'data' | 'receivedAt'> & { type: string; receivedAt: Date }): string {
   // Valid UTF-8 decodes and encodes back to the same bytes, so a JSON string is an exact copy.
   const body = isUtf8(d.body) ? `"body":${JSON.stringify(d.body.toString('utf8'))}` : `"body_base64":"${d.body.toString('base64')}"`;
   return `{"v":2,"id":${JSON.stringify(d.id)},"type":${JSON.stringify(d.type)},"received_at":"${d.receivedAt.toISOString()}","scheme":"${d.scheme}","signature":${JSON.stringify(d.signature)},${body}${d.forward ? ',"forward":true' : ''}}`;
@@ -248,6 +229,21 @@ export function parseStoredLine(line: string): StoredEvent | undefined {
   const event = parseEventText(body.toString('utf8'));
   if (!event) return undefined;
   return { ...event, body, receivedAt, scheme, signature, ...(value.forward === true ? { forward: true } : {}) };
+}
+
+/** Every event of the store a reader names (storeToRead); what keeps it from being read is a usage error naming it. */
+export async function eventsToRead(file: string | true | undefined, flag: string, env: NodeJS.ProcessEnv): Promise<{ path: string; label: string; events: StoredEvent[] }> {
+  const { path, label, hint } = storeToRead(file, flag, env);
+  const events: StoredEvent[] = [];
+  try {
+    for await (const event of readStoredEvents(path)) events.push(event);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') throw new UsageError(`${label}: no such file`, hint);
+    if (e.code && e.syscall) throw new UsageError(`${label}: ${e.message}`);
+    throw err;
+  }
+  return { path, label, events };
 }
 
 /** Every event of a store, checked as the listener checks it and read as it stands (a torn last line is left out, not cut). */
@@ -343,5 +339,28 @@ async function setAside(path: string, handle: FileHandle, from: number, to: numb
       await out.close();
     }
     return aside;
+  }
+}
+
+/**
+ * Takes `storePath`.lock for this process, or throws STORE_IN_USE naming the holder: one
+ * listener per store (docs/webhooks.md, "What a 2xx means", says why).
+ */
+async function lockStore(storePath: string): Promise<PidLock> {
+  try {
+    return await takePidLock(`${storePath}.lock`);
+  } catch (err) {
+    if (err instanceof LockHeldError) {
+      throw new CliError(
+        `the store ${storePath} is in use by another listener (process ${err.pid})`,
+        'STORE_IN_USE',
+        EXIT.conflict,
+        `stop that one first, or give this one its own --store; if no listener runs, remove ${err.path}`,
+      );
+    }
+    if (err instanceof LockContendedError) {
+      throw new CliError(`the store ${storePath}: its lock ${err.path} keeps reappearing`, 'STORE_IN_USE', EXIT.conflict, 'is another listener starting on it at the same time?');
+    }
+    throw err;
   }
 }

@@ -1,10 +1,8 @@
-// The one check of a URL webhooks are sent to, for every flag or argument that names one.
+// The one check of a URL webhooks are sent to, for every flag or argument that names one
+// (`--forward-to`, `resend --to`, the emulator's `--webhook-url`, `webhooks set-url URL`):
+// http or https, checked before anything is sent.
 import { UsageError } from '../errors.js';
 
-/**
- * A URL webhooks are sent to (`--forward-to`, `resend --to`, the emulator's `--webhook-url`
- * and `webhooks set-url URL`): http or https, checked before anything is sent.
- */
 export function webhookUrl(value: string, flag: string): URL {
   let url: URL;
   try {
