@@ -202,10 +202,13 @@ export function outputFailed(err: NodeJS.ErrnoException, where: string): CliErro
   return new CliError(`could not write to ${where} (${err.code ?? err.message}); the output is incomplete`, 'OUTPUT', EXIT.failure);
 }
 
-/** What went wrong in one piece: `CODE: message` for the CLI's errors, else the message. */
-export function describeError(err: unknown): string {
-  if (err instanceof CliError) return `${err.code}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
+/**
+ * What went wrong in one piece: `CODE: message` for the CLI's errors, else the message.
+ * `shown` words the message (a recovery note cuts it); the code is never cut.
+ */
+export function describeError(err: unknown, shown: (message: string) => string = (message) => message): string {
+  const message = shown(err instanceof Error ? err.message : String(err));
+  return err instanceof CliError ? `${err.code}: ${message}` : message;
 }
 
 export function exitCodeOf(err: unknown): ExitCode {

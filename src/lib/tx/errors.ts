@@ -1,7 +1,7 @@
 // Error helpers the transaction commands share: telling "the service said no" from "we do not know what
 // the service did".
 import { ResponseTooLarge } from '../client/errors.js';
-import { ApiError, CliError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, describeError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 
 /**
  * Whether the outcome of a write is unknown after the client's retries: no answer at all
@@ -31,9 +31,10 @@ const NOTE_MESSAGE = 160;
  * message on one line, cut short (the final error line, or --verbose, has the whole text).
  */
 export function describe(err: unknown): string {
-  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
-  const short = message.length > NOTE_MESSAGE ? `${message.slice(0, NOTE_MESSAGE)}…` : message;
-  return err instanceof CliError ? `${err.code}: ${short}` : short;
+  return describeError(err, (message) => {
+    const line = message.replace(/\s+/g, ' ').trim();
+    return line.length > NOTE_MESSAGE ? `${line.slice(0, NOTE_MESSAGE)}…` : line;
+  });
 }
 
 /** `describe` for one run of notes: a message already quoted is named, not quoted again. */
@@ -41,7 +42,7 @@ export function describeOnce(): (err: unknown) => string {
   const quoted = new Set<string>();
   return (err) => {
     const text = describe(err);
-    if (quoted.has(text)) return err instanceof CliError ? `${err.code}: the same message as above` : 'the same message as above';
+    if (quoted.has(text)) return describeError(err, () => 'the same message as above');
     quoted.add(text);
     return text;
   };
