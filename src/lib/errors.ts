@@ -68,41 +68,42 @@ export class CheckFailed extends CliError {
 
 export type ApiErrorInit = {
   status: number;
-  code: string;
   message: string;
-  timestamp?: string;
   requestId?: string;
   method: string;
   url: string;
-  /** The error envelope as the service sent it, printed on stderr with `--json`. */
-  envelope?: unknown;
   /** Response headers as received (conform reads Retry-After's form from them). */
   headers?: Record<string, string | string[] | undefined>;
-  /** Whether the body was the spec's error envelope (conform reports when it is not). */
-  enveloped?: boolean;
+  /**
+   * The spec's error envelope as the service sent it, and the code it names. Without one (a
+   * gateway's page), the code is the status's (codeForStatus), and the envelope `--json`
+   * prints is made from it.
+   */
+  sent?: { code: string; envelope: unknown };
 };
 
 /** The service answered with an error status. */
 export class ApiError extends CliError {
   readonly status: number;
-  readonly timestamp: string | undefined;
   readonly requestId: string | undefined;
   readonly method: string;
   readonly url: string;
+  /** The error envelope printed on stderr with `--json`. */
   readonly envelope: unknown;
   readonly headers: Record<string, string | string[] | undefined>;
+  /** Whether the body was the spec's error envelope (conform reports when it is not). */
   readonly enveloped: boolean;
 
   constructor(init: ApiErrorInit) {
-    super(init.message, init.code, exitCodeForStatus(init.status), hintForStatus(init.status));
+    const code = init.sent?.code ?? codeForStatus(init.status);
+    super(init.message, code, exitCodeForStatus(init.status), hintForStatus(init.status));
     this.status = init.status;
-    this.timestamp = init.timestamp;
     this.requestId = init.requestId;
     this.method = init.method;
     this.url = init.url;
-    this.envelope = init.envelope;
+    this.envelope = init.sent?.envelope ?? { error: { code, message: `HTTP ${init.status}`, timestamp: new Date().toISOString() } };
     this.headers = init.headers ?? {};
-    this.enveloped = init.enveloped ?? false;
+    this.enveloped = init.sent !== undefined;
   }
 }
 

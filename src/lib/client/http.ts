@@ -10,7 +10,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
 import { backoffDelay } from './backoff.js';
-import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from './url.js';
 import { certificateError } from './certificate.js';
@@ -428,23 +428,13 @@ export function toApiError(
 ): ApiError {
   const envelope = ErrorEnvelope.safeParse(body);
   if (envelope.success) {
-    const { code, message: sent, timestamp } = envelope.data.error;
+    const { code, message: sent } = envelope.data.error;
     const message = full ? sent : cutMessage(sent);
     // The envelope `--json` prints carries the message as shown.
     const shownEnvelope = message === sent ? body : { ...(body as object), error: { ...(body as { error: object }).error, message } };
-    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: shownEnvelope, headers, enveloped: true });
+    return new ApiError({ status, message, requestId, method, url, headers, sent: { code, envelope: shownEnvelope } });
   }
-  const code = codeForStatus(status);
-  return new ApiError({
-    status,
-    code,
-    message: `${method} ${new URL(url).pathname} answered HTTP ${status}${detail ? ` ${detail}` : ''}`,
-    requestId,
-    method,
-    url,
-    envelope: { error: { code, message: `HTTP ${status}`, timestamp: new Date().toISOString() } },
-    headers,
-  });
+  return new ApiError({ status, message: `${method} ${new URL(url).pathname} answered HTTP ${status}${detail ? ` ${detail}` : ''}`, requestId, method, url, headers });
 }
 
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true });
