@@ -122,12 +122,12 @@ export class Interrupted extends CliError {
 /**
  * A confirmation the user answered No: their choice, not a failure and not a usage error.
  * The run ends with exit 0 and says on stderr what did not happen (docs/output.md, "Errors and exit codes").
- * `outcome` names it ("transaction 0b6f… not cancelled"): a bare "cancelled" would read,
+ * `what` names it ("transaction 0b6f… not cancelled"): a bare "cancelled" would read,
  * after `tx cancel`, as if the transaction had been.
  */
 export class Declined extends Error {
-  constructor(outcome: string, nothing = 'nothing was sent') {
-    super(`${outcome}: you answered no at the confirmation; ${nothing}`);
+  constructor(what: string, nothing = 'nothing was sent') {
+    super(`${what}: you answered no at the confirmation; ${nothing}`);
     this.name = 'Declined';
   }
 }

@@ -43,8 +43,8 @@ export type HttpOptions = {
   warn?: (line: string) => void;
 };
 
-/** One attempt, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
-export type AttemptReport = {
+/** What one attempt came to, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
+export type AttemptResult = {
   /** 0 for the first try, n for the n-th retry. */
   attempt: number;
   /** The answer's status; absent when there was no answer (the error says why). */
@@ -93,7 +93,7 @@ type Failure = { error: Error; retryable: boolean; notSent?: boolean; retryAfter
  * What a client shares with the clients `withBudget` and `withStop` make from it.
  * `heldUntil`: until when (monotonicMs) a 429's Retry-After holds every request (holdFor429).
  */
-type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptReport) => void>; heldUntil: number };
+type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptResult) => void>; heldUntil: number };
 
 /** A service error message longer than this is shown cut (whole under --verbose). */
 export const MESSAGE_SHOWN = 300;
@@ -138,7 +138,7 @@ export class HttpClient {
   }
 
   /** Calls `observer` after every attempt of every request until the returned function is called. */
-  observe(observer: (a: AttemptReport) => void): () => void {
+  observe(observer: (a: AttemptResult) => void): () => void {
     this.shared.observers.add(observer);
     return () => this.shared.observers.delete(observer);
   }
@@ -178,31 +178,31 @@ export class HttpClient {
       waited = await this.holdFor429(attempt, waited, `${req.method} ${displayUrl(url)}`);
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw passing(new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`));
-      const outcome = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
-      if ('body' in outcome) {
-        this.report({ attempt, status: outcome.status, again: false });
-        return outcome;
+      const result = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
+      if ('body' in result) {
+        this.tell({ attempt, status: result.status, again: false });
+        return result;
       }
-      everSent ||= !outcome.notSent;
-      if (outcome.error instanceof ApiError && outcome.error.status === 429) {
-        waited = monotonicMs() + (outcome.retryAfterMs ?? 0);
+      everSent ||= !result.notSent;
+      if (result.error instanceof ApiError && result.error.status === 429) {
+        waited = monotonicMs() + (result.retryAfterMs ?? 0);
         this.shared.heldUntil = Math.max(this.shared.heldUntil, waited);
       }
-      const retry = this.shouldRetry(req, outcome, attempt);
-      const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
+      const retry = this.shouldRetry(req, result, attempt);
+      const wait = retry ? this.backoffFor(attempt + 1, result) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
-      this.report({
+      this.tell({
         attempt,
-        ...(outcome.error instanceof ApiError ? { status: outcome.error.status } : {}),
-        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
-        error: outcome.error,
+        ...(result.error instanceof ApiError ? { status: result.error.status } : {}),
+        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+        error: result.error,
         again,
       });
       if (!again) {
         // A write that never reached the service is known not to have happened.
-        if (outcome.error instanceof NetworkError && !everSent) outcome.error.notSent = true;
-        if (outcome.retryable) passing(outcome.error);
-        throw outcome.error;
+        if (result.error instanceof NetworkError && !everSent) result.error.notSent = true;
+        if (result.retryable) passing(result.error);
+        throw result.error;
       }
       this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
       await this.pause(wait);
@@ -284,10 +284,10 @@ export class HttpClient {
    * try, retries left, and a request safe to repeat: a read, a write with its
    * Idempotency-Key, or one the service never got or said it did nothing with (429).
    */
-  private shouldRetry(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>, outcome: Failure, attempt: number): boolean {
-    if (!outcome.retryable || attempt >= this.opts.retries) return false;
-    const rateLimited = outcome.error instanceof ApiError && outcome.error.status === 429;
-    return req.method === 'GET' || req.idempotencyKey !== undefined || outcome.notSent === true || rateLimited;
+  private shouldRetry(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>, failure: Failure, attempt: number): boolean {
+    if (!failure.retryable || attempt >= this.opts.retries) return false;
+    const rateLimited = failure.error instanceof ApiError && failure.error.status === 429;
+    return req.method === 'GET' || req.idempotencyKey !== undefined || failure.notSent === true || rateLimited;
   }
 
   /**
@@ -342,7 +342,7 @@ export class HttpClient {
     return backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
   }
 
-  private report(a: AttemptReport): void {
+  private tell(a: AttemptResult): void {
     for (const observer of this.shared.observers) observer(a);
   }
 

@@ -4,12 +4,12 @@ import { ResponseTooLarge } from '../client/errors.js';
 import { ApiError, describeError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 
 /**
- * Whether the outcome of a write is unknown after the client's retries: no answer at all
+ * Whether what a write came to is unknown after the client's retries: no answer at all
  * (timeout, refused, dropped), a 5xx (the service may have committed before failing), or
  * a 2xx whose body could not be read (not the spec's shape, or over the size cap). A 4xx
  * is an answer: the service refused.
  */
-export function outcomeUnknown(err: unknown): boolean {
+export function resultUnknown(err: unknown): boolean {
   return (
     err instanceof NetworkError ||
     err instanceof TimeoutError ||
