@@ -71,7 +71,11 @@ function hasPort(written: string): boolean {
   return /:\d*$/.test(authority.replace(/^\[[^\]]*\]/, ''));
 }
 
-/** `scheme://host:port` of a proxy: never its user or password. */
+/**
+ * `scheme://host:port` of a proxy: never its user or password. Not displayUrl, which shows a
+ * URL as written: this is where the proxy is dialled, so the port shows even when it is a
+ * default (curl's 1080 for a proxy with none surprises people).
+ */
 export function proxyHost(url: URL): string {
   const port = url.port || String(DEFAULT_PORTS[url.protocol]);
   return `${url.protocol}//${url.hostname}:${port}`;
