@@ -57,13 +57,6 @@ export function parseAmount(input: string, kind: AmountKind, flag: string): stri
   return input.trim();
 }
 
-/** Sum of decimal strings, exact. */
-export function sumDecimals(values: Iterable<string>): Decimal {
-  let total = new Decimal(0);
-  for (const v of values) total = total.plus(v);
-  return total;
-}
-
 export function decimalEquals(a: Value, b: Value): boolean {
   return new Decimal(a).equals(b);
 }
