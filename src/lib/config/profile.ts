@@ -145,9 +145,6 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
   };
 }
 
-/** The path every base URL ends in: the version prefix and the partner segment. */
-export { BASE_PATH };
-
 /**
  * A base URL the CLI will send a key to, wherever it came from (flag, environment,
  * profile): http(s); https unless plainHttpAllowed says otherwise (the key would cross the
