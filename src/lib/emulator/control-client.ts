@@ -24,7 +24,6 @@ export type ControlTarget = {
   http?: HttpClient;
 };
 
-
 /** The emulator to talk to; refuses (exit 2, nothing sent) a profile that is not a local one. */
 export async function controlTarget(ctx: Context, adminToken: string | undefined): Promise<ControlTarget> {
   const { globals, env } = ctx;
