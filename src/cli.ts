@@ -8,7 +8,7 @@ import type { Runner } from './commands/command.js';
 import { bareGroup, commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
-import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
+import { CliError, Declined, errorEnvelope, EXIT, UsageError, type ExitCode } from './lib/errors.js';
 import { formatsOf, resolveFormat } from './lib/output/format.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
 import { IO, type IOOptions } from './lib/io.js';
@@ -61,7 +61,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
     outputError: (text, write) =>
-      write(jsonAsked ? `${JSON.stringify(envelope('USAGE', text.replace(/^error: /, '').trim()))}\n` : text.replace(/^error: /, 'error: USAGE: ')),
+      write(jsonAsked ? `${JSON.stringify(errorEnvelope('USAGE', text.replace(/^error: /, '').trim()))}\n` : text.replace(/^error: /, 'error: USAGE: ')),
     // Help wraps to the terminal the help goes to; 80 columns when it is not one.
     getOutHelpWidth: () => (streams.stdout.isTTY && streams.stdout.columns) || DEFAULT_HELP_WIDTH,
     getErrHelpWidth: () => (streams.stderr.isTTY && streams.stderr.columns) || DEFAULT_HELP_WIDTH,
@@ -124,10 +124,6 @@ export function wantsJson(argv: readonly string[]): boolean {
   return false;
 }
 
-function envelope(code: string, message: string) {
-  return { error: { code, message, timestamp: new Date().toISOString() } };
-}
-
 function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = false): ExitCode {
   if (err instanceof CommanderError) {
     // --help and --version arrive here as "errors" with exit code 0.
@@ -147,7 +143,7 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
   const json = globals ? globals.json && !io.stderrIsTTY : jsonAsked;
   if (err instanceof CliError) {
     if (json) {
-      const body = 'envelope' in err && err.envelope ? err.envelope : envelope(err.code, err.message);
+      const body = 'envelope' in err && err.envelope ? err.envelope : errorEnvelope(err.code, err.message);
       io.err(JSON.stringify(body));
     } else {
       io.err(`error: ${err.code}: ${err.message}`);
@@ -159,7 +155,7 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
   }
   const message = err instanceof Error ? err.message : String(err);
   if (json) {
-    io.err(JSON.stringify(envelope('INTERNAL', message)));
+    io.err(JSON.stringify(errorEnvelope('INTERNAL', message)));
   } else {
     io.err(`error: INTERNAL: ${message.split('\n')[0]}`);
     if (!verbose) io.err('hint: run again with --verbose for details');

@@ -101,10 +101,15 @@ export class ApiError extends CliError {
     this.requestId = init.requestId;
     this.method = init.method;
     this.url = init.url;
-    this.envelope = init.sent?.envelope ?? { error: { code, message: `HTTP ${init.status}`, timestamp: new Date().toISOString() } };
+    this.envelope = init.sent?.envelope ?? errorEnvelope(code, `HTTP ${init.status}`);
     this.headers = init.headers ?? {};
     this.enveloped = init.sent !== undefined;
   }
+}
+
+/** The spec's error envelope, as `--json` prints an error on stderr. */
+export function errorEnvelope(code: string, message: string) {
+  return { error: { code, message, timestamp: new Date().toISOString() } };
 }
 
 /** The exit code of a run a signal stopped (the contract's 130 / 143). */
