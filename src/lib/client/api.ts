@@ -3,7 +3,7 @@
 // and filters are applied again to the records (filters.ts), so a service that ignores a
 // filter's name never changes a result.
 import * as z from 'zod/mini';
-import type { FilteredList, ServiceChoices } from '../config/profile.js';
+import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { SchemaError } from '../errors.js';
 import {
   Quote,
@@ -133,11 +133,9 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
     };
   }
 
-  const transactions = listOf('transactions', '/transactions', Transaction, (q: TransactionListQuery) => pick(q, ['status', 'from', 'to']));
-  const webhooks = listOf('webhooks', '/webhooks/events', WebhookEvent, (q: WebhookListQuery) =>
-    pick(q, ['transaction_id', 'event_type', 'delivery_status', 'from', 'to']),
-  );
-  const revenue = listOf('revenue', '/revenue', RevenueRow, (q: RevenueQuery) => pick(q, ['crypto_currency', 'network']));
+  const transactions = listOf('transactions', '/transactions', Transaction, (q: TransactionListQuery) => pick(q, FILTERS.transactions));
+  const webhooks = listOf('webhooks', '/webhooks/events', WebhookEvent, (q: WebhookListQuery) => pick(q, FILTERS.webhooks));
+  const revenue = listOf('revenue', '/revenue', RevenueRow, (q: RevenueQuery) => pick(q, FILTERS.revenue));
 
   return {
     http,

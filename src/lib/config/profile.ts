@@ -14,11 +14,7 @@ export const LOCAL_BASE_URL = `${EMULATOR_DEFAULT_ORIGIN}${BASE_PATH}`;
 /** What a service chose on the spec's open points (docs/api.md); empty means the emulator's; `conform --save` fills it. */
 export type ServiceChoices = {
   /** Query parameter name the service reads for each of the CLI's filters, per list. */
-  filterNames?: {
-    transactions?: Partial<Record<TransactionFilter, string>>;
-    webhooks?: Partial<Record<WebhookFilter, string>>;
-    revenue?: Partial<Record<RevenueFilter, string>>;
-  };
+  filterNames?: { [L in FilteredList]?: Partial<Record<FilterName<L>, string>> };
   /** delivery_status of an event whose delivery failed: what `webhooks replay --failed` picks. */
   failedStatus?: string;
   /** delivery_status of an event the partner's endpoint accepted (reconcile). */
@@ -33,10 +29,8 @@ export const FILTERS = {
   webhooks: ['transaction_id', 'event_type', 'delivery_status', 'from', 'to'],
   revenue: ['crypto_currency', 'network'],
 } as const;
-export type TransactionFilter = (typeof FILTERS.transactions)[number];
-export type WebhookFilter = (typeof FILTERS.webhooks)[number];
-export type RevenueFilter = (typeof FILTERS.revenue)[number];
 export type FilteredList = keyof typeof FILTERS;
+export type FilterName<L extends FilteredList> = (typeof FILTERS)[L][number];
 
 /** The delivery_status `--failed` means unless the profile says otherwise (the emulator's). */
 export const DEFAULT_FAILED_STATUS: DeliveryStatus = 'failed';
