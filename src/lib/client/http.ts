@@ -17,7 +17,7 @@ import { certificateError } from './certificate.js';
 import { ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
-import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange } from './transport.js';
+import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange, type ProxyFailureKind } from './transport.js';
 
 export type HttpOptions = {
   baseUrl: string;
@@ -505,50 +505,30 @@ function classifyTransportError(err: unknown, method: string, url: string, choic
 /** The proxy failed: named, with what to do about it; the service received nothing. */
 function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, choice: ProxyChoice, timeoutMs: number): Failure {
   const via = choice.via === 'proxy' ? choice : undefined;
-  const proxy = err instanceof ProxyFailure ? err.proxy : (err.proxy ?? via?.proxy ?? 'the proxy');
+  const proxy = err.proxy ?? via?.proxy ?? 'the proxy';
   const from = via?.from ?? 'HTTPS_PROXY';
   const target = new URL(url);
   const host = target.hostname;
   const tunnel = `${host}:${target.port || (target.protocol === 'https:' ? 443 : 80)}`;
   const direct = `or add ${host} to NO_PROXY to go direct`;
-  const kind = err instanceof ProxyFailure ? err.kind : 'silent';
-  let message: string;
-  let hint: string;
-  let retryable = true;
-  switch (kind) {
-    case 'refused':
-      message = `proxy ${proxy} refused the tunnel to ${tunnel} (HTTP ${(err as ProxyFailure).status})`;
-      hint = `many proxies allow CONNECT only to port 443; ask the proxy's administrator to allow ${tunnel}, ${direct}`;
-      retryable = false;
-      break;
-    case 'auth':
-      message = via?.url.username
-        ? `proxy ${proxy} did not accept the credentials in ${from} (HTTP 407)`
-        : `proxy ${proxy} wants credentials (HTTP 407)`;
-      hint = `give them in the proxy URL: ${from}=http://USER:PASSWORD@${proxy.replace(/^\w+:\/\//, '')} (percent-encode special characters); the proxy's administrator has them`;
-      retryable = false;
-      break;
-    case 'down':
-      message = `proxy ${proxy} refused the connection (ECONNREFUSED)`;
-      hint = `is the proxy running? check ${from}, ${direct}`;
-      break;
-    case 'unresolvable':
-      message = `proxy host ${new URL(proxy).hostname} not found`;
-      hint = `check the host in ${from}, ${direct}`;
-      break;
-    case 'silent':
-      message = `proxy ${proxy} did not open a tunnel to ${tunnel} within ${err instanceof DeadlinePassed ? err.ms : timeoutMs} ms`;
-      hint = `check the proxy with its administrator, ${direct}`;
-      break;
-    case 'closed':
-      message = `proxy ${proxy} closed the connection without opening a tunnel to ${tunnel}`;
-      hint = `the proxy may not allow this destination (many allow CONNECT only to port 443); ask its administrator, ${direct}`;
-      break;
-    default:
-      message = `proxy ${proxy} failed to open a tunnel to ${tunnel}: ${(err as ProxyFailure).detail}`;
-      hint = `ask the proxy's administrator, ${direct}`;
-  }
-  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, notSent: true };
+  const failure = err instanceof ProxyFailure ? err : undefined;
+  // What each kind of failure is said as: its message, and what to do about it.
+  const said: Record<ProxyFailureKind, [message: string, hint: string]> = {
+    refused: [`proxy ${proxy} refused the tunnel to ${tunnel} (HTTP ${failure?.status})`, `many proxies allow CONNECT only to port 443; ask the proxy's administrator to allow ${tunnel}, ${direct}`],
+    auth: [
+      via?.url.username ? `proxy ${proxy} did not accept the credentials in ${from} (HTTP 407)` : `proxy ${proxy} wants credentials (HTTP 407)`,
+      `give them in the proxy URL: ${from}=http://USER:PASSWORD@${proxy.replace(/^\w+:\/\//, '')} (percent-encode special characters); the proxy's administrator has them`,
+    ],
+    down: [`proxy ${proxy} refused the connection (ECONNREFUSED)`, `is the proxy running? check ${from}, ${direct}`],
+    unresolvable: [`proxy host ${proxy.replace(/^\w+:\/\/|:\d+$/g, '')} not found`, `check the host in ${from}, ${direct}`],
+    silent: [`proxy ${proxy} did not open a tunnel to ${tunnel} within ${err instanceof DeadlinePassed ? err.ms : timeoutMs} ms`, `check the proxy with its administrator, ${direct}`],
+    closed: [`proxy ${proxy} closed the connection without opening a tunnel to ${tunnel}`, `the proxy may not allow this destination (many allow CONNECT only to port 443); ask its administrator, ${direct}`],
+    other: [`proxy ${proxy} failed to open a tunnel to ${tunnel}: ${failure?.detail}`, `ask the proxy's administrator, ${direct}`],
+  };
+  const kind = failure?.kind ?? 'silent';
+  const [message, hint] = said[kind];
+  // A proxy that refused the tunnel or the credentials answers another attempt the same.
+  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable: kind !== 'refused' && kind !== 'auth', notSent: true };
 }
 
 /**
