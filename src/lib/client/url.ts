@@ -52,6 +52,18 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return bare.toLowerCase() === 'localhost' || (family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6'));
 }
 
+/** `value` as an http(s) URL, else a UsageError naming `what` it was given as (nothing is sent). */
+export function httpUrl(value: string, what: string, example: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${what}: "${value}" is not a URL`, `write it like ${example}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${what}: must be an http:// or https:// URL, not ${url.protocol}//`);
+  return url;
+}
+
 /** Host names plain http may reach besides loopback, comma-separated: a conscious choice, never a default. */
 export const ALLOW_HTTP_HOSTS_ENV = 'OFFRAMP_ALLOW_HTTP_HOSTS';
 

@@ -1,7 +1,7 @@
 // Profiles and where a call's settings come from. Pure: no file access here, so the
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
-import { displayUrl, refusePlainHttp } from '../client/url.js';
+import { displayUrl, httpUrl, refusePlainHttp } from '../client/url.js';
 import { BASE_PATH, type DeliveryStatus } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
@@ -146,15 +146,7 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
  * A refusal suggests the URL that was probably meant.
  */
 export function checkBaseUrl(value: string, env: NodeJS.ProcessEnv): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`"${value}" is not a URL; expected something like https://host${BASE_PATH}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
-  }
+  const url = httpUrl(value, 'base URL', `https://host${BASE_PATH}`);
   refusePlainHttp(url, env, 'API key');
   const shown = displayUrl(url.toString());
   const path = url.pathname.replace(/\/+$/, '');

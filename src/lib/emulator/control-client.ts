@@ -7,7 +7,7 @@ import type { HttpClient } from '../client/http.js';
 import type { Context } from '../context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 import { ADMIN_TOKEN_ENV } from '../config/secret-variables.js';
-import { refusePlainHttp } from '../client/url.js';
+import { httpUrl, refusePlainHttp } from '../client/url.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
@@ -44,13 +44,7 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
   let origin = EMULATOR_DEFAULT_ORIGIN;
   let baseUrl: string | undefined;
   if (base !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(base);
-    } catch {
-      throw new UsageError(`base URL "${base}" is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`base URL "${base}" must be http:// or https://`);
+    const url = httpUrl(base, 'base URL', EMULATOR_DEFAULT_ORIGIN);
     // The token is a secret like the API key: the same rule for plain http.
     if (token) refusePlainHttp(url, env, 'admin token');
     origin = url.origin;
