@@ -100,11 +100,16 @@ export function profileNameFor(src: SettingSources, config: ConfigData | undefin
   return src.flags.profile ?? (src.env.OFFRAMP_PROFILE || undefined) ?? config?.current;
 }
 
-export function resolveSettings(src: SettingSources, config: ConfigData | undefined): Resolved {
+/** The profile in use (profileNameFor), as stored; a name given that none has is refused. */
+export function profileOf(src: SettingSources, config: ConfigData | undefined): { name: string | undefined; profile: Profile | undefined } {
   const name = profileNameFor(src, config);
   // A name given (--profile, OFFRAMP_PROFILE) must be stored; a current one that is gone is none.
   const given = Boolean(src.flags.profile || src.env.OFFRAMP_PROFILE);
-  const profile = name && config ? (given ? storedProfile(config, name) : config.profiles[name]) : undefined;
+  return { name, profile: name && config ? (given ? storedProfile(config, name) : config.profiles[name]) : undefined };
+}
+
+export function resolveSettings(src: SettingSources, config: ConfigData | undefined): Resolved {
+  const { name, profile } = profileOf(src, config);
   const baseUrl = src.flags.baseUrl ?? (src.env.OFFRAMP_BASE_URL || undefined) ?? profile?.baseUrl;
   const apiKey = src.flags.apiKey ?? (src.env.OFFRAMP_API_KEY || undefined) ?? profile?.apiKey;
   if (!baseUrl) {
