@@ -30,6 +30,7 @@ export type HttpOptions = {
   retries: number;
   /** Base of the backoff (backoff.ts); tests shorten it. */
   backoffBaseMs?: number;
+  /** The --verbose trace. The key is never part of a line: headers are not traced, and URLs are shown without a password. */
   trace?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -204,7 +205,7 @@ export class HttpClient {
         if (result.retryable) passing(result.error);
         throw result.error;
       }
-      this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
+      this.opts.trace?.(`  waiting ${wait}ms before retry ${attempt + 1}`);
       await this.pause(wait);
     }
   }
@@ -233,7 +234,7 @@ export class HttpClient {
     const started = process.hrtime.bigint();
     const shown = displayUrl(url);
     const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
-    this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
+    this.opts.trace?.(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
     const choice = this.proxyChoice();
     let ex: Exchange;
     try {
@@ -249,12 +250,12 @@ export class HttpClient {
       const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left, ...(this.stop ? { signal: this.stop } : {}) });
       if (this.stop?.aborted) throw this.stop.reason;
       const failure: Failure = refused ? { error: refused, retryable: false, notSent: true } : classifyTransportError(err, req.method, shown, choice, timeoutMs);
-      this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
+      this.opts.trace?.(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }
     const ms = millisSince(started);
     const requestId = requestIdOf(ex.headers);
-    this.trace(`< ${ex.status} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
+    this.opts.trace?.(`< ${ex.status} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
     const ok = ex.status >= 200 && ex.status < 300;
     const retryable = ex.status === 429 || ex.status >= 500;
     const retryAfterMs = parseRetryAfter(headerValue(ex.headers['retry-after']));
@@ -314,7 +315,7 @@ export class HttpClient {
         throw new TimeoutError(`${what}: the service asked this key to wait ${Math.ceil(ms / 1000)} s (429 Retry-After), longer than the overall deadline leaves`);
       }
       held = true;
-      this.trace(`  holding ${ms}ms: the service asked this key to wait (429 Retry-After)`);
+      this.opts.trace?.(`  holding ${ms}ms: the service asked this key to wait (429 Retry-After)`);
       await this.pause(ms);
     }
     const spread = held && attempt === 0 ? this.jitter(1) : 0;
@@ -344,11 +345,6 @@ export class HttpClient {
 
   private tell(a: AttemptResult): void {
     for (const observer of this.shared.observers) observer(a);
-  }
-
-  private trace(line: string): void {
-    // The key is never part of the line: headers are not traced, and URLs are shown without a password.
-    this.opts.trace?.(line);
   }
 
   async close(): Promise<void> {
