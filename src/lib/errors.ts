@@ -96,7 +96,7 @@ export class ApiError extends CliError {
 
   constructor(init: ApiErrorInit) {
     const code = init.sent?.code ?? codeForStatus(init.status);
-    super(init.message, code, exitCodeForStatus(init.status), hintForStatus(init.status));
+    super(init.message, code, exitCodeForStatus(init.status), STATUS_HINTS[init.status] ?? (init.status >= 500 ? 'the service failed; try again later' : undefined));
     this.status = init.status;
     this.requestId = init.requestId;
     this.method = init.method;
@@ -175,10 +175,6 @@ const STATUS_HINTS: Record<number, string> = {
   403: 'this key or environment is not allowed to do that',
   429: 'rate limited; wait a moment or lower --concurrency',
 };
-
-function hintForStatus(status: number): string | undefined {
-  return STATUS_HINTS[status] ?? (status >= 500 ? 'the service failed; try again later' : undefined);
-}
 
 /**
  * The error code each status is named by: the client's when a body carries none (a gateway's
