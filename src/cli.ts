@@ -134,7 +134,7 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
     io.err(err.message);
     return EXIT.ok;
   }
-  if (isPromptAbort(err)) {
+  if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError')) {
     // Ctrl-C at a prompt: an interruption like any other.
     io.err('interrupted at a prompt; nothing was sent');
     return EXIT.sigint;
@@ -167,10 +167,6 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
 /** A stack trace (--verbose), a line at a time: IO.err writes one line per call. */
 function stack(io: IO, err: unknown): void {
   if (err instanceof Error && err.stack) for (const line of err.stack.split('\n')) io.err(line);
-}
-
-function isPromptAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError');
 }
 
 function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {
