@@ -169,7 +169,7 @@ function secretForms(secret: string): string[] {
 
 /** A global pattern for one form; a percent escape matches in either case (`%2F`, `%2f`). */
 function formPattern(form: string): RegExp {
-  const source = escapeRegExp(form).replace(/%([0-9A-F])([0-9A-F])/g, (_m, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
+  const source = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%([0-9A-F])([0-9A-F])/g, (_m, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
   return new RegExp(source, 'g');
 }
 
@@ -183,10 +183,6 @@ function jsonLine(line: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function colorWanted(opts: IOOptions, isTTY: boolean): boolean {
