@@ -47,7 +47,7 @@ export function readPage(body: unknown): RawPage | undefined {
   const { items, shape, holders } = list;
   const found = firstIn(holders, (holder, location) => {
     const cursor = firstString(holder, CURSOR_KEYS);
-    const hasMore = firstBoolean(holder, HAS_MORE_KEYS);
+    const hasMore = HAS_MORE_KEYS.map((key) => holder[key]).find((v) => typeof v === 'boolean') as boolean | undefined;
     return cursor !== undefined || hasMore !== undefined ? { location, cursor: cursor ?? null, hasMore } : undefined;
   });
   const summary = firstIn(holders, (holder) => holder.summary);
@@ -85,11 +85,6 @@ function firstString(holder: Json, keys: readonly string[]): string | undefined 
     // `next` is often a URL in other APIs; a cursor is opaque text, and null means "none".
     if (typeof v === 'string' && v !== '' && !(key === 'next' && /^https?:\/\//i.test(v))) return v;
   }
-  return undefined;
-}
-
-function firstBoolean(holder: Json, keys: readonly string[]): boolean | undefined {
-  for (const key of keys) if (typeof holder[key] === 'boolean') return holder[key] as boolean;
   return undefined;
 }
 
