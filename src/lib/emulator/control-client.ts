@@ -103,21 +103,16 @@ export async function callControl(ctx: Context, target: ControlTarget, call: Con
     const parsed = answer.body as { data?: unknown; message?: string } | undefined;
     return { status: answer.status, text: answer.text, data: parsed?.data, message: parsed?.message };
   } catch (err) {
-    throw withControlHint(err, target.origin);
-  }
-}
-
-function withControlHint(err: unknown, origin: string): unknown {
-  // A refused certificate keeps its own hint: the emulator is there, its certificate is not trusted.
-  if ((err instanceof NetworkError && !(err instanceof CertificateRefused)) || err instanceof TimeoutError) {
-    return err.withHint('is the emulator running there? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
-  }
-  if (err instanceof ApiError) {
+    // A refused certificate keeps its own hint: the emulator is there, its certificate is not trusted.
+    if ((err instanceof NetworkError && !(err instanceof CertificateRefused)) || err instanceof TimeoutError) {
+      throw err.withHint('is the emulator running there? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
+    }
+    if (!(err instanceof ApiError)) throw err;
     if (err.status === 401) err.withHint(`give the admin token the emulator was started with: ${ADMIN_TOKEN_ENV}=…`);
     // Two refusals: a name or port it does not answer (its message names --allow-host), or a peer off loopback.
-    else if (err.status === 403 && err.message.includes('--allow-host')) err.withHint(`start the emulator with --allow-host ${new URL(origin).hostname}, the name this run used`);
+    else if (err.status === 403 && err.message.includes('--allow-host')) err.withHint(`start the emulator with --allow-host ${new URL(target.origin).hostname}, the name this run used`);
     else if (err.status === 403) err.withHint('from another machine, start the emulator with --admin-token and send it');
-    else if (err.status === 404 && !err.enveloped) err.withHint(`${origin} does not look like an offramp emulator`);
+    else if (err.status === 404 && !err.enveloped) err.withHint(`${target.origin} does not look like an offramp emulator`);
+    throw err;
   }
-  return err;
 }
