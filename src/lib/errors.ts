@@ -35,36 +35,29 @@ export class CliError extends Error {
   }
 }
 
-/** Bad flags, arguments or input: nothing was sent. */
-export class UsageError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'USAGE', EXIT.usage, hint);
-  }
+/** A kind of CliError: its errors print `code` and exit with `exitCode`; each has a message and may have a hint. */
+export function errorKind(code: string, exitCode: ExitCode) {
+  return class extends CliError {
+    constructor(message: string, hint?: string) {
+      super(message, code, exitCode, hint);
+    }
+  };
 }
 
+/** Bad flags, arguments or input: nothing was sent. */
+export class UsageError extends errorKind('USAGE', EXIT.usage) {}
+
 /** Missing key, production guard and the like: nothing was sent. */
-export class AuthError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'UNAUTHORIZED', EXIT.auth, hint);
-  }
-}
+export class AuthError extends errorKind('UNAUTHORIZED', EXIT.auth) {}
 
 /**
  * The production guard refused a staging-only command or an unconfirmed change: exit 3 as
  * the contract's table puts it, but nothing was sent, so nothing is UNAUTHORIZED.
  */
-export class ProductionGuard extends CliError {
-  constructor(message: string, hint: string) {
-    super(message, 'PRODUCTION', EXIT.auth, hint);
-  }
-}
+export class ProductionGuard extends errorKind('PRODUCTION', EXIT.auth) {}
 
 /** A check the user asked for did not hold (smoke, reconcile, verify, export --summary). */
-export class CheckFailed extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'CHECK_FAILED', EXIT.checkFailed, hint);
-  }
-}
+export class CheckFailed extends errorKind('CHECK_FAILED', EXIT.checkFailed) {}
 
 export type ApiErrorInit = {
   status: number;
@@ -138,21 +131,13 @@ export class Declined extends Error {
 }
 
 /** No answer: connection refused, reset or dropped. */
-export class NetworkError extends CliError {
+export class NetworkError extends errorKind('NETWORK', EXIT.network) {
   /** The request never left (no connection was ever made, a certificate refused): the service never got it. */
   notSent = false;
-
-  constructor(message: string, hint?: string) {
-    super(message, 'NETWORK', EXIT.network, hint);
-  }
 }
 
 /** No answer within --timeout. */
-export class TimeoutError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'TIMEOUT', EXIT.network, hint);
-  }
-}
+export class TimeoutError extends errorKind('TIMEOUT', EXIT.network) {}
 
 /** The service answered 2xx with a body that does not match the spec. */
 export class SchemaError extends CliError {

@@ -8,15 +8,11 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { CliError, EXIT } from '../errors.js';
+import { errorKind, EXIT } from '../errors.js';
 import { distrustAncestry, octal, writers } from './ancestry.js';
 
 /** A file or directory that someone other than the user could change. */
-export class InsecurePathError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'INSECURE_PATH', EXIT.usage, hint);
-  }
-}
+export class InsecurePathError extends errorKind('INSECURE_PATH', EXIT.usage) {}
 
 export type PathKind = 'file' | 'directory';
 
