@@ -88,17 +88,10 @@ export class IO {
 
   /** `text` with every known secret, in every form (secretForms), replaced by `***`; a JSON line is redacted inside its strings, so it still parses. */
   redact(text: string): string {
-    if (this.secretPatterns.length === 0) return text;
-    const trimmed = text.trimEnd();
-    if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && this.holdsSecret(trimmed)) {
-      try {
-        const value: unknown = JSON.parse(trimmed);
-        return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? this.redactText(v) : v)) + text.slice(trimmed.length);
-      } catch {
-        // Not JSON after all: redacted as text.
-      }
-    }
-    return this.redactText(text);
+    if (!this.holdsSecret(text)) return text;
+    const json = jsonLine(text);
+    if (json === undefined) return this.redactText(text);
+    return JSON.stringify(JSON.parse(json), (_key, v: unknown) => (typeof v === 'string' ? this.redactText(v) : v)) + text.slice(json.length);
   }
 
   private redactText(text: string): string {
