@@ -216,21 +216,16 @@ export class HttpClient {
     attempt: number,
     timeoutMs: number,
   ): Promise<RawResponse | Failure> {
+    const json = !req.raw && req.body !== undefined;
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...this.opts.headers,
       'user-agent': this.opts.userAgent,
       ...(this.opts.apiKey !== undefined ? { 'x-api-key': this.opts.apiKey } : {}),
+      ...(req.idempotencyKey ? { 'idempotency-key': req.idempotencyKey } : {}),
+      ...(req.raw ? { 'content-type': req.raw.contentType } : json ? { 'content-type': 'application/json' } : {}),
     };
-    if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
-    let payload: string | undefined;
-    if (req.raw) {
-      payload = req.raw.text;
-      headers['content-type'] = req.raw.contentType;
-    } else if (req.body !== undefined) {
-      payload = JSON.stringify(req.body);
-      headers['content-type'] = 'application/json';
-    }
+    const payload = req.raw ? req.raw.text : json ? JSON.stringify(req.body) : undefined;
     const started = process.hrtime.bigint();
     const shown = displayUrl(url);
     const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
