@@ -141,27 +141,20 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
   }
   const verbose = globals?.verbose ?? false;
   const json = globals ? globals.json && !io.stderrIsTTY : jsonAsked;
-  if (err instanceof CliError) {
-    if (json) {
-      const body = 'envelope' in err && err.envelope ? err.envelope : errorEnvelope(err.code, err.message);
-      io.err(JSON.stringify(body));
-    } else {
-      io.err(`error: ${err.code}: ${err.message}`);
-      if (err.hint) io.err(`hint: ${err.hint}`);
-      if ('requestId' in err && err.requestId && verbose) io.err(`request id: ${String(err.requestId)}`);
-    }
-    if (verbose) stack(io, err);
-    return err.exitCode;
-  }
-  const message = err instanceof Error ? err.message : String(err);
+  // Anything else is a bug: INTERNAL, only its first line on a terminal (--verbose shows the rest).
+  const e =
+    err instanceof CliError
+      ? err
+      : new CliError(err instanceof Error ? err.message : String(err), 'INTERNAL', EXIT.failure, verbose ? undefined : 'run again with --verbose for details');
   if (json) {
-    io.err(JSON.stringify(errorEnvelope('INTERNAL', message)));
+    io.err(JSON.stringify('envelope' in e && e.envelope ? e.envelope : errorEnvelope(e.code, e.message)));
   } else {
-    io.err(`error: INTERNAL: ${message.split('\n')[0]}`);
-    if (!verbose) io.err('hint: run again with --verbose for details');
+    io.err(`error: ${e.code}: ${e === err ? e.message : e.message.split('\n')[0]}`);
+    if (e.hint) io.err(`hint: ${e.hint}`);
+    if ('requestId' in e && e.requestId && verbose) io.err(`request id: ${String(e.requestId)}`);
   }
   if (verbose) stack(io, err);
-  return EXIT.failure;
+  return e.exitCode;
 }
 
 /** A stack trace (--verbose), a line at a time: IO.err writes one line per call. */
