@@ -17,7 +17,7 @@ import {
   type CreateTransactionRequest,
   type QuoteRequest,
 } from '../schemas.js';
-import { FilterCheck, describeIgnored, wireFilters, type IgnoredFilter, type RevenueFilters, type TransactionFilters, type WebhookFilters } from './filters.js';
+import { FilterCheck, wireFilters, type IgnoredFilter, type RevenueFilters, type TransactionFilters, type WebhookFilters } from './filters.js';
 import { issueMessage, type HttpClient, type Query } from './http.js';
 import { isLastPage, paginate, readPage, type PaginateHooks } from './paginate.js';
 
@@ -66,7 +66,8 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
     const key = `${f.list}:${f.filter}`;
     if (told.has(key)) return;
     told.add(key);
-    options.onIgnoredFilter?.(describeIgnored(f), f);
+    const message = `the service ignored ${f.flag} (sent as ${f.sentAs}=${f.value}): it returned records that do not match, and they were left out here`;
+    options.onIgnoredFilter?.(`${message}. \`offramp conform --save\` finds the name this service reads`, f);
   };
   const get = <T extends z.core.$ZodType>(path: string, schema: T, query?: Query) => http.request({ method: 'GET', path, schema, query });
 

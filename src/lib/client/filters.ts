@@ -36,13 +36,6 @@ const MATCH: { [L in FilteredList]: (item: ItemOf[L], key: keyof FiltersOf[L], v
 /** A filter the service did not apply: reported once per list and filter. */
 export type IgnoredFilter = { list: FilteredList; filter: string; flag: string; sentAs: string; value: string };
 
-export function describeIgnored(f: IgnoredFilter): string {
-  return (
-    `the service ignored ${f.flag} (sent as ${f.sentAs}=${f.value}): it returned records that do not match, ` +
-    'and they were left out here. `offramp conform --save` finds the name this service reads'
-  );
-}
-
 /** The query parameters for a list's filters, under the names the service reads. */
 export function wireFilters<L extends FilteredList>(list: L, filters: FiltersOf[L], service: ServiceChoices): Query {
   const names = (service.filterNames?.[list] ?? {}) as Record<string, string | undefined>;
