@@ -49,7 +49,12 @@ export async function certificateError(err: unknown, target: URL, what: string |
   if (UNTRUSTED.has(code)) return refused("the server's certificate is not signed by an authority this machine trusts", opts.trust ?? TLS_INTERCEPTION_HINT);
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const { host, cert } = err as AltnameError;
-    const names = cert ? namesOf(cert) : [];
+    // The DNS names and addresses it was issued for (its common name when it has none).
+    const alt = (cert?.subjectaltname ?? '')
+      .split(/,\s*/)
+      .map((n) => n.replace(/^(DNS|IP Address):/, ''))
+      .filter(Boolean);
+    const names = alt.length || !cert?.subject?.CN ? alt : [String(cert.subject.CN)];
     const check = `check the host in ${opts.urlFrom ?? 'the base URL'}`;
     return refused(`the server's certificate is not for ${host ?? target.hostname}`, names.length ? `it was issued for ${names.join(', ')}: ${check}` : check);
   }
@@ -70,16 +75,6 @@ export async function certificateError(err: unknown, target: URL, what: string |
   }
   if (OTHER_REFUSALS.has(code)) return refused(`the server's certificate was refused: ${e.message ?? code}`);
   return undefined;
-}
-
-/** The DNS names and addresses a certificate was issued for (its common name when it has none). */
-function namesOf(cert: PeerCertificate): string[] {
-  const alt = (cert.subjectaltname ?? '')
-    .split(/,\s*/)
-    .map((n) => n.replace(/^(DNS|IP Address):/, ''))
-    .filter(Boolean);
-  const cn = cert.subject?.CN;
-  return alt.length ? alt : cn ? [String(cn)] : [];
 }
 
 /**
