@@ -261,7 +261,12 @@ export class HttpClient {
       return { error: toApiError(ex.status, undefined, req.method, shown, requestId, ex.headers, false, `with more than ${cap} (not read further)`), ...retry };
     }
     const text = decodeAnswer(ex.body);
-    const body = parseJson(text.text);
+    let body: unknown;
+    try {
+      body = text.text.length > 0 ? JSON.parse(text.text) : undefined;
+    } catch {
+      // Not JSON (a gateway's page): no body to read.
+    }
     if (text.invalid && body !== undefined) {
       const note = invalidTextNote(body);
       if (note) this.opts.warn?.(`${req.method} ${new URL(shown).pathname}: ${note}`);
@@ -366,15 +371,6 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
     if (value) return value;
   }
   return undefined;
-}
-
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The longest Retry-After honoured anywhere (docs/configuration.md, "Retries and idempotency"). */
