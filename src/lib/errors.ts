@@ -198,6 +198,11 @@ export function describeError(err: unknown, shown: (message: string) => string =
   return err instanceof CliError ? `${err.code}: ${message}` : message;
 }
 
+/** An error's message on one line (a store's error, a recovery note). */
+export function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+}
+
 export function exitCodeOf(err: unknown): ExitCode {
   return err instanceof CliError ? err.exitCode : EXIT.failure;
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuthError } from '../errors.js';
+import { AuthError, oneLine } from '../errors.js';
 import { keyStorage, type ConfigData, type SettingSources } from './profile.js';
 import { STANDALONE } from '../../version.js';
 
@@ -62,11 +62,6 @@ export async function openKeychain(env: NodeJS.ProcessEnv): Promise<Keychain | {
     return { unavailable: `the credential store does not answer (${oneLine(err)})` };
   }
   return keychain;
-}
-
-/** The message of a store's error, on one line. */
-export function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
 }
 
 /**

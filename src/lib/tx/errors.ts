@@ -1,7 +1,7 @@
 // Error helpers the transaction commands share: telling "the service said no" from "we do not know what
 // the service did".
 import { ResponseTooLarge } from '../client/errors.js';
-import { ApiError, describeError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, describeError, NetworkError, oneLine, SchemaError, TimeoutError } from '../errors.js';
 
 /**
  * Whether what a write came to is unknown after the client's retries: no answer at all
@@ -31,10 +31,8 @@ const NOTE_MESSAGE = 160;
  * message on one line, cut short (the final error line, or --verbose, has the whole text).
  */
 export function describe(err: unknown): string {
-  return describeError(err, (message) => {
-    const line = message.replace(/\s+/g, ' ').trim();
-    return line.length > NOTE_MESSAGE ? `${line.slice(0, NOTE_MESSAGE)}…` : line;
-  });
+  const line = oneLine(err);
+  return describeError(err, () => (line.length > NOTE_MESSAGE ? `${line.slice(0, NOTE_MESSAGE)}…` : line));
 }
 
 /** `describe` for one run of notes: a message already quoted is named, not quoted again. */
