@@ -175,9 +175,9 @@ export class Transport {
     } catch (err) {
       if (stop?.aborted) throw stop.reason;
       // undici rejects with the signal's reason: the request had its connection.
-      if (err === reason || (abort.signal.aborted && isAbort(err))) throw reason;
+      const { name, code } = (err ?? {}) as { name?: string; code?: string };
+      if (err === reason || (abort.signal.aborted && (name === 'AbortError' || code === 'UND_ERR_ABORTED'))) throw reason;
       // undici's own timeouts (set no shorter than this deadline) say the same, one way.
-      const code = (err as { code?: string }).code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw reason;
       if (code === 'UND_ERR_CONNECT_TIMEOUT') throw new DeadlinePassed(timeoutMs, 'connect');
       throw err;
@@ -260,11 +260,6 @@ export class Transport {
     // Exchanges still running fail at once; idle keep-alive connections close.
     await Promise.all(dispatchers.map((d) => d.destroy().catch(() => undefined)));
   }
-}
-
-function isAbort(err: unknown): boolean {
-  const e = err as { name?: string; code?: string };
-  return e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED';
 }
 
 /** Hands undici each connection behind an InterimFilter. */
