@@ -111,8 +111,7 @@ export function isLastPage(page: Pick<RawPage, 'items' | 'nextCursor' | 'hasMore
   return true;
 }
 
-export type PageInfo = { page: number; items: number; nextCursor: string | null };
-export type PaginateHooks = { onPage?: (info: PageInfo) => void };
+export type PaginateHooks = { onPage?: (info: { page: number; items: number; nextCursor: string | null }) => void };
 
 /** One page, read and checked: what the fetcher of `paginate` resolves with. */
 export type ListPage<T> = { items: T[]; nextCursor: string | null; hasMore: boolean | undefined };
