@@ -32,7 +32,9 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
         throw new UsageError(`--json and -o ${opts.output} ask for two formats`, 'give one of them');
       }
       // One table says which -o each command takes; completion offers the same.
-      if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(commandPath(cmd)));
+      const path: string[] = []; // "tx list" for `offramp tx list`
+      for (let c: CommandUnknownOpts | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+      if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(path.join(' ')));
       const filter = typeof opts.jq === 'string' ? await jqFilter(opts.jq, opts.output, streams.stdout) : undefined;
       io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       for (const line of secretFlagWarnings(cmd)) io.err(line);
@@ -104,13 +106,6 @@ async function jqFilter(expr: string, output: unknown, stdout: MainOptions['stdo
   const { checkJq, JqFilter } = await import('./lib/output/jq.js');
   await checkJq(expr);
   return new JqFilter(expr, output === 'ndjson', stdout);
-}
-
-/** "tx list" for `offramp tx list`: the names from the program down to `cmd`. */
-function commandPath(cmd: CommandUnknownOpts): string {
-  const names: string[] = [];
-  for (let c: CommandUnknownOpts | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
 }
 
 /** Whether the command line asks for JSON (`--json`, `-o json`, `--output json`), read before commander parses it. */
