@@ -249,7 +249,7 @@ export class HttpClient {
       return failure;
     }
     const ms = millisSince(started);
-    const requestId = requestIdOf(ex.headers);
+    const requestId = REQUEST_ID_HEADERS.map((name) => headerValue(ex.headers[name])).find(Boolean);
     this.opts.trace?.(`< ${ex.status} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
     const ok = ex.status >= 200 && ex.status < 300;
     const retryable = ex.status === 429 || ex.status >= 500;
@@ -364,14 +364,6 @@ export function issueMessage(error: { issues: readonly { path: readonly Property
  * emulator's first (docs/api.md, "Open points").
  */
 export const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid', 'x-trace-id'] as const;
-
-export function requestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  for (const name of REQUEST_ID_HEADERS) {
-    const value = headerValue(headers[name]);
-    if (value) return value;
-  }
-  return undefined;
-}
 
 /** The longest Retry-After honoured anywhere (docs/configuration.md, "Retries and idempotency"). */
 export const RETRY_AFTER_CAP_MS = 60_000;
