@@ -51,13 +51,7 @@ export function readPage(body: unknown): RawPage | undefined {
     return cursor !== undefined || hasMore !== undefined ? { location, cursor: cursor ?? null, hasMore } : undefined;
   });
   const summary = firstIn(holders, (holder) => holder.summary);
-  const statedLimit = firstIn(holders, (holder) => {
-    for (const key of LIMIT_KEYS) {
-      const v = holder[key];
-      if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
-    }
-    return undefined;
-  });
+  const statedLimit = firstIn(holders, (holder) => LIMIT_KEYS.map((key) => holder[key]).find((v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0));
   return {
     items,
     nextCursor: found?.cursor ?? null,
