@@ -95,9 +95,7 @@ export class IO {
   }
 
   private redactText(text: string): string {
-    let out = text;
-    for (const pattern of this.secretPatterns) out = out.replace(pattern, '***');
-    return out;
+    return this.secretPatterns.reduce((out, pattern) => out.replace(pattern, '***'), text);
   }
 
   private holdsSecret(text: string): boolean {
