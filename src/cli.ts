@@ -8,7 +8,7 @@ import type { Runner } from './commands/command.js';
 import { bareGroup, commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
-import { CliError, Declined, EXIT, UsageError, type ExitCode } from './lib/errors.js';
+import { CliError, Declined, errorEnvelope, EXIT, UsageError, type ExitCode } from './lib/errors.js';
 import { formatsOf, resolveFormat } from './lib/output/format.js';
 import type { Context, ContextDeps, Globals } from './lib/context.js';
 import { IO, type IOOptions } from './lib/io.js';
@@ -32,7 +32,9 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
         throw new UsageError(`--json and -o ${opts.output} ask for two formats`, 'give one of them');
       }
       // One table says which -o each command takes; completion offers the same.
-      if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(commandPath(cmd)));
+      const path: string[] = []; // "tx list" for `offramp tx list`
+      for (let c: CommandUnknownOpts | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+      if (typeof opts.output === 'string') resolveFormat({ output: opts.output }, formatsOf(path.join(' ')));
       const filter = typeof opts.jq === 'string' ? await jqFilter(opts.jq, opts.output, streams.stdout) : undefined;
       io = new IO({ ...streams, ...(filter ? { stdout: filter.stream } : {}), noColor: opts.color === false, noInput: !globals.input, wide: opts.wide === true });
       for (const line of secretFlagWarnings(cmd)) io.err(line);
@@ -61,7 +63,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
     writeOut: (text) => streams.stdout.write(text),
     writeErr: (text) => streams.stderr.write(text),
     outputError: (text, write) =>
-      write(jsonAsked ? `${JSON.stringify(envelope('USAGE', text.replace(/^error: /, '').trim()))}\n` : text.replace(/^error: /, 'error: USAGE: ')),
+      write(jsonAsked ? `${JSON.stringify(errorEnvelope('USAGE', text.replace(/^error: /, '').trim()))}\n` : text.replace(/^error: /, 'error: USAGE: ')),
     // Help wraps to the terminal the help goes to; 80 columns when it is not one.
     getOutHelpWidth: () => (streams.stdout.isTTY && streams.stdout.columns) || DEFAULT_HELP_WIDTH,
     getErrHelpWidth: () => (streams.stderr.isTTY && streams.stderr.columns) || DEFAULT_HELP_WIDTH,
@@ -106,13 +108,6 @@ async function jqFilter(expr: string, output: unknown, stdout: MainOptions['stdo
   return new JqFilter(expr, output === 'ndjson', stdout);
 }
 
-/** "tx list" for `offramp tx list`: the names from the program down to `cmd`. */
-function commandPath(cmd: CommandUnknownOpts): string {
-  const names: string[] = [];
-  for (let c: CommandUnknownOpts | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
-
 /** Whether the command line asks for JSON (`--json`, `-o json`, `--output json`), read before commander parses it. */
 export function wantsJson(argv: readonly string[]): boolean {
   for (let i = 0; i < argv.length; i++) {
@@ -122,10 +117,6 @@ export function wantsJson(argv: readonly string[]): boolean {
     if ((a === '-o' || a === '--output') && argv[i + 1] === 'json') return true;
   }
   return false;
-}
-
-function envelope(code: string, message: string) {
-  return { error: { code, message, timestamp: new Date().toISOString() } };
 }
 
 function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = false): ExitCode {
@@ -138,43 +129,32 @@ function report(err: unknown, io: IO, globals: Globals | undefined, jsonAsked = 
     io.err(err.message);
     return EXIT.ok;
   }
-  if (isPromptAbort(err)) {
+  if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError')) {
     // Ctrl-C at a prompt: an interruption like any other.
     io.err('interrupted at a prompt; nothing was sent');
     return EXIT.sigint;
   }
   const verbose = globals?.verbose ?? false;
   const json = globals ? globals.json && !io.stderrIsTTY : jsonAsked;
-  if (err instanceof CliError) {
-    if (json) {
-      const body = 'envelope' in err && err.envelope ? err.envelope : envelope(err.code, err.message);
-      io.err(JSON.stringify(body));
-    } else {
-      io.err(`error: ${err.code}: ${err.message}`);
-      if (err.hint) io.err(`hint: ${err.hint}`);
-      if ('requestId' in err && err.requestId && verbose) io.err(`request id: ${String(err.requestId)}`);
-    }
-    if (verbose) stack(io, err);
-    return err.exitCode;
-  }
-  const message = err instanceof Error ? err.message : String(err);
+  // Anything else is a bug: INTERNAL, only its first line on a terminal (--verbose shows the rest).
+  const e =
+    err instanceof CliError
+      ? err
+      : new CliError(err instanceof Error ? err.message : String(err), 'INTERNAL', EXIT.failure, verbose ? undefined : 'run again with --verbose for details');
   if (json) {
-    io.err(JSON.stringify(envelope('INTERNAL', message)));
+    io.err(JSON.stringify('envelope' in e && e.envelope ? e.envelope : errorEnvelope(e.code, e.message)));
   } else {
-    io.err(`error: INTERNAL: ${message.split('\n')[0]}`);
-    if (!verbose) io.err('hint: run again with --verbose for details');
+    io.err(`error: ${e.code}: ${e === err ? e.message : e.message.split('\n')[0]}`);
+    if (e.hint) io.err(`hint: ${e.hint}`);
+    if ('requestId' in e && e.requestId && verbose) io.err(`request id: ${String(e.requestId)}`);
   }
   if (verbose) stack(io, err);
-  return EXIT.failure;
+  return e.exitCode;
 }
 
 /** A stack trace (--verbose), a line at a time: IO.err writes one line per call. */
 function stack(io: IO, err: unknown): void {
   if (err instanceof Error && err.stack) for (const line of err.stack.split('\n')) io.err(line);
-}
-
-function isPromptAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError');
 }
 
 function toGlobals(o: Record<string, unknown>, timeoutGiven: boolean): Globals {

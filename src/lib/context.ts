@@ -4,7 +4,7 @@
 // expensive is loaded until a command asks for it, so `--help` and `--version` never pay
 // for undici, zod, conf or the prompts.
 import type { Api } from './client/api.js';
-import type { HttpClient } from './client/http.js';
+import type { HttpClient, HttpOptions } from './client/http.js';
 import type { ConfigFile } from './config/file.js';
 import type { Resolved } from './config/profile.js';
 import type { IO } from './io.js';
@@ -30,22 +30,18 @@ export type Globals = {
 
 export type Prompts = typeof import('@inquirer/prompts');
 
-/** Where a client of `Context.httpClient` sends, and as what. */
-export type ClientFor = {
-  baseUrl: string;
-  /** Sent as X-Api-Key; none for the emulator's control plane. */
-  apiKey?: string;
-  /** Sent with every request (the control plane's admin token). */
-  headers?: Record<string, string>;
-  /** Said in the user agent after the version: `conform`, `demo`. */
-  purpose?: string;
-  /** Direct whatever the proxy variables say: an emulator, not the service. */
-  direct?: boolean;
-  /** Answers up to this size are read whatever OFFRAMP_MAX_RESPONSE_BYTES says (the emulator's state document). */
-  maxResponseBytes?: number;
-  /** Instead of --retries: 0 for a caller that tries again on its own (emulator wait). */
-  retries?: number;
-};
+/**
+ * Where a client of `Context.httpClient` sends, and as what. `maxResponseBytes`: answers up
+ * to this size are read whatever OFFRAMP_MAX_RESPONSE_BYTES says (the emulator's state
+ * document); `retries`: instead of --retries (0 for a caller that tries again on its own).
+ */
+export type ClientFor = Pick<HttpOptions, 'baseUrl' | 'apiKey' | 'headers'> &
+  Partial<Pick<HttpOptions, 'maxResponseBytes' | 'retries'>> & {
+    /** Said in the user agent after the version: `conform`, `demo`. */
+    purpose?: string;
+    /** Direct whatever the proxy variables say: an emulator, not the service. */
+    direct?: boolean;
+  };
 
 export type Context = {
   io: IO;
@@ -65,17 +61,11 @@ export type Context = {
   close(): Promise<void>;
 };
 
-export type ContextDeps = {
-  io: IO;
-  env: NodeJS.ProcessEnv;
-  globals: Globals;
-  version: string;
-  now?: () => Date;
-  sleep?: (ms: number) => Promise<void>;
-  /** Backoff base for retries; tests make it small. */
-  backoffBaseMs?: number;
-  signal?: AbortSignal;
-};
+export type ContextDeps = Pick<Context, 'io' | 'env' | 'globals' | 'version' | 'signal'> &
+  Partial<Pick<Context, 'now' | 'sleep'>> & {
+    /** Backoff base for retries; tests make it small. */
+    backoffBaseMs?: number;
+  };
 
 export function createContext(deps: ContextDeps): Context {
   const { io, env, globals } = deps;

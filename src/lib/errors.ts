@@ -35,75 +35,74 @@ export class CliError extends Error {
   }
 }
 
-/** Bad flags, arguments or input: nothing was sent. */
-export class UsageError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'USAGE', EXIT.usage, hint);
-  }
+/** A kind of CliError: its errors print `code` and exit with `exitCode`; each has a message and may have a hint. */
+export function errorKind(code: string, exitCode: ExitCode) {
+  return class extends CliError {
+    constructor(message: string, hint?: string) {
+      super(message, code, exitCode, hint);
+    }
+  };
 }
 
+/** Bad flags, arguments or input: nothing was sent. */
+export class UsageError extends errorKind('USAGE', EXIT.usage) {}
+
 /** Missing key, production guard and the like: nothing was sent. */
-export class AuthError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'UNAUTHORIZED', EXIT.auth, hint);
-  }
-}
+export class AuthError extends errorKind('UNAUTHORIZED', EXIT.auth) {}
 
 /**
  * The production guard refused a staging-only command or an unconfirmed change: exit 3 as
  * the contract's table puts it, but nothing was sent, so nothing is UNAUTHORIZED.
  */
-export class ProductionGuard extends CliError {
-  constructor(message: string, hint: string) {
-    super(message, 'PRODUCTION', EXIT.auth, hint);
-  }
-}
+export class ProductionGuard extends errorKind('PRODUCTION', EXIT.auth) {}
 
 /** A check the user asked for did not hold (smoke, reconcile, verify, export --summary). */
-export class CheckFailed extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'CHECK_FAILED', EXIT.checkFailed, hint);
-  }
-}
+export class CheckFailed extends errorKind('CHECK_FAILED', EXIT.checkFailed) {}
 
 export type ApiErrorInit = {
   status: number;
-  code: string;
   message: string;
-  timestamp?: string;
   requestId?: string;
   method: string;
   url: string;
-  /** The error envelope as the service sent it, printed on stderr with `--json`. */
-  envelope?: unknown;
   /** Response headers as received (conform reads Retry-After's form from them). */
   headers?: Record<string, string | string[] | undefined>;
-  /** Whether the body was the spec's error envelope (conform reports when it is not). */
-  enveloped?: boolean;
+  /**
+   * The spec's error envelope as the service sent it, and the code it names. Without one (a
+   * gateway's page), the code is the status's (codeForStatus), and the envelope `--json`
+   * prints is made from it.
+   */
+  sent?: { code: string; envelope: unknown };
 };
 
 /** The service answered with an error status. */
 export class ApiError extends CliError {
   readonly status: number;
-  readonly timestamp: string | undefined;
   readonly requestId: string | undefined;
   readonly method: string;
   readonly url: string;
+  /** The error envelope printed on stderr with `--json`. */
   readonly envelope: unknown;
   readonly headers: Record<string, string | string[] | undefined>;
+  /** Whether the body was the spec's error envelope (conform reports when it is not). */
   readonly enveloped: boolean;
 
   constructor(init: ApiErrorInit) {
-    super(init.message, init.code, exitCodeForStatus(init.status), hintForStatus(init.status));
+    const code = init.sent?.code ?? codeForStatus(init.status);
+    super(init.message, code, exitCodeForStatus(init.status), STATUS_HINTS[init.status] ?? (init.status >= 500 ? 'the service failed; try again later' : undefined));
     this.status = init.status;
-    this.timestamp = init.timestamp;
     this.requestId = init.requestId;
     this.method = init.method;
     this.url = init.url;
-    this.envelope = init.envelope;
+    this.envelope = init.sent?.envelope ?? errorEnvelope(code, `HTTP ${init.status}`);
     this.headers = init.headers ?? {};
-    this.enveloped = init.enveloped ?? false;
+    this.enveloped = init.sent !== undefined;
   }
+}
+
+/** The spec's error envelope, as `--json` prints an error on stderr. */
+export function errorEnvelope(code: string, message: string) {
+  return { error: { code, message, timestamp: new Date().toISOString() } };
 }
 
 /** The exit code of a run a signal stopped (the contract's 130 / 143). */
@@ -121,32 +120,24 @@ export class Interrupted extends CliError {
 /**
  * A confirmation the user answered No: their choice, not a failure and not a usage error.
  * The run ends with exit 0 and says on stderr what did not happen (docs/output.md, "Errors and exit codes").
- * `outcome` names it ("transaction 0b6f… not cancelled"): a bare "cancelled" would read,
+ * `what` names it ("transaction 0b6f… not cancelled"): a bare "cancelled" would read,
  * after `tx cancel`, as if the transaction had been.
  */
 export class Declined extends Error {
-  constructor(outcome: string, nothing = 'nothing was sent') {
-    super(`${outcome}: you answered no at the confirmation; ${nothing}`);
+  constructor(what: string, nothing = 'nothing was sent') {
+    super(`${what}: you answered no at the confirmation; ${nothing}`);
     this.name = 'Declined';
   }
 }
 
 /** No answer: connection refused, reset or dropped. */
-export class NetworkError extends CliError {
+export class NetworkError extends errorKind('NETWORK', EXIT.network) {
   /** The request never left (no connection was ever made, a certificate refused): the service never got it. */
   notSent = false;
-
-  constructor(message: string, hint?: string) {
-    super(message, 'NETWORK', EXIT.network, hint);
-  }
 }
 
 /** No answer within --timeout. */
-export class TimeoutError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'TIMEOUT', EXIT.network, hint);
-  }
-}
+export class TimeoutError extends errorKind('TIMEOUT', EXIT.network) {}
 
 /** The service answered 2xx with a body that does not match the spec. */
 export class SchemaError extends CliError {
@@ -169,10 +160,6 @@ const STATUS_HINTS: Record<number, string> = {
   403: 'this key or environment is not allowed to do that',
   429: 'rate limited; wait a moment or lower --concurrency',
 };
-
-function hintForStatus(status: number): string | undefined {
-  return STATUS_HINTS[status] ?? (status >= 500 ? 'the service failed; try again later' : undefined);
-}
 
 /**
  * The error code each status is named by: the client's when a body carries none (a gateway's
@@ -202,10 +189,18 @@ export function outputFailed(err: NodeJS.ErrnoException, where: string): CliErro
   return new CliError(`could not write to ${where} (${err.code ?? err.message}); the output is incomplete`, 'OUTPUT', EXIT.failure);
 }
 
-/** What went wrong in one piece: `CODE: message` for the CLI's errors, else the message. */
-export function describeError(err: unknown): string {
-  if (err instanceof CliError) return `${err.code}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
+/**
+ * What went wrong in one piece: `CODE: message` for the CLI's errors, else the message.
+ * `shown` words the message (a recovery note cuts it); the code is never cut.
+ */
+export function describeError(err: unknown, shown: (message: string) => string = (message) => message): string {
+  const message = shown(err instanceof Error ? err.message : String(err));
+  return err instanceof CliError ? `${err.code}: ${message}` : message;
+}
+
+/** An error's message on one line (a store's error, a recovery note). */
+export function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
 }
 
 export function exitCodeOf(err: unknown): ExitCode {

@@ -88,23 +88,14 @@ export class IO {
 
   /** `text` with every known secret, in every form (secretForms), replaced by `***`; a JSON line is redacted inside its strings, so it still parses. */
   redact(text: string): string {
-    if (this.secretPatterns.length === 0) return text;
-    const trimmed = text.trimEnd();
-    if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && this.holdsSecret(trimmed)) {
-      try {
-        const value: unknown = JSON.parse(trimmed);
-        return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? this.redactText(v) : v)) + text.slice(trimmed.length);
-      } catch {
-        // Not JSON after all: redacted as text.
-      }
-    }
-    return this.redactText(text);
+    if (!this.holdsSecret(text)) return text;
+    const json = jsonLine(text);
+    if (json === undefined) return this.redactText(text);
+    return JSON.stringify(JSON.parse(json), (_key, v: unknown) => (typeof v === 'string' ? this.redactText(v) : v)) + text.slice(json.length);
   }
 
   private redactText(text: string): string {
-    let out = text;
-    for (const pattern of this.secretPatterns) out = out.replace(pattern, '***');
-    return out;
+    return this.secretPatterns.reduce((out, pattern) => out.replace(pattern, '***'), text);
   }
 
   private holdsSecret(text: string): boolean {
@@ -169,7 +160,7 @@ function secretForms(secret: string): string[] {
 
 /** A global pattern for one form; a percent escape matches in either case (`%2F`, `%2f`). */
 function formPattern(form: string): RegExp {
-  const source = escapeRegExp(form).replace(/%([0-9A-F])([0-9A-F])/g, (_m, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
+  const source = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%([0-9A-F])([0-9A-F])/g, (_m, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
   return new RegExp(source, 'g');
 }
 
@@ -183,10 +174,6 @@ function jsonLine(line: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function colorWanted(opts: IOOptions, isTTY: boolean): boolean {

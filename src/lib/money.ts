@@ -57,22 +57,15 @@ export function parseAmount(input: string, kind: AmountKind, flag: string): stri
   return input.trim();
 }
 
-/** Sum of decimal strings, exact. */
-export function sumDecimals(values: Iterable<string>): Decimal {
-  let total = new Decimal(0);
-  for (const v of values) total = total.plus(v);
-  return total;
-}
-
 export function decimalEquals(a: Value, b: Value): boolean {
   return new Decimal(a).equals(b);
 }
 
-/** A quotient rounded to a number of places, and whether that rounding changed it. */
-export type Quotient = { value: Decimal; exact: boolean };
-
-/** `dividend / divisor` rounded once, correctly; the caller names places and mode, as none is right for every amount. */
-export function divide(dividend: Value, divisor: Value, places: number, rounding: Rounding): Quotient {
+/**
+ * `dividend / divisor` rounded once, correctly, and whether that rounding changed it; the
+ * caller names places and mode, as none is right for every amount.
+ */
+export function divide(dividend: Value, divisor: Value, places: number, rounding: Rounding): { value: Decimal; exact: boolean } {
   if (!Number.isInteger(places) || places < 0) throw new RangeError(`places must be a whole number >= 0, got ${places}`);
   const a = new Decimal(dividend);
   const b = new Decimal(divisor);

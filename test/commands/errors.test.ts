@@ -1,4 +1,7 @@
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { tempHome } from '../helpers/cli.js';
 import { ApiError, exitCodeForStatus, exitCodeOf, NetworkError, TimeoutError, UsageError } from '../../src/lib/errors.js';
 import { toApiError } from '../../src/lib/client/http.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -19,7 +22,7 @@ describe('exit codes', () => {
     const body = { error: { code: 'CONFLICT', message: 'Transaction cannot be cancelled in status completed', timestamp: '2026-11-22T10:00:00Z' } };
     const err = toApiError(409, body, 'POST', 'http://127.0.0.1/api/v1/partner/transactions/x/cancel', 'req_1');
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 409, code: 'CONFLICT', requestId: 'req_1', exitCode: 5, timestamp: '2026-11-22T10:00:00Z' });
+    expect(err).toMatchObject({ status: 409, code: 'CONFLICT', requestId: 'req_1', exitCode: 5 });
     expect(err.envelope).toEqual(body);
   });
 
@@ -48,5 +51,32 @@ describe('exit codes', () => {
     } finally {
       await emu.close();
     }
+  });
+
+  it('an error the CLI does not know is INTERNAL, exit 1: its first line and a hint, its whole message in the --json envelope', async () => {
+    const run = async (args: string[]) => {
+      let stderr = '';
+      const code = await main(args, {
+        stdin: new PassThrough(),
+        // A plain Error from below the CLI's own errors: here the output stream's.
+        stdout: new Writable({
+          write() {
+            throw new Error('the disk is on fire\nsecond line');
+          },
+        }),
+        stderr: new Writable({
+          write(chunk, _encoding, done) {
+            stderr += String(chunk);
+            done();
+          },
+        }),
+        env: { ...tempHome().env, CI: 'true' },
+      });
+      return { code, stderr };
+    };
+    expect(await run(['config', 'path'])).toEqual({ code: 1, stderr: 'error: INTERNAL: the disk is on fire\nhint: run again with --verbose for details\n' });
+    const json = await run(['config', 'path', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'INTERNAL', message: 'the disk is on fire\nsecond line' } });
   });
 });

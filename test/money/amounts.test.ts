@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountProblem, parseAmount, sumDecimals } from '../../src/lib/money.js';
+import { amountProblem, DecimalSum, parseAmount } from '../../src/lib/money.js';
 import { UsageError } from '../../src/lib/errors.js';
 
 describe('amounts', () => {
@@ -26,8 +26,13 @@ describe('amounts', () => {
   });
 
   it('sums exactly where floating point would not', () => {
-    expect(sumDecimals(['0.1', '0.2']).toFixed()).toBe('0.3');
-    expect(sumDecimals(Array(1000).fill('0.01')).toFixed()).toBe('10');
-    expect(sumDecimals(['9007199254740993.01', '1']).toFixed()).toBe('9007199254740994.01');
+    const sum = (values: string[]) => {
+      const total = new DecimalSum();
+      for (const v of values) total.add(v);
+      return total.toString();
+    };
+    expect(sum(['0.1', '0.2'])).toBe('0.3');
+    expect(sum(Array(1000).fill('0.01'))).toBe('10.00');
+    expect(sum(['9007199254740993.01', '1'])).toBe('9007199254740994.01');
   });
 });

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom, type Random } from '../../src/emulator/prng.js';
-import { Decimal, DecimalSum, decimalEquals, divide, sumDecimals, type Rounding } from '../../src/lib/money.js';
+import { Decimal, DecimalSum, decimalEquals, divide, type Rounding } from '../../src/lib/money.js';
 import { Grouping } from '../../src/lib/revenue/groups.js';
 import { parseWindow } from '../../src/lib/input/dates.js';
 import { exactSum, placesOf, scaled, written } from '../helpers/decimal.js';
@@ -29,7 +29,6 @@ describe('exact sums (property, seed ' + SEED + ')', () => {
     const random = seededRandom(SEED);
     const values = Array.from({ length: COUNT }, () => randomDecimal(random, true));
     const want = exactSum(values);
-    expect(sumDecimals(values).toFixed(placesOf(want))).toBe(want);
     const sum = new DecimalSum();
     for (const v of values) sum.add(v);
     expect(sum.toString()).toBe(want);
@@ -86,8 +85,13 @@ describe('exact sums (property, seed ' + SEED + ')', () => {
   });
 
   it("the issue's two manifest totals", () => {
-    expect(sumDecimals(['1752.398878555055555555', '1752.398878555055555555']).toFixed(18)).toBe('3504.797757110111111110');
-    expect(sumDecimals(['100000000000000000000.000000000000000001', '23456789012228296700.579214789012345678']).toFixed(18)).toBe(
+    const sum = (values: string[]) => {
+      const total = new DecimalSum();
+      for (const v of values) total.add(v);
+      return total.toString();
+    };
+    expect(sum(['1752.398878555055555555', '1752.398878555055555555'])).toBe('3504.797757110111111110');
+    expect(sum(['100000000000000000000.000000000000000001', '23456789012228296700.579214789012345678'])).toBe(
       '123456789012228296700.579214789012345679',
     );
   });

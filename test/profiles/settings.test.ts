@@ -33,7 +33,8 @@ describe('settings precedence: flag > env > profile', () => {
     expect(() => resolveSettings({ flags: {}, env: {} }, { profiles: {} })).toThrow(UsageError);
     expect(() => resolveSettings({ flags: { baseUrl: 'http://127.0.0.1:1/api/v1/partner' }, env: {} }, { profiles: {} })).toThrow(AuthError);
     expect(() => resolveSettings({ flags: { profile: 'nope' }, env: {} }, config)).toThrow(/no profile named "nope"/);
-    expect(() => resolveSettings({ flags: { baseUrl: 'ftp://x', apiKey: 'k' }, env: {} }, undefined)).toThrow(/http/);
+    expect(() => resolveSettings({ flags: { baseUrl: 'ftp://x', apiKey: 'k' }, env: {} }, undefined)).toThrow('base URL: must be an http:// or https:// URL, not ftp://');
+    expect(() => checkBaseUrl('api.example.com', {})).toThrow('base URL: "api.example.com" is not a URL');
   });
 });
 

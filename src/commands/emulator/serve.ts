@@ -12,11 +12,10 @@ import { DEFAULT_SCHEME } from '../../lib/webhooks/signature.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import type * as Emulator from '../../emulator/index.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
-import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
 import { ALLOWED_HOSTS_ENV, EMULATOR_DEFAULT_API_KEY, EMULATOR_DEFAULT_PORT } from '../../lib/emulator-defaults.js';
 import { ADMIN_TOKEN_ENV } from '../../lib/config/secret-variables.js';
 import { collect, type GlobalFlags } from '../globals.js';
-import { isLoopbackHost } from '../../lib/client/url.js';
+import { displayUrl, isLoopbackHost } from '../../lib/client/url.js';
 
 /** `offramp emulator` itself; its control commands are in emulator/ (emulator/index.ts). --api-key, a global flag, names its partners. */
 export const command = () =>
@@ -123,7 +122,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   const signedWith = settings.webhookSecret ? 'the given secret' : `the public test secret ${emu.DEFAULT_WEBHOOK_SECRET}`;
   io.err(
     settings.webhookUrl
-      ? `webhooks: delivered to ${shownUrl(settings.webhookUrl)}, signed with ${signedWith} (${settings.signatureScheme ?? DEFAULT_SCHEME})`
+      ? `webhooks: delivered to ${displayUrl(settings.webhookUrl, { query: false })}, signed with ${signedWith} (${settings.signatureScheme ?? DEFAULT_SCHEME})`
       : `webhooks: recorded only, until \`offramp webhooks listen\` or \`offramp emulator webhooks set-url URL\` gives an endpoint (signed with ${signedWith})`,
   );
   if (settings.latencyMs || settings.faultRate) {

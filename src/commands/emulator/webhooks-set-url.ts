@@ -7,7 +7,8 @@ import { webhookUrl } from '../../lib/webhooks/url.js';
 import { writeJson } from '../../lib/output/json.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
-import { endpointJson, shownUrl, writeEndpoint } from '../../lib/emulator/webhook-endpoint.js';
+import { displayUrl } from '../../lib/client/url.js';
+import { endpointJson, writeEndpoint } from '../../lib/emulator/webhook-endpoint.js';
 
 export const command = () =>
   withArguments(new Command<[], {}, ControlFlags>('set-url'), new Argument('<url>', 'http:// or https:// URL to deliver to'))
@@ -26,7 +27,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const set = await writeEndpoint(ctx, target, { url, ...(opts.secret !== undefined ? { secret: opts.secret } : {}) });
   if (ctx.globals.json) return writeJson(ctx.io, endpointJson(set));
   ctx.io.print(
-    `webhooks: delivered to ${shownUrl(url)}, signed with ${opts.secret !== undefined ? 'the given secret' : 'the secret in use'} (${set.signature_scheme})` +
-      `${set.previous_url ? `; was ${shownUrl(set.previous_url)}` : '; was none'}`,
+    `webhooks: delivered to ${displayUrl(url, { query: false })}, signed with ${opts.secret !== undefined ? 'the given secret' : 'the secret in use'} (${set.signature_scheme})` +
+      `${set.previous_url ? `; was ${displayUrl(set.previous_url, { query: false })}` : '; was none'}`,
   );
 }

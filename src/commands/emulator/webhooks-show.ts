@@ -4,7 +4,8 @@
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
-import { endpointJson, readEndpoint, shownUrl } from '../../lib/emulator/webhook-endpoint.js';
+import { displayUrl } from '../../lib/client/url.js';
+import { endpointJson, readEndpoint } from '../../lib/emulator/webhook-endpoint.js';
 import { writeJson } from '../../lib/output/json.js';
 import { renderRecord } from '../../lib/output/render.js';
 import { isAlive } from '../../lib/fs/stale.js';
@@ -21,12 +22,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const by = e.registered_by ?? null;
   const running = by ? isAlive(by.pid) : false;
   if (ctx.globals.json) return writeJson(ctx.io, { ...endpointJson(e), registered_by: by ? { ...by, running } : null });
-  const back = by ? (by.previous_url ? `puts back ${shownUrl(by.previous_url)}` : 'puts back: record only') : '';
+  const back = by ? (by.previous_url ? `puts back ${displayUrl(by.previous_url, { query: false })}` : 'puts back: record only') : '';
   renderRecord(ctx.io, [
     {
       title: `Webhooks of the emulator at ${target.origin}`,
       fields: [
-        ['url', e.url ? shownUrl(e.url) : 'none: events are recorded only'],
+        ['url', e.url ? displayUrl(e.url, { query: false }) : 'none: events are recorded only'],
         ['signature', `${e.signature_scheme}, with the emulator's secret`],
         [
           'registered by',

@@ -6,9 +6,9 @@ import { checkBaseUrl, ENVIRONMENTS, LOCAL_BASE_URL, validateProfileName, type E
 import { EMULATOR_DEFAULT_API_KEY } from '../../lib/emulator-defaults.js';
 import type { Context } from '../../lib/context.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { Declined, UsageError } from '../../lib/errors.js';
+import { Declined, oneLine, UsageError } from '../../lib/errors.js';
 import { readStdinLines } from '../../lib/input/stdin.js';
-import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
+import { keychainAccount, openKeychain } from '../../lib/config/keys.js';
 import { forgetKey } from './remove.js';
 import { ask } from '../../lib/input/values.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';

@@ -1,10 +1,10 @@
 // offramp profile migrate: keys kept in the config file move to the system keychain. Each key
 // is read back from the keychain before the file lets go of it.
 import { Argument, Command } from '@commander-js/extra-typings';
-import { keychainAccount, oneLine, openKeychain } from '../../lib/config/keys.js';
+import { keychainAccount, openKeychain } from '../../lib/config/keys.js';
 import { keyStorage, storedProfile } from '../../lib/config/profile.js';
 import type { Context } from '../../lib/context.js';
-import { AuthError } from '../../lib/errors.js';
+import { AuthError, oneLine } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>

@@ -2,6 +2,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { storedProfile } from '../../lib/config/profile.js';
+import { oneLine } from '../../lib/errors.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 
 export const command = () =>
@@ -19,7 +20,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
 
 /** Deletes a key the keychain holds for a profile; a keychain that cannot is named, not fatal. */
 export async function forgetKey(ctx: Context, account: string): Promise<void> {
-  const { openKeychain, oneLine } = await import('../../lib/config/keys.js');
+  const { openKeychain } = await import('../../lib/config/keys.js');
   const keychain = await openKeychain(ctx.env);
   try {
     if ('unavailable' in keychain) throw new Error(keychain.unavailable);

@@ -11,7 +11,7 @@ import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
 import type { Transaction, TransactionSummary } from '../../lib/schemas.js';
-import { describe, outcomeUnknown } from '../../lib/tx/errors.js';
+import { describe, resultUnknown } from '../../lib/tx/errors.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { confirm } from '../../lib/config/production.js';
@@ -48,7 +48,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
 
 /** A cancel that got no answer says how to retry it as the same intent; other errors pass. */
 function rethrow(ctx: Context, id: string, key: string, err: unknown): unknown {
-  if (!outcomeUnknown(err)) return err;
+  if (!resultUnknown(err)) return err;
   const retry = ['offramp', ...(ctx.globals.profile ? ['--profile', shellQuote(ctx.globals.profile)] : []), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
   return new CliError(
     `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${retry.join(' ')}`,

@@ -18,7 +18,7 @@ import { maxResponseBytes } from '../../lib/client/transport.js';
 import { startReceiver, type ForwardOptions, type Receiver } from '../../lib/webhooks/receiver.js';
 import { DEFAULT_STORE, defaultStorePath, oldStoreNote, STORE_NAME } from '../../lib/webhooks/store.js';
 import { examples, untilStopped, type OptionsOf } from '../command.js';
-import { shownUrl } from '../../lib/emulator/webhook-endpoint.js';
+import { displayUrl } from '../../lib/client/url.js';
 import { findSource, register, webhookScheme, webhookSecret, type Restore } from '../../lib/webhooks/register.js';
 
 export const command = () =>
@@ -106,10 +106,10 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
       await receiver.close();
       throw err;
     }
-    if (restore.stale && source.found.url) io.err(`note: the emulator delivered to ${shownUrl(source.found.url)}, a stale registration (${restore.stale}): not put back`);
+    if (restore.stale && source.found.url) io.err(`note: the emulator delivered to ${displayUrl(source.found.url, { query: false })}, a stale registration (${restore.stale}): not put back`);
     io.err(
       `The emulator at ${source.target.origin} now delivers here, signed with ${setOnEmulator ? 'the given secret' : 'its own secret'} (${source.found.signature_scheme}); ` +
-        `${restore.url ? `its URL ${shownUrl(restore.url)} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
+        `${restore.url ? `its URL ${displayUrl(restore.url, { query: false })} is put back` : 'it records only again'} when this stops (--no-register: leave it alone).`,
     );
   } else if (source.kind === 'service') {
     io.err(`A ${source.env} service cannot reach 127.0.0.1: expose this listener (a tunnel), set that public URL as the webhook endpoint in your partner settings with the service, and verify with the secret it gave you.`);

@@ -3,7 +3,7 @@
 // and filters are applied again to the records (filters.ts), so a service that ignores a
 // filter's name never changes a result.
 import * as z from 'zod/mini';
-import type { FilteredList, ServiceChoices } from '../config/profile.js';
+import { FILTERS, type FilteredList, type ServiceChoices } from '../config/profile.js';
 import { SchemaError } from '../errors.js';
 import {
   Quote,
@@ -17,7 +17,7 @@ import {
   type CreateTransactionRequest,
   type QuoteRequest,
 } from '../schemas.js';
-import { FilterCheck, describeIgnored, wireFilters, type IgnoredFilter, type RevenueFilters, type TransactionFilters, type WebhookFilters } from './filters.js';
+import { FilterCheck, wireFilters, type IgnoredFilter, type RevenueFilters, type TransactionFilters, type WebhookFilters } from './filters.js';
 import { issueMessage, type HttpClient, type Query } from './http.js';
 import { isLastPage, paginate, readPage, type PaginateHooks } from './paginate.js';
 
@@ -66,7 +66,8 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
     const key = `${f.list}:${f.filter}`;
     if (told.has(key)) return;
     told.add(key);
-    options.onIgnoredFilter?.(describeIgnored(f), f);
+    const message = `the service ignored ${f.flag} (sent as ${f.sentAs}=${f.value}): it returned records that do not match, and they were left out here`;
+    options.onIgnoredFilter?.(`${message}. \`offramp conform --save\` finds the name this service reads`, f);
   };
   const get = <T extends z.core.$ZodType>(path: string, schema: T, query?: Query) => http.request({ method: 'GET', path, schema, query });
 
@@ -133,11 +134,9 @@ export function createApi(http: HttpClient, options: ApiOptions = {}) {
     };
   }
 
-  const transactions = listOf('transactions', '/transactions', Transaction, (q: TransactionListQuery) => pick(q, ['status', 'from', 'to']));
-  const webhooks = listOf('webhooks', '/webhooks/events', WebhookEvent, (q: WebhookListQuery) =>
-    pick(q, ['transaction_id', 'event_type', 'delivery_status', 'from', 'to']),
-  );
-  const revenue = listOf('revenue', '/revenue', RevenueRow, (q: RevenueQuery) => pick(q, ['crypto_currency', 'network']));
+  const transactions = listOf('transactions', '/transactions', Transaction, (q: TransactionListQuery) => pick(q, FILTERS.transactions));
+  const webhooks = listOf('webhooks', '/webhooks/events', WebhookEvent, (q: WebhookListQuery) => pick(q, FILTERS.webhooks));
+  const revenue = listOf('revenue', '/revenue', RevenueRow, (q: RevenueQuery) => pick(q, FILTERS.revenue));
 
   return {
     http,

@@ -17,10 +17,8 @@ const OTHER_REFUSALS = new Set([
   'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD', 'ERR_TLS_CERT_ALTNAME_FORMAT',
 ]);
 
-export const TLS_INTERCEPTION_HINT =
+const TLS_INTERCEPTION_HINT =
   "if the service uses a private CA, or a proxy here inspects TLS, point NODE_EXTRA_CA_CERTS at that CA's certificate (a PEM file)";
-
-export type Refusal = { code: string; problem: string; hint?: string };
 
 export type RefusalOptions = {
   /** For dates, the certificate is read once more, directly: not through a proxy. */
@@ -43,58 +41,40 @@ type AltnameError = { host?: string; cert?: PeerCertificate };
  * message does not already say it.
  */
 export async function certificateError(err: unknown, target: URL, what: string | undefined, opts: RefusalOptions): Promise<CertificateRefused | undefined> {
-  const refusal = await certificateRefusal(err, target, opts);
-  return refusal && new CertificateRefused(`${what ? `${what}: ` : ''}${refusal.problem} (${refusal.code})`, refusal.hint);
-}
-
-/** The refusal `err` is, when it is a certificate's; undefined for any other failure. */
-export async function certificateRefusal(err: unknown, target: URL, opts: RefusalOptions): Promise<Refusal | undefined> {
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code;
   if (!code) return undefined;
+  const refused = (problem: string, hint?: string) => new CertificateRefused(`${what ? `${what}: ` : ''}${problem} (${code})`, hint);
   const clock = `it reads ${iso(new Date())}`;
-  if (UNTRUSTED.has(code)) {
-    return { code, problem: "the server's certificate is not signed by an authority this machine trusts", hint: opts.trust ?? TLS_INTERCEPTION_HINT };
-  }
+  if (UNTRUSTED.has(code)) return refused("the server's certificate is not signed by an authority this machine trusts", opts.trust ?? TLS_INTERCEPTION_HINT);
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const { host, cert } = err as AltnameError;
-    const names = cert ? namesOf(cert) : [];
+    // The DNS names and addresses it was issued for (its common name when it has none).
+    const alt = (cert?.subjectaltname ?? '')
+      .split(/,\s*/)
+      .map((n) => n.replace(/^(DNS|IP Address):/, ''))
+      .filter(Boolean);
+    const names = alt.length || !cert?.subject?.CN ? alt : [String(cert.subject.CN)];
     const check = `check the host in ${opts.urlFrom ?? 'the base URL'}`;
-    return {
-      code,
-      problem: `the server's certificate is not for ${host ?? target.hostname}`,
-      hint: names.length ? `it was issued for ${names.join(', ')}: ${check}` : check,
-    };
+    return refused(`the server's certificate is not for ${host ?? target.hostname}`, names.length ? `it was issued for ${names.join(', ')}: ${check}` : check);
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
     const cert = opts.canLook ? await presented(target, opts.timeoutMs, opts.signal) : undefined;
     const [from, to] = cert ? [new Date(cert.valid_from), new Date(cert.valid_to)] : [];
     const valid = from && to && !Number.isNaN(from.getTime()) && !Number.isNaN(to.getTime()) ? `${iso(from)} to ${iso(to)}` : undefined;
     if (code === 'CERT_HAS_EXPIRED') {
-      return {
-        code,
-        problem: to && valid ? `the server's certificate expired on ${day(to)}` : "the server's certificate has expired",
-        hint: `${valid ? `it was valid from ${valid}; ` : ''}the service must renew it (or this machine's clock is wrong: ${clock})`,
-      };
+      return refused(
+        to && valid ? `the server's certificate expired on ${day(to)}` : "the server's certificate has expired",
+        `${valid ? `it was valid from ${valid}; ` : ''}the service must renew it (or this machine's clock is wrong: ${clock})`,
+      );
     }
-    return {
-      code,
-      problem: from && valid ? `the server's certificate is not valid before ${day(from)}` : "the server's certificate is not valid yet",
-      hint: `${valid ? `it is valid from ${valid}; ` : ''}check this machine's clock (${clock})`,
-    };
+    return refused(
+      from && valid ? `the server's certificate is not valid before ${day(from)}` : "the server's certificate is not valid yet",
+      `${valid ? `it is valid from ${valid}; ` : ''}check this machine's clock (${clock})`,
+    );
   }
-  if (OTHER_REFUSALS.has(code)) return { code, problem: `the server's certificate was refused: ${e.message ?? code}` };
+  if (OTHER_REFUSALS.has(code)) return refused(`the server's certificate was refused: ${e.message ?? code}`);
   return undefined;
-}
-
-/** The DNS names and addresses a certificate was issued for (its common name when it has none). */
-function namesOf(cert: PeerCertificate): string[] {
-  const alt = (cert.subjectaltname ?? '')
-    .split(/,\s*/)
-    .map((n) => n.replace(/^(DNS|IP Address):/, ''))
-    .filter(Boolean);
-  const cn = cert.subject?.CN;
-  return alt.length ? alt : cn ? [String(cn)] : [];
 }
 
 /**

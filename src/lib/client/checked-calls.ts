@@ -38,11 +38,10 @@ const sameReference = (a: string | null | undefined, b: string): boolean => type
 
 const shownReference = (ref: string | null | undefined) => (typeof ref === 'string' ? JSON.stringify(ref) : 'none');
 
-/** The answer about transaction `id`, or an AnswerMismatch saying what `question` got instead. */
-export function answerAbout<T extends { id: string }>(answer: Answer<T>, id: string, question: string, hint = MIXED_UP): T {
-  if (!sameId(answer.data.id, id)) {
-    throw new AnswerMismatch(`${question} ${id}, and the service answered about transaction ${answer.data.id}`, hint, answer.requestId);
-  }
+/** The answer about `id` (a transaction's `id`, an event's `event_id`), or an AnswerMismatch saying what `question` got instead. */
+export function answerAbout<T extends { id: string } | { event_id: string }>(answer: Answer<T>, id: string, question: string, hint = MIXED_UP, about: 'transaction' | 'event' = 'transaction'): T {
+  const got = (answer.data as Record<string, string>)[about === 'event' ? 'event_id' : 'id']!;
+  if (!sameId(got, id)) throw new AnswerMismatch(`${question} ${id}, and the service answered about ${about} ${got}`, hint, answer.requestId);
   return answer.data;
 }
 
@@ -135,26 +134,15 @@ export function checkCreated(answer: Answer<TransactionSummary>, body: CreateTra
 
 // ---------------------------------------------------------------- webhook events
 
-function aboutEvent<T extends { event_id: string }>(answer: Answer<T>, eventId: string, question: string, hint: string): T {
-  if (!sameId(answer.data.event_id, eventId)) {
-    throw new AnswerMismatch(`${question} ${eventId}, and the service answered about event ${answer.data.event_id}`, hint, answer.requestId);
-  }
-  return answer.data;
-}
-
 /** GET /webhooks/events/{event_id}: that event's delivery telemetry. */
 export async function webhookEvent(api: Api, eventId: string): Promise<WebhookEvent> {
-  return aboutEvent(await api.webhooks.get(eventId), eventId, 'asked for webhook event', MIXED_UP);
+  return answerAbout(await api.webhooks.get(eventId), eventId, 'asked for webhook event', MIXED_UP, 'event');
 }
 
 /** POST /webhooks/events/{event_id}/replay: the spec keeps the event id on a replay. */
 export async function replayEvent(api: Api, eventId: string): Promise<ReplayResult> {
-  return aboutEvent(
-    await api.webhooks.replay(eventId),
-    eventId,
-    'asked to replay webhook event',
-    `a replay keeps the event's id (the spec), so whether ${eventId} was requeued is unknown; \`offramp webhooks get ${eventId}\` shows its delivery`,
-  );
+  const hint = `a replay keeps the event's id (the spec), so whether ${eventId} was requeued is unknown; \`offramp webhooks get ${eventId}\` shows its delivery`;
+  return answerAbout(await api.webhooks.replay(eventId), eventId, 'asked to replay webhook event', hint, 'event');
 }
 
 // ---------------------------------------------------------------- revenue

@@ -1,15 +1,15 @@
 // Filters verified on our side (docs/api.md, "Filters"): a service that does not know a
 // parameter name ignores it, so every filter the CLI sends is also applied here to the
 // records, and the first record a filter had to drop is reported once.
-import type { FilteredList, ServiceChoices } from '../config/profile.js';
+import type { FilteredList, FilterName, ServiceChoices } from '../config/profile.js';
 import type { RevenueRow, Transaction, WebhookEvent } from '../schemas.js';
 import type { Query } from './http.js';
 
-export type TransactionFilters = { status?: string; from?: string; to?: string };
-export type WebhookFilters = { transaction_id?: string; event_type?: string; delivery_status?: string; from?: string; to?: string };
-export type RevenueFilters = { crypto_currency?: string; network?: string };
-
-type FiltersOf = { transactions: TransactionFilters; webhooks: WebhookFilters; revenue: RevenueFilters };
+/** A list's filters under the CLI's names (profile.ts, FILTERS), each optional. */
+type FiltersOf = { [L in FilteredList]: { [K in FilterName<L>]?: string } };
+export type TransactionFilters = FiltersOf['transactions'];
+export type WebhookFilters = FiltersOf['webhooks'];
+export type RevenueFilters = FiltersOf['revenue'];
 type ItemOf = { transactions: Transaction; webhooks: WebhookEvent; revenue: RevenueRow };
 
 /** The flag a user gave each filter with, for messages. */
@@ -19,38 +19,22 @@ const FLAGS: { [L in FilteredList]: Record<keyof FiltersOf[L], string> } = {
   revenue: { crypto_currency: '--token', network: '--network' },
 };
 
-const within = (time: string, from: string | undefined, to: string | undefined): boolean => {
-  const t = Date.parse(time);
-  return !(from !== undefined && t < Date.parse(from)) && !(to !== undefined && t > Date.parse(to));
-};
+/** Whether `time` is not outside the `from` or `to` bound `value` (one that does not parse is kept, as the service sent it). */
+const within = (time: string, bound: 'from' | 'to', value: string): boolean =>
+  !(bound === 'from' ? Date.parse(time) < Date.parse(value) : Date.parse(time) > Date.parse(value));
 const same = (a: string | null | undefined, b: string) => typeof a === 'string' && a.toLowerCase() === b.toLowerCase();
 
 /** Does `item` satisfy filter `key` with `value`? On the record's own fields. */
 const MATCH: { [L in FilteredList]: (item: ItemOf[L], key: keyof FiltersOf[L], value: string) => boolean } = {
-  transactions: (tx, key, value) => (key === 'status' ? tx.status === value : key === 'from' ? within(tx.created_at, value, undefined) : within(tx.created_at, undefined, value)),
+  transactions: (tx, key, value) => (key === 'status' ? tx.status === value : within(tx.created_at, key, value)),
   webhooks: (e, key, value) =>
-    key === 'transaction_id'
-      ? same(e.aggregate_id, value)
-      : key === 'event_type'
-        ? e.event_type === value
-        : key === 'delivery_status'
-          ? e.delivery_status === value
-          : key === 'from'
-            ? within(e.created_at, value, undefined)
-            : within(e.created_at, undefined, value),
+    key === 'transaction_id' ? same(e.aggregate_id, value) : key === 'from' || key === 'to' ? within(e.created_at, key, value) : e[key] === value,
   // The ledger writes symbols lower-case; a service may not.
   revenue: (row, key, value) => same(key === 'crypto_currency' ? row.crypto_currency : row.network, value),
 };
 
 /** A filter the service did not apply: reported once per list and filter. */
 export type IgnoredFilter = { list: FilteredList; filter: string; flag: string; sentAs: string; value: string };
-
-export function describeIgnored(f: IgnoredFilter): string {
-  return (
-    `the service ignored ${f.flag} (sent as ${f.sentAs}=${f.value}): it returned records that do not match, ` +
-    'and they were left out here. `offramp conform --save` finds the name this service reads'
-  );
-}
 
 /** The query parameters for a list's filters, under the names the service reads. */
 export function wireFilters<L extends FilteredList>(list: L, filters: FiltersOf[L], service: ServiceChoices): Query {

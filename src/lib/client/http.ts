@@ -10,14 +10,14 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod/mini';
 import { backoffDelay } from './backoff.js';
-import { ApiError, codeForStatus, NetworkError, SchemaError, TimeoutError } from '../errors.js';
+import { ApiError, NetworkError, SchemaError, TimeoutError } from '../errors.js';
 import { ErrorEnvelope, successWrapper } from '../schemas.js';
 import { displayUrl } from './url.js';
 import { certificateError } from './certificate.js';
 import { ProxyError, ResponseTooLarge } from './errors.js';
 import { resolveProxy, type ProxyChoice } from './proxy.js';
 import { invalidTextNote } from './text.js';
-import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange } from './transport.js';
+import { DeadlinePassed, DEFAULT_MAX_RESPONSE_BYTES, formatBytes, headerValue, ProxyFailure, Transport, type Exchange, type ProxyFailureKind } from './transport.js';
 
 export type HttpOptions = {
   baseUrl: string;
@@ -30,6 +30,7 @@ export type HttpOptions = {
   retries: number;
   /** Base of the backoff (backoff.ts); tests shorten it. */
   backoffBaseMs?: number;
+  /** The --verbose trace. The key is never part of a line: headers are not traced, and URLs are shown without a password. */
   trace?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -43,8 +44,8 @@ export type HttpOptions = {
   warn?: (line: string) => void;
 };
 
-/** One attempt, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
-export type AttemptReport = {
+/** What one attempt came to, told to whoever `observe`s the client: conform sees the 429s the retry loop absorbs. */
+export type AttemptResult = {
   /** 0 for the first try, n for the n-th retry. */
   attempt: number;
   /** The answer's status; absent when there was no answer (the error says why). */
@@ -93,7 +94,7 @@ type Failure = { error: Error; retryable: boolean; notSent?: boolean; retryAfter
  * What a client shares with the clients `withBudget` and `withStop` make from it.
  * `heldUntil`: until when (monotonicMs) a 429's Retry-After holds every request (holdFor429).
  */
-type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptReport) => void>; heldUntil: number };
+type Shared = { transport: Transport; proxy?: ProxyChoice; observers: Set<(a: AttemptResult) => void>; heldUntil: number };
 
 /** A service error message longer than this is shown cut (whole under --verbose). */
 export const MESSAGE_SHOWN = 300;
@@ -138,7 +139,7 @@ export class HttpClient {
   }
 
   /** Calls `observer` after every attempt of every request until the returned function is called. */
-  observe(observer: (a: AttemptReport) => void): () => void {
+  observe(observer: (a: AttemptResult) => void): () => void {
     this.shared.observers.add(observer);
     return () => this.shared.observers.delete(observer);
   }
@@ -178,33 +179,33 @@ export class HttpClient {
       waited = await this.holdFor429(attempt, waited, `${req.method} ${displayUrl(url)}`);
       const left = this.budget?.() ?? Infinity;
       if (left <= 0) throw passing(new TimeoutError(`${req.method} ${displayUrl(url)}: the overall deadline passed before it could be sent`));
-      const outcome = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
-      if ('body' in outcome) {
-        this.report({ attempt, status: outcome.status, again: false });
-        return outcome;
+      const result = await this.attempt(req, url, attempt, Math.min(this.opts.timeoutMs, left));
+      if ('body' in result) {
+        this.tell({ attempt, status: result.status, again: false });
+        return result;
       }
-      everSent ||= !outcome.notSent;
-      if (outcome.error instanceof ApiError && outcome.error.status === 429) {
-        waited = monotonicMs() + (outcome.retryAfterMs ?? 0);
+      everSent ||= !result.notSent;
+      if (result.error instanceof ApiError && result.error.status === 429) {
+        waited = monotonicMs() + (result.retryAfterMs ?? 0);
         this.shared.heldUntil = Math.max(this.shared.heldUntil, waited);
       }
-      const retry = this.shouldRetry(req, outcome, attempt);
-      const wait = retry ? this.backoffFor(attempt + 1, outcome) : 0;
+      const retry = this.shouldRetry(req, result, attempt);
+      const wait = retry ? this.backoffFor(attempt + 1, result) : 0;
       const again = Boolean(retry) && wait < (this.budget?.() ?? Infinity);
-      this.report({
+      this.tell({
         attempt,
-        ...(outcome.error instanceof ApiError ? { status: outcome.error.status } : {}),
-        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
-        error: outcome.error,
+        ...(result.error instanceof ApiError ? { status: result.error.status } : {}),
+        ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+        error: result.error,
         again,
       });
       if (!again) {
         // A write that never reached the service is known not to have happened.
-        if (outcome.error instanceof NetworkError && !everSent) outcome.error.notSent = true;
-        if (outcome.retryable) passing(outcome.error);
-        throw outcome.error;
+        if (result.error instanceof NetworkError && !everSent) result.error.notSent = true;
+        if (result.retryable) passing(result.error);
+        throw result.error;
       }
-      this.trace(`  waiting ${wait}ms before retry ${attempt + 1}`);
+      this.opts.trace?.(`  waiting ${wait}ms before retry ${attempt + 1}`);
       await this.pause(wait);
     }
   }
@@ -215,25 +216,20 @@ export class HttpClient {
     attempt: number,
     timeoutMs: number,
   ): Promise<RawResponse | Failure> {
+    const json = !req.raw && req.body !== undefined;
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...this.opts.headers,
       'user-agent': this.opts.userAgent,
       ...(this.opts.apiKey !== undefined ? { 'x-api-key': this.opts.apiKey } : {}),
+      ...(req.idempotencyKey ? { 'idempotency-key': req.idempotencyKey } : {}),
+      ...(req.raw ? { 'content-type': req.raw.contentType } : json ? { 'content-type': 'application/json' } : {}),
     };
-    if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
-    let payload: string | undefined;
-    if (req.raw) {
-      payload = req.raw.text;
-      headers['content-type'] = req.raw.contentType;
-    } else if (req.body !== undefined) {
-      payload = JSON.stringify(req.body);
-      headers['content-type'] = 'application/json';
-    }
+    const payload = req.raw ? req.raw.text : json ? JSON.stringify(req.body) : undefined;
     const started = process.hrtime.bigint();
     const shown = displayUrl(url);
     const label = `${req.method} ${shown}${attempt > 0 ? ` (retry ${attempt})` : ''}`;
-    this.trace(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
+    this.opts.trace?.(`> ${label}${req.idempotencyKey ? ` idempotency-key=${req.idempotencyKey}` : ''}`);
     const choice = this.proxyChoice();
     let ex: Exchange;
     try {
@@ -249,12 +245,12 @@ export class HttpClient {
       const refused = await certificateError(err, new URL(url), `${req.method} ${shown}`, { canLook: choice.via !== 'proxy', timeoutMs: left, ...(this.stop ? { signal: this.stop } : {}) });
       if (this.stop?.aborted) throw this.stop.reason;
       const failure: Failure = refused ? { error: refused, retryable: false, notSent: true } : classifyTransportError(err, req.method, shown, choice, timeoutMs);
-      this.trace(`< ${failure.error.message} ${millisSince(started)}ms`);
+      this.opts.trace?.(`< ${failure.error.message} ${millisSince(started)}ms`);
       return failure;
     }
     const ms = millisSince(started);
-    const requestId = requestIdOf(ex.headers);
-    this.trace(`< ${ex.status} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
+    const requestId = REQUEST_ID_HEADERS.map((name) => headerValue(ex.headers[name])).find(Boolean);
+    this.opts.trace?.(`< ${ex.status} ${req.method} ${shown} ${ms}ms${requestId ? ` request-id=${requestId}` : ''}`);
     const ok = ex.status >= 200 && ex.status < 300;
     const retryable = ex.status === 429 || ex.status >= 500;
     const retryAfterMs = parseRetryAfter(headerValue(ex.headers['retry-after']));
@@ -265,7 +261,12 @@ export class HttpClient {
       return { error: toApiError(ex.status, undefined, req.method, shown, requestId, ex.headers, false, `with more than ${cap} (not read further)`), ...retry };
     }
     const text = decodeAnswer(ex.body);
-    const body = parseJson(text.text);
+    let body: unknown;
+    try {
+      body = text.text.length > 0 ? JSON.parse(text.text) : undefined;
+    } catch {
+      // Not JSON (a gateway's page): no body to read.
+    }
     if (text.invalid && body !== undefined) {
       const note = invalidTextNote(body);
       if (note) this.opts.warn?.(`${req.method} ${new URL(shown).pathname}: ${note}`);
@@ -284,10 +285,10 @@ export class HttpClient {
    * try, retries left, and a request safe to repeat: a read, a write with its
    * Idempotency-Key, or one the service never got or said it did nothing with (429).
    */
-  private shouldRetry(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>, outcome: Failure, attempt: number): boolean {
-    if (!outcome.retryable || attempt >= this.opts.retries) return false;
-    const rateLimited = outcome.error instanceof ApiError && outcome.error.status === 429;
-    return req.method === 'GET' || req.idempotencyKey !== undefined || outcome.notSent === true || rateLimited;
+  private shouldRetry(req: Omit<RequestOptions<z.core.$ZodType>, 'schema'>, failure: Failure, attempt: number): boolean {
+    if (!failure.retryable || attempt >= this.opts.retries) return false;
+    const rateLimited = failure.error instanceof ApiError && failure.error.status === 429;
+    return req.method === 'GET' || req.idempotencyKey !== undefined || failure.notSent === true || rateLimited;
   }
 
   /**
@@ -314,7 +315,7 @@ export class HttpClient {
         throw new TimeoutError(`${what}: the service asked this key to wait ${Math.ceil(ms / 1000)} s (429 Retry-After), longer than the overall deadline leaves`);
       }
       held = true;
-      this.trace(`  holding ${ms}ms: the service asked this key to wait (429 Retry-After)`);
+      this.opts.trace?.(`  holding ${ms}ms: the service asked this key to wait (429 Retry-After)`);
       await this.pause(ms);
     }
     const spread = held && attempt === 0 ? this.jitter(1) : 0;
@@ -342,13 +343,8 @@ export class HttpClient {
     return backoffDelay(attempt, { baseMs: this.opts.backoffBaseMs ?? 250, capMs: 8_000, ...(this.opts.random ? { random: this.opts.random } : {}) });
   }
 
-  private report(a: AttemptReport): void {
+  private tell(a: AttemptResult): void {
     for (const observer of this.shared.observers) observer(a);
-  }
-
-  private trace(line: string): void {
-    // The key is never part of the line: headers are not traced, and URLs are shown without a password.
-    this.opts.trace?.(line);
   }
 
   async close(): Promise<void> {
@@ -368,23 +364,6 @@ export function issueMessage(error: { issues: readonly { path: readonly Property
  * emulator's first (docs/api.md, "Open points").
  */
 export const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid', 'x-trace-id'] as const;
-
-export function requestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  for (const name of REQUEST_ID_HEADERS) {
-    const value = headerValue(headers[name]);
-    if (value) return value;
-  }
-  return undefined;
-}
-
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The longest Retry-After honoured anywhere (docs/configuration.md, "Retries and idempotency"). */
 export const RETRY_AFTER_CAP_MS = 60_000;
@@ -428,23 +407,13 @@ export function toApiError(
 ): ApiError {
   const envelope = ErrorEnvelope.safeParse(body);
   if (envelope.success) {
-    const { code, message: sent, timestamp } = envelope.data.error;
+    const { code, message: sent } = envelope.data.error;
     const message = full ? sent : cutMessage(sent);
     // The envelope `--json` prints carries the message as shown.
     const shownEnvelope = message === sent ? body : { ...(body as object), error: { ...(body as { error: object }).error, message } };
-    return new ApiError({ status, code, message, timestamp, requestId, method, url, envelope: shownEnvelope, headers, enveloped: true });
+    return new ApiError({ status, message, requestId, method, url, headers, sent: { code, envelope: shownEnvelope } });
   }
-  const code = codeForStatus(status);
-  return new ApiError({
-    status,
-    code,
-    message: `${method} ${new URL(url).pathname} answered HTTP ${status}${detail ? ` ${detail}` : ''}`,
-    requestId,
-    method,
-    url,
-    envelope: { error: { code, message: `HTTP ${status}`, timestamp: new Date().toISOString() } },
-    headers,
-  });
+  return new ApiError({ status, message: `${method} ${new URL(url).pathname} answered HTTP ${status}${detail ? ` ${detail}` : ''}`, requestId, method, url, headers });
 }
 
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -515,50 +484,30 @@ function classifyTransportError(err: unknown, method: string, url: string, choic
 /** The proxy failed: named, with what to do about it; the service received nothing. */
 function proxyFailure(err: ProxyFailure | DeadlinePassed, method: string, url: string, choice: ProxyChoice, timeoutMs: number): Failure {
   const via = choice.via === 'proxy' ? choice : undefined;
-  const proxy = err instanceof ProxyFailure ? err.proxy : (err.proxy ?? via?.proxy ?? 'the proxy');
+  const proxy = err.proxy ?? via?.proxy ?? 'the proxy';
   const from = via?.from ?? 'HTTPS_PROXY';
   const target = new URL(url);
   const host = target.hostname;
   const tunnel = `${host}:${target.port || (target.protocol === 'https:' ? 443 : 80)}`;
   const direct = `or add ${host} to NO_PROXY to go direct`;
-  const kind = err instanceof ProxyFailure ? err.kind : 'silent';
-  let message: string;
-  let hint: string;
-  let retryable = true;
-  switch (kind) {
-    case 'refused':
-      message = `proxy ${proxy} refused the tunnel to ${tunnel} (HTTP ${(err as ProxyFailure).status})`;
-      hint = `many proxies allow CONNECT only to port 443; ask the proxy's administrator to allow ${tunnel}, ${direct}`;
-      retryable = false;
-      break;
-    case 'auth':
-      message = via?.url.username
-        ? `proxy ${proxy} did not accept the credentials in ${from} (HTTP 407)`
-        : `proxy ${proxy} wants credentials (HTTP 407)`;
-      hint = `give them in the proxy URL: ${from}=http://USER:PASSWORD@${proxy.replace(/^\w+:\/\//, '')} (percent-encode special characters); the proxy's administrator has them`;
-      retryable = false;
-      break;
-    case 'down':
-      message = `proxy ${proxy} refused the connection (ECONNREFUSED)`;
-      hint = `is the proxy running? check ${from}, ${direct}`;
-      break;
-    case 'unresolvable':
-      message = `proxy host ${new URL(proxy).hostname} not found`;
-      hint = `check the host in ${from}, ${direct}`;
-      break;
-    case 'silent':
-      message = `proxy ${proxy} did not open a tunnel to ${tunnel} within ${err instanceof DeadlinePassed ? err.ms : timeoutMs} ms`;
-      hint = `check the proxy with its administrator, ${direct}`;
-      break;
-    case 'closed':
-      message = `proxy ${proxy} closed the connection without opening a tunnel to ${tunnel}`;
-      hint = `the proxy may not allow this destination (many allow CONNECT only to port 443); ask its administrator, ${direct}`;
-      break;
-    default:
-      message = `proxy ${proxy} failed to open a tunnel to ${tunnel}: ${(err as ProxyFailure).detail}`;
-      hint = `ask the proxy's administrator, ${direct}`;
-  }
-  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable, notSent: true };
+  const failure = err instanceof ProxyFailure ? err : undefined;
+  // What each kind of failure is said as: its message, and what to do about it.
+  const said: Record<ProxyFailureKind, [message: string, hint: string]> = {
+    refused: [`proxy ${proxy} refused the tunnel to ${tunnel} (HTTP ${failure?.status})`, `many proxies allow CONNECT only to port 443; ask the proxy's administrator to allow ${tunnel}, ${direct}`],
+    auth: [
+      via?.url.username ? `proxy ${proxy} did not accept the credentials in ${from} (HTTP 407)` : `proxy ${proxy} wants credentials (HTTP 407)`,
+      `give them in the proxy URL: ${from}=http://USER:PASSWORD@${proxy.replace(/^\w+:\/\//, '')} (percent-encode special characters); the proxy's administrator has them`,
+    ],
+    down: [`proxy ${proxy} refused the connection (ECONNREFUSED)`, `is the proxy running? check ${from}, ${direct}`],
+    unresolvable: [`proxy host ${proxy.replace(/^\w+:\/\/|:\d+$/g, '')} not found`, `check the host in ${from}, ${direct}`],
+    silent: [`proxy ${proxy} did not open a tunnel to ${tunnel} within ${err instanceof DeadlinePassed ? err.ms : timeoutMs} ms`, `check the proxy with its administrator, ${direct}`],
+    closed: [`proxy ${proxy} closed the connection without opening a tunnel to ${tunnel}`, `the proxy may not allow this destination (many allow CONNECT only to port 443); ask its administrator, ${direct}`],
+    other: [`proxy ${proxy} failed to open a tunnel to ${tunnel}: ${failure?.detail}`, `ask the proxy's administrator, ${direct}`],
+  };
+  const kind = failure?.kind ?? 'silent';
+  const [message, hint] = said[kind];
+  // A proxy that refused the tunnel or the credentials answers another attempt the same.
+  return { error: new ProxyError(`${method} ${url}: ${message}`, hint), retryable: kind !== 'refused' && kind !== 'auth', notSent: true };
 }
 
 /**

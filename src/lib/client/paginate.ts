@@ -47,17 +47,11 @@ export function readPage(body: unknown): RawPage | undefined {
   const { items, shape, holders } = list;
   const found = firstIn(holders, (holder, location) => {
     const cursor = firstString(holder, CURSOR_KEYS);
-    const hasMore = firstBoolean(holder, HAS_MORE_KEYS);
+    const hasMore = HAS_MORE_KEYS.map((key) => holder[key]).find((v) => typeof v === 'boolean') as boolean | undefined;
     return cursor !== undefined || hasMore !== undefined ? { location, cursor: cursor ?? null, hasMore } : undefined;
   });
   const summary = firstIn(holders, (holder) => holder.summary);
-  const statedLimit = firstIn(holders, (holder) => {
-    for (const key of LIMIT_KEYS) {
-      const v = holder[key];
-      if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
-    }
-    return undefined;
-  });
+  const statedLimit = firstIn(holders, (holder) => LIMIT_KEYS.map((key) => holder[key]).find((v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0));
   return {
     items,
     nextCursor: found?.cursor ?? null,
@@ -88,11 +82,6 @@ function firstString(holder: Json, keys: readonly string[]): string | undefined 
   return undefined;
 }
 
-function firstBoolean(holder: Json, keys: readonly string[]): boolean | undefined {
-  for (const key of keys) if (typeof holder[key] === 'boolean') return holder[key] as boolean;
-  return undefined;
-}
-
 /** A list that may have more than we were given, but no way to ask for it. */
 export class IncompleteListError extends CliError {
   constructor(message: string) {
@@ -116,8 +105,7 @@ export function isLastPage(page: Pick<RawPage, 'items' | 'nextCursor' | 'hasMore
   return true;
 }
 
-export type PageInfo = { page: number; items: number; nextCursor: string | null };
-export type PaginateHooks = { onPage?: (info: PageInfo) => void };
+export type PaginateHooks = { onPage?: (info: { page: number; items: number; nextCursor: string | null }) => void };
 
 /** One page, read and checked: what the fetcher of `paginate` resolves with. */
 export type ListPage<T> = { items: T[]; nextCursor: string | null; hasMore: boolean | undefined };

@@ -18,12 +18,6 @@ export class ProxySettingError extends UsageError {}
 const DEFAULT_PROXY_PORT: Record<string, string> = { 'http:': '1080', 'https:': '443' };
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
-/** The variables read for a target, in order. */
-function proxyNames(target: URL): string[] {
-  const own = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy'];
-  return [...own, 'all_proxy', 'ALL_PROXY'];
-}
-
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'];
 
 function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -32,7 +26,8 @@ function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 export function resolveProxy(target: URL, env: NodeJS.ProcessEnv): ProxyChoice {
-  const names = proxyNames(target);
+  // The variables read for this target, in order.
+  const names = [...(target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy']), 'all_proxy', 'ALL_PROXY'];
   const from = names.find((name) => read(env, name) !== undefined);
   // Set, but never read for this URL (doctor says so: an ignored HTTP_PROXY surprises people).
   const unread = PROXY_VARIABLES.filter((name) => !names.includes(name) && read(env, name) !== undefined);
@@ -71,7 +66,11 @@ function hasPort(written: string): boolean {
   return /:\d*$/.test(authority.replace(/^\[[^\]]*\]/, ''));
 }
 
-/** `scheme://host:port` of a proxy: never its user or password. */
+/**
+ * `scheme://host:port` of a proxy: never its user or password. Not displayUrl, which shows a
+ * URL as written: this is where the proxy is dialled, so the port shows even when it is a
+ * default (curl's 1080 for a proxy with none surprises people).
+ */
 export function proxyHost(url: URL): string {
   const port = url.port || String(DEFAULT_PORTS[url.protocol]);
   return `${url.protocol}//${url.hostname}:${port}`;

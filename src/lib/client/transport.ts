@@ -175,9 +175,9 @@ export class Transport {
     } catch (err) {
       if (stop?.aborted) throw stop.reason;
       // undici rejects with the signal's reason: the request had its connection.
-      if (err === reason || (abort.signal.aborted && isAbort(err))) throw reason;
+      const { name, code } = (err ?? {}) as { name?: string; code?: string };
+      if (err === reason || (abort.signal.aborted && (name === 'AbortError' || code === 'UND_ERR_ABORTED'))) throw reason;
       // undici's own timeouts (set no shorter than this deadline) say the same, one way.
-      const code = (err as { code?: string }).code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw reason;
       if (code === 'UND_ERR_CONNECT_TIMEOUT') throw new DeadlinePassed(timeoutMs, 'connect');
       throw err;
@@ -221,15 +221,8 @@ export class Transport {
 
   private lane(proxy: URL | undefined): Lane {
     const key = proxy?.href ?? 'direct';
-    let lane = this.lanes.get(key);
-    if (!lane) {
-      lane = this.makeLane(proxy);
-      this.lanes.set(key, lane);
-    }
-    return lane;
-  }
-
-  private makeLane(proxy: URL | undefined): Lane {
+    const known = this.lanes.get(key);
+    if (known) return known;
     // Certificates are checked unless a caller says otherwise in so many words (the
     // forwarder's --insecure): stated here, so NODE_TLS_REJECT_UNAUTHORIZED=0 in the
     // environment, which changes only Node's default, cannot turn the check off unseen
@@ -243,22 +236,21 @@ export class Transport {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     };
-    if (!proxy) {
-      lane.dispatcher = new Agent({ ...common, connect: filtered(buildConnector({ timeout: timeoutMs, ...tls })) });
-      return lane;
-    }
-    lane.dispatcher = new ProxyAgent({
-      uri: proxy.href,
-      ...common,
-      // The TCP connection to the proxy, and TLS to the server through the tunnel.
-      proxyTls: { timeout: timeoutMs, rejectUnauthorized: true },
-      requestTls: { timeout: timeoutMs, ...tls },
-      clientFactory: (origin, opts) => new ProxyPool(lane, origin, { ...opts, headersTimeout: timeoutMs }),
-      factory: (origin, opts) => {
-        const o = opts as Pool.Options & { connect: buildConnector.connector };
-        return new Pool(origin, { ...o, connect: filtered(o.connect) });
-      },
-    });
+    lane.dispatcher = proxy
+      ? new ProxyAgent({
+          uri: proxy.href,
+          ...common,
+          // The TCP connection to the proxy, and TLS to the server through the tunnel.
+          proxyTls: { timeout: timeoutMs, rejectUnauthorized: true },
+          requestTls: { timeout: timeoutMs, ...tls },
+          clientFactory: (origin, opts) => new ProxyPool(lane, origin, { ...opts, headersTimeout: timeoutMs }),
+          factory: (origin, opts) => {
+            const o = opts as Pool.Options & { connect: buildConnector.connector };
+            return new Pool(origin, { ...o, connect: filtered(o.connect) });
+          },
+        })
+      : new Agent({ ...common, connect: filtered(buildConnector({ timeout: timeoutMs, ...tls })) });
+    this.lanes.set(key, lane);
     return lane;
   }
 
@@ -268,11 +260,6 @@ export class Transport {
     // Exchanges still running fail at once; idle keep-alive connections close.
     await Promise.all(dispatchers.map((d) => d.destroy().catch(() => undefined)));
   }
-}
-
-function isAbort(err: unknown): boolean {
-  const e = err as { name?: string; code?: string };
-  return e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED';
 }
 
 /** Hands undici each connection behind an InterimFilter. */
@@ -323,25 +310,22 @@ class ProxyPool extends Pool {
   }
 }
 
+/** What a proxy's error code says went wrong; any other code is 'other'. */
+const PROXY_FAILURE_OF: Record<string, ProxyFailureKind> = {
+  ECONNREFUSED: 'down',
+  ENOTFOUND: 'unresolvable',
+  EAI_AGAIN: 'unresolvable',
+  UND_ERR_CONNECT_TIMEOUT: 'silent',
+  UND_ERR_HEADERS_TIMEOUT: 'silent',
+  ETIMEDOUT: 'silent',
+  UND_ERR_SOCKET: 'closed',
+  ECONNRESET: 'closed',
+  EPIPE: 'closed',
+};
+
 function failureOf(err: { code?: string; cause?: unknown }): ProxyFailureKind {
   const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'down';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'unresolvable';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'ETIMEDOUT':
-      return 'silent';
-    case 'UND_ERR_SOCKET':
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return 'closed';
-    default:
-      return 'other';
-  }
+  return (code !== undefined && PROXY_FAILURE_OF[code]) || 'other';
 }
 
 const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;

@@ -4,13 +4,22 @@
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 
-/** `url` with a password replaced by `***` (a user name stays), even in one that does not parse (a mistyped proxy). */
-export function displayUrl(url: string): string {
+/**
+ * `url` as it may be printed: a password is `***` (a user name stays), even in one that does
+ * not parse (a mistyped proxy); with `query: false`, a query is `?…` and a fragment goes (a
+ * webhook URL's token). Not for a URL a file records (publicUrl drops the credentials, so a
+ * reader can still call it) nor a proxy's address (proxyHost: where it is dialled).
+ */
+export function displayUrl(url: string, { query = true }: { query?: boolean } = {}): string {
   try {
     const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.toString();
+    if (u.password) u.password = '***';
+    else if (query || (!u.search && !u.hash)) return url;
+    if (query) return u.toString();
+    const hidden = u.search ? '?…' : '';
+    u.search = '';
+    u.hash = '';
+    return `${u.toString()}${hidden}`;
   } catch {
     // To the last @ (a password may hold a / or an @), with or without a scheme (host:port form).
     return url.replace(/^([a-z][\w+.-]*:\/\/)?([^:/@]*):.*@/i, '$1$2:***@');
@@ -41,6 +50,18 @@ export function isLoopbackHost(host: string | undefined): boolean {
   const bare = (host ?? '').replace(/^\[(.*)\]$/, '$1');
   const family = isIP(bare);
   return bare.toLowerCase() === 'localhost' || (family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6'));
+}
+
+/** `value` as an http(s) URL, else a UsageError naming `what` it was given as (nothing is sent). */
+export function httpUrl(value: string, what: string, example: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${what}: "${value}" is not a URL`, `write it like ${example}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${what}: must be an http:// or https:// URL, not ${url.protocol}//`);
+  return url;
 }
 
 /** Host names plain http may reach besides loopback, comma-separated: a conscious choice, never a default. */

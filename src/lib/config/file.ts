@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, statSync, type Stats } from 'node:fs'
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Conf from 'conf';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, errorKind, EXIT } from '../errors.js';
 import { distrustAncestry } from '../fs/ancestry.js';
 import { distrust } from '../fs/private.js';
 import type { ConfigData, Profile } from './profile.js';
@@ -28,11 +28,7 @@ function configDir(env: NodeJS.ProcessEnv): string {
 }
 
 /** A config directory or file the CLI will not trust (exit 3), as ssh treats its keys. */
-export class UnsafeConfig extends CliError {
-  constructor(message: string, hint: string) {
-    super(message, 'CONFIG_UNSAFE', EXIT.auth, hint);
-  }
-}
+export class UnsafeConfig extends errorKind('CONFIG_UNSAFE', EXIT.auth) {}
 
 export class ConfigFile {
   /** Opened when the file exists or is first written: conf creates the directory as it opens a missing file. */

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuthError } from '../errors.js';
-import { keyStorage, type ConfigData, type Profile, type SettingSources } from './profile.js';
+import { AuthError, oneLine } from '../errors.js';
+import { keyStorage, type ConfigData, type SettingSources } from './profile.js';
 import { STANDALONE } from '../../version.js';
 
 /** The credential store's service name every offramp entry is filed under. */
@@ -62,11 +62,6 @@ export async function openKeychain(env: NodeJS.ProcessEnv): Promise<Keychain | {
     return { unavailable: `the credential store does not answer (${oneLine(err)})` };
   }
   return keychain;
-}
-
-/** The message of a store's error, on one line. */
-export function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -164,22 +159,18 @@ export async function withStoredKey(src: SettingSources, data: ConfigData | unde
   if (!profile) return data;
   const storage = keyStorage(profile);
   if (storage !== 'keychain' && storage !== 'command') return data;
-  const apiKey = await profileKey(profileName, profile, src.env);
+  const apiKey = profile.apiKeyCommand ? await runKeyCommand(profileName, profile.apiKeyCommand, src.env) : await keychainKey(profileName, profile.keychainAccount!, src.env);
   return { ...data, profiles: { ...data.profiles, [profileName]: { ...profile, apiKey } } };
 }
 
-/** The key of a profile whose key is in the keychain or given by a command. */
-export async function profileKey(name: string, profile: Profile, env: NodeJS.ProcessEnv): Promise<string> {
-  if (profile.apiKeyCommand) return runKeyCommand(name, profile.apiKeyCommand, env);
+/** The key of profile `name`, kept in the system keychain under `account`. */
+async function keychainKey(name: string, account: string, env: NodeJS.ProcessEnv): Promise<string> {
   const keychain = await openKeychain(env);
   const again = `store it again: offramp profile add ${name} --force (--insecure-storage keeps it in the config file)`;
   if ('unavailable' in keychain) throw new AuthError(`profile "${name}" keeps its key in the system keychain, which cannot be read here: ${keychain.unavailable}`, again);
-  let key: string | undefined;
-  try {
-    key = await keychain.get(profile.keychainAccount!);
-  } catch (err) {
+  const key = await keychain.get(account).catch((err: unknown) => {
     throw new AuthError(`profile "${name}": its key could not be read from the system keychain (${oneLine(err)})`, again);
-  }
+  });
   if (!key) throw new AuthError(`profile "${name}": its key is no longer in the system keychain`, again);
   return key;
 }

@@ -1,7 +1,7 @@
 // Profiles and where a call's settings come from. Pure: no file access here, so the
 // precedence rules (flag > env > profile) are tested without a config file.
 import { AuthError, UsageError } from '../errors.js';
-import { displayUrl, refusePlainHttp } from '../client/url.js';
+import { displayUrl, httpUrl, refusePlainHttp } from '../client/url.js';
 import { BASE_PATH, type DeliveryStatus } from '../vocabulary.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
@@ -14,11 +14,7 @@ export const LOCAL_BASE_URL = `${EMULATOR_DEFAULT_ORIGIN}${BASE_PATH}`;
 /** What a service chose on the spec's open points (docs/api.md); empty means the emulator's; `conform --save` fills it. */
 export type ServiceChoices = {
   /** Query parameter name the service reads for each of the CLI's filters, per list. */
-  filterNames?: {
-    transactions?: Partial<Record<TransactionFilter, string>>;
-    webhooks?: Partial<Record<WebhookFilter, string>>;
-    revenue?: Partial<Record<RevenueFilter, string>>;
-  };
+  filterNames?: { [L in FilteredList]?: Partial<Record<FilterName<L>, string>> };
   /** delivery_status of an event whose delivery failed: what `webhooks replay --failed` picks. */
   failedStatus?: string;
   /** delivery_status of an event the partner's endpoint accepted (reconcile). */
@@ -33,10 +29,8 @@ export const FILTERS = {
   webhooks: ['transaction_id', 'event_type', 'delivery_status', 'from', 'to'],
   revenue: ['crypto_currency', 'network'],
 } as const;
-export type TransactionFilter = (typeof FILTERS.transactions)[number];
-export type WebhookFilter = (typeof FILTERS.webhooks)[number];
-export type RevenueFilter = (typeof FILTERS.revenue)[number];
 export type FilteredList = keyof typeof FILTERS;
+export type FilterName<L extends FilteredList> = (typeof FILTERS)[L][number];
 
 /** The delivery_status `--failed` means unless the profile says otherwise (the emulator's). */
 export const DEFAULT_FAILED_STATUS: DeliveryStatus = 'failed';
@@ -106,11 +100,16 @@ export function profileNameFor(src: SettingSources, config: ConfigData | undefin
   return src.flags.profile ?? (src.env.OFFRAMP_PROFILE || undefined) ?? config?.current;
 }
 
-export function resolveSettings(src: SettingSources, config: ConfigData | undefined): Resolved {
+/** The profile in use (profileNameFor), as stored; a name given that none has is refused. */
+export function profileOf(src: SettingSources, config: ConfigData | undefined): { name: string | undefined; profile: Profile | undefined } {
   const name = profileNameFor(src, config);
   // A name given (--profile, OFFRAMP_PROFILE) must be stored; a current one that is gone is none.
   const given = Boolean(src.flags.profile || src.env.OFFRAMP_PROFILE);
-  const profile = name && config ? (given ? storedProfile(config, name) : config.profiles[name]) : undefined;
+  return { name, profile: name && config ? (given ? storedProfile(config, name) : config.profiles[name]) : undefined };
+}
+
+export function resolveSettings(src: SettingSources, config: ConfigData | undefined): Resolved {
+  const { name, profile } = profileOf(src, config);
   const baseUrl = src.flags.baseUrl ?? (src.env.OFFRAMP_BASE_URL || undefined) ?? profile?.baseUrl;
   const apiKey = src.flags.apiKey ?? (src.env.OFFRAMP_API_KEY || undefined) ?? profile?.apiKey;
   if (!baseUrl) {
@@ -145,9 +144,6 @@ export function resolveSettings(src: SettingSources, config: ConfigData | undefi
   };
 }
 
-/** The path every base URL ends in: the version prefix and the partner segment. */
-export { BASE_PATH };
-
 /**
  * A base URL the CLI will send a key to, wherever it came from (flag, environment,
  * profile): http(s); https unless plainHttpAllowed says otherwise (the key would cross the
@@ -155,15 +151,7 @@ export { BASE_PATH };
  * A refusal suggests the URL that was probably meant.
  */
 export function checkBaseUrl(value: string, env: NodeJS.ProcessEnv): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`"${value}" is not a URL; expected something like https://host${BASE_PATH}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`base URL must be http(s), got ${url.protocol}`);
-  }
+  const url = httpUrl(value, 'base URL', `https://host${BASE_PATH}`);
   refusePlainHttp(url, env, 'API key');
   const shown = displayUrl(url.toString());
   const path = url.pathname.replace(/\/+$/, '');

@@ -17,19 +17,15 @@ export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     const file = env[`${name}_FILE`];
     if (!file) continue;
     if (env[name]) throw new UsageError(`${name} and ${name}_FILE are both set`, 'unset one of them');
-    const value = readSecretFile(`${name}_FILE`, file);
+    let value: string;
+    try {
+      value = readTrustedFile(file, `${name}_FILE`).trim();
+    } catch (err) {
+      if (err instanceof InsecurePathError) throw err;
+      throw new UsageError(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
     if (!value) throw new UsageError(`${name}_FILE: ${file} is empty`);
     out = { ...out, [name]: value };
   }
   return out;
-}
-
-/** The trimmed content of `file`, trusted as src/lib/fs/private.ts says (readTrustedFile). */
-function readSecretFile(variable: string, file: string): string {
-  try {
-    return readTrustedFile(file, variable).trim();
-  } catch (err) {
-    if (err instanceof InsecurePathError) throw err;
-    throw new UsageError(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
 }

@@ -7,7 +7,7 @@ import type { HttpClient } from '../client/http.js';
 import type { Context } from '../context.js';
 import { ApiError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 import { ADMIN_TOKEN_ENV } from '../config/secret-variables.js';
-import { refusePlainHttp } from '../client/url.js';
+import { httpUrl, refusePlainHttp } from '../client/url.js';
 import { EMULATOR_DEFAULT_ORIGIN } from '../emulator-defaults.js';
 
 /** What every control command reads of `offramp emulator`'s own flags (given anywhere on the line). */
@@ -23,7 +23,6 @@ export type ControlTarget = {
   /** The context's client for the control plane, made by the first call. */
   http?: HttpClient;
 };
-
 
 /** The emulator to talk to; refuses (exit 2, nothing sent) a profile that is not a local one. */
 export async function controlTarget(ctx: Context, adminToken: string | undefined): Promise<ControlTarget> {
@@ -45,13 +44,7 @@ export async function controlTarget(ctx: Context, adminToken: string | undefined
   let origin = EMULATOR_DEFAULT_ORIGIN;
   let baseUrl: string | undefined;
   if (base !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(base);
-    } catch {
-      throw new UsageError(`base URL "${base}" is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`base URL "${base}" must be http:// or https://`);
+    const url = httpUrl(base, 'base URL', EMULATOR_DEFAULT_ORIGIN);
     // The token is a secret like the API key: the same rule for plain http.
     if (token) refusePlainHttp(url, env, 'admin token');
     origin = url.origin;
@@ -110,21 +103,16 @@ export async function callControl(ctx: Context, target: ControlTarget, call: Con
     const parsed = answer.body as { data?: unknown; message?: string } | undefined;
     return { status: answer.status, text: answer.text, data: parsed?.data, message: parsed?.message };
   } catch (err) {
-    throw withControlHint(err, target.origin);
-  }
-}
-
-function withControlHint(err: unknown, origin: string): unknown {
-  // A refused certificate keeps its own hint: the emulator is there, its certificate is not trusted.
-  if ((err instanceof NetworkError && !(err instanceof CertificateRefused)) || err instanceof TimeoutError) {
-    return err.withHint('is the emulator running there? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
-  }
-  if (err instanceof ApiError) {
+    // A refused certificate keeps its own hint: the emulator is there, its certificate is not trusted.
+    if ((err instanceof NetworkError && !(err instanceof CertificateRefused)) || err instanceof TimeoutError) {
+      throw err.withHint('is the emulator running there? start it with `offramp emulator`, or wait for it with `offramp emulator wait`');
+    }
+    if (!(err instanceof ApiError)) throw err;
     if (err.status === 401) err.withHint(`give the admin token the emulator was started with: ${ADMIN_TOKEN_ENV}=…`);
     // Two refusals: a name or port it does not answer (its message names --allow-host), or a peer off loopback.
-    else if (err.status === 403 && err.message.includes('--allow-host')) err.withHint(`start the emulator with --allow-host ${new URL(origin).hostname}, the name this run used`);
+    else if (err.status === 403 && err.message.includes('--allow-host')) err.withHint(`start the emulator with --allow-host ${new URL(target.origin).hostname}, the name this run used`);
     else if (err.status === 403) err.withHint('from another machine, start the emulator with --admin-token and send it');
-    else if (err.status === 404 && !err.enveloped) err.withHint(`${origin} does not look like an offramp emulator`);
+    else if (err.status === 404 && !err.enveloped) err.withHint(`${target.origin} does not look like an offramp emulator`);
+    throw err;
   }
-  return err;
 }

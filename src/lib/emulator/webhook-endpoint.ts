@@ -41,12 +41,6 @@ function endpointOf(data: unknown, target: ControlTarget): WebhookEndpoint {
   return e as WebhookEndpoint;
 }
 
-/** Scheme, host and path only: a webhook URL's credentials or query token stay off the terminal. */
-export function shownUrl(raw: string): string {
-  const url = new URL(raw);
-  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
-}
-
 /** What `--json` shows of an endpoint: everything but the secret. */
 export function endpointJson(e: WebhookEndpoint): object {
   return { url: e.url, signature_scheme: e.signature_scheme, ...(e.previous_url !== undefined ? { previous_url: e.previous_url } : {}) };

@@ -37,7 +37,7 @@ const MAX_LINKS = 40;
  * owners do not exist (Windows).
  */
 export function distrustAncestry(path: string): Distrust | undefined {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const uid = process.getuid?.();
   if (uid === undefined) return undefined;
   // Not normalised: `link/..` is the link target's parent, not the link's directory.
   const parts = (isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`).split(sep).filter(Boolean);

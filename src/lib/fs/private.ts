@@ -8,21 +8,13 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { CliError, EXIT } from '../errors.js';
+import { errorKind, EXIT } from '../errors.js';
 import { distrustAncestry, octal, writers } from './ancestry.js';
 
 /** A file or directory that someone other than the user could change. */
-export class InsecurePathError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, 'INSECURE_PATH', EXIT.usage, hint);
-  }
-}
+export class InsecurePathError extends errorKind('INSECURE_PATH', EXIT.usage) {}
 
 export type PathKind = 'file' | 'directory';
-
-function currentUid(): number | undefined {
-  return typeof process.getuid === 'function' ? process.getuid() : undefined;
-}
 
 /**
  * Why `path` (whose stats are `st`) cannot be trusted, in one line, or undefined when it
@@ -32,7 +24,7 @@ function currentUid(): number | undefined {
 export function distrust(path: string, st: Stats, kind: PathKind, subject: string = path, rootMayOwn = kind === 'directory'): string | undefined {
   if (kind === 'file' && !st.isFile()) return `${subject} is not a regular file${st.isFIFO() ? ' (a FIFO)' : st.isSocket() ? ' (a socket)' : st.isCharacterDevice() || st.isBlockDevice() ? ' (a device)' : st.isDirectory() ? ' (a directory)' : ''}`;
   if (kind === 'directory' && !st.isDirectory()) return `${subject} is not a directory`;
-  const uid = currentUid();
+  const uid = process.getuid?.();
   if (uid === undefined) return undefined;
   if (st.uid !== uid && !(rootMayOwn && st.uid === 0)) return `${subject} is owned by another user (uid ${st.uid}), not by you (uid ${uid})`;
   const who = writers(st.mode);
@@ -41,7 +33,7 @@ export function distrust(path: string, st: Stats, kind: PathKind, subject: strin
 
 /** What the user can do about a path `distrust` refused. */
 export function trustHint(path: string, st: Stats, kind: PathKind, rootMayOwn = kind === 'directory'): string {
-  const uid = currentUid();
+  const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid && !(rootMayOwn && st.uid === 0)) {
     return kind === 'file'
       ? `another user may have planted it; use a path in a directory only you can write, or remove it if you trust it`

@@ -73,12 +73,8 @@ function parseWith(problem: (v: string) => string | null, value: string, flag: s
 export const parseUuid = (value: string, flag: string) => parseWith(uuidProblem, value, flag);
 /** A merchant reference, trimmed. */
 export const parseReference = (value: string, flag = '--ref') => parseWith(referenceProblem, value, flag);
-/** An idempotency key, exactly as given (not trimmed: it is compared byte for byte). */
-export function parseIdempotencyKey(value: string, flag = '--idempotency-key'): string {
-  const p = idempotencyKeyProblem(value);
-  if (p) throw new UsageError(`${flag} ${p}`);
-  return value;
-}
+/** An idempotency key, exactly as given: the rule admits no white space, so there is nothing to trim. */
+export const parseIdempotencyKey = (value: string, flag = '--idempotency-key') => parseWith(idempotencyKeyProblem, value, flag);
 /** A token or network, trimmed and lower-cased (the service compares them lower-case). */
 export const parseSymbol = (value: string, flag: string) => parseWith(symbolProblem, value, flag).toLowerCase();
 

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { shownUrl } from '../emulator/webhook-endpoint.js';
+import { displayUrl } from '../client/url.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { findSource, register, restorable } from '../webhooks/register.js';
 import { webhookUrl } from '../webhooks/url.js';
@@ -45,7 +45,7 @@ export async function receiveDeliveries(ctx: Context, receiveAt: string | undefi
   if (source.kind === 'none') return `not received by smoke (${source.why ?? 'no emulator'}); the deliveries check reads what the service reports`;
   const { found } = source;
   const restore = await restorable(found);
-  if (found.url !== null && !restore.stale) return `the emulator delivers to ${shownUrl(found.url)}; the deliveries check reads what it reports`;
+  if (found.url !== null && !restore.stale) return `the emulator delivers to ${displayUrl(found.url, { query: false })}; the deliveries check reads what it reports`;
   const received = new Map<string, string>();
   const refused = new Map<string, string>();
   const receiver = await startReceiver({

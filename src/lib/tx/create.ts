@@ -6,7 +6,7 @@ import type { Api } from '../client/api.js';
 import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
 import { shellQuote } from '../input/values.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
-import { describeOnce, isNotFound, outcomeUnknown } from './errors.js';
+import { describeOnce, isNotFound, resultUnknown } from './errors.js';
 import { isStagingPair } from './pair.js';
 import { SANDBOX_PAIR } from '../vocabulary.js';
 
@@ -46,7 +46,7 @@ export async function createWithRecovery(
         `${err.hint ?? 'check the base URL'}; then run the same command again`,
       );
     }
-    if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
+    if (!resultUnknown(err)) throw explainCreateError(err, body, keyGiven);
     lastError = err;
     note(`warning: the create's outcome is unknown (${say(err)}); looking up reference ${ref}`);
   }
@@ -62,7 +62,7 @@ export async function createWithRecovery(
   try {
     return { tx: await send(), recovered: false };
   } catch (err) {
-    if (!outcomeUnknown(err)) throw explainCreateError(err, body, keyGiven);
+    if (!resultUnknown(err)) throw explainCreateError(err, body, keyGiven);
     lastError = err;
     note(`warning: the second create's outcome is unknown too (${say(err)}); looking up reference ${ref} once more`);
   }
@@ -93,7 +93,7 @@ async function lookUp(api: Api, ref: string, note: (line: string) => void, say: 
     return await transactionByReference(api, ref);
   } catch (err) {
     if (isNotFound(err)) return 'absent';
-    if (outcomeUnknown(err)) {
+    if (resultUnknown(err)) {
       note(`warning: the lookup by reference got no usable answer (${say(err)})`);
       return 'unknown';
     }

@@ -5,10 +5,10 @@
 // use ("Which secret") and the scheme they accept or sign with.
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError, SchemaError, TimeoutError, UsageError } from '../errors.js';
-import { isLoopbackHost } from '../client/url.js';
+import { displayUrl, isLoopbackHost } from '../client/url.js';
 import { isAlive } from '../fs/stale.js';
 import { controlTarget, type ControlTarget } from '../emulator/control-client.js';
-import { readEndpoint, shownUrl, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
+import { readEndpoint, writeEndpoint, type WebhookEndpoint } from '../emulator/webhook-endpoint.js';
 import { EMULATOR_DEFAULT_WEBHOOK_SECRET, type Registration } from '../emulator-defaults.js';
 import { connect } from 'node:net';
 import { profileInUse } from '../config/in-use.js';
@@ -141,7 +141,7 @@ export async function register(
     try {
       await writeEndpoint(ctx, target, { url: restore.url, expectUrl: url, registeredBy: marks ? restore.registeredBy : null, ...(secret !== undefined ? { secret: found.secret } : {}) });
       const before = restore.stale ? 'as before the listener that stopped without putting it back' : 'as before';
-      return restore.url ? `The emulator delivers to ${shownUrl(restore.url)} again, ${before}.` : `The emulator records webhooks only again, ${before}.`;
+      return restore.url ? `The emulator delivers to ${displayUrl(restore.url, { query: false })} again, ${before}.` : `The emulator records webhooks only again, ${before}.`;
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) return 'The emulator’s webhook URL was changed by someone else meanwhile: left as it is.';
       if (err instanceof CliError) return `warning: could not put back the emulator’s webhook URL (${err.message}); set it with \`offramp emulator webhooks set-url URL\` or \`clear\`.`;
