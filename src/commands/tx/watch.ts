@@ -132,7 +132,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     throw err;
   } finally {
     spinner?.stop();
-    // --json is the last snapshot read, whatever the outcome.
+    // --json is the last snapshot read, however the watch ends.
     if (format === 'json' && tx) writeJson(ctx.io, tx);
   }
 }

@@ -171,7 +171,7 @@ function unknownStatus(status: string, names: DeliveryNames): boolean {
  * word is one of its "not yet" words. A pending event whose attempt failed is not over: the
  * service retries it, and may yet deliver it.
  */
-export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
+export function deliveryOver(e: WebhookEvent, names: DeliveryNames): boolean {
   return e.delivery_status === names.delivered || e.delivery_status === names.failed || (!names.named && unknownStatus(e.delivery_status, names));
 }
 

@@ -8,7 +8,7 @@ import type { Api } from '../client/api.js';
 import { ApiError, AuthError, describeError, NetworkError, TimeoutError } from '../errors.js';
 import type { RevenueRow, WebhookEvent } from '../schemas.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
-import { deliverySettled, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
+import { deliveryOver, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
 import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
 
 export type CollectOptions = {
@@ -77,7 +77,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     };
     facts.deliveryNames = names;
     const tries = Math.max(retry.tries, Math.ceil(opts.timeoutMs / retry.pauseMs));
-    facts.deliveries = await eventually({ ...retry, tries }, (events) => events.every((e) => deliverySettled(e, names)), listEvents);
+    facts.deliveries = await eventually({ ...retry, tries }, (events) => events.every((e) => deliveryOver(e, names)), listEvents);
   }
 
   const tx = facts.transaction;

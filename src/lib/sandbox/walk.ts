@@ -229,8 +229,8 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   if (tx.status === expected) return tx;
   if (answer.status === expected) return answer;
   // A final status other than the one the step started from will not change any more.
-  const settledElsewhere = () => tx.status !== before && isFinal(tx.status);
-  while (!settledElsewhere()) {
+  const finalElsewhere = () => tx.status !== before && isFinal(tx.status);
+  while (!finalElsewhere()) {
     const left = deadline - opts.now().getTime();
     if (left <= 0) break;
     await opts.sleep(Math.min(opts.pollMs ?? CONFIRM_POLL_MS, left));
@@ -240,7 +240,7 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   const waited = opts.now().getTime() - started;
   throw new CheckFailed(
     `step ${event} did not take effect: transaction ${tx.id} should be ${expected}, and is ${tx.status} (the simulator answered ${answer.status}; read for ${waited} ms after it)`,
-    settledElsewhere()
+    finalElsewhere()
       ? `\`offramp tx history ${tx.id}\` shows how it got there`
       : `a service may apply simulated events some time after it answers: a larger --timeout (now ${opts.timeoutMs} ms) waits longer; \`offramp tx history ${tx.id}\` shows what happened`,
   );

@@ -13,7 +13,7 @@ import { SANDBOX_PAIR } from '../vocabulary.js';
 export type RecoveryOptions = {
   /** Progress notes for stderr (what is being tried and why). */
   note: (line: string) => void;
-  /** The command line that retries this create safely, printed when the outcome stays unknown. */
+  /** The command line that retries this create safely, printed when whether it was made stays unknown. */
   retry: string;
   /** Whether the user chose the idempotency key (changes the hint for a reused key). */
   keyGiven: boolean;
