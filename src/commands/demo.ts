@@ -8,8 +8,8 @@ import type { Context } from '../lib/context.js';
 import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
-import type { RevenueRow } from '../lib/schemas.js';
-import { expectedEventTypes } from '../lib/sandbox/invariants.js';
+import { expectedEventTypes, missingEvents } from '../lib/sandbox/invariants.js';
+import { ledgerRows } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 import { runWalk, WalkInterrupted } from '../lib/sandbox/walk.js';
 import { renderHistory, renderLedgerRow, renderTransaction } from '../lib/tx/render.js';
@@ -102,14 +102,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
 
     // Each step should have produced one webhook; wait for them all (or the deadline).
     const expected = expectedEventTypes(walked.steps);
-    const missing = () => {
-      const got = deliveries.filter((d) => d.verified && d.transactionId === tx.id && !d.duplicate).map((d) => d.type);
-      return expected.filter((type) => {
-        const i = got.indexOf(type);
-        if (i >= 0) got.splice(i, 1);
-        return i < 0;
-      });
-    };
+    const missing = () => missingEvents(deliveries.filter((d) => d.verified && d.transactionId === tx.id && !d.duplicate).map((d) => d.type), expected);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
     while (missing().length > 0 && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
@@ -123,10 +116,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     delivered = () => undefined;
 
     const history = await statusHistory(api, tx.id);
-    const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
-    const to = new Date(ctx.now().getTime() + 60_000).toISOString();
-    let row: RevenueRow | undefined;
-    for await (const r of api.revenue.all({ from, to })) if (r.transaction_id === tx.id) row = r;
+    const row = (await ledgerRows(api, tx, ctx.now())).rows.at(-1);
 
     const webhooks = deliveries.map((d) => ({ id: d.id, type: d.type, verified: d.verified, duplicate: d.duplicate, status: d.status }));
     if (ctx.globals.json) {

@@ -9,10 +9,8 @@ import { receiveDeliveries, type SmokeReceiver } from '../lib/sandbox/receive.js
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
-import { checkOutcome } from '../lib/sandbox/walk.js';
 import { errorAnnotations, summaryMarkdown, unreachableAnnotation, unreachableMarkdown } from '../lib/sandbox/github.js';
-import type { CheckResult } from '../lib/sandbox/invariants.js';
-import { evaluate } from '../lib/sandbox/invariants.js';
+import { evaluate, walkFailed, type CheckResult } from '../lib/sandbox/invariants.js';
 import { junitXml, type JUnitCase } from '../lib/sandbox/junit.js';
 import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
@@ -36,7 +34,6 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<number | void> {
-  checkOutcome(opts.outcome, false);
   if (opts.receiveAt !== undefined && opts.deliveries === false) throw new UsageError('--receive-at and --no-deliveries: choose one');
   await refuseProduction(ctx, 'smoke');
   const api = await ctx.api();
@@ -63,7 +60,7 @@ export async function run(opts: Options, ctx: Context): Promise<number | void> {
 
 /** The walk, the invariants and the reports; `own`: smoke's receiver, when it receives the deliveries. */
 async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver | undefined): Promise<void> {
-  const outcome = checkOutcome(opts.outcome, false);
+  const { outcome } = opts;
   const github = opts.report === 'github';
   const timeline = await Timeline.create(ctx.io);
   const startedAt = ctx.now();
@@ -86,16 +83,13 @@ async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver |
     timeline.fail();
     const detail = err instanceof CliError ? `${err.code}: ${err.message}` : String(err);
     if (opts.junit) {
-      const cases: JUnitCase[] = [{ id: 'walk', name: `the walk reached ${outcome}`, status: 'error', detail }];
+      const cases: JUnitCase[] = [{ ...walkFailed(outcome, detail), status: 'error' }];
       await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }), 0o644);
     }
     if (github) await reportToGithub(ctx, [unreachableAnnotation(outcome, detail)], unreachableMarkdown(outcome, detail));
     // A CI job that keeps stdout (`smoke --json > result.json`) gets a report whether the
     // run passed or failed; the exit code says which, the error envelope goes to stderr.
-    if (ctx.globals.json) {
-      const walk: CheckResult = { id: 'walk', name: `the walk reached ${outcome}`, status: 'fail', detail };
-      writeJson(ctx.io, jsonReport({ ok: false, outcome, startedAt, ms: seconds() * 1000, checks: [walk], steps: [] }));
-    }
+    if (ctx.globals.json) writeJson(ctx.io, jsonReport({ ok: false, outcome, startedAt, ms: seconds() * 1000, checks: [walkFailed(outcome, detail)], steps: [] }));
     throw err;
   }
   // A walk the service refused part-way leaves its step's spinner running.

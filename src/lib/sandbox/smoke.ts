@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { answerAbout, statusHistory, webhookEvent } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, AuthError, describeError, NetworkError, TimeoutError } from '../errors.js';
-import type { RevenueRow, WebhookEvent } from '../schemas.js';
+import type { RevenueRow, Transaction, WebhookEvent } from '../schemas.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
 import { deliveryOver, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
 import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
@@ -61,7 +61,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     for await (const e of api.webhooks.all({ transaction_id: id })) events.push(e);
     return events;
   };
-  facts.events = await eventually(retry, (events) => missingEvents(events, expected).length === 0, listEvents);
+  facts.events = await eventually(retry, (events) => missingEvents(events.map((e) => e.event_type), expected).length === 0, listEvents);
   if (facts.events.ok) {
     facts.telemetry = {};
     for (const e of facts.events.value) {
@@ -82,15 +82,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
 
   const tx = facts.transaction;
   if (tx?.status === 'completed') {
-    // The row is dated at completion: from a minute before creation to a minute from now
-    // covers it with room for clock skew, well inside the 90-day limit.
-    const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
-    const to = new Date(opts.now().getTime() + 60_000).toISOString();
-    facts.ledger = await eventually(retry, (v) => v.rows.length > 0, async () => {
-      const rows: RevenueRow[] = [];
-      for await (const row of api.revenue.all({ from, to })) if (row.transaction_id === id) rows.push(row);
-      return { rows, from, to };
-    });
+    facts.ledger = await eventually(retry, (v) => v.rows.length > 0, () => ledgerRows(api, tx, opts.now()));
     facts.cancel = await read(async (): Promise<CancelAttempt> => {
       try {
         const answer = answerAbout(await api.transactions.cancel(id, randomUUID()), id, 'asked to cancel transaction');
@@ -102,6 +94,19 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     });
   }
   return facts;
+}
+
+/**
+ * The ledger rows of `tx` in GET /revenue, and the window searched. The row is dated at
+ * completion: from a minute before creation to a minute from now covers it with room for
+ * clock skew, well inside the 90-day limit.
+ */
+export async function ledgerRows(api: Api, tx: Transaction, now: Date): Promise<{ rows: RevenueRow[]; from: string; to: string }> {
+  const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
+  const to = new Date(now.getTime() + 60_000).toISOString();
+  const rows: RevenueRow[] = [];
+  for await (const row of api.revenue.all({ from, to })) if (row.transaction_id === tx.id) rows.push(row);
+  return { rows, from, to };
 }
 
 async function read<T>(fn: () => Promise<T>): Promise<Fact<T>> {

@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { simulateEvent, transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
-import { ApiError, CheckFailed, CliError, EXIT, UsageError } from '../errors.js';
+import { ApiError, CheckFailed, CliError, EXIT } from '../errors.js';
 import { eventsValidFrom, isFinal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
@@ -147,7 +147,6 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       const id = txId;
       // The plan depends on where the transaction is now, so read it first; until then the
       // number of steps is not known (0).
-      total = 0;
       let rest: SimulatorEvent[] | null = null;
       const read = await step('read', null, async () => {
         const tx = await transactionById(api, id);
@@ -253,12 +252,4 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
  */
 export function continuingWalk(txId: string, outcome: Outcome, settle: boolean): string[] {
   return ['simulate', 'walk', txId, '--outcome', outcome, ...(settle ? ['--settle'] : [])];
-}
-
-/** --settle sends payout.settled, which only follows a completion. */
-export function checkOutcome(value: string | undefined, settle: boolean | undefined): Outcome {
-  const outcome = (value ?? 'completed') as Outcome;
-  if (!OUTCOMES.includes(outcome)) throw new UsageError(`--outcome ${value}: expected one of ${OUTCOMES.join(', ')}`);
-  if (settle && outcome !== 'completed') throw new UsageError(`--settle only applies to --outcome completed (got ${outcome})`);
-  return outcome;
 }
