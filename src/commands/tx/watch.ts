@@ -9,7 +9,7 @@ import { isFinal } from '../../lib/lifecycle.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
-import { localTime } from '../../lib/output/time.js';
+import { humanDuration, localTime } from '../../lib/output/time.js';
 import { paint } from '../../lib/output/sanitize.js';
 import type { StatusHistoryEntry, Transaction } from '../../lib/schemas.js';
 import { ChangeLog } from '../../lib/tx/changes.js';
@@ -103,7 +103,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       }
       if (downSince !== undefined) {
         spinner?.clear();
-        ctx.io.err(`the service answers again, after ${Math.round((ctx.now().getTime() - downSince) / 1000)} s; still watching`);
+        ctx.io.err(`the service answers again, after ${humanDuration(ctx.now().getTime() - downSince)}; still watching`);
         downSince = undefined;
       }
       if (spinner) {
