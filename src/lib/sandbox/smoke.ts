@@ -9,19 +9,10 @@ import { ApiError, AuthError, describeError, NetworkError, TimeoutError } from '
 import type { RevenueRow, Transaction, WebhookEvent } from '../schemas.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
 import { deliveryOver, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
-import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
+import { runWalk, WalkInterrupted, type WalkHooks, type WalkOptions } from './walk.js';
 
-export type CollectOptions = {
-  outcome: Outcome;
-  now(): Date;
-  sleep(ms: number): Promise<void>;
-  /** How long each walk step may take to show its status (the global --timeout). */
-  timeoutMs: number;
-  hooks?: WalkHooks;
-  /** Reads of lagging data: tries and the pause between them. */
-  tries?: number;
-  pauseMs?: number;
-};
+/** The walk's (a new transaction, with payout.settled after a completion), then the reads of lagging data: tries and the pause between them. */
+export type CollectOptions = Pick<WalkOptions, 'outcome' | 'now' | 'sleep' | 'timeoutMs'> & { hooks?: WalkHooks; tries?: number; pauseMs?: number };
 
 /** Errors that mean "could not talk to the service" rather than "the service broke a rule". */
 export function isUnreachable(err: unknown): boolean {
@@ -34,10 +25,10 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 export async function collectFacts(api: Api, opts: CollectOptions): Promise<SmokeFacts> {
-  const settle = opts.outcome === 'completed';
+  const { hooks, tries, pauseMs, ...walk } = opts;
   const facts: SmokeFacts = { outcome: opts.outcome, steps: [] };
   try {
-    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now, sleep: opts.sleep, timeoutMs: opts.timeoutMs }, opts.hooks);
+    const walked = await runWalk(api, { ...walk, settle: opts.outcome === 'completed' }, hooks);
     facts.transaction = walked.transaction;
     facts.transactionId = walked.transaction.id;
     facts.steps = walked.steps;
@@ -51,7 +42,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   const id = facts.transactionId;
   if (!id) return facts;
 
-  const retry = { tries: opts.tries ?? 4, pauseMs: opts.pauseMs ?? 250, sleep: opts.sleep };
+  const retry = { tries: tries ?? 4, pauseMs: pauseMs ?? 250, sleep: opts.sleep };
 
   facts.history = await read(async () => (await statusHistory(api, id)).history);
 
