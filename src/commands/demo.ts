@@ -2,6 +2,7 @@
 // client for the emulator: no stored profile is read or written, and the generated secrets
 // are never printed.
 import { randomBytes } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
 import { Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../lib/client/checked-calls.js';
 import type { Context } from '../lib/context.js';
@@ -38,7 +39,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   const timeline = await Timeline.create(io);
 
   const deliveries: DeliveryInfo[] = [];
-  let delivered: () => void = () => undefined;
+  const arrivals = new EventEmitter();
   // A step's webhook usually lands while the step is still reading the transaction back;
   // it is held until the step's line is out, so that each webhook reads under its step.
   let stepRunning = false;
@@ -54,7 +55,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     onEvent(info) {
       deliveries.push(info);
       show(describeDelivery(info));
-      delivered();
+      arrivals.emit('delivery');
     },
   });
   const stops: (() => Promise<void>)[] = [() => receiver.close()];
@@ -103,17 +104,8 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     // Each step should have produced one webhook; wait for them all (or the deadline).
     const expected = expectedEventTypes(walked.steps);
     const missing = () => missingEvents(deliveries.filter((d) => d.verified && d.transactionId === tx.id && !d.duplicate).map((d) => d.type), expected);
-    const deadline = Date.now() + DELIVERY_WAIT_MS;
-    while (missing().length > 0 && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-        delivered = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    delivered = () => undefined;
+    const deadline = AbortSignal.timeout(DELIVERY_WAIT_MS);
+    while (missing().length > 0 && !deadline.aborted) await once(arrivals, 'delivery', { signal: deadline }).catch(() => undefined);
 
     const history = await statusHistory(api, tx.id);
     const row = (await ledgerRows(api, tx, ctx.now())).rows.at(-1);
