@@ -162,16 +162,15 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   };
 
   if (asked) await confirmSummary(ctx, body);
-  else await confirm(ctx, `create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
+  else await confirm(ctx, `create transaction ${ref}: ${plan.mode === 'quote' ? `quote ${plan.quoteId} on ${plan.network}` : `${plan.fiat} NGN paid out for ${plan.token} on ${plan.network}`}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, publicUrl(settings.baseUrl), body, key);
-  const note = (line: string) => ctx.io.err(line);
   // In quote mode the request carries no token: the answer is checked against the quote's,
   // or against --token when the quote was made elsewhere.
   const quoteToken = plan.mode === 'quote' ? (quoted?.crypto_currency ?? token) : undefined;
   const { tx, recovered } = await createWithRecovery(await ctx.api(), body, key, {
-    note,
+    note: (line) => ctx.io.err(line),
     retry,
     keyGiven: opts.idempotencyKey !== undefined,
     ...(quoteToken !== undefined ? { token: quoteToken } : {}),
@@ -243,11 +242,4 @@ function optionalPhone(value: string | undefined): string | undefined {
   const v = value.trim();
   if (!PHONE.test(v)) throw new UsageError(`--seller-phone "${value}" is not a phone number (like +2348012345678)`);
   return v;
-}
-
-/** What a create asks for, in the words of a confirmation: amount, token, network. */
-export function describePlan(body: CreateTransactionRequest): string {
-  return body.quote_id !== undefined
-    ? `quote ${body.quote_id} on ${body.network}`
-    : `${body.fiat_amount} NGN paid out for ${body.crypto_currency} on ${body.network}`;
 }

@@ -98,8 +98,6 @@ export function statusAfter(event: SimulatorEvent, before: string): string {
   return TRANSITIONS[event].steps.at(-1)?.to ?? before;
 }
 
-export type WalkResult = { transaction: Transaction; steps: WalkStep[] };
-
 /** A walk stopped part-way, with the steps done so far, so smoke can still report on them. */
 export class WalkInterrupted extends Error {
   constructor(
@@ -111,7 +109,7 @@ export class WalkInterrupted extends Error {
   }
 }
 
-export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}): Promise<WalkResult> {
+export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}): Promise<{ transaction: Transaction; steps: WalkStep[] }> {
   const steps: WalkStep[] = [];
   let txId = opts.txId;
   let n = 0;
