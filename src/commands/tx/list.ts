@@ -46,14 +46,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   }
   if (table && !table.rows) ctx.io.err(page && !page.last ? 'no matching transactions on this page' : 'no transactions');
   if (page && !page.last && page.nextCursor) {
-    const again = [
-      'offramp tx list',
-      ...(status !== undefined ? [`--status ${shellQuote(status)}`] : []),
-      ...(opts.from !== undefined ? [`--from ${shellQuote(opts.from)}`] : []),
-      ...(opts.to !== undefined ? [`--to ${shellQuote(opts.to)}`] : []),
-      ...(paging.limit !== undefined ? [`--limit ${paging.limit}`] : []),
-      `--cursor ${shellQuote(page.nextCursor)}`,
-    ];
-    ctx.io.err(`more: ${again.join(' ')}`);
+    const given = Object.entries({ status, from: opts.from, to: opts.to, limit: paging.limit }).flatMap(([flag, v]) => (v !== undefined ? [`--${flag} ${shellQuote(String(v))}`] : []));
+    ctx.io.err(`more: ${['offramp tx list', ...given, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`);
   }
 }

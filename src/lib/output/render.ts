@@ -96,7 +96,7 @@ export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>):
     columns.map((col, i) => Math.max(textWidth(col.header), ...cells.map((r) => Math.max(...r[i]!.split('\n').map(textWidth)))));
   const full = cellsOf((col) => col.value);
   const short = columns.some((col) => col.compact) ? cellsOf((col) => col.compact ?? col.value) : undefined;
-  // A header is never cut: it is what says what the column holds.
+  // A header is never cut: it is what says what the column holds (a column is never narrower than it).
   const fits = columns.map((col) => (col.fit?.min !== undefined ? { ...col.fit, min: Math.max(col.fit.min, textWidth(col.header)) } : col.fit));
   const plan = layout(naturalOf(full), short && naturalOf(short), fits, io.tableWidth);
   const cells = plan.compact ? short! : full;
@@ -112,7 +112,6 @@ export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>):
       split.map((l, i) => pad(l[n] ?? '', widths[i]!)).join(' '.repeat(plan.gap)).replace(/[ \t]+$/, ''),
     );
   };
-  // Headers are never cut: a column is never narrower than its header (fits, layout).
   io.out(`${[...lines(columns.map((col) => c.bold(col.header))), ...cells.flatMap((row) => lines(row))].join('\n')}\n`);
 }
 

@@ -203,8 +203,8 @@ export const deliveries: Invariant = {
       return skip(`skipped: no webhook endpoint (${events.length} events recorded, none sent)`);
     }
     const failing = undelivered.filter((e) => !noEndpoint(e.last_error) && (e.delivery_status === names.failed || e.last_error));
+    const own = f.receivedBySmoke;
     if (failing.length > 0) {
-      const own = f.receivedBySmoke;
       // The service keeps only a status; smoke's own receiver knows why it refused.
       const why = (e: WebhookEvent) => (own?.refused.has(e.event_id) ? `: ${own.refused.get(e.event_id)}` : '');
       const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}${why(e)}`);
@@ -217,7 +217,6 @@ export const deliveries: Invariant = {
       return fail(`${undelivered.length} of ${events.length} events not delivered within the wait: ${undelivered.map((e) => `${e.event_type} ${deliveryState(e)}`).join(', ')}`);
     }
     const retried = delivered.filter((e) => e.attempts > 1).length;
-    const own = f.receivedBySmoke;
     if (!own) return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''}`);
     const lost = delivered.filter((e) => !own.schemes.has(e.event_id));
     if (lost.length > 0) return fail(`${lost.length} of ${events.length} events the service reports delivered never reached smoke's receiver at ${own.url}: ${lost.map((e) => `${e.event_type} ${e.event_id}`).join(', ')}`);
