@@ -111,16 +111,14 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         spinner.render();
       }
 
-      if (until === undefined ? isFinal(tx.status) : tx.status === until || reached) {
+      const done = until === undefined ? isFinal(tx.status) : tx.status === until || reached;
+      if (done || isFinal(tx.status)) {
         spinner?.stop();
-        showFinal(ctx, format, tx, color);
+        // The status the watch ends on, with what the snapshot says of the deposit.
+        if (format === 'table') ctx.io.print(['final status: ', paint(tx.status, color), depositNote(tx)]);
+        if (!done) throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
         ctx.io.err(until === undefined || tx.status === until ? `reached ${tx.status}` : `reached ${until} at ${reached!.changed_at} (now ${tx.status})`);
         return;
-      }
-      if (isFinal(tx.status)) {
-        spinner?.stop();
-        showFinal(ctx, format, tx, color);
-        throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
       }
 
       await pause();
@@ -149,10 +147,4 @@ function depositNote(tx: Transaction): string {
   const deposit = tx.deposit_status ? `, deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
   return `${deposit}${confirmations}`;
-}
-
-/** The status the watch ends on, with what the snapshot says of the deposit. */
-function showFinal(ctx: Context, format: string, tx: Transaction, color: (status: string) => string): void {
-  if (format !== 'table') return;
-  ctx.io.print(['final status: ', paint(tx.status, color), depositNote(tx)]);
 }
