@@ -122,19 +122,10 @@ export function isEdge(from: string, to: string): boolean {
 
 /** Whether `to` can follow `from` through one or more edges (a forward move). */
 export function isForward(from: string, to: string): boolean {
-  const seen = new Set<string>();
-  const queue = [from];
-  while (queue.length > 0) {
-    const at = queue.shift()!;
-    for (const next of EDGES.get(at) ?? []) {
-      if (next === to) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        queue.push(next);
-      }
-    }
-  }
-  return false;
+  const reached = new Set(EDGES.get(from));
+  // A Set's iterator also visits what is added while it runs: this walks every path out of `from`.
+  for (const at of reached) for (const next of EDGES.get(at) ?? []) reached.add(next);
+  return reached.has(to);
 }
 
 /** Which transaction status a lifecycle webhook event reports: where its last step leads (payout.settled: completed, where it is valid). */
