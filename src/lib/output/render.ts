@@ -41,10 +41,7 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
   const widths = [...natural];
   if (width === undefined) return { keep, widths };
   const floor = (i: number) => Math.min(natural[i]!, fits[i]?.min ?? natural[i]!);
-  const total = (w: (i: number) => number) => {
-    const shown = keep.flatMap((k, i) => (k ? [w(i)] : []));
-    return shown.reduce((a, b) => a + b, 0) + gap * Math.max(0, shown.length - 1);
-  };
+  const total = (w: (i: number) => number) => span(keep.flatMap((k, i) => (k ? [w(i)] : [])), gap);
   const droppable = fits.flatMap((f, i) => (f?.drop !== undefined ? [[f.drop, i] as const] : [])).sort((a, b) => a[0] - b[0]);
   for (const [, i] of droppable) {
     if (total(floor) <= width) break;
@@ -63,16 +60,18 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
   return { keep, widths };
 }
 
+/** How wide columns of `widths` are, side by side with `gap` between them. */
+const span = (widths: number[], gap: number) => widths.reduce((a, b) => a + b, 0) + gap * Math.max(0, widths.length - 1);
+
 export type Layout = { keep: boolean[]; widths: number[]; gap: number; compact: boolean };
 
 /** How a table fits `width`: the compact forms first, then the space between columns, then fitWidths. */
 export function layout(natural: number[], compactNatural: number[] | undefined, fits: (Fit | undefined)[], width: number | undefined): Layout {
-  const sum = (w: number[], gap: number) => w.reduce((a, b) => a + b, 0) + gap * Math.max(0, w.length - 1);
   const whole = (widths: number[], gap: number, compact: boolean): Layout => ({ keep: widths.map(() => true), widths, gap, compact });
-  if (width === undefined || sum(natural, GAP) <= width) return whole(natural, GAP, false);
+  if (width === undefined || span(natural, GAP) <= width) return whole(natural, GAP, false);
   const widths = compactNatural ?? natural;
   const compact = compactNatural !== undefined;
-  if (sum(widths, GAP) <= width) return whole(widths, GAP, compact);
+  if (span(widths, GAP) <= width) return whole(widths, GAP, compact);
   return { ...fitWidths(widths, fits, width, NARROW_GAP), gap: NARROW_GAP, compact };
 }
 
