@@ -93,11 +93,6 @@ export type WalkOptions = {
 /** Reads while waiting for a step: often enough to follow a service, seldom enough to spare it. */
 export const CONFIRM_POLL_MS = 500;
 
-/** The status `event` leads to from `before` (payout.settled changes none). */
-export function statusAfter(event: SimulatorEvent, before: string): string {
-  return TRANSITIONS[event].steps.at(-1)?.to ?? before;
-}
-
 /** A walk stopped part-way, with the steps done so far, so smoke can still report on them. */
 export class WalkInterrupted extends Error {
   constructor(
@@ -219,7 +214,8 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
  * global --timeout has passed, then the step did not happen (exit 8).
  */
 async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, before: string, answer: Transaction): Promise<Transaction> {
-  const expected = statusAfter(event, before);
+  // The status the event leads to (payout.settled changes none).
+  const expected = TRANSITIONS[event].steps.at(-1)?.to ?? before;
   const started = opts.now().getTime();
   const deadline = started + opts.timeoutMs;
   let tx = await transactionById(api, answer.id);
