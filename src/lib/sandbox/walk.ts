@@ -72,7 +72,7 @@ export type WalkHooks = {
   /** A line worth showing between steps (e.g. a create recovered after a lost answer). */
   onNote?(line: string): void;
   /** A step finished. */
-  onStep?(info: { n: number; total: number; step: WalkStep; transaction?: Transaction }): void;
+  onStep?(info: { n: number; total: number; step: WalkStep }): void;
 };
 
 export type WalkOptions = {
@@ -129,7 +129,7 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       ...(done.detail ? { detail: done.detail } : {}),
     };
     steps.push(record);
-    hooks.onStep?.({ n, total, step: record, ...(done.transaction ? { transaction: done.transaction } : {}) });
+    hooks.onStep?.({ n, total, step: record });
     return done;
   };
 
