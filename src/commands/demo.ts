@@ -2,14 +2,15 @@
 // client for the emulator: no stored profile is read or written, and the generated secrets
 // are never printed.
 import { randomBytes } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
 import { Command } from '@commander-js/extra-typings';
 import { statusHistory } from '../lib/client/checked-calls.js';
 import type { Context } from '../lib/context.js';
 import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import { CliError, EXIT } from '../lib/errors.js';
 import { writeJson } from '../lib/output/json.js';
-import type { RevenueRow } from '../lib/schemas.js';
-import { expectedEventTypes } from '../lib/sandbox/invariants.js';
+import { expectedEventTypes, missingEvents } from '../lib/sandbox/invariants.js';
+import { ledgerRows } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
 import { runWalk, WalkInterrupted } from '../lib/sandbox/walk.js';
 import { renderHistory, renderLedgerRow, renderTransaction } from '../lib/tx/render.js';
@@ -38,7 +39,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
   const timeline = await Timeline.create(io);
 
   const deliveries: DeliveryInfo[] = [];
-  let delivered: () => void = () => undefined;
+  const arrivals = new EventEmitter();
   // A step's webhook usually lands while the step is still reading the transaction back;
   // it is held until the step's line is out, so that each webhook reads under its step.
   let stepRunning = false;
@@ -54,7 +55,7 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
     onEvent(info) {
       deliveries.push(info);
       show(describeDelivery(info));
-      delivered();
+      arrivals.emit('delivery');
     },
   });
   const stops: (() => Promise<void>)[] = [() => receiver.close()];
@@ -102,31 +103,12 @@ export async function run(_opts: OptionsOf<typeof command>, ctx: Context): Promi
 
     // Each step should have produced one webhook; wait for them all (or the deadline).
     const expected = expectedEventTypes(walked.steps);
-    const missing = () => {
-      const got = deliveries.filter((d) => d.verified && d.transactionId === tx.id && !d.duplicate).map((d) => d.type);
-      return expected.filter((type) => {
-        const i = got.indexOf(type);
-        if (i >= 0) got.splice(i, 1);
-        return i < 0;
-      });
-    };
-    const deadline = Date.now() + DELIVERY_WAIT_MS;
-    while (missing().length > 0 && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-        delivered = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    delivered = () => undefined;
+    const missing = () => missingEvents(deliveries.filter((d) => d.verified && d.transactionId === tx.id && !d.duplicate).map((d) => d.type), expected);
+    const deadline = AbortSignal.timeout(DELIVERY_WAIT_MS);
+    while (missing().length > 0 && !deadline.aborted) await once(arrivals, 'delivery', { signal: deadline }).catch(() => undefined);
 
     const history = await statusHistory(api, tx.id);
-    const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
-    const to = new Date(ctx.now().getTime() + 60_000).toISOString();
-    let row: RevenueRow | undefined;
-    for await (const r of api.revenue.all({ from, to })) if (r.transaction_id === tx.id) row = r;
+    const row = (await ledgerRows(api, tx, ctx.now())).rows.at(-1);
 
     const webhooks = deliveries.map((d) => ({ id: d.id, type: d.type, verified: d.verified, duplicate: d.duplicate, status: d.status }));
     if (ctx.globals.json) {

@@ -1,14 +1,14 @@
 // offramp quote (docs/transactions.md, "offramp quote").
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
-import { ApiError, UsageError } from '../lib/errors.js';
+import { UsageError } from '../lib/errors.js';
 import { missingFlags, parseSymbol } from '../lib/input/values.js';
 import { parseAmount } from '../lib/money.js';
 import { writeJson } from '../lib/output/json.js';
 import { formatsOf, resolveFormat } from '../lib/output/format.js';
 import type { QuoteRequest } from '../lib/schemas.js';
 import { estimate, otherSide } from '../lib/tx/estimate.js';
-import { askNetwork, askToken, isStagingPair } from '../lib/tx/pair.js';
+import { askNetwork, askToken, explainPair } from '../lib/tx/pair.js';
 import { rememberQuote } from '../lib/tx/quotes.js';
 import { examples, type OptionsOf } from './command.js';
 
@@ -82,12 +82,4 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     },
   ]);
   ctx.io.err(`next: offramp tx create --quote ${quote.quote_id} --ref YOUR_REFERENCE (before it expires; token and network come from the quote)`);
-}
-
-/** A 400 for a pair other than usdt/bep20 is, on staging, the sandbox rule: say so. */
-export function explainPair(err: unknown, token: string, network: string): unknown {
-  if (err instanceof ApiError && err.status === 400 && !isStagingPair(token, network)) {
-    return err.withHint('staging (sandbox) accepts only --token usdt --network bep20');
-  }
-  return err;
 }

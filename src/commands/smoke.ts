@@ -9,10 +9,8 @@ import { receiveDeliveries, type SmokeReceiver } from '../lib/sandbox/receive.js
 import { chalkFor } from '../lib/output/render.js';
 import { paint } from '../lib/output/sanitize.js';
 import { writeJson } from '../lib/output/json.js';
-import { checkOutcome } from '../lib/sandbox/walk.js';
 import { errorAnnotations, summaryMarkdown, unreachableAnnotation, unreachableMarkdown } from '../lib/sandbox/github.js';
-import type { CheckResult } from '../lib/sandbox/invariants.js';
-import { evaluate } from '../lib/sandbox/invariants.js';
+import { evaluate, walkFailed, type CheckResult } from '../lib/sandbox/invariants.js';
 import { junitXml, type JUnitCase } from '../lib/sandbox/junit.js';
 import { collectFacts } from '../lib/sandbox/smoke.js';
 import { Timeline } from '../lib/sandbox/timeline.js';
@@ -36,7 +34,6 @@ export const command = () =>
 export type Options = OptionsOf<typeof command>;
 
 export async function run(opts: Options, ctx: Context): Promise<number | void> {
-  checkOutcome(opts.outcome, false);
   if (opts.receiveAt !== undefined && opts.deliveries === false) throw new UsageError('--receive-at and --no-deliveries: choose one');
   await refuseProduction(ctx, 'smoke');
   const api = await ctx.api();
@@ -63,13 +60,27 @@ export async function run(opts: Options, ctx: Context): Promise<number | void> {
 
 /** The walk, the invariants and the reports; `own`: smoke's receiver, when it receives the deliveries. */
 async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver | undefined): Promise<void> {
-  const outcome = checkOutcome(opts.outcome, false);
+  const { outcome } = opts;
   const github = opts.report === 'github';
   const timeline = await Timeline.create(ctx.io);
   const startedAt = ctx.now();
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  const suiteName = `offramp smoke (${outcome})`;
+  // Written aside and renamed: a half-written report is never read as a whole one.
+  const writeJunit = async (cases: JUnitCase[], properties?: Record<string, string>) => {
+    if (opts.junit) await writeAside(opts.junit, junitXml({ name: `offramp smoke (${outcome})`, timestamp: startedAt, seconds: seconds(), cases, ...(properties ? { properties } : {}) }), 0o644);
+  };
+  /** The `--json` report, the same shape whether the run passed, failed a check, or could not reach the service. */
+  const jsonReport = (ok: boolean, checks: CheckResult[], steps: unknown[], transactionId?: string, reference?: string) => ({
+    ok,
+    outcome,
+    transaction_id: transactionId ?? null,
+    merchant_reference: reference ?? null,
+    started_at: startedAt.toISOString(),
+    duration_ms: Math.round(seconds() * 1000),
+    checks,
+    steps,
+  });
 
   let facts;
   try {
@@ -85,17 +96,11 @@ async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver |
     // gets a report saying so, then the usual exit code for the error.
     timeline.fail();
     const detail = err instanceof CliError ? `${err.code}: ${err.message}` : String(err);
-    if (opts.junit) {
-      const cases: JUnitCase[] = [{ id: 'walk', name: `the walk reached ${outcome}`, status: 'error', detail }];
-      await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases }), 0o644);
-    }
+    await writeJunit([{ ...walkFailed(outcome, detail), status: 'error' }]);
     if (github) await reportToGithub(ctx, [unreachableAnnotation(outcome, detail)], unreachableMarkdown(outcome, detail));
     // A CI job that keeps stdout (`smoke --json > result.json`) gets a report whether the
     // run passed or failed; the exit code says which, the error envelope goes to stderr.
-    if (ctx.globals.json) {
-      const walk: CheckResult = { id: 'walk', name: `the walk reached ${outcome}`, status: 'fail', detail };
-      writeJson(ctx.io, jsonReport({ ok: false, outcome, startedAt, ms: seconds() * 1000, checks: [walk], steps: [] }));
-    }
+    if (ctx.globals.json) writeJson(ctx.io, jsonReport(false, [walkFailed(outcome, detail)], []));
     throw err;
   }
   // A walk the service refused part-way leaves its step's spinner running.
@@ -110,14 +115,9 @@ async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver |
   const reference = facts.steps.find((s) => s.step === 'create')?.detail?.merchant_reference;
   if (reference) properties.merchant_reference = reference;
 
-  // Written aside and renamed: a half-written report is never read as a whole one.
-  if (opts.junit) await writeAside(opts.junit, junitXml({ name: suiteName, timestamp: startedAt, seconds: seconds(), cases: checks, properties }), 0o644);
-
-  if (ctx.globals.json) {
-    writeJson(ctx.io, jsonReport({ ok, outcome, transactionId: facts.transactionId, reference, startedAt, ms: seconds() * 1000, checks, steps: facts.steps }));
-  } else {
-    renderReport(ctx, checks, facts.transactionId, outcome);
-  }
+  await writeJunit(checks, properties);
+  if (ctx.globals.json) writeJson(ctx.io, jsonReport(ok, checks, facts.steps, facts.transactionId, reference));
+  else renderReport(ctx, checks, facts.transactionId, outcome);
   if (opts.junit) ctx.io.err(`JUnit report written to ${opts.junit}`);
   if (github) {
     const run = { outcome, transactionId: facts.transactionId, reference, seconds: seconds(), checks };
@@ -126,20 +126,6 @@ async function check(opts: Options, ctx: Context, api: Api, own: SmokeReceiver |
   if (!ok) {
     throw new CheckFailed(`${failed.length} of ${checks.length} smoke checks failed: ${failed.map((c) => c.id).join(', ')}`);
   }
-}
-
-/** The `--json` report, the same shape whether the run passed, failed a check, or could not reach the service. */
-function jsonReport(r: { ok: boolean; outcome: string; transactionId?: string | undefined; reference?: string | undefined; startedAt: Date; ms: number; checks: CheckResult[]; steps: unknown[] }): object {
-  return {
-    ok: r.ok,
-    outcome: r.outcome,
-    transaction_id: r.transactionId ?? null,
-    merchant_reference: r.reference ?? null,
-    started_at: r.startedAt.toISOString(),
-    duration_ms: Math.round(r.ms),
-    checks: r.checks,
-    steps: r.steps,
-  };
 }
 
 function renderReport(ctx: Context, checks: CheckResult[], txId: string | undefined, outcome: string): void {

@@ -3,7 +3,7 @@
 // transactions through it; the CLI reads it to explain a 409, to know when `tx watch` is
 // done, and to keep a webhook listener's status from moving backwards. Most edges are the
 // spec's "not shown": our choices are listed in docs/emulator.md, "Lifecycle".
-import type { SimulatorEvent, TransactionStatus } from './vocabulary.js';
+import { TRANSACTION_STATUSES, type SimulatorEvent, type TransactionStatus } from './vocabulary.js';
 
 export type Step = { to: TransactionStatus; reason: string };
 
@@ -12,19 +12,21 @@ export type Transition = {
   from: readonly TransactionStatus[];
   /** Status changes it makes, in order; empty when it only emits a webhook. */
   steps: readonly Step[];
-  /** Extra condition beyond the status, checked by the caller (see `eventAllowed`). */
+  /** Extra condition beyond the status, checked by `refusal`. */
   needsDeposit?: boolean;
   /** Valid at most once per transaction (payout.settled). */
   once?: boolean;
 };
 
-const NON_TERMINAL: readonly TransactionStatus[] = [
-  'pending',
-  'awaiting_deposit',
-  'deposit_confirming',
-  'selling_crypto',
-  'order_filled',
-];
+/**
+ * Statuses a transaction normally rests in. `failed` counts as final for watching
+ * (the transaction will not complete), though a refund may still follow it.
+ */
+export const FINAL_STATUSES: readonly TransactionStatus[] = ['completed', 'failed', 'expired', 'cancelled', 'refunded'];
+
+export function isFinal(status: string): boolean {
+  return (FINAL_STATUSES as readonly string[]).includes(status);
+}
 
 export const TRANSITIONS: Record<SimulatorEvent, Transition> = {
   'deposit.detected': {
@@ -43,7 +45,7 @@ export const TRANSITIONS: Record<SimulatorEvent, Transition> = {
     ],
   },
   'transaction.failed': {
-    from: NON_TERMINAL,
+    from: TRANSACTION_STATUSES.filter((s) => !isFinal(s)),
     steps: [{ to: 'failed', reason: 'transaction:failed' }],
   },
   'transaction.expired': {
@@ -69,18 +71,8 @@ export const CREATED_STEP = { from: 'pending', to: 'awaiting_deposit', reason: '
 export const CANCELLABLE: readonly TransactionStatus[] = ['pending', 'awaiting_deposit'];
 export const CANCEL_STEP: Step = { to: 'cancelled', reason: 'partner:cancelled' };
 
-/** Deposit deadline passed with nothing received (same edge as transaction.expired). */
-export const EXPIRY_STEP: Step = { to: 'expired', reason: 'deposit:expired' };
-
-/**
- * Statuses a transaction normally rests in. `failed` counts as final for watching
- * (the transaction will not complete), though a refund may still follow it.
- */
-export const FINAL_STATUSES: readonly TransactionStatus[] = ['completed', 'failed', 'expired', 'cancelled', 'refunded'];
-
-export function isFinal(status: string): boolean {
-  return (FINAL_STATUSES as readonly string[]).includes(status);
-}
+/** Deposit deadline passed with nothing received: the edge transaction.expired takes. */
+export const EXPIRY_STEP: Step = TRANSITIONS['transaction.expired'].steps[0]!;
 
 export type TransactionFacts = { status: string; hasDeposit: boolean; payoutSettled: boolean };
 
@@ -130,29 +122,14 @@ export function isEdge(from: string, to: string): boolean {
 
 /** Whether `to` can follow `from` through one or more edges (a forward move). */
 export function isForward(from: string, to: string): boolean {
-  const seen = new Set<string>();
-  const queue = [from];
-  while (queue.length > 0) {
-    const at = queue.shift()!;
-    for (const next of EDGES.get(at) ?? []) {
-      if (next === to) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        queue.push(next);
-      }
-    }
-  }
-  return false;
+  const reached = new Set(EDGES.get(from));
+  // A Set's iterator also visits what is added while it runs: this walks every path out of `from`.
+  for (const at of reached) for (const next of EDGES.get(at) ?? []) reached.add(next);
+  return reached.has(to);
 }
 
-/** Which transaction status a lifecycle webhook event reports (payout.settled: completed). */
+/** Which transaction status a lifecycle webhook event reports: where its last step leads (payout.settled: completed, where it is valid). */
 export const STATUS_OF_EVENT: Record<string, TransactionStatus> = {
-  'transaction.created': 'awaiting_deposit',
-  'deposit.detected': 'deposit_confirming',
-  'deposit.confirmed': 'selling_crypto',
-  'transaction.completed': 'completed',
-  'transaction.failed': 'failed',
-  'transaction.expired': 'expired',
-  'transaction.refunded': 'refunded',
-  'payout.settled': 'completed',
+  'transaction.created': CREATED_STEP.to,
+  ...Object.fromEntries(Object.entries(TRANSITIONS).map(([event, t]) => [event, t.steps.at(-1)?.to ?? t.from[0]!])),
 };

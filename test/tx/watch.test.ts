@@ -218,6 +218,25 @@ describe('tx watch', () => {
       await service.down();
     });
 
+    it('says a long outage in minutes and seconds, as every span in a sentence', async () => {
+      const service = await flaky([at('awaiting_deposit'), upTo(['awaiting_deposit']), at('completed'), upTo(['awaiting_deposit', 'completed'])]);
+      let t = Date.parse('2026-11-22T10:00:00Z');
+      let sleeps = 0;
+      const r = await runMain(['tx', 'watch', TX_ID, '--interval', '1m'], {
+        env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: service.baseUrl },
+        now: () => new Date(t),
+        sleep: async (ms) => {
+          t += ms;
+          // Down after the first poll, back once three minutes have passed.
+          if (++sleeps === 1) await service.down();
+          else if (t >= Date.parse('2026-11-22T10:03:00Z')) await service.up();
+        },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^the service answers again, after [2-4] min \d+ s; still watching$/m);
+      await service.down();
+    });
+
     it('lasts no longer than --timeout: exit 7 at the deadline, naming the status it was last seen in', async () => {
       const service = await flaky([at('awaiting_deposit'), upTo(['awaiting_deposit'])]);
       let t = Date.parse('2026-11-22T10:00:00Z');

@@ -171,6 +171,17 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
   });
 });
 
+describe('webhooks list against a scripted server', () => {
+  it('an empty --cursor is refused as tx list refuses it, before any request', async () => {
+    const server = await scriptedServer([]);
+    const r = await runMain(['webhooks', 'list', '--cursor', ' '], { env: { OFFRAMP_API_KEY: 'sk_test_list_cursor_0001', OFFRAMP_BASE_URL: server.baseUrl } });
+    await server.close();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: USAGE: --cursor must not be empty\nhint: pass the next_cursor a previous page printed\n');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe('webhooks replay against a scripted server', () => {
   const KEY = 'sk_test_replay_scripted_77aa';
   const ID_A = '11111111-1111-4111-8111-111111111111';

@@ -6,7 +6,7 @@ import { UsageError } from '../../lib/errors.js';
 import { writeJson } from '../../lib/output/json.js';
 import type { AdvanceResult } from '../../emulator/index.js';
 import { parseDuration } from '../../lib/input/duration.js';
-import { formatDuration } from '../../lib/input/values.js';
+import { formatDuration } from '../../lib/output/time.js';
 import { examples, withArguments, type OptionsOf } from '../command.js';
 import { callControl, controlTarget, type ControlFlags } from '../../lib/emulator/control-client.js';
 

@@ -86,7 +86,7 @@ function checkEvent(value: string): SimulatorEvent {
   if (!isEvent(value)) {
     throw new UsageError(`unknown simulator event "${value}"`, EVENT_LIST);
   }
-  return value as SimulatorEvent;
+  return value;
 }
 
 function isEvent(value: string): value is SimulatorEvent {

@@ -4,11 +4,10 @@ import { statusHistory } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
-import { checkOutcome } from '../../lib/sandbox/walk.js';
 import { Timeline } from '../../lib/sandbox/timeline.js';
 import { continuingWalk, OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sandbox/walk.js';
 import { isOutage } from '../../lib/client/errors.js';
-import { CliError } from '../../lib/errors.js';
+import { CliError, UsageError } from '../../lib/errors.js';
 import { offrampWords, pasteable } from '../../lib/input/values.js';
 import { publicUrl } from '../../lib/client/url.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
@@ -28,7 +27,9 @@ export const command = () =>
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   resolveFormat(ctx.globals, formatsOf('simulate walk'));
-  const outcome = checkOutcome(opts.outcome, opts.settle);
+  const { outcome } = opts;
+  // --settle sends payout.settled, which only follows a completion.
+  if (opts.settle && outcome !== 'completed') throw new UsageError(`--settle only applies to --outcome completed (got ${outcome})`);
   const target = await resolveTarget(ctx, opts.txId, opts.ref, { name: 'TX_ID', optional: true });
   await refuseProduction(ctx, 'simulate walk');
   const txId = target

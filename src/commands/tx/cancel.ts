@@ -37,7 +37,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     answer = await cancelTransaction(api, id, key);
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 409)) throw rethrow(ctx, id, key, err);
-    const current = await currentStatus(ctx, id);
+    // The transaction as it is now tells "already cancelled" from "too late" (undefined when it cannot be read).
+    const current = await transactionById(api, id).catch(() => undefined);
     if (current?.status !== 'cancelled') throw withStatus(id, err, current?.status);
     answer = { data: current, message: `transaction ${id} is already cancelled; nothing to do` };
   }
@@ -56,15 +57,6 @@ function rethrow(ctx: Context, id: string, key: string, err: unknown): unknown {
     EXIT.network,
     `the same --idempotency-key repeats the same cancellation; \`offramp tx get ${id}\` shows the status`,
   );
-}
-
-/** The transaction as it is now, to tell "already cancelled" from "too late"; undefined when it cannot be read. */
-async function currentStatus(ctx: Context, id: string): Promise<Transaction | undefined> {
-  try {
-    return await transactionById(await ctx.api(), id);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { UsageError } from '../../lib/errors.js';
 import {
   ask,
   generateReference,
+  MAX_REFERENCE_LENGTH,
   missingFlags,
   offrampWords,
   pasteable,
@@ -53,8 +54,7 @@ export const command = () =>
       ),
     );
 
-/** The emulator's bounds, and sane ones for identifiers and a phone number. */
-const MAX_ID_LENGTH = 128;
+/** A sane bound for a phone number (the identifiers take the emulator's, MAX_REFERENCE_LENGTH). */
 const PHONE = /^\+?[0-9][0-9 ()-]{2,31}$/;
 
 type Plan = { mode: 'quote'; quoteId: string; network: string } | { mode: 'direct'; fiat: string; token: string; network: string };
@@ -76,7 +76,8 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   let ref = opts.ref !== undefined ? parseReference(opts.ref, '--ref') : undefined;
   const merchantId = optionalId(opts.merchantId, '--merchant-id');
   const terminalId = optionalId(opts.terminalId, '--terminal-id');
-  const sellerPhone = optionalPhone(opts.sellerPhone);
+  const sellerPhone = opts.sellerPhone?.trim();
+  if (sellerPhone !== undefined && !PHONE.test(sellerPhone)) throw new UsageError(`--seller-phone "${opts.sellerPhone}" is not a phone number (like +2348012345678)`);
   const key = opts.idempotencyKey !== undefined ? parseIdempotencyKey(opts.idempotencyKey) : randomUUID();
   let mode: Plan['mode'] | undefined = quoteId !== undefined ? 'quote' : fiat !== undefined || token !== undefined ? 'direct' : undefined;
   // The quote's own token and network, when `offramp quote` made it here; a flag that says
@@ -162,16 +163,15 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   };
 
   if (asked) await confirmSummary(ctx, body);
-  else await confirm(ctx, `create transaction ${ref}: ${describePlan(body)}`, notCreated(ref));
+  else await confirm(ctx, `create transaction ${ref}: ${plan.mode === 'quote' ? `quote ${plan.quoteId} on ${plan.network}` : `${plan.fiat} NGN paid out for ${plan.token} on ${plan.network}`}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
   const retry = retryCommand(ctx, publicUrl(settings.baseUrl), body, key);
-  const note = (line: string) => ctx.io.err(line);
   // In quote mode the request carries no token: the answer is checked against the quote's,
   // or against --token when the quote was made elsewhere.
   const quoteToken = plan.mode === 'quote' ? (quoted?.crypto_currency ?? token) : undefined;
   const { tx, recovered } = await createWithRecovery(await ctx.api(), body, key, {
-    note,
+    note: (line) => ctx.io.err(line),
     retry,
     keyGiven: opts.idempotencyKey !== undefined,
     ...(quoteToken !== undefined ? { token: quoteToken } : {}),
@@ -232,22 +232,8 @@ const notCreated = (ref: string) => `transaction ${JSON.stringify(ref)} not crea
 function optionalId(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
-  if (v === '' || v.length > MAX_ID_LENGTH) throw new UsageError(`${flag} must be 1 to ${MAX_ID_LENGTH} characters`);
+  if (v === '' || v.length > MAX_REFERENCE_LENGTH) throw new UsageError(`${flag} must be 1 to ${MAX_REFERENCE_LENGTH} characters`);
   const problem = textProblem(v);
   if (problem) throw new UsageError(`${flag} ${problem}`);
   return v;
-}
-
-function optionalPhone(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (!PHONE.test(v)) throw new UsageError(`--seller-phone "${value}" is not a phone number (like +2348012345678)`);
-  return v;
-}
-
-/** What a create asks for, in the words of a confirmation: amount, token, network. */
-export function describePlan(body: CreateTransactionRequest): string {
-  return body.quote_id !== undefined
-    ? `quote ${body.quote_id} on ${body.network}`
-    : `${body.fiat_amount} NGN paid out for ${body.crypto_currency} on ${body.network}`;
 }

@@ -9,7 +9,7 @@ import { isFinal } from '../../lib/lifecycle.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
-import { localTime } from '../../lib/output/time.js';
+import { humanDuration, localTime } from '../../lib/output/time.js';
 import { paint } from '../../lib/output/sanitize.js';
 import type { StatusHistoryEntry, Transaction } from '../../lib/schemas.js';
 import { ChangeLog } from '../../lib/tx/changes.js';
@@ -103,7 +103,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       }
       if (downSince !== undefined) {
         spinner?.clear();
-        ctx.io.err(`the service answers again, after ${Math.round((ctx.now().getTime() - downSince) / 1000)} s; still watching`);
+        ctx.io.err(`the service answers again, after ${humanDuration(ctx.now().getTime() - downSince)}; still watching`);
         downSince = undefined;
       }
       if (spinner) {
@@ -111,16 +111,14 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         spinner.render();
       }
 
-      if (until === undefined ? isFinal(tx.status) : tx.status === until || reached) {
+      const done = until === undefined ? isFinal(tx.status) : tx.status === until || reached;
+      if (done || isFinal(tx.status)) {
         spinner?.stop();
-        showFinal(ctx, format, tx, color);
+        // The status the watch ends on, with what the snapshot says of the deposit.
+        if (format === 'table') ctx.io.print(['final status: ', paint(tx.status, color), depositNote(tx)]);
+        if (!done) throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
         ctx.io.err(until === undefined || tx.status === until ? `reached ${tx.status}` : `reached ${until} at ${reached!.changed_at} (now ${tx.status})`);
         return;
-      }
-      if (isFinal(tx.status)) {
-        spinner?.stop();
-        showFinal(ctx, format, tx, color);
-        throw new CheckFailed(`transaction ${tx.id} ended in ${tx.status}, not ${goal}`, `\`offramp tx history ${tx.id}\` shows how it got there`);
       }
 
       await pause();
@@ -132,7 +130,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     throw err;
   } finally {
     spinner?.stop();
-    // --json is the last snapshot read, whatever the outcome.
+    // --json is the last snapshot read, however the watch ends.
     if (format === 'json' && tx) writeJson(ctx.io, tx);
   }
 }
@@ -149,10 +147,4 @@ function depositNote(tx: Transaction): string {
   const deposit = tx.deposit_status ? `, deposit ${tx.deposit_status}` : '';
   const confirmations = tx.confirmations != null ? ` (${tx.confirmations}${tx.required_confirmations != null ? `/${tx.required_confirmations}` : ''} confirmations)` : '';
   return `${deposit}${confirmations}`;
-}
-
-/** The status the watch ends on, with what the snapshot says of the deposit. */
-function showFinal(ctx: Context, format: string, tx: Transaction, color: (status: string) => string): void {
-  if (format !== 'table') return;
-  ctx.io.print(['final status: ', paint(tx.status, color), depositNote(tx)]);
 }

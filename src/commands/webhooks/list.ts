@@ -1,16 +1,13 @@
 // offramp webhooks list: the partner's webhook event history with delivery telemetry, in the
 // order the service pages it (docs/webhooks.md, "Finding events").
 import { Command } from '@commander-js/extra-typings';
-import { FULL_PAGE } from '../../lib/client/api.js';
-import { DEFAULT_PAGE } from '../../lib/client/paginate.js';
 import type { Context } from '../../lib/context.js';
-import { parseIntFlag, shellQuote } from '../../lib/input/values.js';
+import { shellQuote } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
-import { UsageError } from '../../lib/errors.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
-import { counted } from '../../lib/output/spinner.js';
-import { pageJson, writeJson, writeJsonPage, writeNdjsonLine } from '../../lib/output/json.js';
+import { writeNdjsonLine } from '../../lib/output/json.js';
+import { pageFlags, pageQuery, readList } from '../../lib/output/list.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { filterTransactionId } from '../../lib/tx/lookup.js';
@@ -19,47 +16,39 @@ import { eventIdColumn, reasonColumn, transactionColumn, typeColumn } from '../.
 import { examples, type OptionsOf } from '../command.js';
 
 export const command = () =>
-  new Command('list')
-    .description('list webhook events with their delivery status')
-    .option('--tx <id>', 'only events about this transaction (id or its first 8+ characters)')
-    .option('--ref <merchant_reference>', 'only events about the transaction with this reference')
-    .option('--type <type>', 'only this event type')
-    .option('--status <status>', "only this delivery status (the emulator's: pending, delivered, failed)")
-    .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
-    .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)')
-    .option('--limit <n>', 'page size, 1 to 100 (default 20)')
-    .option('--cursor <cursor>', 'continue from a previous page')
-    .option('--all', 'follow every page to the end')
-    .option('--raw-cells', "-o csv: write cells exactly as received (no ' before a cell a spreadsheet would run as a formula)")
-    .addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f3c1e'));
+  pageFlags(
+    new Command('list')
+      .description('list webhook events with their delivery status')
+      .option('--tx <id>', 'only events about this transaction (id or its first 8+ characters)')
+      .option('--ref <merchant_reference>', 'only events about the transaction with this reference')
+      .option('--type <type>', 'only this event type')
+      .option('--status <status>', "only this delivery status (the emulator's: pending, delivered, failed)")
+      .option('--from <date>', 'created at or after (YYYY-MM-DD or RFC 3339)')
+      .option('--to <date>', 'created at or before (YYYY-MM-DD or RFC 3339)'),
+    'follow every page to the end',
+  ).addHelpText('after', examples('offramp webhooks list --status failed --all', 'offramp webhooks list --tx 0b6f3c1e'));
 
 const CSV_COLUMNS = ['event_id', 'aggregate_id', 'event_type', 'delivery_status', 'attempts', 'last_error', 'created_at', 'updated_at'];
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   const { io } = ctx;
   const format = resolveFormat(ctx.globals, formatsOf('webhooks list'));
-  if (opts.rawCells && format !== 'csv') throw new UsageError(`--raw-cells applies to -o csv only (-o ${format} never alters a cell)`);
+  const paging = pageQuery(opts, format);
   const { tx, ref, ...flags } = opts;
-  const query = eventFilters(flags);
-  const limit = opts.limit !== undefined ? parseIntFlag(opts.limit, '--limit', 1, 100) : undefined;
-  if (opts.cursor !== undefined) query.cursor = opts.cursor;
+  const query = { ...eventFilters(flags), ...paging };
   const txId = await filterTransactionId(ctx, tx, ref);
   if (txId !== undefined) query.transaction_id = txId;
   const api = await ctx.api();
 
-  // One page unless --all; --json is the page object either way (as tx list).
-  const page = opts.all ? undefined : await api.webhooks.list({ ...query, limit: limit ?? DEFAULT_PAGE });
-  if (page && format === 'json') return writeJson(io, pageJson(page, limit ?? DEFAULT_PAGE));
   // A table waits for every event; the other formats print each as it comes.
-  const events = page ? page.items : counted(ctx, 'reading webhook events', api.webhooks.all({ ...query, ...(limit !== undefined ? { limit } : {}) }), format !== 'table');
+  const { page, items: events } = await readList(ctx, api.webhooks, query, { all: opts.all, format, what: 'reading webhook events', printed: format !== 'table' });
+  if (page && format === 'json') return;
   if (format === 'ndjson') {
-    for await (const event of events) writeNdjsonLine(io, event);
-  } else if (format === 'json') {
-    await writeJsonPage(io, events, limit ?? FULL_PAGE);
+    for await (const event of events!) writeNdjsonLine(io, event);
   } else if (format === 'csv') {
     // Spreadsheet-safe cells as in the ledger export (last_error is the service's free text), unless --raw-cells.
-    await writeCsv(io, CSV_COLUMNS, events, opts.rawCells ? {} : { guard: spreadsheetSafe });
-  } else {
+    await writeCsv(io, CSV_COLUMNS, events!, opts.rawCells ? {} : { guard: spreadsheetSafe });
+  } else if (events) {
     // A table aligns its columns, so it needs every row first.
     const all: WebhookEvent[] = [];
     for await (const event of events) all.push(event);

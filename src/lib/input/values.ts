@@ -6,6 +6,7 @@ import type { Context, Globals, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RevenueFilters } from '../client/filters.js';
+import { formatDuration } from '../output/time.js';
 import { MAX_DURATION_MS, parseDuration, type BareUnit } from './duration.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -102,17 +103,6 @@ export function toleranceSeconds(value: string): number {
   const ms = durationFlag(value, '--tolerance', 's', 0, 86_400_000);
   if (ms % 1000 !== 0) throw new UsageError(`--tolerance is whole seconds (got "${value}")`);
   return ms / 1000;
-}
-
-/** `ms` in the units a duration flag takes, largest first (`2m`, `1h30m`, `1s500ms`, `0ms`), for messages. */
-export function formatDuration(ms: number): string {
-  const parts: string[] = [];
-  let rest = Math.floor(ms);
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
-    if (rest >= size) parts.push(`${Math.floor(rest / size)}${unit}`);
-    rest %= size;
-  }
-  return parts.join('') || '0ms';
 }
 
 /** The error for required flags that were not given and cannot be asked for. */

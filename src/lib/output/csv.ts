@@ -7,7 +7,7 @@
 // "Text from outside"). Whoever writes CSV must say where it goes (`terminal`), so no writer
 // can forget.
 import { once } from 'node:events';
-import { stringify, type Options, type Stringifier } from 'csv-stringify';
+import { stringify, type Stringifier } from 'csv-stringify';
 import type { IO } from '../io.js';
 import { terminalSafe } from './sanitize.js';
 
@@ -29,10 +29,13 @@ export type CsvOptions = {
   bom?: boolean;
 };
 
-function options(columns: readonly string[], opts: CsvOptions): Options {
+/** A streaming writer: the header first, even when no record follows. */
+export function csvStream(columns: readonly string[], opts: CsvOptions): Stringifier {
   const { guard, terminal } = opts;
   const shown = terminal ? terminalSafe : (v: string) => v;
-  return {
+  return stringify({
+    header: true,
+    bom: Boolean(opts.bom),
     columns: columns.map((key) => ({ key })),
     record_delimiter: 'windows',
     quoted_match: SEPARATORS,
@@ -44,7 +47,7 @@ function options(columns: readonly string[], opts: CsvOptions): Options {
         ? { string: (v: string, ctx: { column?: number | string; header: boolean }) => (ctx.header ? v : shown(guard ? guard(v, String(ctx.column)) : v)) }
         : {}),
     },
-  };
+  });
 }
 
 /**
@@ -73,11 +76,6 @@ export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
  */
 export function guardExceptAmounts(amounts: readonly string[]): CellGuard {
   return (value, column) => (PLAIN_DECIMAL.test(value) && amounts.includes(column) ? value : spreadsheetSafe(value));
-}
-
-/** A streaming writer: the header first, even when no record follows. */
-export function csvStream(columns: readonly string[], opts: CsvOptions): Stringifier {
-  return stringify({ ...options(columns, opts), header: true, bom: Boolean(opts.bom) });
 }
 
 /** `rows` as CSV on stdout, streamed with backpressure; on a terminal, cells shown terminal-safe. */

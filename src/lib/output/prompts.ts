@@ -6,23 +6,16 @@ import type * as Inquirer from '@inquirer/prompts';
 import { terminalSafe } from './sanitize.js';
 
 type Prompts = typeof Inquirer;
+const OTHERS = ['password', 'number', 'confirm', 'select', 'checkbox', 'rawlist', 'expand', 'search', 'editor'] as const;
 type PromptConfig = { message?: unknown; default?: unknown; choices?: unknown; validate?: (value: never) => unknown };
 
 /** `prompts` with each prompt's shown text made terminal-safe. */
 export function safePrompts(prompts: Prompts): Prompts {
   return {
     ...prompts,
+    ...Object.fromEntries(OTHERS.map((kind) => [kind, safe(prompts[kind])])),
     // An input's default is shown, and it is the answer when Enter is pressed: the safe form is both.
     input: safe(prompts.input, true),
-    password: safe(prompts.password),
-    number: safe(prompts.number),
-    confirm: safe(prompts.confirm),
-    select: safe(prompts.select),
-    checkbox: safe(prompts.checkbox),
-    rawlist: safe(prompts.rawlist),
-    expand: safe(prompts.expand),
-    search: safe(prompts.search),
-    editor: safe(prompts.editor),
   };
 }
 

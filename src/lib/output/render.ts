@@ -41,10 +41,7 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
   const widths = [...natural];
   if (width === undefined) return { keep, widths };
   const floor = (i: number) => Math.min(natural[i]!, fits[i]?.min ?? natural[i]!);
-  const total = (w: (i: number) => number) => {
-    const shown = keep.flatMap((k, i) => (k ? [w(i)] : []));
-    return shown.reduce((a, b) => a + b, 0) + gap * Math.max(0, shown.length - 1);
-  };
+  const total = (w: (i: number) => number) => span(keep.flatMap((k, i) => (k ? [w(i)] : [])), gap);
   const droppable = fits.flatMap((f, i) => (f?.drop !== undefined ? [[f.drop, i] as const] : [])).sort((a, b) => a[0] - b[0]);
   for (const [, i] of droppable) {
     if (total(floor) <= width) break;
@@ -63,16 +60,18 @@ export function fitWidths(natural: number[], fits: (Fit | undefined)[], width: n
   return { keep, widths };
 }
 
+/** How wide columns of `widths` are, side by side with `gap` between them. */
+const span = (widths: number[], gap: number) => widths.reduce((a, b) => a + b, 0) + gap * Math.max(0, widths.length - 1);
+
 export type Layout = { keep: boolean[]; widths: number[]; gap: number; compact: boolean };
 
 /** How a table fits `width`: the compact forms first, then the space between columns, then fitWidths. */
 export function layout(natural: number[], compactNatural: number[] | undefined, fits: (Fit | undefined)[], width: number | undefined): Layout {
-  const sum = (w: number[], gap: number) => w.reduce((a, b) => a + b, 0) + gap * Math.max(0, w.length - 1);
   const whole = (widths: number[], gap: number, compact: boolean): Layout => ({ keep: widths.map(() => true), widths, gap, compact });
-  if (width === undefined || sum(natural, GAP) <= width) return whole(natural, GAP, false);
+  if (width === undefined || span(natural, GAP) <= width) return whole(natural, GAP, false);
   const widths = compactNatural ?? natural;
   const compact = compactNatural !== undefined;
-  if (sum(widths, GAP) <= width) return whole(widths, GAP, compact);
+  if (span(widths, GAP) <= width) return whole(widths, GAP, compact);
   return { ...fitWidths(widths, fits, width, NARROW_GAP), gap: NARROW_GAP, compact };
 }
 
@@ -96,7 +95,7 @@ export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>):
     columns.map((col, i) => Math.max(textWidth(col.header), ...cells.map((r) => Math.max(...r[i]!.split('\n').map(textWidth)))));
   const full = cellsOf((col) => col.value);
   const short = columns.some((col) => col.compact) ? cellsOf((col) => col.compact ?? col.value) : undefined;
-  // A header is never cut: it is what says what the column holds.
+  // A header is never cut: it is what says what the column holds (a column is never narrower than it).
   const fits = columns.map((col) => (col.fit?.min !== undefined ? { ...col.fit, min: Math.max(col.fit.min, textWidth(col.header)) } : col.fit));
   const plan = layout(naturalOf(full), short && naturalOf(short), fits, io.tableWidth);
   const cells = plan.compact ? short! : full;
@@ -112,7 +111,6 @@ export function renderTable<T>(io: IO, columns: Column<T>[], rows: Iterable<T>):
       split.map((l, i) => pad(l[n] ?? '', widths[i]!)).join(' '.repeat(plan.gap)).replace(/[ \t]+$/, ''),
     );
   };
-  // Headers are never cut: a column is never narrower than its header (fits, layout).
   io.out(`${[...lines(columns.map((col) => c.bold(col.header))), ...cells.flatMap((row) => lines(row))].join('\n')}\n`);
 }
 

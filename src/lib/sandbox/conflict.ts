@@ -7,12 +7,10 @@ import { eventsValidFrom } from '../lifecycle.js';
 import { TRANSACTION_STATUSES } from '../vocabulary.js';
 
 /** A 409 from the simulator, explained; keeps the service's envelope for `--json`. */
-export class SimulatorConflict extends CliError {
+class SimulatorConflict extends CliError {
   constructor(
     message: string,
     hint: string,
-    readonly status: string | undefined,
-    readonly validEvents: string[],
     readonly envelope: unknown,
   ) {
     super(message, 'CONFLICT', EXIT.conflict, hint);
@@ -28,15 +26,9 @@ export async function explainConflict(api: Api, txId: string, event: string, err
     status = statusNamedIn(err.message);
   }
   if (!status) {
-    return new SimulatorConflict(`${event} was refused: ${err.message}`, 'read the transaction (offramp tx get) to see its status', undefined, [], err.envelope);
+    return new SimulatorConflict(`${event} was refused: ${err.message}`, 'read the transaction (offramp tx get) to see its status', err.envelope);
   }
-  return new SimulatorConflict(
-    `transaction ${txId} is ${status}; the service refused ${event}: ${err.message}`,
-    validEventsHint(status),
-    status,
-    eventsValidFrom(status),
-    err.envelope,
-  );
+  return new SimulatorConflict(`transaction ${txId} is ${status}; the service refused ${event}: ${err.message}`, validEventsHint(status), err.envelope);
 }
 
 /** The hint of a refused step: which simulator events are valid from `status`. */

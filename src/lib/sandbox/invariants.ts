@@ -45,7 +45,8 @@ export type SmokeFacts = {
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 export type CheckResult = { id: string; name: string; status: CheckStatus; detail: string };
 
-export type Invariant = { id: string; name: string; check(facts: SmokeFacts): Omit<CheckResult, 'id' | 'name'> };
+export type Invariant = { id: string; name: string; check(facts: SmokeFacts): Verdict };
+type Verdict = Omit<CheckResult, 'id' | 'name'>;
 
 const pass = (detail: string) => ({ status: 'pass' as const, detail });
 const fail = (detail: string) => ({ status: 'fail' as const, detail });
@@ -54,14 +55,24 @@ const skip = (detail: string) => ({ status: 'skip' as const, detail });
 /** `<scope>:<word>` (the spec, "Status history entry"): lower-case words, `_` allowed. */
 export const REASON_FORM = /^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$/;
 
+/** A fact's value, or the failure saying why the check could not look at it. */
+function valueOf<T>(f: SmokeFacts, fact: Fact<T> | undefined, absent: string, unreadable: string): T | Verdict {
+  if (!fact) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : absent}`);
+  return fact.ok ? fact.value : fail(`could not ${unreadable}: ${fact.error}`);
+}
+
+/** The status history, or the failure saying why no check on it can pass. */
+function historyOf(f: SmokeFacts): StatusHistoryEntry[] | Verdict {
+  const history = valueOf(f, f.history, 'no history was read', 'read the status history');
+  return Array.isArray(history) && history.length === 0 ? fail('the status history is empty') : history;
+}
+
 export const statusOrder: Invariant = {
   id: 'status-order',
   name: 'the statuses went in a valid order',
   check(f) {
-    if (!f.history) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no history was read'}`);
-    if (!f.history.ok) return fail(`could not read the status history: ${f.history.error}`);
-    const history = f.history.value;
-    if (history.length === 0) return fail('the status history is empty');
+    const history = historyOf(f);
+    if (!Array.isArray(history)) return history;
     for (const [i, h] of history.entries()) {
       const where = `history entry ${i + 1}`;
       if (!isEdge(h.from_status, h.to_status)) return fail(`${where}: ${h.from_status} → ${h.to_status} is not a lifecycle transition`);
@@ -93,10 +104,8 @@ export const historyReasons: Invariant = {
   id: 'history-reasons',
   name: 'every history reason has the scope:word form',
   check(f) {
-    if (!f.history) return fail('not checked: no history was read');
-    if (!f.history.ok) return fail(`could not read the status history: ${f.history.error}`);
-    const history = f.history.value;
-    if (history.length === 0) return fail('the status history is empty');
+    const history = historyOf(f);
+    if (!Array.isArray(history)) return history;
     const bad = history
       .map((h, i) => ({ h, i }))
       .filter(({ h }) => !REASON_FORM.test(h.reason))
@@ -111,9 +120,9 @@ export function expectedEventTypes(steps: WalkStep[]): string[] {
   return steps.flatMap((s) => (s.step === 'create' ? ['transaction.created'] : s.step === 'quote' || s.step === 'read' ? [] : [s.step]));
 }
 
-/** The expected event types that the events do not account for, each event counting once. */
-export function missingEvents(events: WebhookEvent[], expected: string[]): string[] {
-  const left = events.map((e) => e.event_type);
+/** The expected event types that the types seen do not account for, each seen counting once. */
+export function missingEvents(seen: (string | undefined)[], expected: string[]): string[] {
+  const left = [...seen];
   return expected.filter((type) => {
     const i = left.indexOf(type);
     if (i >= 0) left.splice(i, 1);
@@ -122,10 +131,9 @@ export function missingEvents(events: WebhookEvent[], expected: string[]): strin
 }
 
 /** The events listed about the walk's transaction, or the failure saying why none could be checked. */
-function transactionEvents(f: SmokeFacts, listing: Fact<WebhookEvent[]> | undefined): WebhookEvent[] | ReturnType<Invariant['check']> {
-  if (!listing) return fail(`not checked: ${f.walkError ? `the walk stopped (${f.walkError})` : 'no events were listed'}`);
-  if (!listing.ok) return fail(`could not list the events: ${listing.error}`);
-  return listing.value.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId);
+function transactionEvents(f: SmokeFacts, listing: Fact<WebhookEvent[]> | undefined): WebhookEvent[] | Verdict {
+  const events = valueOf(f, listing, 'no events were listed', 'list the events');
+  return Array.isArray(events) ? events.filter((e) => !f.transactionId || e.aggregate_id === f.transactionId) : events;
 }
 
 export const eventsCoverSteps: Invariant = {
@@ -134,7 +142,7 @@ export const eventsCoverSteps: Invariant = {
   check(f) {
     const listed = transactionEvents(f, f.events);
     if (!Array.isArray(listed)) return listed;
-    const missing = missingEvents(listed, expectedEventTypes(f.steps));
+    const missing = missingEvents(listed.map((e) => e.event_type), expectedEventTypes(f.steps));
     if (missing.length) {
       return fail(`no event listed for: ${missing.join(', ')} (listed: ${listed.map((e) => e.event_type).join(', ') || 'none'})`);
     }
@@ -171,7 +179,7 @@ function unknownStatus(status: string, names: DeliveryNames): boolean {
  * word is one of its "not yet" words. A pending event whose attempt failed is not over: the
  * service retries it, and may yet deliver it.
  */
-export function deliverySettled(e: WebhookEvent, names: DeliveryNames): boolean {
+export function deliveryOver(e: WebhookEvent, names: DeliveryNames): boolean {
   return e.delivery_status === names.delivered || e.delivery_status === names.failed || (!names.named && unknownStatus(e.delivery_status, names));
 }
 
@@ -195,8 +203,8 @@ export const deliveries: Invariant = {
       return skip(`skipped: no webhook endpoint (${events.length} events recorded, none sent)`);
     }
     const failing = undelivered.filter((e) => !noEndpoint(e.last_error) && (e.delivery_status === names.failed || e.last_error));
+    const own = f.receivedBySmoke;
     if (failing.length > 0) {
-      const own = f.receivedBySmoke;
       // The service keeps only a status; smoke's own receiver knows why it refused.
       const why = (e: WebhookEvent) => (own?.refused.has(e.event_id) ? `: ${own.refused.get(e.event_id)}` : '');
       const shown = failing.map((e) => `${e.event_type} ${e.delivery_status} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.last_error ?? 'no error given'}${why(e)}`);
@@ -209,7 +217,6 @@ export const deliveries: Invariant = {
       return fail(`${undelivered.length} of ${events.length} events not delivered within the wait: ${undelivered.map((e) => `${e.event_type} ${deliveryState(e)}`).join(', ')}`);
     }
     const retried = delivered.filter((e) => e.attempts > 1).length;
-    const own = f.receivedBySmoke;
     if (!own) return pass(`${delivered.length} delivered${retried ? ` (${retried} after a retry)` : ''}`);
     const lost = delivered.filter((e) => !own.schemes.has(e.event_id));
     if (lost.length > 0) return fail(`${lost.length} of ${events.length} events the service reports delivered never reached smoke's receiver at ${own.url}: ${lost.map((e) => `${e.event_type} ${e.event_id}`).join(', ')}`);
@@ -253,11 +260,12 @@ export const cancelRefused: Invariant = {
 
 export const INVARIANTS: readonly Invariant[] = [statusOrder, historyReasons, eventsCoverSteps, deliveries, ledgerRow, cancelRefused];
 
+/** The check that fails when the walk did not reach its outcome. */
+export const walkFailed = (outcome: string, detail: string): CheckResult => ({ id: 'walk', name: `the walk reached ${outcome}`, status: 'fail', detail });
+
 /** Every invariant over the facts, plus a failing `walk` check when the walk stopped part-way. */
 export function evaluate(facts: SmokeFacts): CheckResult[] {
   const results = INVARIANTS.map((inv) => ({ id: inv.id, name: inv.name, ...inv.check(facts) }));
-  if (facts.walkError) {
-    results.unshift({ id: 'walk', name: `the walk reached ${facts.outcome}`, status: 'fail', detail: facts.walkError });
-  }
+  if (facts.walkError) results.unshift(walkFailed(facts.outcome, facts.walkError));
   return results;
 }

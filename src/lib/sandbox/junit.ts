@@ -39,21 +39,13 @@ export function junitXml(suite: JUnitSuite): string {
     lines.push('    </properties>');
   }
   for (const c of suite.cases) {
-    const open = `    <testcase classname="${CLASSNAME}" name="${attr(`${c.id}: ${c.name}`)}" time="0.000"`;
-    switch (c.status) {
-      case 'pass':
-        lines.push(`${open}>`, `      <system-out>${text(c.detail)}</system-out>`, '    </testcase>');
-        break;
-      case 'skip':
-        lines.push(`${open}>`, `      <skipped message="${attr(c.detail)}"/>`, '    </testcase>');
-        break;
-      case 'fail':
-        lines.push(`${open}>`, `      <failure message="${attr(firstLine(c.detail))}" type="InvariantFailed">${text(c.detail)}</failure>`, '    </testcase>');
-        break;
-      case 'error':
-        lines.push(`${open}>`, `      <error message="${attr(firstLine(c.detail))}" type="SmokeError">${text(c.detail)}</error>`, '    </testcase>');
-        break;
-    }
+    const inner: Record<JUnitCase['status'], string> = {
+      pass: `<system-out>${text(c.detail)}</system-out>`,
+      skip: `<skipped message="${attr(c.detail)}"/>`,
+      fail: `<failure message="${attr(firstLine(c.detail))}" type="InvariantFailed">${text(c.detail)}</failure>`,
+      error: `<error message="${attr(firstLine(c.detail))}" type="SmokeError">${text(c.detail)}</error>`,
+    };
+    lines.push(`    <testcase classname="${CLASSNAME}" name="${attr(`${c.id}: ${c.name}`)}" time="0.000">`, `      ${inner[c.status]}`, '    </testcase>');
   }
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');

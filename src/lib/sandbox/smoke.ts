@@ -6,22 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { answerAbout, statusHistory, webhookEvent } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
 import { ApiError, AuthError, describeError, NetworkError, TimeoutError } from '../errors.js';
-import type { RevenueRow, WebhookEvent } from '../schemas.js';
+import type { RevenueRow, Transaction, WebhookEvent } from '../schemas.js';
 import { DEFAULT_DELIVERED_STATUS, DEFAULT_FAILED_STATUS } from '../config/profile.js';
-import { deliverySettled, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
-import { runWalk, WalkInterrupted, type Outcome, type WalkHooks } from './walk.js';
+import { deliveryOver, expectedEventTypes, missingEvents, type CancelAttempt, type Fact, type SmokeFacts } from './invariants.js';
+import { runWalk, WalkInterrupted, type WalkHooks, type WalkOptions } from './walk.js';
 
-export type CollectOptions = {
-  outcome: Outcome;
-  now(): Date;
-  sleep(ms: number): Promise<void>;
-  /** How long each walk step may take to show its status (the global --timeout). */
-  timeoutMs: number;
-  hooks?: WalkHooks;
-  /** Reads of lagging data: tries and the pause between them. */
-  tries?: number;
-  pauseMs?: number;
-};
+/** The walk's (a new transaction, with payout.settled after a completion), then the reads of lagging data: tries and the pause between them. */
+export type CollectOptions = Pick<WalkOptions, 'outcome' | 'now' | 'sleep' | 'timeoutMs'> & { hooks?: WalkHooks; tries?: number; pauseMs?: number };
 
 /** Errors that mean "could not talk to the service" rather than "the service broke a rule". */
 export function isUnreachable(err: unknown): boolean {
@@ -34,10 +25,10 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 export async function collectFacts(api: Api, opts: CollectOptions): Promise<SmokeFacts> {
-  const settle = opts.outcome === 'completed';
+  const { hooks, tries, pauseMs, ...walk } = opts;
   const facts: SmokeFacts = { outcome: opts.outcome, steps: [] };
   try {
-    const walked = await runWalk(api, { outcome: opts.outcome, settle, now: opts.now, sleep: opts.sleep, timeoutMs: opts.timeoutMs }, opts.hooks);
+    const walked = await runWalk(api, { ...walk, settle: opts.outcome === 'completed' }, hooks);
     facts.transaction = walked.transaction;
     facts.transactionId = walked.transaction.id;
     facts.steps = walked.steps;
@@ -51,7 +42,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
   const id = facts.transactionId;
   if (!id) return facts;
 
-  const retry = { tries: opts.tries ?? 4, pauseMs: opts.pauseMs ?? 250, sleep: opts.sleep };
+  const retry = { tries: tries ?? 4, pauseMs: pauseMs ?? 250, sleep: opts.sleep };
 
   facts.history = await read(async () => (await statusHistory(api, id)).history);
 
@@ -61,7 +52,7 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     for await (const e of api.webhooks.all({ transaction_id: id })) events.push(e);
     return events;
   };
-  facts.events = await eventually(retry, (events) => missingEvents(events, expected).length === 0, listEvents);
+  facts.events = await eventually(retry, (events) => missingEvents(events.map((e) => e.event_type), expected).length === 0, listEvents);
   if (facts.events.ok) {
     facts.telemetry = {};
     for (const e of facts.events.value) {
@@ -77,20 +68,12 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     };
     facts.deliveryNames = names;
     const tries = Math.max(retry.tries, Math.ceil(opts.timeoutMs / retry.pauseMs));
-    facts.deliveries = await eventually({ ...retry, tries }, (events) => events.every((e) => deliverySettled(e, names)), listEvents);
+    facts.deliveries = await eventually({ ...retry, tries }, (events) => events.every((e) => deliveryOver(e, names)), listEvents);
   }
 
   const tx = facts.transaction;
   if (tx?.status === 'completed') {
-    // The row is dated at completion: from a minute before creation to a minute from now
-    // covers it with room for clock skew, well inside the 90-day limit.
-    const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
-    const to = new Date(opts.now().getTime() + 60_000).toISOString();
-    facts.ledger = await eventually(retry, (v) => v.rows.length > 0, async () => {
-      const rows: RevenueRow[] = [];
-      for await (const row of api.revenue.all({ from, to })) if (row.transaction_id === id) rows.push(row);
-      return { rows, from, to };
-    });
+    facts.ledger = await eventually(retry, (v) => v.rows.length > 0, () => ledgerRows(api, tx, opts.now()));
     facts.cancel = await read(async (): Promise<CancelAttempt> => {
       try {
         const answer = answerAbout(await api.transactions.cancel(id, randomUUID()), id, 'asked to cancel transaction');
@@ -102,6 +85,19 @@ export async function collectFacts(api: Api, opts: CollectOptions): Promise<Smok
     });
   }
   return facts;
+}
+
+/**
+ * The ledger rows of `tx` in GET /revenue, and the window searched. The row is dated at
+ * completion: from a minute before creation to a minute from now covers it with room for
+ * clock skew, well inside the 90-day limit.
+ */
+export async function ledgerRows(api: Api, tx: Transaction, now: Date): Promise<{ rows: RevenueRow[]; from: string; to: string }> {
+  const from = new Date(Date.parse(tx.created_at) - 60_000).toISOString();
+  const to = new Date(now.getTime() + 60_000).toISOString();
+  const rows: RevenueRow[] = [];
+  for await (const row of api.revenue.all({ from, to })) if (row.transaction_id === tx.id) rows.push(row);
+  return { rows, from, to };
 }
 
 async function read<T>(fn: () => Promise<T>): Promise<Fact<T>> {

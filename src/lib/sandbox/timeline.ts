@@ -68,22 +68,15 @@ export function describeStep(step: WalkStep, c: ChalkInstance): Text[] {
   const name = step.step.padEnd(NAME_WIDTH);
   const d = step.detail ?? {};
   const status = (value: string | null | undefined) => paint(value ?? '?', (s) => statusColor(c, s));
-  let what: Text[];
-  switch (step.step) {
-    case 'quote':
-      what = [`${d.fiat_amount} NGN at ${d.adjusted_rate} NGN per ${d.crypto_currency} (quote ${d.quote_id})`];
-      break;
-    case 'create':
-      what = [status(step.status), `  tx ${d.transaction_id}  ref ${d.merchant_reference}  (Idempotency-Key ${d.idempotency_key})`];
-      break;
-    case 'read':
-      what = [status(step.status)];
-      break;
-    default:
-      what =
-        step.status === step.status_before
-          ? [status(step.status), ' ', paint('(unchanged)', c.dim)]
-          : [status(step.status_before), ' → ', status(step.status)];
-  }
+  const what: Text[] =
+    step.step === 'quote'
+      ? [`${d.fiat_amount} NGN at ${d.adjusted_rate} NGN per ${d.crypto_currency} (quote ${d.quote_id})`]
+      : step.step === 'create'
+        ? [status(step.status), `  tx ${d.transaction_id}  ref ${d.merchant_reference}  (Idempotency-Key ${d.idempotency_key})`]
+        : step.step === 'read'
+          ? [status(step.status)]
+          : step.status === step.status_before
+            ? [status(step.status), ' ', paint('(unchanged)', c.dim)]
+            : [status(step.status_before), ' → ', status(step.status)];
   return [`${name}  `, ...what, '  ', paint(`${step.ms} ms`, c.dim)];
 }

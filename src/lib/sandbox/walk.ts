@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { simulateEvent, transactionById } from '../client/checked-calls.js';
 import type { Api } from '../client/api.js';
-import { ApiError, CheckFailed, CliError, EXIT, UsageError } from '../errors.js';
+import { ApiError, CheckFailed, CliError, EXIT } from '../errors.js';
 import { eventsValidFrom, isFinal, TRANSITIONS } from '../lifecycle.js';
 import type { Transaction } from '../schemas.js';
 import { createWithRecovery } from '../tx/create.js';
@@ -72,7 +72,7 @@ export type WalkHooks = {
   /** A line worth showing between steps (e.g. a create recovered after a lost answer). */
   onNote?(line: string): void;
   /** A step finished. */
-  onStep?(info: { n: number; total: number; step: WalkStep; transaction?: Transaction }): void;
+  onStep?(info: { n: number; total: number; step: WalkStep }): void;
 };
 
 export type WalkOptions = {
@@ -93,13 +93,6 @@ export type WalkOptions = {
 /** Reads while waiting for a step: often enough to follow a service, seldom enough to spare it. */
 export const CONFIRM_POLL_MS = 500;
 
-/** The status `event` leads to from `before` (payout.settled changes none). */
-export function statusAfter(event: SimulatorEvent, before: string): string {
-  return TRANSITIONS[event].steps.at(-1)?.to ?? before;
-}
-
-export type WalkResult = { transaction: Transaction; steps: WalkStep[] };
-
 /** A walk stopped part-way, with the steps done so far, so smoke can still report on them. */
 export class WalkInterrupted extends Error {
   constructor(
@@ -111,7 +104,7 @@ export class WalkInterrupted extends Error {
   }
 }
 
-export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}): Promise<WalkResult> {
+export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}): Promise<{ transaction: Transaction; steps: WalkStep[] }> {
   const steps: WalkStep[] = [];
   let txId = opts.txId;
   let n = 0;
@@ -136,7 +129,7 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       ...(done.detail ? { detail: done.detail } : {}),
     };
     steps.push(record);
-    hooks.onStep?.({ n, total, step: record, ...(done.transaction ? { transaction: done.transaction } : {}) });
+    hooks.onStep?.({ n, total, step: record });
     return done;
   };
 
@@ -147,7 +140,6 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
       const id = txId;
       // The plan depends on where the transaction is now, so read it first; until then the
       // number of steps is not known (0).
-      total = 0;
       let rest: SimulatorEvent[] | null = null;
       const read = await step('read', null, async () => {
         const tx = await transactionById(api, id);
@@ -222,15 +214,16 @@ export async function runWalk(api: Api, opts: WalkOptions, hooks: WalkHooks = {}
  * global --timeout has passed, then the step did not happen (exit 8).
  */
 async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, before: string, answer: Transaction): Promise<Transaction> {
-  const expected = statusAfter(event, before);
+  // The status the event leads to (payout.settled changes none).
+  const expected = TRANSITIONS[event].steps.at(-1)?.to ?? before;
   const started = opts.now().getTime();
   const deadline = started + opts.timeoutMs;
   let tx = await transactionById(api, answer.id);
   if (tx.status === expected) return tx;
   if (answer.status === expected) return answer;
   // A final status other than the one the step started from will not change any more.
-  const settledElsewhere = () => tx.status !== before && isFinal(tx.status);
-  while (!settledElsewhere()) {
+  const finalElsewhere = () => tx.status !== before && isFinal(tx.status);
+  while (!finalElsewhere()) {
     const left = deadline - opts.now().getTime();
     if (left <= 0) break;
     await opts.sleep(Math.min(opts.pollMs ?? CONFIRM_POLL_MS, left));
@@ -240,7 +233,7 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
   const waited = opts.now().getTime() - started;
   throw new CheckFailed(
     `step ${event} did not take effect: transaction ${tx.id} should be ${expected}, and is ${tx.status} (the simulator answered ${answer.status}; read for ${waited} ms after it)`,
-    settledElsewhere()
+    finalElsewhere()
       ? `\`offramp tx history ${tx.id}\` shows how it got there`
       : `a service may apply simulated events some time after it answers: a larger --timeout (now ${opts.timeoutMs} ms) waits longer; \`offramp tx history ${tx.id}\` shows what happened`,
   );
@@ -253,12 +246,4 @@ async function reached(api: Api, opts: WalkOptions, event: SimulatorEvent, befor
  */
 export function continuingWalk(txId: string, outcome: Outcome, settle: boolean): string[] {
   return ['simulate', 'walk', txId, '--outcome', outcome, ...(settle ? ['--settle'] : [])];
-}
-
-/** --settle sends payout.settled, which only follows a completion. */
-export function checkOutcome(value: string | undefined, settle: boolean | undefined): Outcome {
-  const outcome = (value ?? 'completed') as Outcome;
-  if (!OUTCOMES.includes(outcome)) throw new UsageError(`--outcome ${value}: expected one of ${OUTCOMES.join(', ')}`);
-  if (settle && outcome !== 'completed') throw new UsageError(`--settle only applies to --outcome completed (got ${outcome})`);
-  return outcome;
 }

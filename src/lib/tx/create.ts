@@ -7,13 +7,13 @@ import { ApiError, CliError, EXIT, NetworkError } from '../errors.js';
 import { shellQuote } from '../input/values.js';
 import type { CreateTransactionRequest, Transaction, TransactionSummary } from '../schemas.js';
 import { describeOnce, isNotFound, resultUnknown } from './errors.js';
-import { isStagingPair } from './pair.js';
+import { explainPair } from './pair.js';
 import { SANDBOX_PAIR } from '../vocabulary.js';
 
 export type RecoveryOptions = {
   /** Progress notes for stderr (what is being tried and why). */
   note: (line: string) => void;
-  /** The command line that retries this create safely, printed when the outcome stays unknown. */
+  /** The command line that retries this create safely, printed when whether it was made stays unknown. */
   retry: string;
   /** Whether the user chose the idempotency key (changes the hint for a reused key). */
   keyGiven: boolean;
@@ -137,9 +137,7 @@ function explainCreateError(err: unknown, body: CreateTransactionRequest, keyGiv
     if (body.quote_id !== undefined && /not found|unknown/i.test(err.message)) {
       return err.withHint('check the quote id: it comes from `offramp quote`, made with the same API key');
     }
-    if (body.crypto_currency !== undefined && body.network !== undefined && !isStagingPair(body.crypto_currency, body.network)) {
-      return err.withHint('staging (sandbox) accepts only --token usdt --network bep20');
-    }
+    if (body.crypto_currency !== undefined && body.network !== undefined) return explainPair(err, body.crypto_currency, body.network);
   }
   return err;
 }

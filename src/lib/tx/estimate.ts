@@ -3,13 +3,8 @@
 // rounded down, never promising more than the rate gives.
 import { Decimal, divide, FIAT_DECIMALS, TOKEN_DECIMALS } from '../money.js';
 
-/** Decimals a token's amounts are written with (6 for USDT and USDC, as the service derives them); others get 6 too. */
-const TOKEN_PRECISION: Readonly<Record<string, number>> = { usdt: 6, usdc: 6 };
-const DEFAULT_TOKEN_PRECISION = 6;
-
-export function tokenPrecision(token: string): number {
-  return Object.hasOwn(TOKEN_PRECISION, token.toLowerCase()) ? TOKEN_PRECISION[token.toLowerCase()]! : DEFAULT_TOKEN_PRECISION;
-}
+/** Decimals a token's amount is shown with: 6, as the service derives USDT and USDC amounts (any other token too). */
+const SHOWN_TOKEN_DECIMALS = 6;
 
 export type Priced = { fiat_amount: string } | { crypto_amount: string };
 /** The other side as the CLI computed it, named as the transaction names it (`crypto_amount`, `amount` in NGN). */
@@ -30,7 +25,7 @@ export function otherSide(priced: Priced, adjustedRate: string, token: string): 
   const unit = token.toUpperCase();
   const e = estimate(priced, adjustedRate);
   if ('fiat_amount' in priced) {
-    const shown = e && 'crypto_amount' in e ? new Decimal(e.crypto_amount).toDecimalPlaces(tokenPrecision(token), Decimal.ROUND_DOWN).toFixed(tokenPrecision(token)) : '—';
+    const shown = e && 'crypto_amount' in e ? new Decimal(e.crypto_amount).toDecimalPlaces(SHOWN_TOKEN_DECIMALS, Decimal.ROUND_DOWN).toFixed(SHOWN_TOKEN_DECIMALS) : '—';
     return ['to send', `≈ ${shown} ${unit} for ${priced.fiat_amount} NGN`];
   }
   return ['paid out', `≈ ${e && 'amount' in e ? e.amount : '—'} NGN for ${priced.crypto_amount} ${unit}`];

@@ -2,6 +2,7 @@
 // pair preselected (the spec, Limits: sandbox is usdt on bep20). Flags are parsed
 // by the command first (parseSymbol), so a bad flag fails before any question is asked.
 import type { Context } from '../context.js';
+import { ApiError } from '../errors.js';
 import { ask } from '../input/values.js';
 import { SANDBOX_PAIR } from '../vocabulary.js';
 
@@ -27,7 +28,10 @@ export function askNetwork(ctx: Context, parsed: string | undefined, flag = '--n
   );
 }
 
-/** Whether a pair is the one staging accepts; used to explain a 400, never to refuse locally. */
-export function isStagingPair(token: string, network: string): boolean {
-  return token === STAGING_TOKEN && network === STAGING_NETWORK;
+/** A 400 for a pair other than the staging one is, on staging, the sandbox rule: say so (never a refusal made here). */
+export function explainPair(err: unknown, token: string, network: string): unknown {
+  if (err instanceof ApiError && err.status === 400 && !(token === STAGING_TOKEN && network === STAGING_NETWORK)) {
+    return err.withHint(`staging (sandbox) accepts only --token ${STAGING_TOKEN} --network ${STAGING_NETWORK}`);
+  }
+  return err;
 }

@@ -5,9 +5,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeAside } from '../fs/atomic.js';
+import * as z from 'zod/mini';
 import { distrust, ensurePrivateDirectory } from '../fs/private.js';
 
-export type RememberedQuote = { quote_id: string; crypto_currency: string; network: string; expires_at: string; base_url: string };
+const RememberedQuote = z.object({ quote_id: z.string(), crypto_currency: z.string(), network: z.string(), expires_at: z.string(), base_url: z.string() });
+export type RememberedQuote = z.infer<typeof RememberedQuote>;
 
 /** Quotes are valid 120 s; one kept an hour past its expiry can still be named in the refusal. */
 const KEEP_AFTER_EXPIRY_MS = 3_600_000;
@@ -26,15 +28,10 @@ async function readAll(env: NodeJS.ProcessEnv): Promise<RememberedQuote[]> {
   try {
     if (distrust(path, await stat(path), 'file')) return [];
     const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
-    return Array.isArray(parsed) ? parsed.filter(isRemembered) : [];
+    return Array.isArray(parsed) ? parsed.filter((q): q is RememberedQuote => RememberedQuote.safeParse(q).success) : [];
   } catch {
     return [];
   }
-}
-
-function isRemembered(v: unknown): v is RememberedQuote {
-  const q = v as Partial<RememberedQuote> | null;
-  return typeof q === 'object' && q !== null && [q.quote_id, q.crypto_currency, q.network, q.expires_at, q.base_url].every((s) => typeof s === 'string');
 }
 
 /** Remembers `quote`, forgetting those long expired. A failure to write is told, never fatal: the quote itself was made. */

@@ -20,7 +20,7 @@ const token = (tx: { crypto_currency: string }) => tx.crypto_currency.toUpperCas
  * how long is left ("2026-11-22 15:04:05 +01:00 (in 29 min)"), piped or not.
  */
 export function deadlineCell(value: string, now: Date): string {
-  return `${localTime(value)} (${relative(value, now)})`;
+  return timeCell(value, now, true);
 }
 
 /** One transaction as a grouped record: the create/cancel `summary`, or every `snapshot` field. */
