@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/main.js';
 import { json, scriptedServer, type Answer } from '../helpers/server.js';
+import { failingProxy } from '../helpers/faulty.js';
 import { history, KEY, ok, snapshot, TX_ID } from './fixtures.js';
 
 const servers: Awaited<ReturnType<typeof scriptedServer>>[] = [];
@@ -255,6 +256,25 @@ describe('tx watch', () => {
       expect(r.stderr).toMatch(/still watching, a read every 1000 ms until --timeout passes$/m);
       expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 30000 ms passed before a final status; transaction \S+ is still awaiting_deposit/);
       expect(t - Date.parse('2026-11-22T10:00:00Z')).toBe(30_000);
+    });
+
+    it('still on at --timeout names the machine that failed, whichever read the deadline cut short: a proxy is not the service', async () => {
+      const proxy = await failingProxy('close');
+      let t = Date.parse('2026-11-22T10:00:00Z');
+      // Every read goes through a proxy that closes each CONNECT; the pauses land on the
+      // deadline, so the last read has no time left and fails on the budget alone.
+      const r = await runMain(['tx', 'watch', TX_ID, '--interval', '1s', '--timeout', '5s', '--retries', '0'], {
+        env: { OFFRAMP_API_KEY: KEY, OFFRAMP_BASE_URL: 'http://127.0.0.1:1/api/v1/partner', http_proxy: proxy.url },
+        now: () => new Date(t),
+        sleep: async (ms) => {
+          t += ms;
+        },
+      });
+      await proxy.close();
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 5000 ms passed before a final status; the transaction was not read \(.*proxy http:\/\/127\.0\.0\.1:\d+/);
+      expect(t - Date.parse('2026-11-22T10:00:00Z')).toBe(5000);
+      expect(proxy.connects()).toBeGreaterThan(1);
     });
   });
 });

@@ -66,13 +66,16 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       if (change.to_status === until) reached ??= change;
     }
   };
+  /** When the service stopped answering, and why, while it does not answer. */
+  let downSince: number | undefined;
+  let outage: Error | undefined;
   const passed = () => {
     spinner?.stop();
     const where = tx ? `transaction ${tx.id} is still ${tx.status}` : 'the transaction was not read';
-    return new TimeoutError(`--timeout ${ctx.globals.timeout} ms passed before ${goal}; ${where}`, 'raise --timeout, or leave it out to watch until the transaction ends');
+    // An outage still on keeps its cause: it names the machine that failed (a proxy is not the service).
+    const cause = outage ? ` (${outage.message})` : '';
+    return new TimeoutError(`--timeout ${ctx.globals.timeout} ms passed before ${goal}; ${where}${cause}`, 'raise --timeout, or leave it out to watch until the transaction ends');
   };
-  /** When the service stopped answering, while it does not answer. */
-  let downSince: number | undefined;
   const pause = async () => {
     const now = ctx.now().getTime();
     if (deadline !== undefined && now >= deadline) throw passed();
@@ -92,7 +95,13 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       } catch (err) {
         // An outage is ridden out until the watch's own deadline (none: until Ctrl-C), said
         // once when it starts and once when it ends (docs/transactions.md, "offramp tx watch").
-        if (!isOutage(err) || (deadline !== undefined && ctx.now().getTime() >= deadline)) throw err;
+        if (!isOutage(err)) throw err;
+        // A read the deadline cut short says nothing new about the outage: the error before it does.
+        if (deadline !== undefined && ctx.now().getTime() >= deadline) {
+          outage ??= err as Error;
+          throw passed();
+        }
+        outage = err as Error;
         if (downSince === undefined) {
           downSince = ctx.now().getTime();
           spinner?.clear();
@@ -105,6 +114,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         spinner?.clear();
         ctx.io.err(`the service answers again, after ${humanDuration(ctx.now().getTime() - downSince)}; still watching`);
         downSince = undefined;
+        outage = undefined;
       }
       if (spinner) {
         spinner.text = ctx.io.terminalText(`${tx.id}: ${tx.status}${depositNote(tx)}, waiting for ${goal}`);
@@ -124,8 +134,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
       await pause();
     }
   } catch (err) {
-    // A read the deadline cut short is the deadline passing, said as such. An outage still on
-    // then keeps its own error: it names the machine that failed (a proxy is not the service).
+    // A read the deadline cut short is the deadline passing, said as such.
     if (deadline !== undefined && err instanceof TimeoutError && ctx.now().getTime() >= deadline) throw passed();
     throw err;
   } finally {
