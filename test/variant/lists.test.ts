@@ -4,6 +4,7 @@
 // filter names the CLI does not send, other status words, 200 on create. Every command
 // must give the same right answer against both, or fail loudly; none may exit 0 with a
 // wrong or partial result.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,19 +102,25 @@ describe.each(each())('lists against %s', (name) => {
     }
   });
 
-  it('one page prints the command for the next; the printed cursor continues where it stopped', async () => {
+  it('one page prints the command for the next, filters kept; pasted into a shell, it continues where the page stopped', async () => {
     const t = byName(name);
-    const first = await runMain(['tx', 'list', '--limit', '30', '-o', 'ndjson'], { env: env(t) });
-    expect(first.code, first.stderr).toBe(0);
-    const more = /^more: offramp tx list --limit 30 --cursor (.+)$/m.exec(first.stderr);
-    expect(more, first.stderr).not.toBeNull();
-    const cursor = more![1]!.replace(/^'(.*)'$/, '$1');
-    const second = await runMain(['tx', 'list', '--limit', '30', '-o', 'ndjson', '--cursor', cursor], { env: env(t) });
-    expect(second.code, second.stderr).toBe(0);
-    const ids = [...first.stdout.trim().split('\n'), ...second.stdout.trim().split('\n')].map((l) => JSON.parse(l).id);
-    expect(ids).toHaveLength(TX_COUNT);
-    expect(new Set(ids).size).toBe(TX_COUNT);
-    expect(second.stderr).not.toMatch(/^more:/m);
+    for (const [list, filter, id] of [[['tx', 'list'], [], 'id'], [['webhooks', 'list'], ['--type', 'transaction.created'], 'event_id']] as const) {
+      const ids = (r: { stdout: string }) => r.stdout.trim().split('\n').map((l) => JSON.parse(l)[id] as string);
+      const first = await runMain([...list, ...filter, '--limit', '30', '-o', 'ndjson'], { env: env(t) });
+      expect(first.code, first.stderr).toBe(0);
+      const more = /^more: (offramp .+) \(or --all\)$/m.exec(first.stderr);
+      expect(more, first.stderr).not.toBeNull();
+      // The words as a POSIX shell reads the printed line (a cursor may need its quotes).
+      const words = execFileSync('sh', ['-c', `set -- ${more![1]}; printf '%s\\0' "$@"`]).toString().split('\0').slice(1, -1);
+      expect(words).toEqual([...list, ...filter, '--limit', '30', '--cursor', expect.any(String)]);
+      const second = await runMain([...words, '-o', 'ndjson'], { env: env(t) });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).not.toMatch(/^more:/m);
+      const whole = await runMain([...list, ...filter, '--all', '-o', 'ndjson'], { env: env(t) });
+      expect(new Set([...ids(first), ...ids(second)])).toEqual(new Set(ids(whole)));
+      expect(ids(first).length + ids(second).length).toBe(ids(whole).length);
+      expect(ids(whole).length).toBeGreaterThanOrEqual(TX_COUNT);
+    }
   });
 
   it('tx list --status keeps only that status, and says when the service ignored the filter', async () => {

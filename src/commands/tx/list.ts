@@ -2,12 +2,12 @@
 // arrives, never collected first. Filters are sent to the service and applied again to what
 // comes back (src/lib/client/filters.ts).
 import { Command } from '@commander-js/extra-typings';
+import { publicUrl } from '../../lib/client/url.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
-import { shellQuote } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeNdjsonLine } from '../../lib/output/json.js';
-import { pageFlags, pageQuery, readList } from '../../lib/output/list.js';
+import { pageFlags, pageQuery, readList, sayNextPage } from '../../lib/output/list.js';
 import type { TransactionListQuery } from '../../lib/client/api.js';
 import { windowFilter } from '../../lib/input/window.js';
 import { examples, type OptionsOf } from '../command.js';
@@ -45,8 +45,5 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
   }
   if (table && !table.rows) ctx.io.err(page && !page.last ? 'no matching transactions on this page' : 'no transactions');
-  if (page && !page.last && page.nextCursor) {
-    const given = Object.entries({ status, from: opts.from, to: opts.to, limit: paging.limit }).flatMap(([flag, v]) => (v !== undefined ? [`--${flag} ${shellQuote(String(v))}`] : []));
-    ctx.io.err(`more: ${['offramp tx list', ...given, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`);
-  }
+  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['tx', 'list'], { status, from: opts.from, to: opts.to, limit: paging.limit });
 }

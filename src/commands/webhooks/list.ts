@@ -1,13 +1,13 @@
 // offramp webhooks list: the partner's webhook event history with delivery telemetry, in the
 // order the service pages it (docs/webhooks.md, "Finding events").
 import { Command } from '@commander-js/extra-typings';
+import { publicUrl } from '../../lib/client/url.js';
 import type { Context } from '../../lib/context.js';
-import { shellQuote } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
 import { renderTable, type Column } from '../../lib/output/render.js';
 import { writeNdjsonLine } from '../../lib/output/json.js';
-import { pageFlags, pageQuery, readList } from '../../lib/output/list.js';
+import { pageFlags, pageQuery, readList, sayNextPage } from '../../lib/output/list.js';
 import { relative, timeCell } from '../../lib/output/time.js';
 import type { WebhookEvent } from '../../lib/schemas.js';
 import { filterTransactionId } from '../../lib/tx/lookup.js';
@@ -54,7 +54,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     for await (const event of events) all.push(event);
     renderEvents(ctx, all, page?.last ?? true);
   }
-  if (page && !page.last && page.nextCursor) io.err(`more events: --cursor ${shellQuote(page.nextCursor)} (or --all)`);
+  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['webhooks', 'list'], { tx: txId, type: flags.type, status: flags.status, from: flags.from, to: flags.to, limit: paging.limit });
 }
 
 function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void {

@@ -4,7 +4,8 @@ import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { FULL_PAGE, type ListAnswer, type ListQuery } from '../client/api.js';
 import { DEFAULT_PAGE, isObject } from '../client/paginate.js';
 import { UsageError } from '../errors.js';
-import { parseIntFlag } from '../input/values.js';
+import { offrampWords, parseIntFlag, pasteable, shellQuote } from '../input/values.js';
+import type { Globals } from '../context.js';
 import type { IO } from '../io.js';
 import type { Format } from './format.js';
 import { writeJson } from './json.js';
@@ -56,6 +57,24 @@ export async function readList<T, Q extends ListQuery>(
   const items = counted(ctx, opts.what, source.all(query), opts.printed);
   if (json) await writeJsonPage(ctx.io, items, query.limit ?? FULL_PAGE);
   return json ? {} : { items };
+}
+
+/**
+ * When a page is not the last, the command that reads the next one, on stderr, ready to paste:
+ * the same profile or base URL (`service`), `words`, the filters and --limit `given` (undefined
+ * ones left out), and the cursor.
+ */
+export function sayNextPage(
+  io: IO,
+  globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey'>,
+  service: string,
+  page: ListAnswer<unknown> | undefined,
+  words: string[],
+  given: Record<string, string | number | undefined>,
+): void {
+  if (!page || page.last || !page.nextCursor) return;
+  const flags = Object.entries(given).flatMap(([flag, v]) => (v !== undefined ? [`--${flag}`, shellQuote(String(v))] : []));
+  io.err(`more: ${pasteable([...offrampWords(globals, service), ...words, ...flags, '--cursor', shellQuote(page.nextCursor)], globals)} (or --all)`);
 }
 
 /**
