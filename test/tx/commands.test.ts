@@ -132,7 +132,7 @@ describe('transactions against the emulator', () => {
     expect(lines[0]).toMatch(/^ID +STATUS +AMOUNT \(NGN\) +CRYPTO +CREATED +REFERENCE$/);
     expect(lines.slice(1)).toHaveLength(2);
     expect(lines[1]).toMatch(/^[0-9a-f-]{36} +awaiting_deposit +5000\.00 +\d+\.\d+ usdt +\S+Z +e2e-list-3$/);
-    const next = /^more: offramp tx list --limit 2 --cursor (\S+)$/m.exec(table.stderr)?.[1];
+    const next = /^more: offramp tx list --limit 2 --cursor (\S+) \(or --all\)$/m.exec(table.stderr)?.[1];
     expect(next).toBeDefined();
     const second = await cli(['tx', 'list', '--limit', '2', '--cursor', next!, '--json']);
     expect(JSON.parse(second.stdout).data[0].merchant_reference).toBe('e2e-list-1');

@@ -65,7 +65,7 @@ describe('webhooks list, get and replay against the emulator', { timeout: 60_000
     expect(one.stdout.split('\n')[0]).toMatch(/^EVENT ID +TYPE +TRANSACTION +DELIVERY +ATTEMPTS +CREATED +LAST ERROR$/);
     expect(one.stdout.trim().split('\n')).toHaveLength(3);
     expect(one.stdout).toMatch(/transaction\.completed .* failed +2 .*endpoint answered HTTP 503$/m);
-    expect(one.stderr).toMatch(/^more events: --cursor \S+ \(or --all\)$/m);
+    expect(one.stderr).toMatch(new RegExp(`^more: offramp webhooks list --tx ${txId} --limit 2 --cursor \\S+ \\(or --all\\)$`, 'm'));
     const page = JSON.parse((await cli(['webhooks', 'list', '--tx', txId, '--limit', '2', '--json'])).stdout);
     expect(page).toMatchObject({ has_more: true, limit: 2, next_cursor: expect.any(String) });
 
