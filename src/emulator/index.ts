@@ -107,25 +107,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const opened = options.statePath !== undefined ? await StateJournal.open(options.statePath, options.log) : undefined;
   const stateFile = opened?.journal;
+  const journal = stateFile ?? IN_MEMORY;
+  const faultRules = new FaultRules();
+  const webhooks = new Webhooks(
+    {
+      url: options.webhookUrl,
+      secret: webhookSecret,
+      scheme: signatureScheme,
+      maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
+      baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
+      timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      chaos,
+      random: seededRandom(seed ^ 0xc4a05),
+    },
+    clock,
+    faultRules,
+    (evt) => journal.changed('event', evt.owner, evt.event_id),
+    () => journal.committed(),
+  );
   try {
-    const journal = stateFile ?? IN_MEMORY;
-    const faultRules = new FaultRules();
-    const webhooks = new Webhooks(
-      {
-        url: options.webhookUrl,
-        secret: webhookSecret,
-        scheme: signatureScheme,
-        maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
-        baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
-        timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
-        chaos,
-        random: seededRandom(seed ^ 0xc4a05),
-      },
-      clock,
-      faultRules,
-      (evt) => journal.changed('event', evt.owner, evt.event_id),
-      () => journal.committed(),
-    );
     const rates = ratesFrom(rate);
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
@@ -136,24 +136,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await stateFile?.attach(rt);
 
     const control: ControlSettings = { adminToken, stateFile, startedAt: Date.now(), url: '' };
-    let server;
-    try {
-      server = await listen({
-        rt,
-        host,
-        allowedHosts,
-        port: options.port ?? 0,
-        latencyMs,
-        rateLimiter: new RateLimiter(rateLimit),
-        faults: new FaultInjector(faultRate, seededRandom(seed)),
-        control,
-        log: options.log,
-        onAnswer: options.onAnswer,
-      });
-    } catch (err) {
-      await webhooks.close();
-      throw err;
-    }
+    const server = await listen({
+      rt,
+      host,
+      allowedHosts,
+      port: options.port ?? 0,
+      latencyMs,
+      rateLimiter: new RateLimiter(rateLimit),
+      faults: new FaultInjector(faultRate, seededRandom(seed)),
+      control,
+      log: options.log,
+      onAnswer: options.onAnswer,
+    });
 
     // Deadlines pass by themselves: on every jump of a manual clock, every second otherwise.
     const unsubscribe = clock.onAdvance?.(() => rt.sweep());
@@ -209,6 +203,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       },
     };
   } catch (err) {
+    await webhooks.close();
     await stateFile?.close();
     throw err;
   }
