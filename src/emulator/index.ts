@@ -62,39 +62,34 @@ export const DEFAULT_CLI_PORT: number = EMULATOR_DEFAULT_PORT;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const mode = options.mode ?? 'staging';
-  if (mode !== 'staging' && mode !== 'production') throw new OptionError((n) => `${n('mode')} must be staging or production, got ${String(mode)}`);
   const apiKeys = options.apiKeys && options.apiKeys.length > 0 ? [...new Set(options.apiKeys)] : [DEFAULT_API_KEY];
-  if (apiKeys.some((k) => typeof k !== 'string' || k === '' || /\s/.test(k))) {
-    throw new OptionError((n) => `${n('apiKeys')}: a key must be non-empty and contain no spaces`);
-  }
   const rate = options.rate ?? DEFAULT_RATE;
-  if (!/^\d+(\.\d+)?$/.test(rate) || new Decimal(rate).lte(0)) {
-    throw new OptionError((n) => `${n('rate')}: "${rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`);
-  }
   const faultRate = options.faultRate ?? 0;
-  if (!(faultRate >= 0 && faultRate <= 1)) throw new OptionError((n) => `${n('faultRate')}: "${faultRate}" is not a probability from 0 to 1 (e.g. 0.3)`);
   const latencyMs = options.latencyMs ?? 0;
-  if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_LATENCY_MS)) throw new OptionError((n) => `${n('latencyMs')} must be from 0 to ${MAX_FAULT_LATENCY_MS} ms, got ${latencyMs}`);
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT[mode];
-  if (!(Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT)) {
-    throw new OptionError((n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`);
-  }
   const seed = options.seed ?? Math.floor(Math.random() * 0x1_0000_0000);
   const host = options.host ?? '127.0.0.1';
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
-  const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
-  if (!isScheme(signatureScheme)) throw new OptionError((n) => `${n('signatureScheme')}: unknown scheme "${signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
   const chaos = options.webhookChaos;
   const chaosIssue = chaos ? chaosProblem(chaos) : null;
-  if (chaosIssue) throw new OptionError((n) => `${n('webhookChaos')}: ${chaosIssue}`);
   const adminToken = options.adminToken;
-  if (adminToken !== undefined && !(adminToken.length >= 8 && !/\s/.test(adminToken))) {
-    throw new OptionError((n) => `${n('adminToken')}: at least 8 characters, no spaces`);
-  }
-  // The control plane can reset every partner: off loopback, only with a token.
-  if (!isLoopbackHost(host) && adminToken === undefined) {
-    throw new OptionError((n) => `${n('host')} ${host} is not a loopback address: the control plane then needs ${n('adminToken')}`, 'so that only holders of the token can reset or drive the emulator');
-  }
+  // Each rule and what it says when broken; the first broken one is thrown.
+  const rules: [boolean, OptionError['say'], string?][] = [
+    [mode === 'staging' || mode === 'production', (n) => `${n('mode')} must be staging or production, got ${String(mode)}`],
+    [apiKeys.every((k) => typeof k === 'string' && /^\S+$/.test(k)), (n) => `${n('apiKeys')}: a key must be non-empty and contain no spaces`],
+    [/^\d+(\.\d+)?$/.test(rate) && new Decimal(rate).gt(0), (n) => `${n('rate')}: "${rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`],
+    [faultRate >= 0 && faultRate <= 1, (n) => `${n('faultRate')}: "${faultRate}" is not a probability from 0 to 1 (e.g. 0.3)`],
+    [latencyMs >= 0 && latencyMs <= MAX_FAULT_LATENCY_MS, (n) => `${n('latencyMs')} must be from 0 to ${MAX_FAULT_LATENCY_MS} ms, got ${latencyMs}`],
+    [Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT, (n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`],
+    [chaosIssue === null, (n) => `${n('webhookChaos')}: ${chaosIssue}`],
+    [adminToken === undefined || /^\S{8,}$/.test(adminToken), (n) => `${n('adminToken')}: at least 8 characters, no spaces`],
+    // The control plane can reset every partner: off loopback, only with a token.
+    [isLoopbackHost(host) || adminToken !== undefined, (n) => `${n('host')} ${host} is not a loopback address: the control plane then needs ${n('adminToken')}`, 'so that only holders of the token can reset or drive the emulator'],
+  ];
+  const broken = rules.find(([ok]) => !ok);
+  if (broken) throw new OptionError(broken[1], broken[2]);
+  const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
+  if (!isScheme(signatureScheme)) throw new OptionError((n) => `${n('signatureScheme')}: unknown scheme "${signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
   const allowedHosts = new Set<string>();
   for (const name of options.allowedHosts ?? []) {
     const parsed = parseHost(name);
