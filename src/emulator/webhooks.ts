@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/client/backoff.js';
-import type { Page, ReplayResult } from '../lib/schemas.js';
-import { EVENT_TYPES, WebhookEvent } from '../lib/schemas.js';
+import type { Page } from '../lib/schemas.js';
+import { EVENT_TYPES, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
 import { sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
@@ -183,14 +183,7 @@ export class Webhooks {
       evt.roundAttempts = 0;
       this.schedule(evt, 0);
     }
-    return {
-      event_id: evt.event_id,
-      aggregate_id: evt.aggregate_id,
-      event_type: evt.event_type,
-      attempts: evt.attempts,
-      publish_status: 'pending',
-      replay_scheduled_at: iso(now),
-    };
+    return { ...replayOf(evt), publish_status: 'pending', replay_scheduled_at: iso(now) };
   }
 
   /**
@@ -395,3 +388,5 @@ export class Webhooks {
 
 /** What the API shows of an event, which an EventRecord holds as it is: no payload. */
 const telemetry: (evt: EventRecord) => WebhookEvent = viewOf(WebhookEvent);
+/** A replay's answer: the event's own fields of it, which the replay completes. */
+const replayOf: (evt: EventRecord) => ReplayResult = viewOf(ReplayResult);
