@@ -24,7 +24,7 @@ import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
 import { viewOf, type EventRecord, type PartnerState } from './partners.js';
-import type { Clock, WebhookChaos } from './types.js';
+import type { Clock, EmulatorOptions, WebhookChaos } from './types.js';
 
 export const DEFAULT_EVENTS_LIMIT = 20;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
@@ -48,13 +48,10 @@ export type WebhookSettings = {
   registeredBy?: Registration | undefined;
   secret: string;
   scheme: SchemeName;
-  maxAttempts: number;
-  baseDelayMs: number;
-  timeoutMs: number;
   chaos?: WebhookChaos;
   /** Draws of the chaos (seeded, so `--seed` repeats them). */
   random: Random;
-};
+} & Required<NonNullable<EmulatorOptions['webhookRetry']>>;
 
 export class Webhooks {
   private readonly agent: Agent;
