@@ -124,7 +124,9 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
     case 'GET /state':
       return { status: 200, json: exportDocument(rt), headers: { 'content-type': STATE_CONTENT_TYPE } };
     case 'GET /openapi.json':
-      return openapiAnswer();
+      // The document is the same for every emulator: built on the first ask, its code loaded only then.
+      openapiJson ??= import('../lib/openapi/document.js').then(({ openapiDocument }) => JSON.stringify(openapiDocument()));
+      return openapiJson.then((json) => ({ status: 200, json, headers: { 'content-type': 'application/json; charset=utf-8' } }));
     case 'PUT /state':
       try {
         rt.install(decodeDocument(req.body));
@@ -139,12 +141,6 @@ function answer(rt: Runtime, settings: ControlSettings, req: ControlRequest, rou
 }
 
 let openapiJson: Promise<string> | undefined;
-
-/** The document is the same for every emulator: built on the first ask, its code loaded only then. */
-async function openapiAnswer(): Promise<ApiResult> {
-  openapiJson ??= import('../lib/openapi/document.js').then(({ openapiDocument }) => JSON.stringify(openapiDocument()));
-  return { status: 200, json: await openapiJson, headers: { 'content-type': 'application/json; charset=utf-8' } };
-}
 
 /** The body limit of a control request, known before its body is read. */
 export function bodyLimitFor(method: string, path: string): number {

@@ -48,10 +48,5 @@ export function ok(data: unknown, status = 200, message?: string): ApiResult {
 }
 
 export function errorResult(problem: ApiProblem, nowIso: string): ApiResult {
-  const result: ApiResult = {
-    status: problem.status,
-    body: { error: { code: problem.code, message: problem.message, timestamp: nowIso } },
-  };
-  if (problem.headers) result.headers = problem.headers;
-  return result;
+  return { status: problem.status, body: { error: { code: problem.code, message: problem.message, timestamp: nowIso } }, headers: problem.headers };
 }

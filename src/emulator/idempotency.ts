@@ -46,9 +46,7 @@ export class IdempotencyCache {
   /** Stores the answer and hands it back serialised, so it is serialised once. */
   store(route: string, key: string, request: RequestIdentity, result: ApiResult, now: number, answerOf?: IdempotencyEntry['answerOf']): ApiResult {
     const json = result.json ?? JSON.stringify(result.body);
-    const entry: IdempotencyEntry = { request, status: result.status, json, headers: result.headers, storedMs: now };
-    if (answerOf) entry.answerOf = answerOf;
-    this.entries.set(entryId(route, key), entry);
+    this.entries.set(entryId(route, key), { request, status: result.status, json, headers: result.headers, storedMs: now, answerOf });
     return result.headers ? { status: result.status, json, headers: result.headers } : { status: result.status, json };
   }
 

@@ -62,39 +62,34 @@ export const DEFAULT_CLI_PORT: number = EMULATOR_DEFAULT_PORT;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const mode = options.mode ?? 'staging';
-  if (mode !== 'staging' && mode !== 'production') throw new OptionError((n) => `${n('mode')} must be staging or production, got ${String(mode)}`);
   const apiKeys = options.apiKeys && options.apiKeys.length > 0 ? [...new Set(options.apiKeys)] : [DEFAULT_API_KEY];
-  if (apiKeys.some((k) => typeof k !== 'string' || k === '' || /\s/.test(k))) {
-    throw new OptionError((n) => `${n('apiKeys')}: a key must be non-empty and contain no spaces`);
-  }
   const rate = options.rate ?? DEFAULT_RATE;
-  if (!/^\d+(\.\d+)?$/.test(rate) || new Decimal(rate).lte(0)) {
-    throw new OptionError((n) => `${n('rate')}: "${rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`);
-  }
   const faultRate = options.faultRate ?? 0;
-  if (!(faultRate >= 0 && faultRate <= 1)) throw new OptionError((n) => `${n('faultRate')}: "${faultRate}" is not a probability from 0 to 1 (e.g. 0.3)`);
   const latencyMs = options.latencyMs ?? 0;
-  if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_LATENCY_MS)) throw new OptionError((n) => `${n('latencyMs')} must be from 0 to ${MAX_FAULT_LATENCY_MS} ms, got ${latencyMs}`);
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT[mode];
-  if (!(Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT)) {
-    throw new OptionError((n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`);
-  }
   const seed = options.seed ?? Math.floor(Math.random() * 0x1_0000_0000);
   const host = options.host ?? '127.0.0.1';
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
-  const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
-  if (!isScheme(signatureScheme)) throw new OptionError((n) => `${n('signatureScheme')}: unknown scheme "${signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
   const chaos = options.webhookChaos;
   const chaosIssue = chaos ? chaosProblem(chaos) : null;
-  if (chaosIssue) throw new OptionError((n) => `${n('webhookChaos')}: ${chaosIssue}`);
   const adminToken = options.adminToken;
-  if (adminToken !== undefined && !(adminToken.length >= 8 && !/\s/.test(adminToken))) {
-    throw new OptionError((n) => `${n('adminToken')}: at least 8 characters, no spaces`);
-  }
-  // The control plane can reset every partner: off loopback, only with a token.
-  if (!isLoopbackHost(host) && adminToken === undefined) {
-    throw new OptionError((n) => `${n('host')} ${host} is not a loopback address: the control plane then needs ${n('adminToken')}`, 'so that only holders of the token can reset or drive the emulator');
-  }
+  // Each rule and what it says when broken; the first broken one is thrown.
+  const rules: [boolean, OptionError['say'], string?][] = [
+    [mode === 'staging' || mode === 'production', (n) => `${n('mode')} must be staging or production, got ${String(mode)}`],
+    [apiKeys.every((k) => typeof k === 'string' && /^\S+$/.test(k)), (n) => `${n('apiKeys')}: a key must be non-empty and contain no spaces`],
+    [/^\d+(\.\d+)?$/.test(rate) && new Decimal(rate).gt(0), (n) => `${n('rate')}: "${rate}" is not a positive decimal (NGN per token, e.g. 1550.00)`],
+    [faultRate >= 0 && faultRate <= 1, (n) => `${n('faultRate')}: "${faultRate}" is not a probability from 0 to 1 (e.g. 0.3)`],
+    [latencyMs >= 0 && latencyMs <= MAX_FAULT_LATENCY_MS, (n) => `${n('latencyMs')} must be from 0 to ${MAX_FAULT_LATENCY_MS} ms, got ${latencyMs}`],
+    [Number.isInteger(rateLimit) && rateLimit >= 0 && rateLimit <= MAX_RATE_LIMIT, (n) => `${n('rateLimit')} must be a whole number from 0 to ${MAX_RATE_LIMIT}, got ${rateLimit}`],
+    [chaosIssue === null, (n) => `${n('webhookChaos')}: ${chaosIssue}`],
+    [adminToken === undefined || /^\S{8,}$/.test(adminToken), (n) => `${n('adminToken')}: at least 8 characters, no spaces`],
+    // The control plane can reset every partner: off loopback, only with a token.
+    [isLoopbackHost(host) || adminToken !== undefined, (n) => `${n('host')} ${host} is not a loopback address: the control plane then needs ${n('adminToken')}`, 'so that only holders of the token can reset or drive the emulator'],
+  ];
+  const broken = rules.find(([ok]) => !ok);
+  if (broken) throw new OptionError(broken[1], broken[2]);
+  const signatureScheme = options.signatureScheme ?? DEFAULT_SCHEME;
+  if (!isScheme(signatureScheme)) throw new OptionError((n) => `${n('signatureScheme')}: unknown scheme "${signatureScheme}"`, `the catalogue: ${SCHEMES.join(', ')}`);
   const allowedHosts = new Set<string>();
   for (const name of options.allowedHosts ?? []) {
     const parsed = parseHost(name);
@@ -107,25 +102,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const opened = options.statePath !== undefined ? await StateJournal.open(options.statePath, options.log) : undefined;
   const stateFile = opened?.journal;
+  const journal = stateFile ?? IN_MEMORY;
+  const faultRules = new FaultRules();
+  const webhooks = new Webhooks(
+    {
+      url: options.webhookUrl,
+      secret: webhookSecret,
+      scheme: signatureScheme,
+      maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
+      baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
+      timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      chaos,
+      random: seededRandom(seed ^ 0xc4a05),
+    },
+    clock,
+    faultRules,
+    (evt) => journal.changed('event', evt.owner, evt.event_id),
+    () => journal.committed(),
+  );
   try {
-    const journal = stateFile ?? IN_MEMORY;
-    const faultRules = new FaultRules();
-    const webhooks = new Webhooks(
-      {
-        url: options.webhookUrl,
-        secret: webhookSecret,
-        scheme: signatureScheme,
-        maxAttempts: Math.max(1, options.webhookRetry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts),
-        baseDelayMs: Math.max(0, options.webhookRetry?.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs),
-        timeoutMs: options.webhookRetry?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
-        chaos,
-        random: seededRandom(seed ^ 0xc4a05),
-      },
-      clock,
-      faultRules,
-      (evt) => journal.changed('event', evt.owner, evt.event_id),
-      () => journal.committed(),
-    );
     const rates = ratesFrom(rate);
     // Separate generators from one seed: seeding revenue must not shift the fault sequence.
     const seedRevenue = options.seedRevenue ?? 0;
@@ -136,24 +131,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await stateFile?.attach(rt);
 
     const control: ControlSettings = { adminToken, stateFile, startedAt: Date.now(), url: '' };
-    let server;
-    try {
-      server = await listen({
-        rt,
-        host,
-        allowedHosts,
-        port: options.port ?? 0,
-        latencyMs,
-        rateLimiter: new RateLimiter(rateLimit),
-        faults: new FaultInjector(faultRate, seededRandom(seed)),
-        control,
-        log: options.log,
-        onAnswer: options.onAnswer,
-      });
-    } catch (err) {
-      await webhooks.close();
-      throw err;
-    }
+    const server = await listen({
+      rt,
+      host,
+      allowedHosts,
+      port: options.port ?? 0,
+      latencyMs,
+      rateLimiter: new RateLimiter(rateLimit),
+      faults: new FaultInjector(faultRate, seededRandom(seed)),
+      control,
+      log: options.log,
+      onAnswer: options.onAnswer,
+    });
 
     // Deadlines pass by themselves: on every jump of a manual clock, every second otherwise.
     const unsubscribe = clock.onAdvance?.(() => rt.sweep());
@@ -209,6 +198,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       },
     };
   } catch (err) {
+    await webhooks.close();
     await stateFile?.close();
     throw err;
   }

@@ -39,6 +39,7 @@ export const TxFields = z.object({
   crypto_amount: z.string(),
   rate: z.string(),
   amount: z.string(),
+  quote_id: z.nullable(z.string()),
   createdMs: z.number(),
   created_at: DateTime,
   updated_at: DateTime,
@@ -49,7 +50,6 @@ export const TxFields = z.object({
   terminal_id: z.nullable(z.string()),
   /** Kept as metadata only; never returned (the spec lists no such field in the snapshot). */
   seller_phone: z.nullable(z.string()),
-  quote_id: z.nullable(z.string()),
   deposit: z.nullable(
     z.object({
       deposit_id: z.string(),

@@ -2,13 +2,13 @@
 // Where the spec is silent, the choices are in docs/emulator.md ("Quotes"). A quote may back
 // any number of transactions until it expires: the spec states only the expiry rule, and a
 // quote is a price guarantee, not a reservation.
-import type { Quote, QuoteRequest } from '../lib/schemas.js';
+import { Quote, type QuoteRequest } from '../lib/schemas.js';
 import { randomUUID } from 'node:crypto';
 import { iso } from './clock.js';
 import { badRequest } from './envelope.js';
 import { checkAmount, checkPair, formatFiat, formatToken } from './pricing.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, QuoteRecord } from './partners.js';
+import { viewOf, type PartnerState, type QuoteRecord } from './partners.js';
 
 export const QUOTE_VALIDITY_MS = 120_000;
 
@@ -36,11 +36,8 @@ export function createQuote(rt: Runtime, partner: PartnerState, body: QuoteReque
   };
   partner.quotes.set(record.quote_id, record);
   rt.journal.changed('quote', partner, record.quote_id);
-  return {
-    quote_id: record.quote_id,
-    base_rate: record.base_rate,
-    adjusted_rate: record.adjusted_rate,
-    amount: unit === 'fiat' ? formatFiat(amount) : formatToken(amount),
-    expires_at: record.expires_at,
-  };
+  return { ...quoteOf(record), amount: unit === 'fiat' ? formatFiat(amount) : formatToken(amount) };
 }
+
+/** The API's quote: the record's fields as they are, but the amount, which is formatted for its unit. */
+const quoteOf: (record: QuoteRecord) => Quote = viewOf(Quote);

@@ -32,13 +32,6 @@ export type SeededState = z.infer<typeof SeededState>;
 
 export class SeededRows {
   readonly length: number;
-  /** Strictly increasing, so the block is already in (ts, transaction_id) order. */
-  private readonly ts: Float64Array;
-  private readonly kobo: Uint32Array;
-  private readonly pair: Uint8Array;
-  private readonly idBytes: Buffer;
-  private readonly rateKobo: number;
-  private readonly pairs: readonly Pair[];
 
   /** `count` rows over the SEED_SPAN_DAYS before `now`, drawn from `random`. */
   static generate(count: number, now: number, random: Random, pairs: readonly Pair[], rates: Rates): SeededRows {
@@ -78,14 +71,16 @@ export class SeededRows {
     return new SeededRows(ts, koboColumn, new Uint8Array(pair), ids, state.rate_kobo, state.pairs);
   }
 
-  private constructor(ts: Float64Array, kobo: Uint32Array, pair: Uint8Array, idBytes: Buffer, rateKobo: number, pairs: readonly Pair[]) {
+  private constructor(
+    /** Strictly increasing, so the block is already in (ts, transaction_id) order. */
+    private readonly ts: Float64Array,
+    private readonly kobo: Uint32Array,
+    private readonly pair: Uint8Array,
+    private readonly idBytes: Buffer,
+    private readonly rateKobo: number,
+    private readonly pairs: readonly Pair[],
+  ) {
     this.length = ts.length;
-    this.ts = ts;
-    this.kobo = kobo;
-    this.pair = pair;
-    this.idBytes = idBytes;
-    this.rateKobo = rateKobo;
-    this.pairs = pairs;
   }
 
   toState(): SeededState {

@@ -21,7 +21,6 @@ export const DEFAULT_REVENUE_LIMIT = 50;
 
 type Entry = { tsMs: number; row: RevenueRow };
 type Filter = { token: string | undefined; network: string | undefined };
-type Summary = { count: number; share: Decimal };
 
 export class Ledger {
   /** Rows written by completions, sorted by (ts, transaction_id). */
@@ -30,7 +29,7 @@ export class Ledger {
   seeded: SeededRows | undefined;
   private version = 0;
   /** Window summaries, valid while the ledger is unchanged: an export asks for the same one on every page. */
-  private readonly summaries = new Map<string, { version: number; summary: Summary }>();
+  private readonly summaries = new Map<string, { version: number; summary: RevenueSummary }>();
 
   get size(): number {
     return this.entries.length + (this.seeded?.length ?? 0);
@@ -109,20 +108,12 @@ export class Ledger {
       limit,
       next_cursor: hasMore && last ? encodeCursor('rev', { t: Date.parse(last.ts), id: last.transaction_id }) : null,
     };
-    if (includeSummary) {
-      const summary = this.summarise(from, to, filter);
-      page.summary = {
-        from: iso(from),
-        to: iso(to),
-        total_partner_share: summary.share.toFixed(FIAT_DECIMALS),
-        transaction_count: summary.count,
-      } satisfies RevenueSummary;
-    }
+    if (includeSummary) page.summary = this.summarise(from, to, filter);
     return page;
   }
 
   /** Totals of the whole window (every page), not just the page returned. */
-  private summarise(from: number, to: number, filter: Filter): Summary {
+  private summarise(from: number, to: number, filter: Filter): RevenueSummary {
     const key = `${from}|${to}|${filter.token ?? ''}|${filter.network ?? ''}`;
     const cached = this.summaries.get(key);
     if (cached && cached.version === this.version) return cached.summary;
@@ -146,7 +137,7 @@ export class Ledger {
       }
       share = share.plus(new Decimal(kobo).times('0.01'));
     }
-    const summary = { count, share };
+    const summary = { from: iso(from), to: iso(to), total_partner_share: share.toFixed(FIAT_DECIMALS), transaction_count: count };
     if (this.summaries.size > 1000) this.summaries.clear();
     this.summaries.set(key, { version: this.version, summary });
     return summary;

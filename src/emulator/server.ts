@@ -34,15 +34,12 @@ import type { Answered, EmulatorOptions } from './types.js';
 
 export type HttpOptions = {
   rt: Runtime;
-  host: string;
   /** Hostnames (as parseHost gives them) answered at any port. */
   allowedHosts: ReadonlySet<string>;
-  port: number;
-  latencyMs: number;
   rateLimiter: RateLimiter;
   faults: FaultInjector;
   control: ControlSettings;
-} & Pick<EmulatorOptions, 'log' | 'onAnswer'>;
+} & Required<Pick<EmulatorOptions, 'host' | 'port' | 'latencyMs'>> & Pick<EmulatorOptions, 'log' | 'onAnswer'>;
 
 type Env = { Bindings: HttpBindings };
 

@@ -5,8 +5,8 @@
 // history row: a completed → completed row would read as a transition that does not exist.
 // deposit_id and blockchain_hash go into the history row's metadata, the one place the spec
 // gives for "extra data about the change".
-import type { RevenueRow, SimulateRequest, SimulatorEvent, Transaction } from '../lib/schemas.js';
-import { SIMULATOR_EVENTS } from '../lib/schemas.js';
+import type { SimulateRequest, SimulatorEvent, Transaction } from '../lib/schemas.js';
+import { RevenueRow, SIMULATOR_EVENTS } from '../lib/schemas.js';
 import { refusal, TRANSITIONS } from '../lib/lifecycle.js';
 import { Decimal } from '../lib/money.js';
 import { chainHash, depositId } from './addresses.js';
@@ -15,7 +15,7 @@ import { ApiProblem, badRequest, conflict } from './envelope.js';
 import { formatFiat, REQUIRED_CONFIRMATIONS } from './pricing.js';
 import { fees } from './revenue.js';
 import type { Runtime } from './runtime.js';
-import type { PartnerState, TxRecord } from './partners.js';
+import { viewOf, type PartnerState, type TxRecord } from './partners.js';
 import { applySteps, findTransaction, snapshot } from './transactions.js';
 
 const DEFAULT_REQUIRED_CONFIRMATIONS = 12;
@@ -96,20 +96,10 @@ export function simulate(rt: Runtime, partner: PartnerState, body: SimulateReque
   return data;
 }
 
-/** The row a completion writes: the transaction's own amounts, stamped with the completion time. */
+/** The row a completion writes: the transaction's own fields of it (reference, token, network, amounts), stamped with the completion time. */
 function ledgerRowFor(tx: TxRecord, completedAt: string): RevenueRow {
   const { platform_fee, share } = fees(new Decimal(tx.amount));
-  return {
-    transaction_id: tx.id,
-    merchant_id: tx.merchant_id ?? '',
-    merchant_reference: tx.merchant_reference,
-    terminal_id: tx.terminal_id ?? '',
-    crypto_currency: tx.crypto_currency,
-    network: tx.network,
-    crypto_amount: tx.crypto_amount,
-    amount: tx.amount,
-    platform_fee: formatFiat(platform_fee),
-    share: formatFiat(share),
-    ts: completedAt,
-  };
+  return { ...rowOf(tx), transaction_id: tx.id, merchant_id: tx.merchant_id ?? '', terminal_id: tx.terminal_id ?? '', platform_fee: formatFiat(platform_fee), share: formatFiat(share), ts: completedAt };
 }
+
+const rowOf: (tx: TxRecord) => RevenueRow = viewOf(RevenueRow);

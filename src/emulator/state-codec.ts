@@ -179,14 +179,11 @@ const Line = z.discriminatedUnion('k', [
   z.object({ k: z.literal('wipe') }),
 ]);
 
-/** What a partner's records add up to while a document is read. */
+/** A partner's records while a document is read: transactions and quotes go straight in (by id: a later line wins), the rest once all is read. */
 type Draft = {
-  keyHash: string;
-  label: string;
-  txs: Map<string, TxRecord>;
+  partner: PartnerState;
   /** Each event with its snapshot (the delivery body's `data`). */
   events: Map<string, { v: z.infer<typeof EventFields>; payload: object | null }>;
-  quotes: Map<string, z.infer<typeof QuoteFields>>;
   idem: Map<string, z.infer<typeof Idem>>;
   rows: Map<string, RevenueRowType>;
   seed?: SeededState;
@@ -255,19 +252,19 @@ export class StateDecoder {
     }
     if (r.k === 'partner') {
       const existing = r.fresh ? undefined : this.drafts.get(r.p);
-      if (existing && existing.keyHash !== r.key_sha256) this.fail(`is damaged: line ${at} gives partner ${r.p} another key`);
-      if (!existing) this.drafts.set(r.p, { keyHash: r.key_sha256, label: r.label, txs: new Map(), events: new Map(), quotes: new Map(), idem: new Map(), rows: new Map() });
+      if (existing && existing.partner.keyHash !== r.key_sha256) this.fail(`is damaged: line ${at} gives partner ${r.p} another key`);
+      if (!existing) this.drafts.set(r.p, { partner: new PartnerState(r.label, r.key_sha256), events: new Map(), idem: new Map(), rows: new Map() });
       return;
     }
     const draft = this.drafts.get(r.p) ?? this.fail(`is damaged: line ${at} names partner ${r.p} before it is declared`);
     switch (r.k) {
       case 'tx':
-        draft.txs.set(r.v.id, r.v);
+        draft.partner.transactions.set(r.v.id, r.v);
         break;
       case 'event': {
         let payload: object | null = null;
         if (r.body && 'snapshot_of' in r.body) {
-          const tx = draft.txs.get(r.v.aggregate_id) ?? this.fail(`is damaged: line ${at} refers to a transaction written after it, or not at all`);
+          const tx = draft.partner.transactions.get(r.v.aggregate_id) ?? this.fail(`is damaged: line ${at} refers to a transaction written after it, or not at all`);
           payload = snapshot(tx);
         } else if (r.body) {
           if (r.body.id !== r.v.event_id || r.body.type !== r.v.event_type) this.fail(`is damaged: line ${at} carries another event's body`);
@@ -277,7 +274,7 @@ export class StateDecoder {
         break;
       }
       case 'quote':
-        draft.quotes.set(r.v.quote_id, r.v);
+        draft.partner.quotes.set(r.v.quote_id, { ...r.v, amount: new Decimal(r.v.amount) });
         break;
       case 'idem':
         draft.idem.set(r.id, r.v);
@@ -325,17 +322,14 @@ export function decodeDocument(bytes: Buffer): DecodedState {
 }
 
 /** A partner's records as the emulator's structures; refuses what cannot hold together. */
-function build(draft: Draft, fail: (why: string) => never): PartnerState {
-  const partner = new PartnerState(draft.label, draft.keyHash);
-  for (const v of draft.quotes.values()) partner.quotes.set(v.quote_id, { ...v, amount: new Decimal(v.amount) });
+function build({ partner, ...draft }: Draft, fail: (why: string) => never): PartnerState {
   // Creation order is the order of pages; `seq` is renumbered from it so that it is the
   // index plus one again, which the pager relies on.
-  const txs = [...draft.txs.values()].sort((a, b) => a.seq - b.seq || a.createdMs - b.createdMs);
-  txs.forEach((v, i) => {
-    const tx: TxRecord = { ...v, seq: i + 1 };
+  const txs = [...partner.transactions.values()].sort((a, b) => a.seq - b.seq || a.createdMs - b.createdMs);
+  txs.forEach((tx, i) => {
+    tx.seq = i + 1;
     const ref = tx.merchant_reference.toLowerCase();
     if (partner.byReference.has(ref)) fail(`is damaged: merchant_reference ${tx.merchant_reference.slice(0, 60)} is used twice`);
-    partner.transactions.set(tx.id, tx);
     partner.txList.push(tx);
     partner.byReference.set(ref, tx);
   });

@@ -28,7 +28,7 @@ const MAX_PHONE_LENGTH = 32;
 /** Shared by every direct-mode creation row (read-only). */
 const DIRECT_MODE = Object.freeze({ mode: 'direct' });
 
-type Pricing = { token: string; network: string; rate: string; amount: string; crypto_amount: string; quote_id: string | null };
+type Pricing = Pick<TxRecord, 'network' | 'crypto_currency' | 'crypto_amount' | 'rate' | 'amount' | 'quote_id'>;
 
 /** The partner never sends these (the spec, create rule 2). */
 export function refuseServiceFields(json: Record<string, unknown>): void {
@@ -59,11 +59,7 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
     id: randomUUID(),
     status: CREATED_STEP.to,
     deposit_address: depositAddress(pricing.network),
-    network: pricing.network,
-    crypto_currency: pricing.token,
-    crypto_amount: pricing.crypto_amount,
-    rate: pricing.rate,
-    amount: pricing.amount,
+    ...pricing,
     createdMs: now,
     created_at: at,
     updated_at: at,
@@ -73,7 +69,6 @@ export function createTransaction(rt: Runtime, partner: PartnerState, body: Crea
     merchant_id: body.merchant_id ?? null,
     terminal_id: body.terminal_id ?? null,
     seller_phone: body.seller_phone ?? null,
-    quote_id: pricing.quote_id,
     deposit: null,
     payoutSettled: false,
     history: [
@@ -115,11 +110,11 @@ function priceFromQuote(partner: PartnerState, body: CreateTransactionRequest, n
   const fiat = quote.unit === 'fiat' ? quote.amount : fiatFor(quote.amount, rate);
   const tokens = quote.unit === 'token' ? quote.amount : tokensFor(quote.amount, rate, quote.token);
   return {
-    token: quote.token,
     network: quote.network,
+    crypto_currency: quote.token,
+    crypto_amount: formatToken(tokens),
     rate: quote.adjusted_rate,
     amount: formatFiat(fiat),
-    crypto_amount: formatToken(tokens),
     quote_id: quote.quote_id,
   };
 }
@@ -135,11 +130,11 @@ function priceDirect(rt: Runtime, body: CreateTransactionRequest): Pricing {
   // Direct mode uses the latest market rate at creation (the spec, create rule 2).
   const rate = rt.config.rates.adjusted;
   return {
-    token,
     network,
+    crypto_currency: token,
+    crypto_amount: formatToken(tokensFor(fiat, rate, token)),
     rate: rt.config.rates.adjustedText,
     amount: formatFiat(fiat),
-    crypto_amount: formatToken(tokensFor(fiat, rate, token)),
     quote_id: null,
   };
 }

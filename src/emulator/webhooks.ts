@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
 import { backoffDelay } from '../lib/client/backoff.js';
-import type { Page, ReplayResult } from '../lib/schemas.js';
-import { EVENT_TYPES, WebhookEvent } from '../lib/schemas.js';
+import type { Page } from '../lib/schemas.js';
+import { EVENT_TYPES, ReplayResult, WebhookEvent } from '../lib/schemas.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/vocabulary.js';
 import { NO_ENDPOINT } from '../lib/webhooks/no-endpoint.js';
 import { sign, WEBHOOK_HEADERS, type SchemeName } from '../lib/webhooks/signature.js';
@@ -24,7 +24,7 @@ import { parseEnumParam, requireUuid } from './params.js';
 import type { FaultRules } from './fault-rules.js';
 import type { Random } from './prng.js';
 import { viewOf, type EventRecord, type PartnerState } from './partners.js';
-import type { Clock, WebhookChaos } from './types.js';
+import type { Clock, EmulatorOptions, WebhookChaos } from './types.js';
 
 export const DEFAULT_EVENTS_LIMIT = 20;
 export const DEFAULT_RETRY = { maxAttempts: 6, baseDelayMs: 500 } as const;
@@ -48,13 +48,10 @@ export type WebhookSettings = {
   registeredBy?: Registration | undefined;
   secret: string;
   scheme: SchemeName;
-  maxAttempts: number;
-  baseDelayMs: number;
-  timeoutMs: number;
   chaos?: WebhookChaos;
   /** Draws of the chaos (seeded, so `--seed` repeats them). */
   random: Random;
-};
+} & Required<NonNullable<EmulatorOptions['webhookRetry']>>;
 
 export class Webhooks {
   private readonly agent: Agent;
@@ -183,14 +180,7 @@ export class Webhooks {
       evt.roundAttempts = 0;
       this.schedule(evt, 0);
     }
-    return {
-      event_id: evt.event_id,
-      aggregate_id: evt.aggregate_id,
-      event_type: evt.event_type,
-      attempts: evt.attempts,
-      publish_status: 'pending',
-      replay_scheduled_at: iso(now),
-    };
+    return { ...replayOf(evt), publish_status: 'pending', replay_scheduled_at: iso(now) };
   }
 
   /**
@@ -395,3 +385,5 @@ export class Webhooks {
 
 /** What the API shows of an event, which an EventRecord holds as it is: no payload. */
 const telemetry: (evt: EventRecord) => WebhookEvent = viewOf(WebhookEvent);
+/** A replay's answer: the event's own fields of it, which the replay completes. */
+const replayOf: (evt: EventRecord) => ReplayResult = viewOf(ReplayResult);

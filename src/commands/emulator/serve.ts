@@ -99,7 +99,7 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
     if (err instanceof StateFileError) {
       throw new CliError(err.message, 'STATE_FILE', EXIT.usage, 'nothing was loaded and the file was left as it is; start without --state, or with another file');
     }
-    if (err instanceof OptionError) throw new UsageError(err.say((option) => FLAG_OF[option] ?? option), err.hint);
+    if (err instanceof OptionError) throw new UsageError(err.say((option) => FLAG_OF[option] ?? command().options.find((flag) => flag.attributeName() === option)?.long ?? option), err.hint);
     throw err;
   }
   // Listening for the stop before anything announces the emulator: a CI script may signal
@@ -148,18 +148,11 @@ export async function run(opts: EmulatorCommandOptions, ctx: EmulatorCommandCont
   return signal ? exitCodeForSignal(signal) : 0;
 }
 
-/** The flag (or variable) of each option startEmulator's rules may refuse, for their messages. */
+/** The refusable options whose flag is not named after them, or that a variable also gives; any other is its flag in command(). */
 const FLAG_OF: Partial<Record<keyof Emulator.EmulatorOptions, string>> = {
-  host: '--host',
   allowedHosts: `--allow-host / ${ALLOWED_HOSTS_ENV}`,
   apiKeys: '--api-key',
-  signatureScheme: '--signature-scheme',
   latencyMs: '--latency',
-  faultRate: '--fault-rate',
-  mode: '--mode',
-  rate: '--rate',
-  rateLimit: '--rate-limit',
-  webhookChaos: '--webhook-chaos',
   adminToken: `--admin-token / ${ADMIN_TOKEN_ENV}`,
 };
 
