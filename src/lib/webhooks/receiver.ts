@@ -42,26 +42,12 @@ export type DeliveryInfo = {
 };
 
 /**
- * The tally: what `webhooks listen` prints at exit and GET /healthz answers, each count as
+ * The tally, counted in this order: what `webhooks listen` prints at exit and GET /healthz answers, each count as
  * docs/webhooks.md ("The tally, `/healthz` and the exit code") says; `filtered` are verified
  * events of types outside `eventTypes` (stored, not shown, not forwarded).
  */
-export type ReceiverStats = {
-  received: number;
-  stored: number;
-  duplicates: number;
-  rejected: number;
-  badSignature: number;
-  notEvent: number;
-  tooLarge: number;
-  storeFailures: number;
-  outOfOrder: number;
-  filtered: number;
-  forwarded: number;
-  forwardFailures: number;
-  owed: number;
-  transactions: number;
-};
+const COUNTS = ['received', 'stored', 'duplicates', 'rejected', 'forwarded', 'owed', 'badSignature', 'notEvent', 'tooLarge', 'storeFailures', 'outOfOrder', 'filtered', 'forwardFailures', 'transactions'] as const;
+export type ReceiverStats = Record<(typeof COUNTS)[number], number>;
 
 export type ForwardOptions = Omit<ForwarderOptions, 'onResult' | 'onTaken'>;
 
@@ -108,7 +94,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
   // `owed` and `transactions` are read from the forwarder and the tracker when asked.
-  const tally: ReceiverStats = { received: 0, stored: 0, duplicates: 0, rejected: 0, forwarded: 0, owed: 0, badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0, transactions: 0 };
+  const tally = Object.fromEntries(COUNTS.map((count) => [count, 0])) as ReceiverStats;
   const forwarding = options.forward !== undefined;
 
   // Owed events of earlier runs, in store order, until the forward log says which were taken.
