@@ -10,7 +10,7 @@ import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, SCHEMES, verify, WEBHOOK_HEADERS, type VerifyOptions } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { DEFAULT_STORE, eventsToRead, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, eventsToRead, parseEventText, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
 import { NO_SECRET_HINT, webhookScheme, webhookSecret, webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -142,13 +142,10 @@ async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
   return { body: found.body, signature: found.signature, now, stored: found };
 }
 
+/** The event the body is, read as the listener reads one: its id and type. */
 function describeBody(body: Buffer): { id?: string; type?: string } {
-  try {
-    const v = JSON.parse(body.toString('utf8')) as { id?: unknown; type?: unknown };
-    return { ...(typeof v.id === 'string' ? { id: v.id } : {}), ...(typeof v.type === 'string' ? { type: v.type } : {}) };
-  } catch {
-    return {};
-  }
+  const event = parseEventText(body.toString('utf8'));
+  return event ? { id: event.id, ...(event.type !== undefined ? { type: event.type } : {}) } : {};
 }
 
 function stripTrailingNewlines(body: Buffer): Buffer {
