@@ -118,10 +118,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     ], discrepancies);
   }
   const scope = `${checked.transactions} transaction${checked.transactions === 1 ? '' : 's'}, ${checked.ledger_rows} ledger row${checked.ledger_rows === 1 ? '' : 's'} and ${checked.events} webhook event${checked.events === 1 ? '' : 's'} (read ${ledgerRowsRead} rows and ${eventsRead} events)`;
-  if (discrepancies.length === 0) {
-    io.err(`Clean: ${scope} agree for ${from} … ${to}.`);
-    return;
-  }
+  if (discrepancies.length === 0) return io.err(`Clean: ${scope} agree for ${from} … ${to}.`);
   if (format !== 'json' && replayAll) io.err(`Redeliver every undelivered event: ${replayAll}`);
   const txCount = new Set(discrepancies.map((d) => d.transaction_id)).size;
   throw new CheckFailed(

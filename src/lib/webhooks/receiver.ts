@@ -248,15 +248,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const admit = (v: Verified): Promise<void> | undefined => {
     const pending = writing.get(v.id);
     if (pending) return pending.then(() => admit(v));
-    if (seen.has(v.id)) {
-      duplicate(v);
-      return undefined;
-    }
+    if (seen.has(v.id)) return duplicate(v);
     seen.add(v.id);
-    if (!store) {
-      accept(v);
-      return undefined;
-    }
+    if (!store) return accept(v);
     const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: forwarding && v.show });
     const stored = store.append(line).then(
       () => {
@@ -275,7 +269,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     return stored;
   };
 
-  const duplicate = (v: Verified): void => {
+  const duplicate = (v: Verified): undefined => {
     tally.duplicates++;
     replyText(v.res, 200, DUPLICATE_BODY);
     if (!v.show) {
@@ -287,7 +281,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     if (forwarder && !owedIds.has(v.id)) forwarder.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
   };
 
-  const accept = (v: Verified): void => {
+  const accept = (v: Verified): undefined => {
     tally.stored++;
     const applied = tracker.apply(v.facts.transactionId, v.facts.status);
     if (applied.outOfOrder) tally.outOfOrder++;
@@ -307,10 +301,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     await once(req.resume(), 'end');
     const path = req.url ?? '/';
-    if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
-      reply(res, 200, stats());
-      return;
-    }
+    if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) return reply(res, 200, stats());
     reply(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'POST webhook deliveries here (GET /healthz for the tally)' } }, { allow: 'POST' });
   };
 
@@ -346,8 +337,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         try {
           answer = deliver(req, res, raw, receivedAt);
         } catch (err) {
-          fail(err);
-          return;
+          return fail(err);
         }
         if (answer) answer.then(() => done(), fail);
         else done();
