@@ -289,7 +289,8 @@ async function exportTo(r: ExportRun): Promise<number> {
   } catch (err) {
     progress.stop();
     if (signal) throw withHint(new Interrupted('export', signal), notWritten, resumeHint);
-    const cause = outputError ?? (errno(err) ? err : undefined);
+    // A system call's failure (an errno code) is the output's or the spools'.
+    const cause = outputError ?? (err instanceof Error && /^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException).code)) ? (err as NodeJS.ErrnoException) : undefined);
     if (cause) {
       // The reader went away (e.g. `| head`): what it wanted it got.
       if (!file && cause.code === 'EPIPE' && outputError) return 0;
@@ -308,10 +309,6 @@ async function exportTo(r: ExportRun): Promise<number> {
     for (const s of SIGNALS) process.off(s, onSignal);
     dest.off('error', onOutputError);
   }
-}
-
-function errno(err: unknown): err is NodeJS.ErrnoException {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((err as NodeJS.ErrnoException).code!);
 }
 
 /** Adds "FILE was not written" to the message, and how to go on. */

@@ -63,7 +63,9 @@ async function runVerify(d: Signed, options: VerifyOptions, opts: Options, ctx: 
   const hint = hints[result.kind];
   if (hint !== undefined) throw new CheckFailed(`invalid: ${result.reason}${where}`, hint);
   // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
-  const trimmed = stripTrailingNewlines(d.body);
+  let end = d.body.length;
+  while (end > 0 && (d.body[end - 1] === 0x0a || d.body[end - 1] === 0x0d)) end--;
+  const trimmed = d.body.subarray(0, end);
   throw new CheckFailed(
     `invalid: the signature does not match the ${d.body.length}-byte body${where}`,
     trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
@@ -146,10 +148,4 @@ async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
 function describeBody(body: Buffer): { id?: string; type?: string } {
   const event = parseEventText(body.toString('utf8'));
   return event ? { id: event.id, ...(event.type !== undefined ? { type: event.type } : {}) } : {};
-}
-
-function stripTrailingNewlines(body: Buffer): Buffer {
-  let end = body.length;
-  while (end > 0 && (body[end - 1] === 0x0a || body[end - 1] === 0x0d)) end--;
-  return body.subarray(0, end);
 }
