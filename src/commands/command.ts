@@ -54,6 +54,9 @@ export function group(name: string, description: string, runner: Runner, modules
   return cmd;
 }
 
+/** The program `cmd` belongs to: the command at the top of its tree. */
+export const rootOf = (cmd: CommandUnknownOpts): CommandUnknownOpts => (cmd.parent ? rootOf(cmd.parent) : cmd);
+
 /** The groups that run a verb of theirs when named alone (commander keeps its default verb private). */
 export const runsBare = new WeakSet<CommandUnknownOpts>();
 

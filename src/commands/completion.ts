@@ -5,7 +5,7 @@
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeProgram } from '../lib/completion/spec.js';
 import { SCRIPTS } from '../lib/completion/scripts.js';
-import { examples, withArguments, type Runner } from './command.js';
+import { examples, rootOf, withArguments, type Runner } from './command.js';
 
 export type Shell = keyof typeof SCRIPTS;
 
@@ -15,9 +15,7 @@ export const command = (runner: Runner) => {
     .addHelpText('after', examples('offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'));
   return cmd.action(() =>
     runner.run(cmd, async (ctx) => {
-      let program: CommandUnknownOpts = cmd;
-      while (program.parent) program = program.parent;
-      ctx.io.out(completionScript(program, cmd.processedArgs[0]));
+      ctx.io.out(completionScript(rootOf(cmd), cmd.processedArgs[0]));
     }),
   );
 };

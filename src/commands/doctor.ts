@@ -96,8 +96,7 @@ async function checkNetwork(ctx: Context, url: URL, add: (name: string, status: 
     proxy = resolveProxy(url, ctx.env);
   } catch (err) {
     // A variable the client cannot read: reported here, and nothing is sent.
-    add('proxy', 'fail', withHint(err));
-    return;
+    return add('proxy', 'fail', withHint(err));
   }
   if (proxy.via === 'proxy') add('proxy', 'pass', `${proxy.proxy} (from ${proxy.from})`);
   else if (proxy.via === 'bypassed') add('proxy', 'pass', `not used for ${url.hostname}: ${proxy.noProxyFrom} has ${proxy.entry} (${proxy.proxy} from ${proxy.from} otherwise)`);

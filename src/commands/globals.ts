@@ -9,7 +9,7 @@ import { durationFlag } from '../lib/input/values.js';
 import { COMMAND_FORMATS, FORMATS } from '../lib/output/format.js';
 import { ADMIN_TOKEN_ENV, type SecretVariable } from '../lib/config/secret-variables.js';
 import { VERSION_TEXT } from '../version.js';
-import { runsBare } from './command.js';
+import { rootOf, runsBare } from './command.js';
 
 export function newProgram(output: OutputConfiguration = {}) {
   return new Command('offramp')
@@ -50,9 +50,7 @@ export function newProgram(output: OutputConfiguration = {}) {
 /** The flags of the program `cmd` belongs to that a command takes (not --version, not the program's own --help). */
 function programFlags(cmd: CommandUnknownOpts): Option[] {
   if (!cmd.parent) return [];
-  let root = cmd.parent;
-  while (root.parent) root = root.parent;
-  return root.options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
+  return rootOf(cmd).options.filter((o) => !o.hidden && o.long !== '--version') as Option[];
 }
 
 /** Help lists the commands before the flags, as gh's does; a command with none below it is unchanged. */

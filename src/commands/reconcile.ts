@@ -31,7 +31,6 @@ export const command = () =>
       examples('offramp reconcile --from 2026-10-01 --to 2026-10-31', 'offramp reconcile --from 2026-11-01 --to 2026-11-22 --json', 'offramp reconcile --ref order-1042'),
     );
 
-const PAGE = 100;
 const PARALLEL = 4;
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
@@ -56,7 +55,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   const progress = await startProgress(ctx, 'reading transactions');
   try {
     if (own) transactions.push(own);
-    else for await (const tx of api.transactions.all({ from, to, limit: PAGE })) progress.count(transactions.push(tx));
+    else for await (const tx of api.transactions.all({ from, to })) progress.count(transactions.push(tx));
     const inWindow = new Set(transactions.map((t) => t.id));
 
     // Ledger: the window's rows, and later rows of the window's transactions.
@@ -66,7 +65,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     await Promise.all(
       planSlices({ from: window.from, to: ledgerEnd }, PARALLEL).map((slice) =>
         limit(async () => {
-          for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString(), limit: PAGE })) {
+          for await (const row of api.revenue.all({ from: slice.from.toISOString(), to: slice.to.toISOString() })) {
             progress.count(++ledgerRowsRead);
             if (inWindow.has(row.transaction_id) || (onlyId === undefined && Date.parse(row.ts) <= toMs)) ledger.push(row);
           }
@@ -75,7 +74,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     );
 
     progress.step('reading webhook events');
-    for await (const e of api.webhooks.all({ from, limit: PAGE, ...(onlyId !== undefined ? { transaction_id: onlyId } : {}) })) {
+    for await (const e of api.webhooks.all({ from, ...(onlyId !== undefined ? { transaction_id: onlyId } : {}) })) {
       progress.count(++eventsRead);
       if (inWindow.has(e.aggregate_id)) events.push(e);
     }
@@ -119,10 +118,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     ], discrepancies);
   }
   const scope = `${checked.transactions} transaction${checked.transactions === 1 ? '' : 's'}, ${checked.ledger_rows} ledger row${checked.ledger_rows === 1 ? '' : 's'} and ${checked.events} webhook event${checked.events === 1 ? '' : 's'} (read ${ledgerRowsRead} rows and ${eventsRead} events)`;
-  if (discrepancies.length === 0) {
-    io.err(`Clean: ${scope} agree for ${from} … ${to}.`);
-    return;
-  }
+  if (discrepancies.length === 0) return io.err(`Clean: ${scope} agree for ${from} … ${to}.`);
   if (format !== 'json' && replayAll) io.err(`Redeliver every undelivered event: ${replayAll}`);
   const txCount = new Set(discrepancies.map((d) => d.transaction_id)).size;
   throw new CheckFailed(

@@ -142,6 +142,13 @@ describe('revenue export: input checked before any request', () => {
     expect(r.requests).toHaveLength(0);
   });
 
+  it('-o table is refused with a hint naming every format the export writes, xlsx too', async () => {
+    const r = await run(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'table']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('use one of: csv, json, ndjson, xlsx');
+    expect(r.requests).toHaveLength(0);
+  });
+
   it('-o xlsx to a terminal is refused: binary data needs --out (or a redirect)', async () => {
     server = await scriptedServer([]);
     const r = await runMain(['revenue', 'export', '--from', '2026-03-01', '--to', '2026-03-01', '-o', 'xlsx'], {

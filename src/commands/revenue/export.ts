@@ -17,11 +17,10 @@ import { windowFlags } from '../../lib/input/window.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
 import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
-import type { Api, RevenueFilters } from '../../lib/client/api.js';
+import { FULL_PAGE, type Api, type RevenueFilters } from '../../lib/client/api.js';
 import {
   checkSlices,
   DEFAULT_CONCURRENCY,
-  EXPORT_PAGE_SIZE,
   exportRevenue,
   MAX_CONCURRENCY,
   refusedFor,
@@ -104,7 +103,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     excel: Boolean(opts.excel),
     raw_cells: Boolean(opts.rawCells),
     summary: Boolean(opts.summary),
-    page_size: EXPORT_PAGE_SIZE,
+    page_size: FULL_PAGE,
   };
   const earlier = out ? await readCheckpoint(out) : undefined;
   if (opts.resume && earlier) {
@@ -290,7 +289,8 @@ async function exportTo(r: ExportRun): Promise<number> {
   } catch (err) {
     progress.stop();
     if (signal) throw withHint(new Interrupted('export', signal), notWritten, resumeHint);
-    const cause = outputError ?? (errno(err) ? err : undefined);
+    // A system call's failure (an errno code) is the output's or the spools'.
+    const cause = outputError ?? (err instanceof Error && /^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException).code)) ? (err as NodeJS.ErrnoException) : undefined);
     if (cause) {
       // The reader went away (e.g. `| head`): what it wanted it got.
       if (!file && cause.code === 'EPIPE' && outputError) return 0;
@@ -309,10 +309,6 @@ async function exportTo(r: ExportRun): Promise<number> {
     for (const s of SIGNALS) process.off(s, onSignal);
     dest.off('error', onOutputError);
   }
-}
-
-function errno(err: unknown): err is NodeJS.ErrnoException {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((err as NodeJS.ErrnoException).code!);
 }
 
 /** Adds "FILE was not written" to the message, and how to go on. */
@@ -341,9 +337,7 @@ function exportFormat(globals: Globals, out: string | undefined): ExportFormat {
   const given = globals.json ? 'json' : globals.output;
   const named = out ? formatOfFile(out, given, EXPORT_FORMATS) : undefined;
   if (named) return named;
-  if (!given) return 'csv';
-  if (given === 'xlsx') return 'xlsx';
-  return resolveFormat(globals, ['csv', 'json', 'ndjson']) as ExportFormat;
+  return given ? (resolveFormat(globals, EXPORT_FORMATS) as ExportFormat) : 'csv';
 }
 
 function checkFlags(opts: Options, format: ExportFormat, stdoutIsTTY: boolean): void {

@@ -104,10 +104,7 @@ async function totalTable(ctx: Context, total: RevenueSummary, figures: Figures 
     ...(figures ? { amount: figures.amount, platform_fee: figures.platform_fee } : {}),
     share: total.total_partner_share,
   };
-  if (format === 'csv') {
-    await writeCsv(ctx.io, Object.keys(line), [line]);
-    return;
-  }
+  if (format === 'csv') return writeCsv(ctx.io, Object.keys(line), [line]);
   const num = (v: string | number) => (ctx.io.tableWidth !== undefined ? groupThousands(String(v)) : String(v));
   renderTable(ctx.io, [
     { header: 'FROM', value: (r: typeof line) => border(r.from, '00:00:00.000Z') },

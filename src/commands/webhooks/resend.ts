@@ -15,11 +15,11 @@ import { chalkFor } from '../../lib/output/render.js';
 import { paint, terminalSafe, type Text } from '../../lib/output/sanitize.js';
 import { DEFAULT_SCHEME, SCHEMES, SIGNATURE_HEADER, sign, WEBHOOK_HEADERS } from '../../lib/webhooks/signature.js';
 import { eventTypeFilter } from '../../lib/webhooks/filters.js';
-import { relay } from '../../lib/webhooks/forwarder.js';
+import { relay, type Relayed } from '../../lib/webhooks/forwarder.js';
 import { webhookUrl } from '../../lib/webhooks/url.js';
 import { maxResponseBytes, Transport } from '../../lib/client/transport.js';
 import { displayUrl } from '../../lib/client/url.js';
-import { DEFAULT_STORE, eventsToRead, storedEventId } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, eventsToRead, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
 import { webhookScheme, webhookSecret } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 import { parseDurationRange } from '../../lib/input/duration.js';
@@ -52,16 +52,11 @@ const MAX_DUPLICATES = 100;
 /** --delay ceiling per delivery: ten minutes. */
 const MAX_DELAY_MS = 600_000;
 
-type ResendResult = {
-  id: string;
-  type: string | null;
-  copy: number;
-  copies: number;
-  status: number | null;
-  ok: boolean;
-  ms: number;
-  detail?: string;
-};
+/** One delivery's line of -o json and ndjson: the event, which copy of it, and the app's answer. */
+function resendResult({ event, copy, copies }: { event: StoredEvent; copy: number; copies: number }, r: Relayed) {
+  return { id: event.id, type: event.type ?? null, copy, copies, status: r.status ?? null, ok: r.ok, ms: r.ms, ...(r.detail ? { detail: r.detail } : {}) };
+}
+type ResendResult = ReturnType<typeof resendResult>;
 
 export async function run(opts: Options, ctx: Context): Promise<number> {
   const { io } = ctx;
@@ -126,7 +121,7 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
         r.refused.message += `; not retried: ${plan.length - results.length} of ${plan.length} deliveries not sent`;
         throw r.refused;
       }
-      const result = { id: d.event.id, type: d.event.type ?? null, copy: d.copy, copies: d.copies, status: r.status ?? null, ok: r.ok, ms: r.ms, ...(r.detail ? { detail: r.detail } : {}) };
+      const result = resendResult(d, r);
       results.push(result);
       if (format === 'ndjson') writeNdjsonLine(io, result);
       else if (format === 'table') io.print(resultLine(result, c));

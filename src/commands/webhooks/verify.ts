@@ -10,7 +10,7 @@ import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, SCHEMES, verify, WEBHOOK_HEADERS, type VerifyOptions } from '../../lib/webhooks/signature.js';
 import { readStdin } from '../../lib/input/stdin.js';
-import { DEFAULT_STORE, eventsToRead, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
+import { DEFAULT_STORE, eventsToRead, parseEventText, storedEventId, type StoredEvent } from '../../lib/webhooks/store.js';
 import { NO_SECRET_HINT, webhookScheme, webhookSecret, webhookSecrets } from '../../lib/webhooks/register.js';
 import { examples, type OptionsOf } from '../command.js';
 
@@ -63,7 +63,9 @@ async function runVerify(d: Signed, options: VerifyOptions, opts: Options, ctx: 
   const hint = hints[result.kind];
   if (hint !== undefined) throw new CheckFailed(`invalid: ${result.reason}${where}`, hint);
   // A trailing newline added by `echo` or an editor is the usual reason a copy fails.
-  const trimmed = stripTrailingNewlines(d.body);
+  let end = d.body.length;
+  while (end > 0 && (d.body[end - 1] === 0x0a || d.body[end - 1] === 0x0d)) end--;
+  const trimmed = d.body.subarray(0, end);
   throw new CheckFailed(
     `invalid: the signature does not match the ${d.body.length}-byte body${where}`,
     trimmed.length !== d.body.length && verify(trimmed, secret, d.signature, options).ok
@@ -142,17 +144,8 @@ async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
   return { body: found.body, signature: found.signature, now, stored: found };
 }
 
+/** The event the body is, read as the listener reads one: its id and type. */
 function describeBody(body: Buffer): { id?: string; type?: string } {
-  try {
-    const v = JSON.parse(body.toString('utf8')) as { id?: unknown; type?: unknown };
-    return { ...(typeof v.id === 'string' ? { id: v.id } : {}), ...(typeof v.type === 'string' ? { type: v.type } : {}) };
-  } catch {
-    return {};
-  }
-}
-
-function stripTrailingNewlines(body: Buffer): Buffer {
-  let end = body.length;
-  while (end > 0 && (body[end - 1] === 0x0a || body[end - 1] === 0x0d)) end--;
-  return body.subarray(0, end);
+  const event = parseEventText(body.toString('utf8'));
+  return event ? { id: event.id, ...(event.type !== undefined ? { type: event.type } : {}) } : {};
 }

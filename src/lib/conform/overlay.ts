@@ -58,7 +58,7 @@ const OBSERVED = new Set(['same', 'handled', 'needs-setting', 'saved']);
 export function overlayFor(run: ConformRun, base: OpenApiDocument) {
   const { observed } = run;
   const actions: OverlayAction[] = [];
-  const add = (point: string, description: string, path: string[], change: { update: unknown } | { remove: true }) => {
+  const add = (point: string, description: string, path: string[], change: Change) => {
     if (resolve(base, path) === undefined) throw new Error(`overlay: ${jsonPath(path)} is not in the document`);
     actions.push({ target: jsonPath(path), description: `${point}: ${description}`, ...change, 'x-offramp-point': point });
   };
@@ -170,11 +170,8 @@ function listActions(list: FilteredList, o: { shape: 'page-object' | 'array' | '
   if (shape === 'array') data = items;
   else if (keepsPage) data = schemaRef(page);
   else {
-    data = { type: 'object', required: ['data'], properties: { data: items } };
-    if (location === 'data.meta' || location === 'data.pagination') {
-      const key = location.slice('data.'.length);
-      data = { ...data, required: ['data', key], properties: { data: items, [key]: cursorHolder() } };
-    }
+    const key = location === 'data.meta' || location === 'data.pagination' ? location.slice('data.'.length) : undefined;
+    data = { type: 'object', required: key ? ['data', key] : ['data'], properties: { data: items, ...(key ? { [key]: cursorHolder() } : {}) } };
   }
   if (location === 'wrapper') {
     const holder = cursorHolder();

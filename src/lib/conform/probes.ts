@@ -38,13 +38,11 @@ export type Answer = {
 
 export type Sender = ReturnType<typeof createSender>;
 
-export type ProbeClient = Pick<HttpClient, 'send' | 'observe'>;
-
 /**
  * A sender over the HTTP client that watches every attempt, so the 429s the client recovers
  * from are seen too, and turns an error status into an answer. No answer at all is thrown.
  */
-export function createSender(client: ProbeClient) {
+export function createSender(client: Pick<HttpClient, 'send' | 'observe'>) {
   /** Retry-After of every 429 met ('' when it had none): what the report says about its form. */
   const retryAfter: string[] = [];
   client.observe((a) => {
@@ -400,25 +398,20 @@ async function probeFilters(
   for (const filter of filters) {
     const value = probes[filter]!.excluding();
     const own = await test(filter, value);
-    if (own === 'honoured') {
-      out[filter] = { honoured: filter };
-      continue;
-    }
-    if (own === 'unclear') {
-      out[filter] = { unclear: 'the service refused the probe for a reason other than the value' };
+    if (own !== 'ignored') {
+      out[filter] = own === 'honoured' ? { honoured: filter } : { unclear: 'the service refused the probe for a reason other than the value' };
       continue;
     }
     const tried = [filter];
-    let found: string | undefined;
+    out[filter] = { ignored: tried };
     for (const name of new Set([saved[filter], ...probes[filter]!.candidates])) {
       if (!name || name === filter) continue;
       tried.push(name);
       if ((await test(name, value)) === 'honoured') {
-        found = name;
+        out[filter] = { honoured: name };
         break;
       }
     }
-    out[filter] = found ? { honoured: found } : { ignored: tried };
   }
   return out;
 }

@@ -97,6 +97,5 @@ export function lines(text: string, width: number): string[] {
 
 /** A paragraph with a hanging indent. */
 function hang(text: string, width: number, first: string, rest: string): string[] {
-  const body = lines(text, width - rest.length);
-  return body.map((l, i) => (i === 0 ? first : rest) + l);
+  return lines(text, width - rest.length).map((l, i) => (i === 0 ? first : rest) + l);
 }

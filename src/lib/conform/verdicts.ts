@@ -15,9 +15,7 @@ export type Finding = { point: string; emulator: string; observed: string; verdi
 /** What `--save` writes for a needs-setting finding. */
 export type Setting =
   | { kind: 'filterName'; list: FilteredList; filter: string; name: string }
-  | { kind: 'failedStatus'; value: string }
-  | { kind: 'deliveredStatus'; value: string }
-  | { kind: 'signatureScheme'; value: string };
+  | { kind: 'failedStatus' | 'deliveredStatus' | 'signatureScheme'; value: string };
 
 /** A finding with the setting that would resolve it (never printed as such). */
 export type Assessed = Finding & { setting?: Setting };
@@ -243,7 +241,6 @@ export function assessFilter(list: FilteredList, filter: string, target: FilterO
   );
 }
 
-
 export function assessError(which: ErrorCase, target: ErrorObs | undefined): Assessed {
   const point = POINT.error(which);
   const e = `${which} ${EMULATOR.errorCodes[which]}`;
@@ -410,9 +407,7 @@ export function assessSignature(target: SignatureObs, service: ServiceChoices): 
 export function applySettings(service: ServiceChoices, settings: Setting[]): ServiceChoices {
   const next: ServiceChoices = structuredClone(service);
   for (const s of settings) {
-    if (s.kind === 'failedStatus') next.failedStatus = s.value;
-    else if (s.kind === 'deliveredStatus') next.deliveredStatus = s.value;
-    else if (s.kind === 'signatureScheme') next.signatureScheme = s.value;
+    if (s.kind !== 'filterName') next[s.kind] = s.value;
     else {
       const lists = (next.filterNames ??= {}) as Record<string, Record<string, string> | undefined>;
       const names = (lists[s.list] ??= {});

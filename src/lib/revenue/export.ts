@@ -14,16 +14,13 @@ import { Readable, Writable, type Duplex } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import { checkRowInWindow, checkSummaryWindow } from '../client/checked-calls.js';
-import type { Api, ListAnswer, RevenueFilters } from '../client/api.js';
+import { FULL_PAGE, type Api, type ListAnswer, type RevenueFilters } from '../client/api.js';
 import type { Window } from '../input/dates.js';
 import { ApiError } from '../errors.js';
 import type { RevenueRow, RevenueSummary } from '../schemas.js';
 import { describeSlice } from './slices.js';
 import { Spool } from './spool.js';
 import { DecimalSum } from '../money.js';
-
-/** GET /revenue takes a limit of 1 to 100 (docs/api.md); the largest page means the fewest round trips. */
-export const EXPORT_PAGE_SIZE = 100;
 
 /** The most pages (slices) --concurrency may ask for at once. */
 export const MAX_CONCURRENCY = 16;
@@ -176,7 +173,7 @@ export async function exportRevenue(o: ExportOptions): Promise<ExportResult> {
     const query = {
       from: from.toISOString(),
       to: to.toISOString(),
-      limit: o.pageSize ?? EXPORT_PAGE_SIZE,
+      limit: o.pageSize ?? FULL_PAGE,
       ...(cursor ? { cursor } : {}),
       ...(o.summary && !cursor ? { include_summary: true } : {}),
       ...o.filters,

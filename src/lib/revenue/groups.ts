@@ -50,9 +50,7 @@ class Sums {
     this.amount.add(row.amount);
     this.platform_fee.add(row.platform_fee);
     this.share.add(row.share);
-    let c = this.crypto.get(row.crypto_currency);
-    if (!c) this.crypto.set(row.crypto_currency, (c = new DecimalSum()));
-    c.add(row.crypto_amount);
+    this.cryptoOf(row.crypto_currency).add(row.crypto_amount);
   }
 
   /** Adds another group's sums (the total is the sum of the groups). */
@@ -61,11 +59,12 @@ class Sums {
     this.amount.addSum(other.amount);
     this.platform_fee.addSum(other.platform_fee);
     this.share.addSum(other.share);
-    for (const [token, sum] of other.crypto) {
-      let c = this.crypto.get(token);
-      if (!c) this.crypto.set(token, (c = new DecimalSum()));
-      c.addSum(sum);
-    }
+    for (const [token, sum] of other.crypto) this.cryptoOf(token).addSum(sum);
+  }
+
+  private cryptoOf(token: string): DecimalSum {
+    if (!this.crypto.has(token)) this.crypto.set(token, new DecimalSum());
+    return this.crypto.get(token)!;
   }
 
   figures() {

@@ -13,12 +13,8 @@ type Ymd = { y: number; m: number; d: number };
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    formatters.set(zone, f);
-  }
-  return f;
+  if (!formatters.has(zone)) formatters.set(zone, new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }));
+  return formatters.get(zone)!;
 }
 
 /** The zone as given when it is an IANA name the runtime knows (`UTC`, `Africa/Lagos`); a usage error otherwise. */
@@ -46,7 +42,6 @@ function ymdOf(clock: number): Ymd {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** The label of the period of `day`. */
 function label(day: Ymd, period: Period): string {
   switch (period) {
     case 'day':

@@ -56,10 +56,7 @@ export function renderChecks(io: IO, checks: SliceCheck[], json: boolean, sums: 
   const perMonth = sums.rollup(['month']).rows().map((g) => ({ month: g.group.month!, rows: g.transactions, share: g.share, ok: !failed.has(g.group.month!) }));
   // Received and exported differ only when the service ignored a filter.
   const filtered = [...slices, total].some((r) => r.received !== r.rows);
-  if (json) {
-    io.err(JSON.stringify({ months: perMonth, slices, total, ok: total.ok }));
-    return;
-  }
+  if (json) return io.err(JSON.stringify({ months: perMonth, slices, total, ok: total.ok }));
   // Thousands grouped for a person at a terminal (the table is on stderr).
   const num = (v: string | number) => (io.stderrIsTTY ? groupThousands(String(v)) : String(v));
   const figures = (rows: number | null, share: string | null) => `${rows === null ? '—' : num(rows)} row${rows === 1 ? '' : 's'}, ${share === null ? '—' : num(share)}`;

@@ -127,9 +127,7 @@ export async function xlsxStage(created: Date, scope: XlsxScope) {
   workbook.modified = created;
   const sheet = workbook.addWorksheet(SHEETS.rows, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = REVENUE_COLUMNS.map((key) => ({ key, width: WIDTHS[key] ?? 14 }));
-  const header = sheet.addRow([...REVENUE_COLUMNS]);
-  header.font = { bold: true };
-  header.commit();
+  addCells(sheet, REVENUE_COLUMNS.map(text), true);
 
   const textAmounts: TextAmounts = { cells: 0, columns: {} };
   let rows = 0;

@@ -29,12 +29,12 @@ export function openValue(value: string, flag: string): string {
  * comma-separated event types, `prefix.*` for a family, `*` for all. An event without a
  * type matches only `*`.
  */
-export function eventTypeFilter(value: string, flag = '--events') {
+export function eventTypeFilter(value: string) {
   const patterns = [...new Set(value.split(',').map((p) => p.trim()).filter(Boolean))];
-  if (patterns.length === 0) throw new UsageError(`${flag}: give one or more event types, like ${EVENT_TYPES[0]},${EVENT_TYPES[1]}`);
+  if (patterns.length === 0) throw new UsageError(`--events: give one or more event types, like ${EVENT_TYPES[0]},${EVENT_TYPES[1]}`);
   for (const p of patterns) {
     if (p !== '*' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(\.\*)?$/.test(p)) {
-      throw new UsageError(`${flag}: "${p}" is not an event type`, `like ${EVENT_TYPES.join(', ')}, or a family such as deposit.*`);
+      throw new UsageError(`--events: "${p}" is not an event type`, `like ${EVENT_TYPES.join(', ')}, or a family such as deposit.*`);
     }
   }
   const exact = new Set(patterns.filter((p) => !p.endsWith('*')));

@@ -185,8 +185,7 @@ export class Forwarder {
     if (this.stopped) return;
     if (!item.owed) {
       if (this.duplicatesWaiting >= FORWARD_BACKLOG) {
-        this.emit({ id: item.id, type: item.type, url: this.opts.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
-        return;
+        return this.emit({ id: item.id, type: item.type, url: this.opts.url, ok: false, ms: 0, attempt: 1, duplicate: true, dropped: true, detail: `more than ${FORWARD_BACKLOG} relays waiting` });
       }
       this.duplicatesWaiting++;
     } else {

@@ -42,26 +42,12 @@ export type DeliveryInfo = {
 };
 
 /**
- * The tally: what `webhooks listen` prints at exit and GET /healthz answers, each count as
+ * The tally, counted in this order: what `webhooks listen` prints at exit and GET /healthz answers, each count as
  * docs/webhooks.md ("The tally, `/healthz` and the exit code") says; `filtered` are verified
  * events of types outside `eventTypes` (stored, not shown, not forwarded).
  */
-export type ReceiverStats = {
-  received: number;
-  stored: number;
-  duplicates: number;
-  rejected: number;
-  badSignature: number;
-  notEvent: number;
-  tooLarge: number;
-  storeFailures: number;
-  outOfOrder: number;
-  filtered: number;
-  forwarded: number;
-  forwardFailures: number;
-  owed: number;
-  transactions: number;
-};
+const COUNTS = ['received', 'stored', 'duplicates', 'rejected', 'forwarded', 'owed', 'badSignature', 'notEvent', 'tooLarge', 'storeFailures', 'outOfOrder', 'filtered', 'forwardFailures', 'transactions'] as const;
+export type ReceiverStats = Record<(typeof COUNTS)[number], number>;
 
 export type ForwardOptions = Omit<ForwarderOptions, 'onResult' | 'onTaken'>;
 
@@ -108,7 +94,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   /** Ids owed to the app and queued in the forwarder: a duplicate of one is not relayed again. */
   const owedIds = new Set<string>();
   // `owed` and `transactions` are read from the forwarder and the tracker when asked.
-  const tally: ReceiverStats = { received: 0, stored: 0, duplicates: 0, rejected: 0, forwarded: 0, owed: 0, badSignature: 0, notEvent: 0, tooLarge: 0, storeFailures: 0, outOfOrder: 0, filtered: 0, forwardFailures: 0, transactions: 0 };
+  const tally = Object.fromEntries(COUNTS.map((count) => [count, 0])) as ReceiverStats;
   const forwarding = options.forward !== undefined;
 
   // Owed events of earlier runs, in store order, until the forward log says which were taken.
@@ -262,15 +248,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const admit = (v: Verified): Promise<void> | undefined => {
     const pending = writing.get(v.id);
     if (pending) return pending.then(() => admit(v));
-    if (seen.has(v.id)) {
-      duplicate(v);
-      return undefined;
-    }
+    if (seen.has(v.id)) return duplicate(v);
     seen.add(v.id);
-    if (!store) {
-      accept(v);
-      return undefined;
-    }
+    if (!store) return accept(v);
     const line = formatStoredLine({ body: v.raw, receivedAt: v.receivedAt, scheme: v.scheme, signature: v.signature, id: v.id, type: v.type, forward: forwarding && v.show });
     const stored = store.append(line).then(
       () => {
@@ -289,7 +269,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     return stored;
   };
 
-  const duplicate = (v: Verified): void => {
+  const duplicate = (v: Verified): undefined => {
     tally.duplicates++;
     replyText(v.res, 200, DUPLICATE_BODY);
     if (!v.show) {
@@ -301,7 +281,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     if (forwarder && !owedIds.has(v.id)) forwarder.send({ id: v.id, type: v.type, body: v.raw, headers: forwardedHeaders(v.headers), owed: false });
   };
 
-  const accept = (v: Verified): void => {
+  const accept = (v: Verified): undefined => {
     tally.stored++;
     const applied = tracker.apply(v.facts.transactionId, v.facts.status);
     if (applied.outOfOrder) tally.outOfOrder++;
@@ -321,10 +301,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const other = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     await once(req.resume(), 'end');
     const path = req.url ?? '/';
-    if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) {
-      reply(res, 200, stats());
-      return;
-    }
+    if (req.method === 'GET' && (path === '/healthz' || path.startsWith('/healthz?'))) return reply(res, 200, stats());
     reply(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'POST webhook deliveries here (GET /healthz for the tally)' } }, { allow: 'POST' });
   };
 
@@ -360,8 +337,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         try {
           answer = deliver(req, res, raw, receivedAt);
         } catch (err) {
-          fail(err);
-          return;
+          return fail(err);
         }
         if (answer) answer.then(() => done(), fail);
         else done();

@@ -70,23 +70,15 @@ export type VerifyResult =
  */
 export function sign(rawBody: string | Buffer, secret: string, scheme: string = DEFAULT_SCHEME, now?: Date): string {
   const algorithm: Algorithm = scheme.includes('sha512') ? 'sha512' : 'sha256';
-  switch (scheme) {
-    case 'hmac-sha256-hex':
-    case 'hmac-sha512-hex':
-      return hmac(algorithm, secret, rawBody).toString('hex');
-    case 'hmac-sha256-base64':
-    case 'hmac-sha512-base64':
-      return hmac(algorithm, secret, rawBody).toString('base64');
-    case 'prefixed-sha256-hex':
-    case 'prefixed-sha512-hex':
-      return `${algorithm}=${hmac(algorithm, secret, rawBody).toString('hex')}`;
-    case 'timestamped-sha256': {
-      const t = String(Math.floor((now ?? new Date()).getTime() / 1000));
-      return `t=${t},v1=${hmac('sha256', secret, timestampedPayload(t, rawBody)).toString('hex')}`;
-    }
-    default:
-      throw new RangeError(`unknown signature scheme "${scheme}"; the catalogue: ${SCHEMES.join(', ')}`);
+  if (!isScheme(scheme)) throw new RangeError(`unknown signature scheme "${scheme}"; the catalogue: ${SCHEMES.join(', ')}`);
+  if (scheme === 'timestamped-sha256') {
+    const t = String(Math.floor((now ?? new Date()).getTime() / 1000));
+    return `t=${t},v1=${hmac('sha256', secret, timestampedPayload(t, rawBody)).toString('hex')}`;
   }
+  // The rest is named by what it holds: the digest's algorithm, its encoding, a prefix.
+  const digest = hmac(algorithm, secret, rawBody);
+  if (scheme.endsWith('-base64')) return digest.toString('base64');
+  return `${scheme.startsWith('prefixed-') ? `${algorithm}=` : ''}${digest.toString('hex')}`;
 }
 
 /**
@@ -103,7 +95,7 @@ export function verify(rawBody: string | Buffer, secrets: string | readonly stri
   if (!keys.some((k) => typeof k === 'string' && k !== '')) return fail('no-secret', 'no webhook secret to verify with');
   const value = header?.trim() ?? '';
   if (value === '') return fail('no-signature', 'no signature');
-  const candidates = parseHeader(value).filter((c) => pinned === undefined || c.scheme === pinned);
+  const candidates = parseHeader(value, pinned);
   const found = matching(candidates, rawBody, keys, opts);
   // Candidates come most specific first; the first match wins.
   const fresh = found.find((m) => m.fresh);
@@ -136,7 +128,7 @@ export function detect(
   secrets: readonly { label: string; secret: string }[],
   opts: VerifyOptions = {},
 ): { scheme: SchemeName; secretLabel: string }[] {
-  const candidates = parseHeader(header?.trim() ?? '').filter((c) => opts.scheme === undefined || c.scheme === opts.scheme);
+  const candidates = parseHeader(header?.trim() ?? '', opts.scheme);
   const out: { scheme: SchemeName; secretLabel: string }[] = [];
   for (const m of matching(candidates, rawBody, secrets.map((s) => s.secret), opts)) {
     const secretLabel = secrets[m.secretIndex]!.label;
@@ -214,8 +206,8 @@ function matching(candidates: Candidate[], rawBody: string | Buffer, secrets: re
   return out;
 }
 
-/** The header's possible readings, most specific first; form only, nothing secret. */
-function parseHeader(value: string): Candidate[] {
+/** The header's possible readings (under `pinned` alone when given), most specific first; form only, nothing secret. */
+function parseHeader(value: string, pinned: string | undefined): Candidate[] {
   const out: Candidate[] = [];
   // Without an `=` the header is a bare digest: neither timestamped nor prefixed.
   const hasEquals = value.includes('=');
@@ -236,7 +228,7 @@ function parseHeader(value: string): Candidate[] {
     const b64 = decodeBase64(rest, DIGEST_BYTES[algorithm]);
     if (b64) out.push({ scheme: `hmac-${algorithm}-base64`, algorithm, digests: [b64] });
   }
-  return out;
+  return out.filter((c) => pinned === undefined || c.scheme === pinned);
 }
 
 function decodeHex(text: string, bytes: number): Buffer | undefined {
