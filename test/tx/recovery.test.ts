@@ -140,4 +140,14 @@ describe('tx cancel', () => {
     expect(r.code).toBe(7);
     expect(r.stderr).toContain(`retry safely with: offramp tx cancel ${TX_ID} --idempotency-key cancel-key-1 --yes`);
   });
+
+  it('the retry command names the same service as the cancel went to: --base-url without its credentials, a key given as --api-key as one to add', async () => {
+    const server = await serve([drop]);
+    const withCredentials = server.baseUrl.replace('http://', 'http://partner:url-password-1@');
+    const r = await runMain(['--retries', '0', '--base-url', withCredentials, '--api-key', KEY, 'tx', 'cancel', TX_ID, '--idempotency-key', 'cancel-key-2', '--yes'], { env: {} });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(`retry safely with: offramp --base-url ${server.baseUrl} tx cancel ${TX_ID} --idempotency-key cancel-key-2 --yes (with your --api-key, as before)`);
+    expect(r.stderr).not.toContain('url-password-1');
+    expect(r.stderr).not.toContain(KEY);
+  });
 });

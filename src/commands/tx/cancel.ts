@@ -6,7 +6,8 @@ import { Argument, Command } from '@commander-js/extra-typings';
 import { cancelTransaction, transactionById } from '../../lib/client/checked-calls.js';
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
-import { parseIdempotencyKey, shellQuote } from '../../lib/input/values.js';
+import { offrampWords, parseIdempotencyKey, pasteable, shellQuote } from '../../lib/input/values.js';
+import { publicUrl } from '../../lib/client/url.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
@@ -36,7 +37,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   try {
     answer = await cancelTransaction(api, id, key);
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 409)) throw rethrow(ctx, id, key, err);
+    if (!(err instanceof ApiError && err.status === 409)) throw rethrow(ctx, publicUrl((await ctx.settings()).baseUrl), id, key, err);
     // The transaction as it is now tells "already cancelled" from "too late" (undefined when it cannot be read).
     const current = await transactionById(api, id).catch(() => undefined);
     if (current?.status !== 'cancelled') throw withStatus(id, err, current?.status);
@@ -47,12 +48,12 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   else (await import('../../lib/tx/render.js')).renderTransaction(ctx.io, answer.data, ctx.now(), 'summary');
 }
 
-/** A cancel that got no answer says how to retry it as the same intent; other errors pass. */
-function rethrow(ctx: Context, id: string, key: string, err: unknown): unknown {
+/** A cancel that got no answer says how to retry it as the same intent, at the same service (as a create does); other errors pass. */
+function rethrow(ctx: Context, service: string, id: string, key: string, err: unknown): unknown {
   if (!resultUnknown(err)) return err;
-  const retry = ['offramp', ...(ctx.globals.profile ? ['--profile', shellQuote(ctx.globals.profile)] : []), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
+  const retry = [...offrampWords(ctx.globals, service), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
   return new CliError(
-    `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${retry.join(' ')}`,
+    `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${pasteable(retry, ctx.globals)}`,
     'OUTCOME_UNKNOWN',
     EXIT.network,
     `the same --idempotency-key repeats the same cancellation; \`offramp tx get ${id}\` shows the status`,
