@@ -112,8 +112,8 @@ describe.each(each())('lists against %s', (name) => {
       expect(more, first.stderr).not.toBeNull();
       // The words as a POSIX shell reads the printed line (a cursor may need its quotes).
       const words = execFileSync('sh', ['-c', `set -- ${more![1]}; printf '%s\\0' "$@"`]).toString().split('\0').slice(1, -1);
-      expect(words).toEqual([...list, ...filter, '--limit', '30', '--cursor', expect.any(String)]);
-      const second = await runMain([...words, '-o', 'ndjson'], { env: env(t) });
+      expect(words).toEqual([...list, ...filter, '--limit', '30', '-o', 'ndjson', '--cursor', expect.any(String)]);
+      const second = await runMain(words, { env: env(t) });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).not.toMatch(/^more:/m);
       const whole = await runMain([...list, ...filter, '--all', '-o', 'ndjson'], { env: env(t) });

@@ -62,11 +62,11 @@ export async function readList<T, Q extends ListQuery>(
 /**
  * When a page is not the last, the command that reads the next one, on stderr, ready to paste:
  * the same profile or base URL (`service`), `words`, the filters and --limit `given` (undefined
- * ones left out), and the cursor.
+ * ones left out), the output format asked for, and the cursor.
  */
 export function sayNextPage(
   io: IO,
-  globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey'>,
+  globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey' | 'json' | 'output'>,
   service: string,
   page: ListAnswer<unknown> | undefined,
   words: string[],
@@ -74,7 +74,8 @@ export function sayNextPage(
 ): void {
   if (!page || page.last || !page.nextCursor) return;
   const flags = Object.entries(given).flatMap(([flag, v]) => (v !== undefined ? [`--${flag}`, shellQuote(String(v))] : []));
-  io.err(`more: ${pasteable([...offrampWords(globals, service), ...words, ...flags, '--cursor', shellQuote(page.nextCursor)], globals)} (or --all)`);
+  const format = globals.json ? ['--json'] : globals.output !== undefined ? ['-o', shellQuote(globals.output)] : [];
+  io.err(`more: ${pasteable([...offrampWords(globals, service), ...words, ...flags, ...format, '--cursor', shellQuote(page.nextCursor)], globals)} (or --all)`);
 }
 
 /**
