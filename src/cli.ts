@@ -4,7 +4,7 @@
 // command the line names (src/commands/load.ts).
 import type { CommandUnknownOpts, OutputConfiguration } from '@commander-js/extra-typings';
 import { CommanderError } from 'commander';
-import type { Runner } from './commands/command.js';
+import { readsNoSecret, type Runner } from './commands/command.js';
 import { bareGroup, commandMeant, commandWord, secretFlagWarnings } from './commands/globals.js';
 import { loadProgram } from './commands/load.js';
 import { DEFAULT_HELP_WIDTH, helpCommandAsFlag } from './help/snapshot.js';
@@ -40,7 +40,7 @@ export async function main(line: readonly string[], streams: MainOptions): Promi
       for (const line of secretFlagWarnings(cmd)) io.err(line);
       const [{ createContext }, { withSecretFiles }] = await Promise.all([import('./lib/context.js'), import('./lib/config/secret-files.js')]);
       // The streams carry the context's test seams (now, sleep, backoffBaseMs, signal).
-      ctx = createContext({ ...streams, io, env: withSecretFiles(streams.env), globals, version: VERSION });
+      ctx = createContext({ ...streams, io, env: readsNoSecret.has(cmd) ? streams.env : withSecretFiles(streams.env), globals, version: VERSION });
       let code: number | void;
       try {
         code = await invoke(ctx);

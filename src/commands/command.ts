@@ -57,6 +57,12 @@ export function group(name: string, description: string, runner: Runner, modules
 /** The program `cmd` belongs to: the command at the top of its tree. */
 export const rootOf = (cmd: CommandUnknownOpts): CommandUnknownOpts => (cmd.parent ? rootOf(cmd.parent) : cmd);
 
+/**
+ * The commands that read no secret: a `NAME_FILE` that cannot be read does not stop them, so
+ * tab completion and its script work whatever the environment holds (docs/configuration.md).
+ */
+export const readsNoSecret = new WeakSet<CommandUnknownOpts>();
+
 /** The groups that run a verb of theirs when named alone (commander keeps its default verb private). */
 export const runsBare = new WeakSet<CommandUnknownOpts>();
 

@@ -4,10 +4,14 @@
 // (bash expands `$(…)` in `compgen -W`), and the file may have been edited by hand.
 import { Argument, Command } from '@commander-js/extra-typings';
 import type { Context } from '../lib/context.js';
-import { withArguments, type OptionsOf } from './command.js';
+import { readsNoSecret, withArguments, type OptionsOf } from './command.js';
 
 /** Left out of help, as a `__` command (globals.ts, addTopLevel). */
-export const command = () => withArguments(new Command('__complete'), new Argument('<what>', 'profiles')).description('words for shell completion');
+export const command = () => {
+  const cmd = withArguments(new Command('__complete'), new Argument('<what>', 'profiles')).description('words for shell completion');
+  readsNoSecret.add(cmd);
+  return cmd;
+};
 
 export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promise<void> {
   if (opts.what !== 'profiles') return;

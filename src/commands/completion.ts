@@ -5,7 +5,7 @@
 import { Argument, Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describeProgram } from '../lib/completion/spec.js';
 import { SCRIPTS } from '../lib/completion/scripts.js';
-import { examples, rootOf, withArguments, type Runner } from './command.js';
+import { examples, readsNoSecret, rootOf, withArguments, type Runner } from './command.js';
 
 export type Shell = keyof typeof SCRIPTS;
 
@@ -13,6 +13,7 @@ export const command = (runner: Runner) => {
   const cmd = withArguments(new Command('completion'), new Argument('<shell>', 'shell').choices(Object.keys(SCRIPTS) as Shell[]))
     .description('print a shell completion script')
     .addHelpText('after', examples('offramp completion bash > /etc/bash_completion.d/offramp', 'offramp completion fish > ~/.config/fish/completions/offramp.fish'));
+  readsNoSecret.add(cmd);
   return cmd.action(() =>
     runner.run(cmd, async (ctx) => {
       ctx.io.out(completionScript(rootOf(cmd), cmd.processedArgs[0]));

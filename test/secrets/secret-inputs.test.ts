@@ -60,6 +60,21 @@ describe('NAME_FILE variables', () => {
     expect(both.stderr).toContain('OFFRAMP_API_KEY and OFFRAMP_API_KEY_FILE are both set');
     expect(both.stderr).not.toContain('sk_test_other_key');
   });
+
+  it('completion and its TAB-time words read no secret: a NAME_FILE that cannot be read does not break them', async () => {
+    const env = { OFFRAMP_API_KEY_FILE: join(dir, 'nope'), OFFRAMP_WEBHOOK_SECRET_FILE: secretFile('blank', '\n') };
+    const script = await runMain(['completion', 'bash'], { env });
+    expect(script.code, script.stderr).toBe(0);
+    expect(script.stdout).toContain('__complete profiles');
+    expect(script.stderr).toBe('');
+    const words = await runMain(['__complete', 'profiles'], { env });
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stderr).toBe('');
+    // Every other command still refuses it, before any request.
+    const list = await runMain(['profile', 'list'], { env });
+    expect(list.code).toBe(2);
+    expect(list.stderr).toContain('OFFRAMP_API_KEY_FILE: cannot read');
+  });
 });
 
 describe('secrets from the environment', () => {
