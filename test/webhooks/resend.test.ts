@@ -148,7 +148,7 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
     expect(await usage(['--from-store', join(tmpdir(), 'nope.ndjson'), '--to', 'http://127.0.0.1:9/'])).toContain('no such file');
   });
 
-  it('--event ID (repeatable) resends just those; nothing is sent when one is not in the store', async () => {
+  it('--event ID (repeatable) resends just those; nothing is sent when one is not in the store (exit 4, as a prefix matching none)', async () => {
     const store = storeOf(['p-1', 'p-2', 'p-3', 'p-4']);
     const a = await app();
     const r = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', 'p-3', '--event', 'p-1', '--secret', SECRET]);
@@ -159,8 +159,8 @@ describe('webhooks resend', { timeout: 20_000 }, () => {
       ['p-3', true],
     ]);
     const missing = await runMain(['webhooks', 'resend', '--from-store', store, '--to', a.url, '--event', 'p-2', '--event', 'p-9', '--secret', SECRET]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`error: USAGE: --from-store ${store}: no event p-9 in it; nothing was sent`);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain(`error: NOT_FOUND: --from-store ${store}: no event p-9 in it; nothing was sent`);
     expect(a.got).toHaveLength(2);
   });
 

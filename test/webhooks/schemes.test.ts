@@ -237,7 +237,8 @@ describe('webhooks verify and the catalogue', { timeout: 60_000 }, () => {
     expect(wrongSecret.code).toBe(8);
     expect(wrongSecret.stderr).toContain('(stored event evt-b)');
     const missing = await runMain(['webhooks', 'verify', '--from-store', store, '--event', 'nope'], { env: { OFFRAMP_WEBHOOK_SECRET: SECRET } });
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('error: NOT_FOUND: ');
     expect(missing.stderr).toContain('no event nope in it');
 
     // Received long ago: the timestamp is judged against received_at, not today's clock.

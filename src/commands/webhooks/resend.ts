@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
-import { CheckFailed, NetworkError, UsageError } from '../../lib/errors.js';
+import { CheckFailed, CliError, EXIT, NetworkError, UsageError } from '../../lib/errors.js';
 import { parseIntFlag } from '../../lib/input/values.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson, writeNdjsonLine } from '../../lib/output/json.js';
@@ -87,7 +87,13 @@ export async function run(opts: Options, ctx: Context): Promise<number> {
     }
     chosen = chosen.filter((e) => found.has(e.id));
     if (missing.length > 0) {
-      throw new UsageError(`${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`, 'the store holds one event a line; --event takes its "id" or its first 8+ characters');
+      // Not found (exit 4), as an 8-hex prefix that matches nothing is (storedEventId).
+      throw new CliError(
+        `${flag}: no event ${missing.join(', ')} in it${events ? ` of ${events.patterns.join(', ')}` : ''}; nothing was sent`,
+        'NOT_FOUND',
+        EXIT.notFound,
+        'the store holds one event a line; --event takes its "id" or its first 8+ characters',
+      );
     }
   }
   if (chosen.length === 0) {

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from '@commander-js/extra-typings';
 import type { Context } from '../../lib/context.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
-import { CheckFailed, UsageError } from '../../lib/errors.js';
+import { CheckFailed, CliError, EXIT, UsageError } from '../../lib/errors.js';
 import { toleranceSeconds } from '../../lib/input/values.js';
 import { writeJson } from '../../lib/output/json.js';
 import { DEFAULT_TOLERANCE_SEC, detect, SCHEMES, verify, WEBHOOK_HEADERS, type VerifyOptions } from '../../lib/webhooks/signature.js';
@@ -133,12 +133,9 @@ async function fromStore(opts: Options, ctx: Context): Promise<Signed> {
   const { path: file, label, events: stored } = await eventsToRead(opts.fromStore, '--from-store', ctx.env);
   const id = opts.event === undefined ? stored.at(-1)?.id : await storedEventId(stored, opts.event, file);
   const found = stored.findLast((e) => e.id === id);
-  if (!found) {
-    throw new UsageError(
-      opts.event !== undefined ? `${label}: no event ${opts.event} in it` : `${label}: it holds no events`,
-      'a store written by `offramp webhooks listen --store FILE`',
-    );
-  }
+  // An event not in the store is not found (exit 4), as an 8-hex prefix that matches nothing is (storedEventId).
+  if (!found && opts.event !== undefined) throw new CliError(`${label}: no event ${opts.event} in it`, 'NOT_FOUND', EXIT.notFound, 'the store holds one event a line; --event takes its "id" or its first 8+ characters');
+  if (!found) throw new UsageError(`${label}: it holds no events`, 'a store written by `offramp webhooks listen --store FILE`');
   const received = new Date(found.receivedAt);
   const now = Number.isNaN(received.getTime()) ? ctx.now() : received;
   return { body: found.body, signature: found.signature, now, stored: found };
