@@ -117,7 +117,7 @@ describe('tx watch', () => {
     const r = await watch(['--timeout', '1000', TX_ID, '--interval', '400'], [at('awaiting_deposit'), upTo(['awaiting_deposit']), ...Array.from({ length: 3 }, () => at('awaiting_deposit'))]);
     expect(r.code).toBe(7);
     expect(r.sleeps).toEqual([400, 400, 200]);
-    expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 1000 ms passed before a final status; transaction \S+ is still awaiting_deposit/);
+    expect(r.stderr).toMatch(/error: TIMEOUT: --timeout 1000 ms passed before a final status; transaction \S+ is still awaiting_deposit$/m);
   });
 
   it('--ref resolves once, then polls by id; a status passed between polls counts (history)', async () => {

@@ -96,9 +96,10 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
         // An outage is ridden out until the watch's own deadline (none: until Ctrl-C), said
         // once when it starts and once when it ends (docs/transactions.md, "offramp tx watch").
         if (!isOutage(err)) throw err;
-        // A read the deadline cut short says nothing new about the outage: the error before it does.
+        // A read the deadline cut short says nothing new about an outage (the error before it
+        // does) nor about a service that answered: only when nothing was ever read is it the cause.
         if (deadline !== undefined && ctx.now().getTime() >= deadline) {
-          outage ??= err as Error;
+          if (!tx) outage ??= err as Error;
           throw passed();
         }
         outage = err as Error;
