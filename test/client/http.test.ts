@@ -199,8 +199,9 @@ describe('HttpClient', () => {
     expect(displayUrl('https://api.example.com/x')).toBe('https://api.example.com/x');
     // One that does not parse (a base URL mistyped in a profile) keeps its password off the screen too.
     expect(displayUrl('https://ops:s3cret@[::1/api')).toBe('https://ops:***@[::1/api');
-    // A webhook URL's query (a token) and fragment stay off the screen; its path shows.
-    expect(displayUrl('https://ops:s3cret@hooks.example/in?token=abc#frag', { query: false })).toBe('https://ops:***@hooks.example/in?…');
+    // A webhook URL's credentials (a user name alone may be a token), query and fragment stay off the screen; its path shows.
+    expect(displayUrl('https://ops:s3cret@hooks.example/in?token=abc#frag', { query: false })).toBe('https://hooks.example/in?…');
+    expect(displayUrl('https://tok_live_1@hooks.example/in', { query: false })).toBe('https://hooks.example/in');
     expect(displayUrl('http://127.0.0.1:9/gone', { query: false })).toBe('http://127.0.0.1:9/gone');
   });
 

@@ -6,20 +6,18 @@ import { UsageError } from '../errors.js';
 
 /**
  * `url` as it may be printed: a password is `***` (a user name stays), even in one that does
- * not parse (a mistyped proxy); with `query: false`, a query is `?…` and a fragment goes (a
- * webhook URL's token). Not for a URL a file records (publicUrl drops the credentials, so a
- * reader can still call it) nor a proxy's address (proxyHost: where it is dialled).
+ * not parse (a mistyped proxy). With `query: false` (a webhook URL, whose user name or query
+ * may be a token), only its scheme, host and path, and `?…` for a query. Not for a URL a file
+ * records (publicUrl drops the credentials, so a reader can still call it) nor a proxy's
+ * address (proxyHost: where it is dialled).
  */
 export function displayUrl(url: string, { query = true }: { query?: boolean } = {}): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
-    else if (query || (!u.search && !u.hash)) return url;
-    if (query) return u.toString();
-    const hidden = u.search ? '?…' : '';
-    u.search = '';
-    u.hash = '';
-    return `${u.toString()}${hidden}`;
+    if (!query) return `${u.protocol}//${u.host}${u.pathname}${u.search ? '?…' : ''}`;
+    if (!u.password) return url;
+    u.password = '***';
+    return u.toString();
   } catch {
     // To the last @ (a password may hold a / or an @), with or without a scheme (host:port form).
     return url.replace(/^([a-z][\w+.-]*:\/\/)?([^:/@]*):.*@/i, '$1$2:***@');
