@@ -123,6 +123,19 @@ describe.each(each())('lists against %s', (name) => {
     }
   });
 
+  it('the next-page line keeps --raw-cells and --json, and says to add a --jq expression again', async () => {
+    const t = byName(name);
+    for (const list of [['tx', 'list'], ['webhooks', 'list']]) {
+      const csv = await runMain([...list, '--limit', '2', '-o', 'csv', '--raw-cells'], { env: env(t) });
+      expect(csv.code, csv.stderr).toBe(0);
+      expect(csv.stderr).toMatch(new RegExp(`^more: offramp ${list.join(' ')} --limit 2 --raw-cells -o csv --cursor \\S+ \\(or --all\\)$`, 'm'));
+      const json = await runMain([...list, '--limit', '2', '--json'], { env: env(t) });
+      expect(json.stderr).toMatch(new RegExp(`^more: offramp ${list.join(' ')} --limit 2 --json --cursor \\S+ \\(or --all\\)$`, 'm'));
+      const jq = await runMain([...list, '--limit', '2', '--jq', '.data[0]'], { env: env(t) });
+      expect(jq.stderr).toMatch(new RegExp(`^more: offramp ${list.join(' ')} --limit 2 --cursor \\S+ \\(with your --jq, as before\\) \\(or --all\\)$`, 'm'));
+    }
+  });
+
   it('tx list --status keeps only that status, and says when the service ignored the filter', async () => {
     const t = byName(name);
     const r = await runMain(['tx', 'list', '--status', 'cancelled', '--all', '--json'], { env: env(t) });

@@ -45,5 +45,5 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
   }
   if (table && !table.rows) ctx.io.err(page && !page.last ? 'no matching transactions on this page' : 'no transactions');
-  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['tx', 'list'], { status, from: opts.from, to: opts.to, limit: paging.limit });
+  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['tx', 'list'], { status, from: opts.from, to: opts.to, limit: paging.limit, 'raw-cells': opts.rawCells });
 }

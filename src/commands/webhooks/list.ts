@@ -42,7 +42,6 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
 
   // A table waits for every event; the other formats print each as it comes.
   const { page, items: events } = await readList(ctx, api.webhooks, query, { all: opts.all, format, what: 'reading webhook events', printed: format !== 'table' });
-  if (page && format === 'json') return;
   if (format === 'ndjson') {
     for await (const event of events!) writeNdjsonLine(io, event);
   } else if (format === 'csv') {
@@ -54,7 +53,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     for await (const event of events) all.push(event);
     renderEvents(ctx, all, page?.last ?? true);
   }
-  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['webhooks', 'list'], { tx: txId, type: flags.type, status: flags.status, from: flags.from, to: flags.to, limit: paging.limit });
+  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['webhooks', 'list'], { tx: txId, type: flags.type, status: flags.status, from: flags.from, to: flags.to, limit: paging.limit, 'raw-cells': opts.rawCells });
 }
 
 function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void {

@@ -61,21 +61,23 @@ export async function readList<T, Q extends ListQuery>(
 
 /**
  * When a page is not the last, the command that reads the next one, on stderr, ready to paste:
- * the same profile or base URL (`service`), `words`, the filters and --limit `given` (undefined
- * ones left out), the output format asked for, and the cursor.
+ * the same profile or base URL (`service`), `words`, the flags `given` (undefined ones left
+ * out, `true` ones bare), the output format asked for, and the cursor. A --jq expression is not
+ * kept among the globals: the line says to add it.
  */
 export function sayNextPage(
   io: IO,
-  globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey' | 'json' | 'output'>,
+  globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey' | 'json' | 'jq' | 'output'>,
   service: string,
   page: ListAnswer<unknown> | undefined,
   words: string[],
-  given: Record<string, string | number | undefined>,
+  given: Record<string, string | number | boolean | undefined>,
 ): void {
   if (!page || page.last || !page.nextCursor) return;
-  const flags = Object.entries(given).flatMap(([flag, v]) => (v !== undefined ? [`--${flag}`, shellQuote(String(v))] : []));
-  const format = globals.json ? ['--json'] : globals.output !== undefined ? ['-o', shellQuote(globals.output)] : [];
-  io.err(`more: ${pasteable([...offrampWords(globals, service), ...words, ...flags, ...format, '--cursor', shellQuote(page.nextCursor)], globals)} (or --all)`);
+  const flags = Object.entries(given).flatMap(([flag, v]) => (v === true ? [`--${flag}`] : v !== undefined && v !== false ? [`--${flag}`, shellQuote(String(v))] : []));
+  const format = globals.output !== undefined ? ['-o', shellQuote(globals.output)] : globals.json && !globals.jq ? ['--json'] : [];
+  const line = pasteable([...offrampWords(globals, service), ...words, ...flags, ...format, '--cursor', shellQuote(page.nextCursor)], globals);
+  io.err(`more: ${line}${globals.jq ? ' (with your --jq, as before)' : ''} (or --all)`);
 }
 
 /**
