@@ -191,10 +191,9 @@ export function outputFailed(err: NodeJS.ErrnoException, where: string): CliErro
 
 /**
  * What went wrong in one piece: `CODE: message` for the CLI's errors, else the message.
- * `shown` words the message (a recovery note cuts it); the code is never cut.
+ * `message` words it otherwise (a recovery note cuts it); the code is never cut.
  */
-export function describeError(err: unknown, shown: (message: string) => string = (message) => message): string {
-  const message = shown(err instanceof Error ? err.message : String(err));
+export function describeError(err: unknown, message = err instanceof Error ? err.message : String(err)): string {
   return err instanceof CliError ? `${err.code}: ${message}` : message;
 }
 

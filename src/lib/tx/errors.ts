@@ -32,7 +32,7 @@ const NOTE_MESSAGE = 160;
  */
 export function describe(err: unknown): string {
   const line = oneLine(err);
-  return describeError(err, () => (line.length > NOTE_MESSAGE ? `${line.slice(0, NOTE_MESSAGE)}…` : line));
+  return describeError(err, line.length > NOTE_MESSAGE ? `${line.slice(0, NOTE_MESSAGE)}…` : line);
 }
 
 /** `describe` for one run of notes: a message already quoted is named, not quoted again. */
@@ -40,7 +40,7 @@ export function describeOnce(): (err: unknown) => string {
   const quoted = new Set<string>();
   return (err) => {
     const text = describe(err);
-    if (quoted.has(text)) return describeError(err, () => 'the same message as above');
+    if (quoted.has(text)) return describeError(err, 'the same message as above');
     quoted.add(text);
     return text;
   };
