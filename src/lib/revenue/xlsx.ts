@@ -51,8 +51,6 @@ const ROWS_PER_YIELD = 100;
 
 type Cell = { value: string | number | Date | null; numFmt?: string };
 
-const text = (value: string | null): Cell => ({ value });
-
 /**
  * An amount cell: a number when a spreadsheet holds it exactly, else the text itself.
  * The JavaScript number only carries the value into the file (exceljs writes numbers as
@@ -127,7 +125,7 @@ export async function xlsxStage(created: Date, scope: XlsxScope) {
   workbook.modified = created;
   const sheet = workbook.addWorksheet(SHEETS.rows, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = REVENUE_COLUMNS.map((key) => ({ key, width: WIDTHS[key] ?? 14 }));
-  addCells(sheet, REVENUE_COLUMNS.map(text), true);
+  addCells(sheet, REVENUE_COLUMNS.map(textCell), true);
 
   const textAmounts: TextAmounts = { cells: 0, columns: {} };
   let rows = 0;
@@ -162,21 +160,21 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
   const sheet = workbook.addWorksheet(SHEETS.totals);
   sheet.columns = [{ width: 28 }, { width: 26 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
   const add = (cells: Cell[], bold = false) => addCells(sheet, cells, bold);
-  add([text('window from (UTC)'), text(t.window.from.toISOString())]);
-  add([text('window to (UTC)'), text(t.window.to.toISOString())]);
-  add([text('token filter'), text(t.filters.crypto_currency ?? null)]);
-  add([text('network filter'), text(t.filters.network ?? null)]);
-  add([text('rows'), { value: t.rows }]);
-  add([text('amounts written as text'), { value: t.textAmounts.cells }, text(describeColumns(t.textAmounts.columns) || null)]);
+  add([textCell('window from (UTC)'), textCell(t.window.from.toISOString())]);
+  add([textCell('window to (UTC)'), textCell(t.window.to.toISOString())]);
+  add([textCell('token filter'), textCell(t.filters.crypto_currency ?? null)]);
+  add([textCell('network filter'), textCell(t.filters.network ?? null)]);
+  add([textCell('rows'), { value: t.rows }]);
+  add([textCell('amounts written as text'), { value: t.textAmounts.cells }, textCell(describeColumns(t.textAmounts.columns) || null)]);
   add([]);
-  add(['token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
+  add(['token', 'rows', ...AMOUNT_COLUMNS].map(textCell), true);
   for (const [token, sums] of Object.entries(t.sums.tokens())) {
-    add([text(token), { value: sums.rows }, ...AMOUNT_COLUMNS.map((c) => amountCell(sums[c as keyof typeof sums]))]);
+    add([textCell(token), { value: sums.rows }, ...AMOUNT_COLUMNS.map((c) => amountCell(sums[c as keyof typeof sums]))]);
   }
   const all = t.sums.total();
-  add([text('all tokens (NGN)'), { value: t.rows }, text(null), amountCell(all.amount), amountCell(all.platform_fee), amountCell(all.share)], true);
+  add([textCell('all tokens (NGN)'), { value: t.rows }, textCell(null), amountCell(all.amount), amountCell(all.platform_fee), amountCell(all.share)], true);
   add([]);
-  add([text('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
+  add([textCell('Exact sums of the revenue sheet\'s amounts (decimal arithmetic, never rounded). A spreadsheet number holds 15 significant digits: an amount or total longer than that is text, every digit kept, and SUM() skips text cells.')]);
   sheet.commit();
 }
 
@@ -187,13 +185,13 @@ function writeTotals(workbook: Pick<Workbook, 'addWorksheet'>, t: XlsxScope & { 
 function writeByMonth(workbook: Pick<Workbook, 'addWorksheet'>, months: Grouping): void {
   const sheet = workbook.addWorksheet(SHEETS.byMonth, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = [{ width: 10 }, { width: 10 }, { width: 10 }, ...AMOUNT_COLUMNS.map(() => ({ width: 26 }))];
-  addCells(sheet, [`month (${months.zone})`, 'token', 'rows', ...AMOUNT_COLUMNS].map(text), true);
+  addCells(sheet, [`month (${months.zone})`, 'token', 'rows', ...AMOUNT_COLUMNS].map(textCell), true);
   for (const g of months.rows()) {
     const token = g.group.token ?? null;
-    addCells(sheet, [text(g.group.month ?? null), text(token), { value: g.transactions }, token ? amountCell(g.crypto_amounts[token] ?? '0') : text(null), amountCell(g.amount), amountCell(g.platform_fee), amountCell(g.share)]);
+    addCells(sheet, [textCell(g.group.month ?? null), textCell(token), { value: g.transactions }, token ? amountCell(g.crypto_amounts[token] ?? '0') : textCell(null), amountCell(g.amount), amountCell(g.platform_fee), amountCell(g.share)]);
   }
   const all = months.total();
-  addCells(sheet, [text('all months (NGN)'), text(null), { value: all.transactions }, text(null), amountCell(all.amount), amountCell(all.platform_fee), amountCell(all.share)], true);
+  addCells(sheet, [textCell('all months (NGN)'), textCell(null), { value: all.transactions }, textCell(null), amountCell(all.amount), amountCell(all.platform_fee), amountCell(all.share)], true);
   sheet.commit();
 }
 
