@@ -139,6 +139,7 @@ export const POINT = {
   error: (which: ErrorCase) => ERROR_POINT[which],
   values: (field: string) => `values: ${field}`,
   delivered: 'delivery_status: delivered',
+  requestId: 'request-id header',
   retryAfter: 'Retry-After',
   signature: 'signature scheme',
 };
@@ -265,9 +266,9 @@ export function assessError(which: ErrorCase, target: ErrorObs | undefined): Ass
 export function assessRequestId(target: string[]): Assessed {
   const e = EMULATOR.requestIdHeader;
   const t = target.length ? target.join(', ') : 'none';
-  if (e === t) return finding('request-id header', e, t, 'same');
+  if (e === t) return finding(POINT.requestId, e, t, 'same');
   return finding(
-    'request-id header',
+    POINT.requestId,
     e,
     t,
     'handled',
