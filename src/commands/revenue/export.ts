@@ -15,7 +15,7 @@ import { ApiError, CheckFailed, CliError, EXIT, Interrupted, outputFailed, Usage
 import { filterFlags, parseIntFlag } from '../../lib/input/values.js';
 import { windowFlags } from '../../lib/input/window.js';
 import { checkZone, nothingMatched, stillOpenNote, zonedWindow } from '../../lib/revenue/periods.js';
-import { formatOfFile, resolveFormat } from '../../lib/output/format.js';
+import { formatOfFile } from '../../lib/output/format.js';
 import { startSpinner } from '../../lib/output/spinner.js';
 import { FULL_PAGE, type Api, type RevenueFilters } from '../../lib/client/api.js';
 import {
@@ -337,7 +337,8 @@ function exportFormat(globals: Globals, out: string | undefined): ExportFormat {
   const given = globals.json ? 'json' : globals.output;
   const named = out ? formatOfFile(out, given, EXPORT_FORMATS) : undefined;
   if (named) return named;
-  return given ? (resolveFormat(globals, EXPORT_FORMATS) as ExportFormat) : 'csv';
+  // -o was checked against this command's formats before run (cli.ts, COMMAND_FORMATS).
+  return (given ?? 'csv') as ExportFormat;
 }
 
 function checkFlags(opts: Options, format: ExportFormat, stdoutIsTTY: boolean): void {
