@@ -171,7 +171,8 @@ function setWebhookEndpoint(rt: Runtime, body: z.infer<typeof WebhooksBody>): Re
   return { ...rt.webhooks.endpoint(), previous_url: previous };
 }
 
-const ClockBody = strictBody({ advance: z.optional(z.string()), advance_ms: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_DURATION_MS))) });
+const WHOLE_MS = { error: 'must be a whole number of milliseconds, at most a year' };
+const ClockBody = strictBody({ advance: z.optional(z.string()), advance_ms: z.optional(z.int(WHOLE_MS).check(z.minimum(0, WHOLE_MS), z.maximum(MAX_DURATION_MS, WHOLE_MS))) });
 
 const ResetBody = strictBody({ partner: z.optional(z.string().check(z.minLength(1))) });
 
@@ -182,6 +183,6 @@ const FaultBody = strictBody({
   status: z.optional(z.number()),
   drop_after_commit: z.optional(z.boolean()),
   latency_ms: z.optional(z.number()),
-  webhook: z.optional(z.literal(true)),
+  webhook: z.optional(z.literal(true, { error: 'must be true (or absent for a route fault)' })),
   event_type: z.optional(z.string()),
 });

@@ -132,7 +132,8 @@ describe('request bodies', () => {
     const bad: [string, string, unknown, RegExp][] = [
       ['POST', '/reset', { partner: '' }, /partner/],
       ['POST', '/reset', { partner: 'x', all: true }, /unknown field all/],
-      ['POST', '/clock', { advance_ms: 1.5 }, /advance_ms/],
+      ['POST', '/clock', { advance_ms: 1.5 }, /advance_ms: must be a whole number of milliseconds, at most a year/],
+      ['POST', '/clock', { advance_ms: 1e12 }, /advance_ms: must be a whole number of milliseconds, at most a year/],
       ['POST', '/clock', {}, /advance/],
       ['PUT', '/webhooks', {}, /url is required/],
       ['PUT', '/webhooks', { url: 'ftp://127.0.0.1/x' }, /url: must be an http/],
@@ -141,7 +142,7 @@ describe('request bodies', () => {
       ['PUT', '/webhooks', { url: null, registered_by: { pid: 0, command: 'x', previous_url: null } }, /registered_by\.pid/],
       ['PUT', '/webhooks', { url: null, registered_by: { pid: 1, command: 'x'.repeat(65), previous_url: null } }, /registered_by\.command/],
       ['PUT', '/webhooks', { url: null, registered_by: { pid: 1, command: 'x', previous_url: null, cwd: '/' } }, /unknown field cwd/],
-      ['POST', '/faults', { webhook: false, status: 500 }, /webhook/],
+      ['POST', '/faults', { webhook: false, status: 500 }, /webhook: must be true \(or absent for a route fault\)/],
     ];
     for (const [method, path, body, message] of bad) {
       expectError(await control(api, method, path, body), 400, 'BAD_REQUEST', message);
