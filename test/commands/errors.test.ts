@@ -28,8 +28,10 @@ describe('exit codes', () => {
 
   it('still gives a code and message when the body is not an envelope', () => {
     const err = toApiError(502, '<html>bad gateway</html>', 'GET', 'http://127.0.0.1/api/v1/partner/transactions');
-    expect(err).toMatchObject({ status: 502, code: 'BAD_GATEWAY', exitCode: 1 });
+    expect(err).toMatchObject({ status: 502, code: 'BAD_GATEWAY', exitCode: 1, enveloped: false });
     expect(err.message).toMatch(/HTTP 502/);
+    // --json prints an envelope of the CLI's making, in the spec's shape.
+    expect(err.envelope).toMatchObject({ error: { code: 'BAD_GATEWAY', message: expect.stringMatching(/HTTP 502/), timestamp: expect.any(String) } });
   });
 
   it('names a status without a body as the emulator names it in its envelope: 503 is SERVICE_UNAVAILABLE on both', async () => {

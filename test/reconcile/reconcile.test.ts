@@ -159,6 +159,8 @@ async function plantedApi() {
     ...eventsOf(undelivered, ['transaction.created'], 'failed'),
   ];
   const seen: string[] = [];
+  /** The limit each list request asked for. */
+  const limits: (string | null)[] = [];
   const send = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -170,6 +172,7 @@ async function plantedApi() {
     const q = (name: string) => url.searchParams.get(name);
     const path = url.pathname.replace('/api/v1/partner', '');
     if (req.method !== 'GET') return send(res, 405, {});
+    if (['/transactions', '/revenue', '/webhooks/events'].includes(path)) limits.push(q('limit'));
     if (path === '/transactions') return send(res, 200, page(transactions)); // ignores from/to: the CLI filters too
     const byId = /^\/transactions\/([^/]+)$/.exec(path);
     if (byId) {
@@ -182,7 +185,7 @@ async function plantedApi() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   closers.push(() => new Promise((r) => server.close(r)));
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/partner`, seen, undeliveredEvent: events.at(-1)! };
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/partner`, seen, limits, undeliveredEvent: events.at(-1)! };
 }
 
 describe('reconcile finds each planted discrepancy', () => {
@@ -210,6 +213,9 @@ describe('reconcile finds each planted discrepancy', () => {
     expect(report.stderr).toMatch(/^\{"error":\{"code":"CHECK_FAILED","message":"7 discrepancies in 7 transactions/m);
     expect(api.seen.every((line) => line.startsWith('GET '))).toBe(true);
     expect(api.seen).toContain(`GET /api/v1/partner/transactions/${uuid(7)}`);
+    // Every list read asks for the largest page the spec allows.
+    expect(api.limits.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(api.limits)).toEqual(new Set(['100']));
 
     const table = await runMain(['reconcile', '--from', '2026-10-01', '--to', '2026-10-31'], { env });
     expect(table.code).toBe(8);
