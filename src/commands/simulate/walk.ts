@@ -9,7 +9,6 @@ import { continuingWalk, OUTCOMES, runWalk, WalkInterrupted } from '../../lib/sa
 import { isOutage } from '../../lib/client/errors.js';
 import { CliError, UsageError } from '../../lib/errors.js';
 import { offrampWords, pasteable } from '../../lib/input/values.js';
-import { publicUrl } from '../../lib/client/url.js';
 import { resolveTarget, targetId } from '../../lib/tx/lookup.js';
 import { isNotFound } from '../../lib/tx/errors.js';
 import type { ApiError } from '../../lib/errors.js';
@@ -53,7 +52,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     // The service stopped answering once the transaction existed: the walk can go on from
     // where it is (docs/sandbox.md, "When a walk stops").
     if (err instanceof WalkInterrupted && err.transactionId && isOutage(cause) && cause instanceof CliError) {
-      const prefix = offrampWords(ctx.globals, publicUrl((await ctx.settings()).baseUrl));
+      const prefix = offrampWords(ctx.globals);
       cause.hint = `continue it with: ${pasteable([...prefix, ...continuingWalk(err.transactionId, outcome, Boolean(opts.settle))], ctx.globals)}`;
     }
     throw cause;

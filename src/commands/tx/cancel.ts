@@ -7,7 +7,6 @@ import { cancelTransaction, transactionById } from '../../lib/client/checked-cal
 import type { Context } from '../../lib/context.js';
 import { ApiError, CliError, EXIT } from '../../lib/errors.js';
 import { offrampWords, parseIdempotencyKey, pasteable, shellQuote } from '../../lib/input/values.js';
-import { publicUrl } from '../../lib/client/url.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
 import { TRANSACTION_STATUSES } from '../../lib/vocabulary.js';
@@ -37,7 +36,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   try {
     answer = await cancelTransaction(api, id, key);
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 409)) throw rethrow(ctx, publicUrl((await ctx.settings()).baseUrl), id, key, err);
+    if (!(err instanceof ApiError && err.status === 409)) throw rethrow(ctx, id, key, err);
     // The transaction as it is now tells "already cancelled" from "too late" (undefined when it cannot be read).
     const current = await transactionById(api, id).catch(() => undefined);
     if (current?.status !== 'cancelled') throw withStatus(id, err, current?.status);
@@ -49,9 +48,9 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
 }
 
 /** A cancel that got no answer says how to retry it as the same intent, at the same service (as a create does); other errors pass. */
-function rethrow(ctx: Context, service: string, id: string, key: string, err: unknown): unknown {
+function rethrow(ctx: Context, id: string, key: string, err: unknown): unknown {
   if (!resultUnknown(err)) return err;
-  const retry = [...offrampWords(ctx.globals, service), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
+  const retry = [...offrampWords(ctx.globals), 'tx', 'cancel', id, '--idempotency-key', shellQuote(key), '--yes'];
   return new CliError(
     `no answer to the cancel (${describe(err)}), so whether it happened is unknown; retry safely with: ${pasteable(retry, ctx.globals)}`,
     'OUTCOME_UNKNOWN',

@@ -26,7 +26,6 @@ import {
 import { amountProblem, parseAmount } from '../../lib/money.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { writeJson } from '../../lib/output/json.js';
-import { publicUrl } from '../../lib/client/url.js';
 import type { CreateTransactionRequest } from '../../lib/schemas.js';
 import { createWithRecovery } from '../../lib/tx/create.js';
 import { askNetwork, askToken } from '../../lib/tx/pair.js';
@@ -102,7 +101,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
   }
   // A missing key or profile is found before any question, not after the last one.
-  const settings = await ctx.settings();
+  await ctx.settings();
 
   // 3. Interactive: ask for what is missing (in the order mode, token, network, amount,
   // reference), then confirm a summary before anything is sent.
@@ -166,7 +165,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
   else await confirm(ctx, `create transaction ${ref}: ${plan.mode === 'quote' ? `quote ${plan.quoteId} on ${plan.network}` : `${plan.fiat} NGN paid out for ${plan.token} on ${plan.network}`}`, notCreated(ref));
 
   ctx.io.err(`idempotency-key: ${key}`);
-  const retry = retryCommand(ctx, publicUrl(settings.baseUrl), body, key);
+  const retry = retryCommand(ctx, body, key);
   // In quote mode the request carries no token: the answer is checked against the quote's,
   // or against --token when the quote was made elsewhere.
   const quoteToken = plan.mode === 'quote' ? (quoted?.crypto_currency ?? token) : undefined;
@@ -196,9 +195,9 @@ async function quotedPair(ctx: Context, quoteId: string, token: string | undefin
 }
 
 /** The create as a command line that repeats it exactly, idempotency key included (never the API key, nor the base URL's credentials). */
-function retryCommand(ctx: Context, service: string, body: CreateTransactionRequest, key: string): string {
+function retryCommand(ctx: Context, body: CreateTransactionRequest, key: string): string {
   const q = shellQuote;
-  const parts = [...offrampWords(ctx.globals, service), 'tx', 'create'];
+  const parts = [...offrampWords(ctx.globals), 'tx', 'create'];
   if (body.quote_id !== undefined) parts.push('--quote', body.quote_id);
   if (body.fiat_amount !== undefined) parts.push('--fiat-amount', body.fiat_amount);
   if (body.crypto_currency !== undefined) parts.push('--token', q(body.crypto_currency));

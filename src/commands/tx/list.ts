@@ -2,7 +2,6 @@
 // arrives, never collected first. Filters are sent to the service and applied again to what
 // comes back (src/lib/client/filters.ts).
 import { Command } from '@commander-js/extra-typings';
-import { publicUrl } from '../../lib/client/url.js';
 import type { Context } from '../../lib/context.js';
 import { UsageError } from '../../lib/errors.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
@@ -45,5 +44,5 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     }
   }
   if (table && !table.rows) ctx.io.err(page && !page.last ? 'no matching transactions on this page' : 'no transactions');
-  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['tx', 'list'], { status, from: opts.from, to: opts.to, limit: paging.limit, 'raw-cells': opts.rawCells });
+  sayNextPage(ctx.io, ctx.globals, page, ['tx', 'list'], { status, from: opts.from, to: opts.to, limit: paging.limit, 'raw-cells': opts.rawCells });
 }

@@ -1,7 +1,6 @@
 // offramp webhooks list: the partner's webhook event history with delivery telemetry, in the
 // order the service pages it (docs/webhooks.md, "Finding events").
 import { Command } from '@commander-js/extra-typings';
-import { publicUrl } from '../../lib/client/url.js';
 import type { Context } from '../../lib/context.js';
 import { formatsOf, resolveFormat } from '../../lib/output/format.js';
 import { spreadsheetSafe, writeCsv } from '../../lib/output/csv.js';
@@ -53,7 +52,7 @@ export async function run(opts: OptionsOf<typeof command>, ctx: Context): Promis
     for await (const event of events) all.push(event);
     renderEvents(ctx, all, page?.last ?? true);
   }
-  sayNextPage(ctx.io, ctx.globals, publicUrl((await ctx.settings()).baseUrl), page, ['webhooks', 'list'], { tx: txId, type: flags.type, status: flags.status, from: flags.from, to: flags.to, limit: paging.limit, 'raw-cells': opts.rawCells });
+  sayNextPage(ctx.io, ctx.globals, page, ['webhooks', 'list'], { tx: txId, type: flags.type, status: flags.status, from: flags.from, to: flags.to, limit: paging.limit, 'raw-cells': opts.rawCells });
 }
 
 function renderEvents(ctx: Context, events: WebhookEvent[], last: boolean): void {

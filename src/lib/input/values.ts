@@ -6,6 +6,7 @@ import type { Context, Globals, Prompts } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { RevenueFilters } from '../client/filters.js';
+import { publicUrl } from '../client/url.js';
 import { formatDuration } from '../output/time.js';
 import { MAX_DURATION_MS, parseDuration, type BareUnit } from './duration.js';
 
@@ -148,13 +149,14 @@ export function shellQuote(value: string): string {
 }
 
 /**
- * `offramp` and the global flags that chose the service when they were given (`service`: the
- * base URL to name, without credentials), never a key: how a command to paste begins.
+ * `offramp` and the global flags that chose the service when they were given (--base-url
+ * without its credentials, or `service` where a file recorded it), never a key: how a command
+ * to paste begins.
  */
-export function offrampWords(globals: Pick<Globals, 'profile' | 'baseUrl'>, service: string): string[] {
+export function offrampWords(globals: Pick<Globals, 'profile' | 'baseUrl'>, service?: string): string[] {
   const words = ['offramp'];
   if (globals.profile) words.push('--profile', shellQuote(globals.profile));
-  if (globals.baseUrl) words.push('--base-url', shellQuote(service));
+  if (globals.baseUrl) words.push('--base-url', shellQuote(service ?? publicUrl(globals.baseUrl)));
   return words;
 }
 

@@ -61,14 +61,13 @@ export async function readList<T, Q extends ListQuery>(
 
 /**
  * When a page is not the last, the command that reads the next one, on stderr, ready to paste:
- * the same profile or base URL (`service`), `words`, the flags `given` (undefined ones left
+ * the same profile or base URL, `words`, the flags `given` (undefined ones left
  * out, `true` ones bare), the output format asked for, and the cursor. A --jq expression is not
  * kept among the globals: the line says to add it.
  */
 export function sayNextPage(
   io: IO,
   globals: Pick<Globals, 'profile' | 'baseUrl' | 'apiKey' | 'json' | 'jq' | 'output'>,
-  service: string,
   page: ListAnswer<unknown> | undefined,
   words: string[],
   given: Record<string, string | number | boolean | undefined>,
@@ -76,7 +75,7 @@ export function sayNextPage(
   if (!page || page.last || !page.nextCursor) return;
   const flags = Object.entries(given).flatMap(([flag, v]) => (v === true ? [`--${flag}`] : v !== undefined && v !== false ? [`--${flag}`, shellQuote(String(v))] : []));
   const format = globals.output !== undefined ? ['-o', shellQuote(globals.output)] : globals.json && !globals.jq ? ['--json'] : [];
-  const line = pasteable([...offrampWords(globals, service), ...words, ...flags, ...format, '--cursor', shellQuote(page.nextCursor)], globals);
+  const line = pasteable([...offrampWords(globals), ...words, ...flags, ...format, '--cursor', shellQuote(page.nextCursor)], globals);
   io.err(`more: ${line}${globals.jq ? ' (with your --jq, as before)' : ''} (or --all)`);
 }
 
